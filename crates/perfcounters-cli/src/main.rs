@@ -1,0 +1,5 @@
+//! The `perfcounters` command.
+
+fn main() {
+    println!("perfcounters");
+}

@@ -1,0 +1,9 @@
+//! Binary formats of Windows performance data.
+//!
+//! * [`v1`]: the `HKEY_PERFORMANCE_DATA` block (`PERF_DATA_BLOCK`, `PERF_OBJECT_TYPE`,
+//!   `PERF_COUNTER_DEFINITION`, `PERF_INSTANCE_DEFINITION`, `PERF_COUNTER_BLOCK`);
+//! * [`v2`]: the PerfLib V2 consumer blocks (`PERF_DATA_HEADER` and friends, registration info,
+//!   instance lists).
+
+pub mod v1;
+pub mod v2;

@@ -1,0 +1,1 @@
+//! V1 performance data blocks (`PERF_DATA_BLOCK`).

@@ -1,0 +1,1 @@
+//! PerfLib V2 consumer blocks (`PERF_DATA_HEADER`).

@@ -1,0 +1,385 @@
+//! The counter model every source produces: one [`Snapshot`] per collection.
+//!
+//! A snapshot holds the time stamps of the collection, the system name, and objects. An object has
+//! counter definitions and either one block of raw values (single-instance objects) or named instances,
+//! each with raw values. Base counters are linked to the counter they serve through
+//! [`CounterDefinition::base`], so the calculator never has to guess.
+
+use crate::counter_type::{CounterType, TimeBase};
+use crate::raw::RawCounter;
+
+/// The 100 ns time base (`PERF_TIMER_100NS`): 10,000,000 units per second.
+pub const FREQ_100NS: i64 = 10_000_000;
+
+/// A `SYSTEMTIME` (UTC in performance data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SystemTime {
+    /// Year, e.g. 2020.
+    pub year: u16,
+    /// Month, 1–12.
+    pub month: u16,
+    /// Day of the week, 0 = Sunday.
+    pub day_of_week: u16,
+    /// Day of the month, 1–31.
+    pub day: u16,
+    /// Hour, 0–23.
+    pub hour: u16,
+    /// Minute, 0–59.
+    pub minute: u16,
+    /// Second, 0–59.
+    pub second: u16,
+    /// Milliseconds, 0–999.
+    pub milliseconds: u16,
+}
+
+/// One raw counter value as stored in a counter block.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// A 4-byte value.
+    U32(u32),
+    /// An 8-byte value.
+    U64(u64),
+    /// A value of any other size (text, zero-size, unusual providers), kept as bytes.
+    Bytes(Vec<u8>),
+}
+
+impl Value {
+    /// The value as an integer, widened like PDH does; `None` for [`Value::Bytes`].
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Value::U32(v) => Some(i64::from(v)),
+            Value::U64(v) => Some(v as i64),
+            Value::Bytes(_) => None,
+        }
+    }
+
+    /// The value as an unsigned integer; `None` for [`Value::Bytes`].
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            Value::U32(v) => Some(u64::from(v)),
+            Value::U64(v) => Some(v),
+            Value::Bytes(_) => None,
+        }
+    }
+}
+
+/// One counter definition of an object.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CounterDefinition {
+    /// Title index of the name (`CounterNameTitleIndex`), or the V2 counter id.
+    pub index: u32,
+    /// The name, when known (from a name table or the source).
+    pub name: Option<String>,
+    /// Title index of the help text.
+    pub help_index: u32,
+    /// The counter type.
+    pub counter_type: CounterType,
+    /// Size of the value in bytes (`CounterSize`).
+    pub size: u32,
+    /// Offset of the value in the counter block (`CounterOffset`).
+    pub offset: u32,
+    /// Default scale, a power of ten (`DefaultScale`).
+    pub scale: i32,
+    /// Detail level (`PERF_DETAIL_NOVICE` = 100 …).
+    pub detail_level: u32,
+    /// Position in the same object's counter list of this counter's companion: the base of a fraction,
+    /// the `PERF_PRECISION_TIMESTAMP` of a precision timer, or the `PERF_COUNTER_MULTI_BASE` count of a
+    /// multi timer. `None` when the type needs none, or when the data lacks it.
+    pub base: Option<usize>,
+}
+
+/// One instance of a multi-instance object.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Instance {
+    /// The name as PDH shows it: `parent/child` when the instance has a parent, and `#n` appended to
+    /// the second and later instances with the same name (the first is unsuffixed).
+    pub name: String,
+    /// The name exactly as the data gives it.
+    pub raw_name: String,
+    /// The parent's name, when the instance has a parent.
+    pub parent: Option<String>,
+    /// Title index of the parent object (`ParentObjectTitleIndex`), 0 if none.
+    pub parent_object: u32,
+    /// Position of the parent in the parent object's instance list (`ParentObjectInstance`).
+    pub parent_instance: u32,
+    /// `UniqueID`; −1 (`PERF_NO_UNIQUE_ID`) when instances are identified by name.
+    pub unique_id: i32,
+    /// The raw values, one per counter definition.
+    pub values: Vec<Value>,
+}
+
+/// The data part of an object.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ObjectData {
+    /// A single-instance object (`NumInstances` = −1): one value per counter definition.
+    Single(Vec<Value>),
+    /// A multi-instance object (possibly with zero instances).
+    Instances(Vec<Instance>),
+    /// A metadata-only collection (`NumInstances` −2 or −3): definitions but no data.
+    MetadataOnly {
+        /// −2 (`PERF_METADATA_MULTIPLE_INSTANCES`) when true, −3 (`PERF_METADATA_NO_INSTANCES`) when false.
+        multiple_instances: bool,
+    },
+}
+
+/// One object (V1) or counterset (V2).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Object {
+    /// Title index of the object name (`ObjectNameTitleIndex`); 0 for V2 countersets.
+    pub index: u32,
+    /// The name, when known.
+    pub name: Option<String>,
+    /// Title index of the help text.
+    pub help_index: u32,
+    /// Detail level.
+    pub detail_level: u32,
+    /// `DefaultCounter`, −1 for none.
+    pub default_counter: i32,
+    /// `CodePage` of the instance names (0 = UTF-16).
+    pub code_page: u32,
+    /// The object's own clock (`PERF_OBJECT_TIMER` types).
+    pub perf_time: i64,
+    /// The object's clock frequency.
+    pub perf_freq: i64,
+    /// Counter definitions in data order.
+    pub counters: Vec<CounterDefinition>,
+    /// Values.
+    pub data: ObjectData,
+}
+
+/// One collection from a source.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Snapshot {
+    /// The computer the data came from.
+    pub system_name: String,
+    /// UTC wall-clock time of the collection.
+    pub system_time: SystemTime,
+    /// The performance counter (`PerfTime`, QPC ticks on Windows).
+    pub perf_time: i64,
+    /// Its frequency (`PerfFreq`).
+    pub perf_freq: i64,
+    /// 100 ns time since 1601-01-01 UTC (`PerfTime100nSec`).
+    pub perf_time_100ns: i64,
+    /// Objects in data order.
+    pub objects: Vec<Object>,
+}
+
+impl Snapshot {
+    /// The first object with this title index.
+    pub fn object_by_index(&self, index: u32) -> Option<&Object> {
+        self.objects.iter().find(|o| o.index == index)
+    }
+
+    /// The first object with this name (ASCII case-insensitive, like PDH).
+    pub fn object_by_name(&self, name: &str) -> Option<&Object> {
+        self.objects.iter().find(|o| {
+            o.name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })
+    }
+
+    /// The time base F (ticks per second) of a counter type in an object of this snapshot:
+    /// `PerfFreq` for tick timers, 10^7 for 100 ns timers, the object's frequency for object timers.
+    pub fn time_base(&self, object: &Object, counter_type: CounterType) -> i64 {
+        match counter_type.time_base() {
+            TimeBase::Tick | TimeBase::Reserved => self.perf_freq,
+            TimeBase::Ns100 => FREQ_100NS,
+            TimeBase::Object => object.perf_freq,
+        }
+    }
+
+    /// Packs the raw sample of counter `counter` from `values` (an instance's values, or the single
+    /// block) into a [`RawCounter`], the way PDH does for each type group:
+    /// N, then the time stamp of the type's time base, or the base / precision time stamp / multi count
+    /// from the linked companion counter. Returns `None` if the value itself is not numeric.
+    pub fn raw_counter(
+        &self,
+        object: &Object,
+        values: &[Value],
+        counter: usize,
+    ) -> Option<RawCounter> {
+        let def = object.counters.get(counter)?;
+        let n = values.get(counter)?.as_i64()?;
+        let companion = || def.base.and_then(|b| values.get(b)).and_then(Value::as_i64);
+        let ty = def.counter_type;
+        let time_stamp = match ty.time_base() {
+            TimeBase::Tick | TimeBase::Reserved => self.perf_time,
+            TimeBase::Ns100 => self.perf_time_100ns,
+            TimeBase::Object => object.perf_time,
+        };
+        let mut raw = RawCounter::new(n, 0).with_time(self.perf_time_100ns);
+        use crate::counter_type::{Subtype, TypeField};
+        if ty.kind() != TypeField::Counter || ty.is_base() {
+            return Some(raw);
+        }
+        match ty.subtype() {
+            Subtype::CounterFraction | Subtype::CounterPrecision => {
+                raw.second = companion().unwrap_or(0);
+            }
+            Subtype::CounterElapsed => raw.second = object.perf_time,
+            Subtype::CounterValue => {}
+            _ => {
+                raw.second = time_stamp;
+                if ty.is_multi() {
+                    raw.multi_count = companion().map_or(0, |b| b as u32);
+                }
+            }
+        }
+        Some(raw)
+    }
+}
+
+impl Object {
+    /// The position of the first counter with this title index.
+    pub fn counter_position(&self, index: u32) -> Option<usize> {
+        self.counters.iter().position(|c| c.index == index)
+    }
+
+    /// The position of the first counter with this name (ASCII case-insensitive), skipping base
+    /// counters that reuse their numerator's name.
+    pub fn counter_position_by_name(&self, name: &str) -> Option<usize> {
+        self.counters.iter().position(|c| {
+            !c.counter_type.is_base()
+                && c.name
+                    .as_deref()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })
+    }
+
+    /// The instances, empty for single-instance and metadata-only objects.
+    pub fn instances(&self) -> &[Instance] {
+        match &self.data {
+            ObjectData::Instances(v) => v,
+            _ => &[],
+        }
+    }
+}
+
+/// Links each counter that needs a companion to the definition right after it, as V1 data lays them
+/// out: a base follows its fraction (matched by type, not by name, since real blocks reuse the
+/// numerator's name index), a `PERF_PRECISION_TIMESTAMP` follows its precision timer, and a
+/// `PERF_COUNTER_MULTI_BASE` follows its multi timer. Counters whose follower is not a base keep
+/// `base = None`.
+pub fn pair_bases_by_position(counters: &mut [CounterDefinition]) {
+    for i in 0..counters.len() {
+        let ty = counters[i].counter_type;
+        counters[i].base = None;
+        if ty.needs_base() {
+            if let Some(next) = counters.get(i + 1) {
+                if next.counter_type.is_base() {
+                    counters[i].base = Some(i + 1);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def(index: u32, ty: CounterType) -> CounterDefinition {
+        CounterDefinition {
+            index,
+            counter_type: ty,
+            size: 8,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn pairs_bases_by_position() {
+        let mut defs = vec![
+            def(1350, CounterType::PERF_RAW_FRACTION),
+            def(1350, CounterType::PERF_RAW_BASE),
+            def(6, CounterType::PERF_100NSEC_TIMER_INV),
+            def(10, CounterType::PERF_PRECISION_100NS_TIMER),
+            def(11, CounterType::PERF_PRECISION_TIMESTAMP),
+            def(12, CounterType::PERF_100NSEC_MULTI_TIMER),
+            def(13, CounterType::PERF_COUNTER_MULTI_BASE),
+            def(14, CounterType::PERF_AVERAGE_TIMER),
+        ];
+        pair_bases_by_position(&mut defs);
+        let bases: Vec<Option<usize>> = defs.iter().map(|d| d.base).collect();
+        assert_eq!(
+            bases,
+            [Some(1), None, None, Some(4), None, Some(6), None, None]
+        );
+    }
+
+    #[test]
+    fn packs_raw_counters_like_pdh() {
+        let object = Object {
+            index: 2,
+            name: Some("System".into()),
+            help_index: 3,
+            detail_level: 100,
+            default_counter: -1,
+            code_page: 0,
+            perf_time: 132290312439883752,
+            perf_freq: 10_000_000,
+            counters: {
+                let mut d = vec![
+                    def(674, CounterType::PERF_ELAPSED_TIME),
+                    def(6, CounterType::PERF_100NSEC_TIMER_INV),
+                    def(10, CounterType::PERF_COUNTER_COUNTER),
+                    def(1350, CounterType::PERF_RAW_FRACTION),
+                    def(1350, CounterType::PERF_RAW_BASE),
+                    def(12, CounterType::PERF_COUNTER_MULTI_TIMER),
+                    def(13, CounterType::PERF_COUNTER_MULTI_BASE),
+                    def(44, CounterType::PERF_COUNTER_RAWCOUNT),
+                    def(50, CounterType::PERF_OBJ_TIME_TIMER),
+                ];
+                pair_bases_by_position(&mut d);
+                d
+            },
+            data: ObjectData::MetadataOnly {
+                multiple_instances: false,
+            },
+        };
+        let snap = Snapshot {
+            perf_time: 5_000,
+            perf_freq: 3_000_000,
+            perf_time_100ns: 132290312439883000,
+            ..Default::default()
+        };
+        let values = vec![
+            Value::U64(132289457285000000),
+            Value::U64(900),
+            Value::U32(77),
+            Value::U32(25),
+            Value::U32(200),
+            Value::U64(40),
+            Value::U64(4),
+            Value::U32(3),
+            Value::U64(8),
+        ];
+        let r = |i| snap.raw_counter(&object, &values, i).unwrap();
+        let t = snap.perf_time_100ns;
+        assert_eq!(
+            r(0),
+            RawCounter::new(132289457285000000, 132290312439883752).with_time(t)
+        );
+        assert_eq!(r(1), RawCounter::new(900, 132290312439883000).with_time(t));
+        assert_eq!(r(2), RawCounter::new(77, 5_000).with_time(t));
+        assert_eq!(r(3), RawCounter::new(25, 200).with_time(t));
+        assert_eq!(r(4), RawCounter::new(200, 0).with_time(t));
+        assert_eq!(r(5), RawCounter::new(40, 5_000).with_multi(4).with_time(t));
+        assert_eq!(r(7), RawCounter::new(3, 0).with_time(t));
+        assert_eq!(r(8), RawCounter::new(8, 132290312439883752).with_time(t));
+        assert_eq!(
+            snap.time_base(&object, CounterType::PERF_COUNTER_COUNTER),
+            3_000_000
+        );
+        assert_eq!(
+            snap.time_base(&object, CounterType::PERF_100NSEC_TIMER),
+            FREQ_100NS
+        );
+        assert_eq!(
+            snap.time_base(&object, CounterType::PERF_ELAPSED_TIME),
+            10_000_000
+        );
+        assert_eq!(snap.raw_counter(&object, &values, 99), None);
+    }
+}

@@ -1,0 +1,1 @@
+//! Statistics over a series of raw samples.
