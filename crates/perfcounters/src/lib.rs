@@ -10,7 +10,8 @@
 //! * [`snapshot`]: the model every source produces;
 //! * [`format`]: zero-copy, validated decoders and encoders for V1 (`PERF_DATA_BLOCK`) and PerfLib V2
 //!   (`PERF_DATA_HEADER`) blocks;
-//! * [`names`]: counter name tables (index → names) and a built-in English table.
+//! * [`names`]: counter name tables (index → names) and a built-in English table;
+//! * [`log`]: the PDH-CSV / PDH-TSV log formats.
 //!
 //! The library never panics on hostile input: every length and offset is checked, and malformed data is
 //! an error that names the structure and the byte offset.
@@ -19,6 +20,7 @@
 pub mod calc;
 pub mod counter_type;
 pub mod format;
+pub mod log;
 pub mod names;
 pub mod path;
 pub mod raw;
