@@ -605,8 +605,9 @@ mod tests {
         use TimeBase as T;
         use TypeField as K;
         // (type, size, kind, subtype, time base, delta, delta base, inverse, multi, display)
+        type Row = (CounterType, S, K, St, T, bool, bool, bool, bool, D);
         #[rustfmt::skip]
-        let rows: &[(CounterType, S, K, St, T, bool, bool, bool, bool, D)] = &[
+        let rows: &[Row] = &[
             (CounterType::PERF_COUNTER_COUNTER, S::Dword, K::Counter, St::CounterRate, T::Tick, true, false, false, false, D::PerSec),
             (CounterType::PERF_COUNTER_TIMER, S::Large, K::Counter, St::CounterRate, T::Tick, true, false, false, false, D::Percent),
             (CounterType::PERF_COUNTER_QUEUELEN_TYPE, S::Dword, K::Counter, St::CounterQueueLen, T::Tick, true, false, false, false, D::None),

@@ -8,7 +8,7 @@
 //! * [`stats`]: min / max / mean over a series, like `PdhComputeCounterStatistics`;
 //! * [`path`]: counter paths `\\Machine\Object(Parent/Instance#Index)\Counter` with wildcards;
 //! * [`snapshot`]: the model every source produces;
-//! * [`format`]: zero-copy, validated decoders and encoders for V1 (`PERF_DATA_BLOCK`) and PerfLib V2
+//! * [`format`](mod@format): zero-copy, validated decoders and encoders for V1 (`PERF_DATA_BLOCK`) and PerfLib V2
 //!   (`PERF_DATA_HEADER`) blocks;
 //! * [`names`]: counter name tables (index → names) and a built-in English table;
 //! * [`log`]: the PDH-CSV / PDH-TSV log formats.

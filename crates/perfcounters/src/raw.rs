@@ -3,7 +3,7 @@
 /// One raw sample of one counter instance: what PDH stores per collection and what the calculator
 /// consumes.
 ///
-/// How the fields are filled depends on the counter type (see [`crate::snapshot::Object::raw_counter`]):
+/// How the fields are filled depends on the counter type (see [`crate::snapshot::Snapshot::raw_counter`]):
 ///
 /// | type group | `first` | `second` | `multi_count` |
 /// |---|---|---|---|
