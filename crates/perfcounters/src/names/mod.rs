@@ -474,7 +474,8 @@ pub fn parse_text(text: &str) -> Result<NameTable, NameError> {
     let mut first = true;
     for (n, raw) in text.split('\n').enumerate() {
         let line_no = n + 1;
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        // Every trailing CR goes: a name cannot end in CR, so the text form round-trips.
+        let line = raw.trim_end_matches('\r');
         let trimmed = line.trim_start_matches([' ', '\t']);
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;

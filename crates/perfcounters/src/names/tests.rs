@@ -491,3 +491,12 @@ fn apply_fills_missing_names_only() {
     assert_eq!(snap.objects[3].name, None);
     assert_eq!(snap.object_by_name("system").map(|o| o.index), Some(2));
 }
+
+#[test]
+fn text_form_drops_every_trailing_cr() {
+    // Found by fuzzing: a name ending in several CRs lost only one, so it did not round-trip.
+    let t = parse_text("2 System\r\r\r\n4 Mem\rory\r\n").unwrap();
+    assert_eq!(t.name(2), Some("System"));
+    assert_eq!(t.name(4), Some("Mem\rory"));
+    assert_eq!(parse_text(&to_text(&t)).unwrap(), t);
+}
