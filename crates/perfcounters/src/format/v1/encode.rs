@@ -13,6 +13,9 @@ use crate::snapshot::{CounterDefinition, Object, ObjectData, Snapshot, Value};
 pub struct EncodeOptions {
     /// Byte order of every integer and UTF-16 code unit; [`Endian::Big`] writes `LittleEndian` = 0.
     pub endian: Endian,
+    /// `DefaultObject` of the header (reserved; Windows writes the title index of a default object,
+    /// e.g. 238 for Processor). `None` writes the first object's title index, or −1 without objects.
+    pub default_object: Option<i32>,
 }
 
 /// Encodes `snapshot` as a little-endian V1 block; see [`encode_with`].
@@ -23,7 +26,7 @@ pub fn encode(snapshot: &Snapshot) -> Result<Vec<u8>, EncodeError> {
 /// Encodes `snapshot` as a V1 block:
 ///
 /// * `PERF_DATA_BLOCK` (88 bytes, `Version` = `Revision` = 1, `DefaultObject` = the first object's
-///   index or −1), then the UTF-16 system name with its NUL, padded to 8 bytes; `HeaderLength` is the
+///   index or −1 unless [`EncodeOptions::default_object`] says otherwise), then the UTF-16 system name with its NUL, padded to 8 bytes; `HeaderLength` is the
 ///   offset after the padding;
 /// * per object a 64-byte `PERF_OBJECT_TYPE`, 40-byte definitions (`ByteLength` 40), then either one
 ///   counter block (single instance), instance records each followed by a counter block, or nothing
@@ -64,7 +67,10 @@ pub fn encode_with(snapshot: &Snapshot, options: EncodeOptions) -> Result<Vec<u8
     w.put_u32(20, total);
     w.put_u32(24, header_length);
     w.put_u32(28, len32(snapshot.objects.len(), "object count")?);
-    w.put_u32(32, snapshot.objects.first().map_or(u32::MAX, |o| o.index));
+    let default_object = options
+        .default_object
+        .unwrap_or_else(|| snapshot.objects.first().map_or(-1, |o| o.index as i32));
+    w.put_i32(32, default_object);
     let t = &snapshot.system_time;
     w.put_u16s(
         36,
