@@ -306,7 +306,9 @@ fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), St
         w.put_u32(32, d.size);
         w.put_u32(36, offset);
     }
-    let definition_length = out.len() - start;
+    let definition_length =
+        u32::try_from(out.len() - start).map_err(|_| "counter definitions exceed 4 GiB")?;
+    let num_counters = u32::try_from(defs.len()).map_err(|_| "too many counter definitions")?;
     let write_block = |out: &mut Vec<u8>, values: &[Value]| {
         let at = out.len();
         out.resize(at + block_len as usize, 0);
@@ -370,12 +372,12 @@ fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), St
         e,
     };
     w.put_u32(0, total);
-    w.put_u32(4, definition_length as u32);
+    w.put_u32(4, definition_length);
     w.put_u32(8, OBJECT_TYPE_LEN as u32);
     w.put_u32(12, object.index);
     w.put_u32(20, object.help_index);
     w.put_u32(28, object.detail_level);
-    w.put_u32(32, defs.len() as u32);
+    w.put_u32(32, num_counters);
     w.put_i32(36, object.default_counter);
     w.put_i32(40, num_instances);
     w.put_u32(44, object.code_page);
