@@ -1,1 +1,304 @@
-fn main() {}
+//! V1 decoding throughput on a large "Global"-like block: a Process object with 500 instances × 30
+//! counters and a Thread object with 5,000 instances × 12 counters whose parents point into Process.
+//!
+//! * `v1/zero_copy_values`: parse, resolve every counter by name once per object, read every value of
+//!   every instance through the borrowed views;
+//! * `v1/zero_copy_values_and_names`: the same, also decoding every instance name to a `String`;
+//! * `v1/to_snapshot`: the owned conversion (definitions, values, parent/child and `#n` names).
+
+use std::collections::HashMap;
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use perfcounters::format::v1::{encode, layout_counter_block, PerfDataBlock, RawValue};
+use perfcounters::snapshot::{
+    pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, Snapshot, Value,
+};
+use perfcounters::CounterType;
+
+const PROCESS: u32 = 230;
+const THREAD: u32 = 232;
+
+/// (index, name, type) of the counters used by the bench.
+fn process_counters() -> Vec<(u32, String, CounterType)> {
+    use CounterType as T;
+    let mut v = vec![
+        (6, "% Processor Time".to_owned(), T::PERF_100NSEC_TIMER),
+        (142, "% User Time".into(), T::PERF_100NSEC_TIMER),
+        (144, "% Privileged Time".into(), T::PERF_100NSEC_TIMER),
+        (
+            172,
+            "Virtual Bytes Peak".into(),
+            T::PERF_COUNTER_LARGE_RAWCOUNT,
+        ),
+        (174, "Virtual Bytes".into(), T::PERF_COUNTER_LARGE_RAWCOUNT),
+        (28, "Page Faults/sec".into(), T::PERF_COUNTER_COUNTER),
+        (
+            178,
+            "Working Set Peak".into(),
+            T::PERF_COUNTER_LARGE_RAWCOUNT,
+        ),
+        (180, "Working Set".into(), T::PERF_COUNTER_LARGE_RAWCOUNT),
+        (
+            182,
+            "Page File Bytes Peak".into(),
+            T::PERF_COUNTER_LARGE_RAWCOUNT,
+        ),
+        (
+            184,
+            "Page File Bytes".into(),
+            T::PERF_COUNTER_LARGE_RAWCOUNT,
+        ),
+        (186, "Private Bytes".into(), T::PERF_COUNTER_LARGE_RAWCOUNT),
+        (680, "Thread Count".into(), T::PERF_COUNTER_RAWCOUNT),
+        (682, "Priority Base".into(), T::PERF_COUNTER_RAWCOUNT),
+        (684, "Elapsed Time".into(), T::PERF_ELAPSED_TIME),
+        (784, "ID Process".into(), T::PERF_COUNTER_RAWCOUNT),
+        (1410, "Creating Process ID".into(), T::PERF_COUNTER_RAWCOUNT),
+        (56, "Pool Paged Bytes".into(), T::PERF_COUNTER_RAWCOUNT),
+        (58, "Pool Nonpaged Bytes".into(), T::PERF_COUNTER_RAWCOUNT),
+        (952, "Handle Count".into(), T::PERF_COUNTER_RAWCOUNT),
+        (
+            1412,
+            "IO Read Operations/sec".into(),
+            T::PERF_COUNTER_BULK_COUNT,
+        ),
+        (
+            1414,
+            "IO Write Operations/sec".into(),
+            T::PERF_COUNTER_BULK_COUNT,
+        ),
+        (
+            1416,
+            "IO Data Operations/sec".into(),
+            T::PERF_COUNTER_BULK_COUNT,
+        ),
+        (
+            1418,
+            "IO Other Operations/sec".into(),
+            T::PERF_COUNTER_BULK_COUNT,
+        ),
+        (1420, "IO Read Bytes/sec".into(), T::PERF_COUNTER_BULK_COUNT),
+        (
+            1422,
+            "IO Write Bytes/sec".into(),
+            T::PERF_COUNTER_BULK_COUNT,
+        ),
+        (1424, "IO Data Bytes/sec".into(), T::PERF_COUNTER_BULK_COUNT),
+        (
+            1426,
+            "IO Other Bytes/sec".into(),
+            T::PERF_COUNTER_BULK_COUNT,
+        ),
+        (
+            1478,
+            "Working Set - Private".into(),
+            T::PERF_COUNTER_LARGE_RAWCOUNT,
+        ),
+    ];
+    // A fraction with its base reusing the numerator's index, as real data does.
+    v.push((1350, "% Quota In Use".into(), T::PERF_RAW_FRACTION));
+    v.push((1350, "% Quota In Use".into(), T::PERF_RAW_BASE));
+    v
+}
+
+fn thread_counters() -> Vec<(u32, String, CounterType)> {
+    use CounterType as T;
+    vec![
+        (6, "% Processor Time".to_owned(), T::PERF_100NSEC_TIMER),
+        (142, "% User Time".into(), T::PERF_100NSEC_TIMER),
+        (144, "% Privileged Time".into(), T::PERF_100NSEC_TIMER),
+        (146, "Context Switches/sec".into(), T::PERF_COUNTER_COUNTER),
+        (684, "Elapsed Time".into(), T::PERF_ELAPSED_TIME),
+        (694, "Priority Current".into(), T::PERF_COUNTER_RAWCOUNT),
+        (682, "Priority Base".into(), T::PERF_COUNTER_RAWCOUNT),
+        (
+            686,
+            "Start Address".into(),
+            T::PERF_COUNTER_LARGE_RAWCOUNT_HEX,
+        ),
+        (688, "Thread State".into(), T::PERF_COUNTER_RAWCOUNT),
+        (336, "Thread Wait Reason".into(), T::PERF_COUNTER_RAWCOUNT),
+        (784, "ID Process".into(), T::PERF_COUNTER_RAWCOUNT),
+        (804, "ID Thread".into(), T::PERF_COUNTER_RAWCOUNT),
+    ]
+}
+
+fn object(
+    index: u32,
+    counters: &[(u32, String, CounterType)],
+    instances: impl Iterator<Item = (String, u32, u32)>,
+) -> Object {
+    let sizes: Vec<u32> = counters
+        .iter()
+        .map(|c| c.2.nominal_size().unwrap_or(4))
+        .collect();
+    let (offsets, _) = layout_counter_block(sizes.iter().copied()).unwrap();
+    let mut defs: Vec<CounterDefinition> = counters
+        .iter()
+        .zip(sizes.iter().zip(offsets))
+        .map(|((index, _, ty), (&size, offset))| CounterDefinition {
+            index: *index,
+            help_index: index + 1,
+            counter_type: *ty,
+            size,
+            offset,
+            detail_level: 100,
+            ..Default::default()
+        })
+        .collect();
+    pair_bases_by_position(&mut defs);
+    let instances = instances
+        .enumerate()
+        .map(|(n, (raw_name, parent_object, parent_instance))| Instance {
+            name: String::new(),
+            raw_name,
+            parent: None,
+            parent_object,
+            parent_instance,
+            unique_id: -1,
+            values: sizes
+                .iter()
+                .enumerate()
+                .map(|(c, &s)| {
+                    let x = (n as u64) * 1000 + c as u64;
+                    if s == 8 {
+                        Value::U64(x)
+                    } else {
+                        Value::U32(x as u32)
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    Object {
+        index,
+        name: None,
+        help_index: index + 1,
+        detail_level: 100,
+        default_counter: 0,
+        code_page: 0,
+        perf_time: 0,
+        perf_freq: 0,
+        counters: defs,
+        data: ObjectData::Instances(instances),
+    }
+}
+
+fn global_block() -> Vec<u8> {
+    let process_names = ["svchost", "chrome", "explorer", "System", "RuntimeBroker"];
+    let process = object(
+        PROCESS,
+        &process_counters(),
+        (0..500u32).map(|i| (process_names[i as usize % 5].to_owned(), 0, 0)),
+    );
+    let thread = object(
+        THREAD,
+        &thread_counters(),
+        (0..5000u32).map(|i| ((i % 10).to_string(), PROCESS, i / 10)),
+    );
+    let snap = Snapshot {
+        system_name: "BENCHHOST".into(),
+        perf_time: 1,
+        perf_freq: 10_000_000,
+        perf_time_100ns: 132_290_312_439_883_752,
+        objects: vec![process, thread],
+        ..Default::default()
+    };
+    encode(&snap).unwrap()
+}
+
+/// Reads every value of every instance, resolving each counter name once per object.
+fn read_all(
+    bytes: &[u8],
+    names: &HashMap<u32, String>,
+    wanted: &HashMap<u32, Vec<String>>,
+    decode_names: bool,
+) -> u64 {
+    let block = PerfDataBlock::parse(bytes).unwrap();
+    let mut sum = 0u64;
+    for object in block.objects() {
+        let object = object.unwrap();
+        let wanted = &wanted[&object.name_index()];
+        // Resolve each wanted counter name to its definition once (bases share the numerator's
+        // index and are skipped, like PDH's name lookup).
+        let defs: Vec<_> = object.counters().map(Result::unwrap).collect();
+        let resolved: Vec<_> = wanted
+            .iter()
+            .map(|name| {
+                *defs
+                    .iter()
+                    .find(|d| {
+                        !d.counter_type().is_base()
+                            && names.get(&d.name_index()).map(String::as_str) == Some(name.as_str())
+                    })
+                    .unwrap()
+            })
+            .collect();
+        for inst in object.instances() {
+            let inst = inst.unwrap();
+            if decode_names {
+                sum = sum.wrapping_add(inst.name().unwrap().len() as u64);
+            }
+            let cb = inst.counter_block();
+            for d in &resolved {
+                match cb.value(d).unwrap() {
+                    RawValue::U32(v) => sum = sum.wrapping_add(u64::from(v)),
+                    RawValue::U64(v) => sum = sum.wrapping_add(v),
+                    RawValue::Bytes(b) => sum = sum.wrapping_add(b.len() as u64),
+                }
+            }
+        }
+    }
+    sum
+}
+
+fn bench(c: &mut Criterion) {
+    let bytes = global_block();
+    let names: HashMap<u32, String> = process_counters()
+        .into_iter()
+        .chain(thread_counters())
+        .map(|(i, n, _)| (i, n))
+        .collect();
+    let non_base = |list: Vec<(u32, String, CounterType)>| -> Vec<String> {
+        let mut v: Vec<String> = list
+            .into_iter()
+            .filter(|c| !c.2.is_base())
+            .map(|c| c.1)
+            .collect();
+        v.dedup();
+        v
+    };
+    let wanted: HashMap<u32, Vec<String>> = [
+        (PROCESS, non_base(process_counters())),
+        (THREAD, non_base(thread_counters())),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(wanted[&PROCESS].len(), 29);
+    let snapshot = PerfDataBlock::parse(&bytes).unwrap().to_snapshot().unwrap();
+    assert_eq!(snapshot.objects[1].instances()[10].name, "chrome/0");
+    assert_eq!(snapshot.objects[0].instances()[5].name, "svchost#1");
+
+    let mut group = c.benchmark_group("v1");
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function("zero_copy_values", |b| {
+        b.iter(|| read_all(black_box(&bytes), &names, &wanted, false))
+    });
+    group.bench_function("zero_copy_values_and_names", |b| {
+        b.iter(|| read_all(black_box(&bytes), &names, &wanted, true))
+    });
+    group.bench_function("to_snapshot", |b| {
+        b.iter(|| {
+            PerfDataBlock::parse(black_box(&bytes))
+                .unwrap()
+                .to_snapshot()
+                .unwrap()
+        })
+    });
+    group.finish();
+    eprintln!("block size: {} bytes", bytes.len());
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

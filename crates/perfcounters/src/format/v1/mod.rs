@@ -1,1 +1,55 @@
-//! V1 performance data blocks (`PERF_DATA_BLOCK`).
+//! V1 performance data blocks (`PERF_DATA_BLOCK`), as returned by
+//! `RegQueryValueEx(HKEY_PERFORMANCE_DATA, …)`.
+//!
+//! * [`PerfDataBlock::parse`] validates the header and gives zero-copy views ([`ObjectType`],
+//!   [`CounterDefinition`], [`InstanceDefinition`], [`CounterBlock`]) that borrow the buffer; every view
+//!   checks its bounds when created and every walk is bounded by the bytes that remain, so hostile data
+//!   yields a [`DecodeError`] naming the structure and byte offset, never a panic or an endless loop.
+//! * [`PerfDataBlock::to_snapshot`] converts a block into the owned [`Snapshot`](crate::snapshot::Snapshot),
+//!   with base counters linked and instances named as PDH shows them ([`resolve_instance_names`]).
+//! * [`encode`] / [`encode_with`] write a snapshot back as a block laid out like Windows does.
+//!
+//! ```
+//! use perfcounters::format::v1::{encode, PerfDataBlock, RawValue};
+//! use perfcounters::snapshot::*;
+//! use perfcounters::CounterType;
+//!
+//! let snap = Snapshot {
+//!     system_name: "HOST".into(),
+//!     objects: vec![Object {
+//!         index: 2, name: None, help_index: 3, detail_level: 100, default_counter: -1,
+//!         code_page: 0, perf_time: 0, perf_freq: 0,
+//!         counters: vec![CounterDefinition {
+//!             index: 250, counter_type: CounterType::PERF_COUNTER_RAWCOUNT, size: 4, offset: 4,
+//!             detail_level: 100, ..Default::default()
+//!         }],
+//!         data: ObjectData::Single(vec![Value::U32(42)]),
+//!     }],
+//!     ..Default::default()
+//! };
+//! let bytes = encode(&snap).unwrap();
+//! let block = PerfDataBlock::parse(&bytes).unwrap();
+//! assert_eq!(block.system_name().unwrap(), "HOST");
+//! let object = block.objects().next().unwrap().unwrap();
+//! let def = object.counters().next().unwrap().unwrap();
+//! let value = object.counter_block().unwrap().unwrap().value(&def).unwrap();
+//! assert_eq!(value, RawValue::U32(42));
+//! assert_eq!(block.to_snapshot().unwrap(), snap);
+//! ```
+
+mod decode;
+mod encode;
+mod error;
+mod naming;
+pub mod read;
+
+pub use decode::{
+    structure, CounterBlock, CounterDefinition, Counters, InstanceDefinition, Instances,
+    ObjectType, Objects, PerfDataBlock, RawValue, COUNTER_BLOCK_LEN, COUNTER_DEFINITION_LEN,
+    DATA_BLOCK_LEN, INSTANCE_DEFINITION_LEN, OBJECT_TYPE_LEN, PERF_METADATA_MULTIPLE_INSTANCES,
+    PERF_METADATA_NO_INSTANCES, PERF_NO_INSTANCES, PERF_NO_UNIQUE_ID,
+};
+pub use encode::{encode, encode_with, layout_counter_block, EncodeOptions};
+pub use error::{DecodeError, EncodeError};
+pub use naming::resolve_instance_names;
+pub use read::Endian;
