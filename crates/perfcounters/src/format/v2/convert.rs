@@ -84,7 +84,10 @@ impl fmt::Display for ConvertError {
                 write!(f, "no registration for counterset {guid}")
             }
             ConvertError::UnknownCounter { guid, counter_id } => {
-                write!(f, "counter {counter_id} is not registered in counterset {guid}")
+                write!(
+                    f,
+                    "counter {counter_id} is not registered in counterset {guid}"
+                )
             }
             ConvertError::WildcardSingleCounter { index } => write!(
                 f,
@@ -158,7 +161,13 @@ impl<'r> Acc<'r> {
         Ok(self.single.get_or_insert_with(|| vec![None; n]))
     }
 
-    fn set(slots: &mut [Option<Value>], sizes: &mut [Option<u32>], pos: usize, v: Value, size: u32) {
+    fn set(
+        slots: &mut [Option<Value>],
+        sizes: &mut [Option<u32>],
+        pos: usize,
+        v: Value,
+        size: u32,
+    ) {
         if let Some(slot) = slots.get_mut(pos) {
             if slot.is_none() {
                 *slot = Some(v);
@@ -210,7 +219,13 @@ impl<'r> Acc<'r> {
             };
             for (v, &pos) in inst.values().iter().zip(positions) {
                 let v = v?;
-                Acc::set(&mut target.values, &mut self.sizes, pos, v.value(), v.data_size());
+                Acc::set(
+                    &mut target.values,
+                    &mut self.sizes,
+                    pos,
+                    v.value(),
+                    v.data_size(),
+                );
             }
         }
         Ok(())
@@ -246,7 +261,9 @@ impl<'r> Acc<'r> {
         let mut counters = Vec::with_capacity(present.len());
         let (mut perf_time, mut perf_freq) = (None, None);
         for &p in &present {
-            let Some(c) = reg.counters.get(p) else { continue };
+            let Some(c) = reg.counters.get(p) else {
+                continue;
+            };
             let ty = c.counter_type;
             let companion = if !ty.needs_base() {
                 NO_COUNTER

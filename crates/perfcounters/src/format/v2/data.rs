@@ -161,7 +161,8 @@ impl<'a> DataHeader<'a> {
                         v?;
                     }
                 }
-                CounterBlock::MultipleInstances(mi) | CounterBlock::CounterSet { instances: mi, .. } => {
+                CounterBlock::MultipleInstances(mi)
+                | CounterBlock::CounterSet { instances: mi, .. } => {
                     for inst in mi.iter() {
                         for v in inst?.values().iter() {
                             v?;
@@ -377,7 +378,11 @@ impl<'a> MultiCounters<'a> {
                 },
             ));
         }
-        let ids = parent.bytes(S_MULTI_COUNTERS, offset + MULTI_COUNTERS_SIZE, count as usize * 4)?;
+        let ids = parent.bytes(
+            S_MULTI_COUNTERS,
+            offset + MULTI_COUNTERS_SIZE,
+            count as usize * 4,
+        )?;
         Ok(MultiCounters { offset, size, ids })
     }
 
@@ -719,7 +724,11 @@ impl<'a> CounterData<'a> {
                 ErrorKind::DataSizeTooLarge { data_size, size },
             ));
         }
-        let data = parent.bytes(S_COUNTER_DATA, offset + COUNTER_DATA_SIZE, data_size as usize)?;
+        let data = parent.bytes(
+            S_COUNTER_DATA,
+            offset + COUNTER_DATA_SIZE,
+            data_size as usize,
+        )?;
         Ok(CounterData { offset, size, data })
     }
 

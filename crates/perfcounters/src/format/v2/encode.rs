@@ -98,7 +98,11 @@ impl Writer {
     }
 
     /// Overwrites the `u32` at `at` with the number of bytes written since `at` (a size field).
-    pub(crate) fn patch_size(&mut self, at: usize, structure: &'static str) -> Result<(), EncodeError> {
+    pub(crate) fn patch_size(
+        &mut self,
+        at: usize,
+        structure: &'static str,
+    ) -> Result<(), EncodeError> {
         let size = self.buf.len() - at;
         self.patch_u32(at, to_u32(size, structure)?);
         Ok(())

@@ -128,7 +128,11 @@ impl DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at offset {}: {}", self.structure, self.offset, self.kind)
+        write!(
+            f,
+            "{} at offset {}: {}",
+            self.structure, self.offset, self.kind
+        )
     }
 }
 

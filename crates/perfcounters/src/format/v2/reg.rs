@@ -235,7 +235,9 @@ impl<'a> CounterSetRegInfo<'a> {
     /// The counter at position `i`.
     pub fn counter(&self, i: usize) -> Option<CounterRegInfo> {
         let at = i.checked_mul(COUNTER_REG_INFO_SIZE)?;
-        let b = self.counters.get(at..at.checked_add(COUNTER_REG_INFO_SIZE)?)?;
+        let b = self
+            .counters
+            .get(at..at.checked_add(COUNTER_REG_INFO_SIZE)?)?;
         Some(CounterRegInfo::from_fixed(b))
     }
 
@@ -272,7 +274,8 @@ impl<'a> StringBuffer<'a> {
             false,
             buf.len() as u64,
         )?;
-        let fits = (u64::from(size) - STRING_BUFFER_HEADER_SIZE as u64) / STRING_COUNTER_HEADER_SIZE as u64;
+        let fits = (u64::from(size) - STRING_BUFFER_HEADER_SIZE as u64)
+            / STRING_COUNTER_HEADER_SIZE as u64;
         if u64::from(count) > fits {
             return Err(DecodeError::new(
                 S_STRING_BUFFER,
@@ -332,7 +335,9 @@ impl<'a> StringBuffer<'a> {
     }
 
     /// All entries in table order; each is checked when reached.
-    pub fn entries(&self) -> impl Iterator<Item = Result<(u32, Option<Utf16Str<'a>>), DecodeError>> + '_ {
+    pub fn entries(
+        &self,
+    ) -> impl Iterator<Item = Result<(u32, Option<Utf16Str<'a>>), DecodeError>> + '_ {
         (0..self.count).filter_map(move |i| self.entry(i))
     }
 
