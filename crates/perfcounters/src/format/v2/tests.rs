@@ -206,7 +206,7 @@ fn hand_written_counterset_block() {
 #[test]
 fn hand_written_multiple_counters_and_instances_blocks() {
     // One id: PERF_MULTI_COUNTERS is 12 bytes of content, padded to 16 by the encoder.
-    let bytes = header_bytes(48 + 48 + 48, 2)
+    let bytes = header_bytes(152, 2)
         .u32(0)
         .u32(PERF_MULTIPLE_COUNTERS)
         .u32(48) // @48
@@ -221,7 +221,7 @@ fn hand_written_multiple_counters_and_instances_blocks() {
         .u32(0)
         .u32(0) // @96
         .u32(PERF_MULTIPLE_INSTANCES)
-        .u32(48)
+        .u32(56) // 16 + 8 + 16 + 16
         .u32(0)
         .u32(40) // @112 PERF_MULTI_INSTANCES
         .u32(1)
@@ -233,11 +233,7 @@ fn hand_written_multiple_counters_and_instances_blocks() {
         .u32(16)
         .u64(0)
         .0;
-    assert_eq!(bytes.len(), 144 + 8);
-    // The literal above is 152 bytes; fix dwTotalSize and the second block's size accordingly.
-    let mut bytes = bytes;
-    bytes[0..4].copy_from_slice(&152u32.to_le_bytes());
-    bytes[104..108].copy_from_slice(&56u32.to_le_bytes());
+    assert_eq!(bytes.len(), 152);
     let model = base_query(vec![
         ok(BlockData::MultipleCounters(vec![(
             3,
