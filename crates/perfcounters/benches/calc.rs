@@ -168,19 +168,45 @@ fn bench(c: &mut Criterion) {
             (sum, errors)
         })
     });
-    // The same values with the type decoded once per counter, as a query does.
-    let prepared: Vec<Calculator> = items
-        .iter()
-        .map(|it| Calculator::new(it.ty, it.f, &opts).expect("valid options"))
-        .collect();
-    group.bench_function("prepared_mixed_10k", |b| {
+    // Counter-major order, as a query computes: for each counter, every instance. Same values, sorted
+    // by type, so the type dispatch is predictable.
+    let mut sorted: Vec<&Item> = items.iter().collect();
+    sorted.sort_by_key(|it| it.ty.0);
+    group.bench_function("calculate_counter_major_10k", |b| {
         b.iter(|| {
             let mut sum = 0.0;
             let mut errors = 0u32;
-            for (calc, it) in black_box(&prepared).iter().zip(black_box(&items)) {
-                match calc.compute(&it.newer, Some(&it.older)) {
+            for it in black_box(&sorted) {
+                match calculate(it.ty, &it.newer, Some(&it.older), it.f, &opts) {
                     Ok(v) => sum += v,
                     Err(_) => errors += 1,
+                }
+            }
+            (sum, errors)
+        })
+    });
+    // The same, with one prepared calculator per counter (type decoded and options checked once).
+    let mut runs: Vec<(CounterType, Calculator, Vec<(RawCounter, RawCounter)>)> = Vec::new();
+    for it in &sorted {
+        match runs.last_mut() {
+            Some((ty, _, v)) if *ty == it.ty => v.push((it.newer, it.older)),
+            _ => runs.push((
+                it.ty,
+                Calculator::new(it.ty, it.f, &opts).expect("valid options"),
+                vec![(it.newer, it.older)],
+            )),
+        }
+    }
+    group.bench_function("prepared_counter_major_10k", |b| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            let mut errors = 0u32;
+            for (_, calc, samples) in black_box(&runs) {
+                for (newer, older) in samples {
+                    match calc.compute(newer, Some(older)) {
+                        Ok(v) => sum += v,
+                        Err(_) => errors += 1,
+                    }
                 }
             }
             (sum, errors)

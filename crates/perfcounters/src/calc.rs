@@ -494,7 +494,7 @@ impl Calculator {
     }
 
     /// Computes the formatted value from the newer sample and, for two-sample types, the older one.
-    #[inline]
+    #[inline(always)]
     pub fn compute(
         &self,
         newer: &RawCounter,
