@@ -23,6 +23,7 @@ pub mod format;
 pub mod log;
 pub mod names;
 pub mod path;
+pub mod query;
 pub mod raw;
 pub mod snapshot;
 pub mod stats;

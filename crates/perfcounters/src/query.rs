@@ -1,0 +1,703 @@
+//! The query engine: the PDH analogue.
+//!
+//! A [`Query`] holds counter paths (with wildcards), expands them against what a source offers, keeps the
+//! previous raw sample of every expanded counter instance, and turns each new [`Snapshot`] into values
+//! with a status:
+//!
+//! ```
+//! use perfcounters::query::Query;
+//! use perfcounters::FormatOptions;
+//! let mut q = Query::new(FormatOptions::typeperf());
+//! q.add(r"\Processor(*)\% Processor Time").unwrap();
+//! q.add(r"\Memory\Available Bytes").unwrap();
+//! // for each collection: let values = q.update(&snapshot);
+//! ```
+//!
+//! Semantics follow PDH:
+//! * wildcards are expanded on the first update (like typeperf, which fixes its columns once); a path
+//!   without wildcards names exactly one instance, which may come and go;
+//! * an instance that is missing in a collection yields `PDH_CSTATUS_NO_INSTANCE`; its previous sample is
+//!   dropped, so when it returns the first collection primes it again;
+//! * two-sample counters have no value on their first collection;
+//! * an object or counter that does not exist yields `PDH_CSTATUS_NO_OBJECT` / `PDH_CSTATUS_NO_COUNTER` in
+//!   its column (and a [`ExpandError`] with close names), while the other counters go on.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::calc::{calculate, FormatOptions};
+use crate::counter_type::CounterType;
+use crate::path::{format_instance, CounterPath, PathError};
+use crate::raw::RawCounter;
+use crate::snapshot::{Instance, Object, ObjectData, Snapshot};
+use crate::status::PdhStatus;
+
+/// Why a counter path could not be resolved against a snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExpandError {
+    /// No object matches.
+    NoObject {
+        /// The path as added.
+        path: String,
+        /// The object name that did not match.
+        object: String,
+        /// Close object names.
+        suggestions: Vec<String>,
+    },
+    /// The object exists but has no such counter.
+    NoCounter {
+        /// The path as added.
+        path: String,
+        /// The object.
+        object: String,
+        /// The counter name that did not match.
+        counter: String,
+        /// Close counter names.
+        suggestions: Vec<String>,
+    },
+    /// No instance matches the path's instance part (or the object has none / needs one).
+    NoInstance {
+        /// The path as added.
+        path: String,
+        /// The object.
+        object: String,
+        /// The instance part that did not match, or a description of the mismatch.
+        instance: String,
+        /// Close instance names.
+        suggestions: Vec<String>,
+    },
+}
+
+impl ExpandError {
+    /// The PDH status that a counter with this problem reports.
+    pub fn status(&self) -> PdhStatus {
+        match self {
+            ExpandError::NoObject { .. } => PdhStatus::PDH_CSTATUS_NO_OBJECT,
+            ExpandError::NoCounter { .. } => PdhStatus::PDH_CSTATUS_NO_COUNTER,
+            ExpandError::NoInstance { .. } => PdhStatus::PDH_CSTATUS_NO_INSTANCE,
+        }
+    }
+}
+
+fn did_you_mean(f: &mut fmt::Formatter<'_>, suggestions: &[String]) -> fmt::Result {
+    match suggestions {
+        [] => Ok(()),
+        [one] => write!(f, "; did you mean \"{one}\"?"),
+        many => {
+            f.write_str("; did you mean ")?;
+            for (i, s) in many.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(if i + 1 == many.len() { " or " } else { ", " })?;
+                }
+                write!(f, "\"{s}\"")?;
+            }
+            f.write_str("?")
+        }
+    }
+}
+
+impl fmt::Display for ExpandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExpandError::NoObject {
+                path,
+                object,
+                suggestions,
+            } => {
+                write!(f, "{path}: no object named \"{object}\"")?;
+                did_you_mean(f, suggestions)
+            }
+            ExpandError::NoCounter {
+                path,
+                object,
+                counter,
+                suggestions,
+            } => {
+                write!(
+                    f,
+                    "{path}: object \"{object}\" has no counter named \"{counter}\""
+                )?;
+                did_you_mean(f, suggestions)
+            }
+            ExpandError::NoInstance {
+                path,
+                object,
+                instance,
+                suggestions,
+            } => {
+                write!(f, "{path}: object \"{object}\" has no instance {instance}")?;
+                did_you_mean(f, suggestions)
+            }
+        }
+    }
+}
+
+impl std::error::Error for ExpandError {}
+
+/// One value of one expanded counter in one collection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CounterValue {
+    /// The displayable value, when the status allows one.
+    pub value: Option<f64>,
+    /// `PDH_CSTATUS_NEW_DATA` / `VALID_DATA` with a value, otherwise why there is none.
+    pub status: PdhStatus,
+    /// The raw sample of this collection, when the counter instance exists.
+    pub raw: Option<RawCounter>,
+}
+
+/// The key of an instance: parent, name and the `#n` duplicate index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct InstanceKey {
+    parent: Option<String>,
+    name: String,
+    index: u32,
+}
+
+/// One expanded counter: a concrete path and its state.
+#[derive(Clone, Debug)]
+pub struct QueryCounter {
+    /// The concrete path (no wildcards), qualified with the source's machine name.
+    pub path: CounterPath,
+    /// Which added path (0-based, in `add` order) this counter came from.
+    pub origin: usize,
+    /// Set when the path could not be resolved: its value column reports this status.
+    pub error: Option<ExpandError>,
+    /// The counter's type (for units); `PERF_COUNTER_NODATA` when the path did not resolve.
+    pub counter_type: CounterType,
+    /// Lowercased full instance name (`parent/name#n`) used to find the instance in later collections.
+    instance_key: Option<String>,
+    object_pos: usize,
+    counter_pos: usize,
+    instance_pos: usize,
+    previous: Option<RawCounter>,
+}
+
+impl QueryCounter {
+    /// The path as a string (`\\MACHINE\Object(Instance)\Counter`).
+    pub fn path_string(&self) -> String {
+        self.path.to_string()
+    }
+}
+
+/// A set of counter paths collected together.
+#[derive(Clone, Debug, Default)]
+pub struct Query {
+    options: FormatOptions,
+    added: Vec<CounterPath>,
+    counters: Vec<QueryCounter>,
+    expanded: bool,
+}
+
+impl Query {
+    /// An empty query with the given formatting options.
+    pub fn new(options: FormatOptions) -> Self {
+        Query {
+            options,
+            ..Default::default()
+        }
+    }
+
+    /// Adds a counter path (wildcards allowed). Returns its position among the added paths.
+    pub fn add(&mut self, path: &str) -> Result<usize, PathError> {
+        let p = CounterPath::parse(path)?;
+        self.add_path(p)
+    }
+
+    /// Adds a parsed counter path.
+    pub fn add_path(&mut self, path: CounterPath) -> Result<usize, PathError> {
+        self.added.push(path);
+        self.expanded = false;
+        Ok(self.added.len() - 1)
+    }
+
+    /// The paths as added.
+    pub fn paths(&self) -> &[CounterPath] {
+        &self.added
+    }
+
+    /// The formatting options.
+    pub fn options(&self) -> &FormatOptions {
+        &self.options
+    }
+
+    /// The object names the query needs, each with the counter names it needs (an empty list = all
+    /// counters, for a wildcard counter). Sources use this to read only what is needed.
+    pub fn needed(&self) -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for p in &self.added {
+            let entry = match out
+                .iter_mut()
+                .position(|(o, _)| o.eq_ignore_ascii_case(&p.object))
+            {
+                Some(i) => &mut out[i],
+                None => {
+                    out.push((p.object.clone(), Vec::new()));
+                    out.last_mut().expect("just pushed")
+                }
+            };
+            let all = p.counter.contains('*');
+            if all {
+                entry.1.clear();
+                entry.1.push("*".to_string());
+            } else if !entry
+                .1
+                .iter()
+                .any(|c| c == "*" || c.eq_ignore_ascii_case(&p.counter))
+            {
+                entry.1.push(p.counter.clone());
+            }
+        }
+        for (_, counters) in &mut out {
+            if counters.iter().any(|c| c == "*") {
+                counters.clear();
+            }
+        }
+        out
+    }
+
+    /// Whether the paths have been expanded (after the first [`Query::update`]).
+    pub fn is_expanded(&self) -> bool {
+        self.expanded
+    }
+
+    /// The expanded counters, in column order. Empty before the first [`Query::update`].
+    pub fn counters(&self) -> &[QueryCounter] {
+        &self.counters
+    }
+
+    /// Expansion problems (unknown objects, counters, instances), one per failing path.
+    pub fn errors(&self) -> impl Iterator<Item = &ExpandError> {
+        self.counters.iter().filter_map(|c| c.error.as_ref())
+    }
+
+    /// Expands the added paths against a snapshot: every wildcard is replaced by the matching objects'
+    /// counters and instances, in data order. Called by the first [`Query::update`]; call it again to pick
+    /// up new instances.
+    pub fn expand(&mut self, snapshot: &Snapshot) {
+        let machine = if snapshot.system_name.is_empty() {
+            None
+        } else {
+            Some(snapshot.system_name.clone())
+        };
+        let mut counters = Vec::new();
+        for (origin, pattern) in self.added.iter().enumerate() {
+            expand_one(snapshot, machine.as_deref(), origin, pattern, &mut counters);
+        }
+        // Keep the previous samples of counters that survive a re-expansion.
+        let mut old: HashMap<String, RawCounter> = HashMap::new();
+        for c in self.counters.drain(..) {
+            if let Some(prev) = c.previous {
+                old.insert(c.path.to_string().to_lowercase(), prev);
+            }
+        }
+        for c in &mut counters {
+            c.previous = old.remove(&c.path.to_string().to_lowercase());
+        }
+        self.counters = counters;
+        self.expanded = true;
+    }
+
+    /// Feeds one collection: expands on the first call, then computes every counter's value from this
+    /// snapshot and the previous one. Values are in [`Query::counters`] order.
+    pub fn update(&mut self, snapshot: &Snapshot) -> Vec<CounterValue> {
+        if !self.expanded {
+            self.expand(snapshot);
+        }
+        let options = self.options;
+        let mut instance_maps: HashMap<usize, HashMap<String, usize>> = HashMap::new();
+        let mut out = Vec::with_capacity(self.counters.len());
+        for c in &mut self.counters {
+            out.push(update_one(snapshot, c, &options, &mut instance_maps));
+        }
+        out
+    }
+}
+
+fn update_one(
+    snapshot: &Snapshot,
+    c: &mut QueryCounter,
+    options: &FormatOptions,
+    instance_maps: &mut HashMap<usize, HashMap<String, usize>>,
+) -> CounterValue {
+    let missing = |status| CounterValue {
+        value: None,
+        status,
+        raw: None,
+    };
+    if let Some(e) = &c.error {
+        // A path whose instance did not exist at expansion may appear later.
+        if !matches!(e, ExpandError::NoInstance { .. }) || c.instance_key.is_none() {
+            return missing(e.status());
+        }
+    }
+    // Object: cached position, else by name.
+    let object = match snapshot.objects.get(c.object_pos) {
+        Some(o) if name_eq(o.name.as_deref(), &c.path.object) => o,
+        _ => match snapshot
+            .objects
+            .iter()
+            .position(|o| name_eq(o.name.as_deref(), &c.path.object))
+        {
+            Some(i) => {
+                c.object_pos = i;
+                &snapshot.objects[i]
+            }
+            None => {
+                c.previous = None;
+                return missing(PdhStatus::PDH_CSTATUS_NO_OBJECT);
+            }
+        },
+    };
+    let counter_pos = match object.counters.get(c.counter_pos) {
+        Some(d) if !d.counter_type.is_base() && name_eq(d.name.as_deref(), &c.path.counter) => {
+            c.counter_pos
+        }
+        _ => match object.counter_position_by_name(&c.path.counter) {
+            Some(i) => {
+                c.counter_pos = i;
+                i
+            }
+            None => {
+                c.previous = None;
+                return missing(PdhStatus::PDH_CSTATUS_NO_COUNTER);
+            }
+        },
+    };
+    let values = match (&object.data, &c.instance_key) {
+        (ObjectData::Single(v), None) => v.as_slice(),
+        (ObjectData::Instances(list), Some(key)) => {
+            let pos = match list.get(c.instance_pos) {
+                Some(i) if i.name.eq_ignore_ascii_case(key) || i.name.to_lowercase() == *key => {
+                    c.instance_pos
+                }
+                _ => {
+                    let map = instance_maps
+                        .entry(c.object_pos)
+                        .or_insert_with(|| instance_map(list));
+                    match map.get(key) {
+                        Some(&i) => {
+                            c.instance_pos = i;
+                            i
+                        }
+                        None => {
+                            c.previous = None;
+                            return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+                        }
+                    }
+                }
+            };
+            list[pos].values.as_slice()
+        }
+        _ => {
+            c.previous = None;
+            return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+        }
+    };
+    let Some(raw) = snapshot.raw_counter(object, values, counter_pos) else {
+        c.previous = None;
+        return missing(PdhStatus::PDH_CSTATUS_INVALID_DATA);
+    };
+    let def = &object.counters[counter_pos];
+    let time_base = snapshot.time_base(object, def.counter_type);
+    let previous = c.previous.replace(raw);
+    match calculate(
+        def.counter_type,
+        &raw,
+        previous.as_ref(),
+        time_base,
+        options,
+    ) {
+        Ok(v) => {
+            let changed = previous.is_none_or(|p| p.first != raw.first || p.second != raw.second);
+            let status = if changed {
+                PdhStatus::PDH_CSTATUS_NEW_DATA
+            } else {
+                PdhStatus::PDH_CSTATUS_VALID_DATA
+            };
+            CounterValue {
+                value: Some(v),
+                status,
+                raw: Some(raw),
+            }
+        }
+        Err(e) => CounterValue {
+            value: None,
+            status: e.status(),
+            raw: Some(raw),
+        },
+    }
+}
+
+fn name_eq(name: Option<&str>, wanted: &str) -> bool {
+    name.is_some_and(|n| {
+        n.eq_ignore_ascii_case(wanted)
+            || (!n.is_ascii() && n.to_lowercase() == wanted.to_lowercase())
+    })
+}
+
+fn instance_map(list: &[Instance]) -> HashMap<String, usize> {
+    let mut m = HashMap::with_capacity(list.len());
+    for (i, inst) in list.iter().enumerate() {
+        m.entry(inst.name.to_lowercase()).or_insert(i);
+    }
+    m
+}
+
+/// The (parent, name, index) of every instance of an object, in data order. The index counts earlier
+/// instances with the same parent and name, like PDH's `#n`.
+fn instance_keys(list: &[Instance]) -> Vec<InstanceKey> {
+    let mut seen: HashMap<(Option<String>, String), u32> = HashMap::new();
+    list.iter()
+        .map(|inst| {
+            let k = (inst.parent.clone(), inst.raw_name.clone());
+            let n = seen.entry(k).or_insert(0);
+            let key = InstanceKey {
+                parent: inst.parent.clone(),
+                name: inst.raw_name.clone(),
+                index: *n,
+            };
+            *n += 1;
+            key
+        })
+        .collect()
+}
+
+fn expand_one(
+    snapshot: &Snapshot,
+    machine: Option<&str>,
+    origin: usize,
+    pattern: &CounterPath,
+    out: &mut Vec<QueryCounter>,
+) {
+    let path_text = pattern.to_string();
+    let mut concrete = pattern.clone();
+    if concrete.machine.is_none() {
+        concrete.machine = machine.map(str::to_string);
+    }
+    let failed = |error: ExpandError, key: Option<String>| QueryCounter {
+        path: concrete.clone(),
+        origin,
+        error: Some(error),
+        counter_type: CounterType::PERF_COUNTER_NODATA,
+        instance_key: key,
+        object_pos: 0,
+        counter_pos: 0,
+        instance_pos: 0,
+        previous: None,
+    };
+    let objects: Vec<(usize, &Object)> = snapshot
+        .objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.name.as_deref().is_some_and(|n| pattern.matches_object(n)))
+        .collect();
+    if objects.is_empty() {
+        let names = snapshot.objects.iter().filter_map(|o| o.name.as_deref());
+        out.push(failed(
+            ExpandError::NoObject {
+                path: path_text,
+                object: pattern.object.clone(),
+                suggestions: suggest(&pattern.object, names),
+            },
+            None,
+        ));
+        return;
+    }
+    for (object_pos, object) in objects {
+        let object_name = object.name.clone().unwrap_or_default();
+        let counters: Vec<(usize, &str)> = object
+            .counters
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.counter_type.is_displayable())
+            .filter_map(|(i, d)| d.name.as_deref().map(|n| (i, n)))
+            .filter(|(_, n)| pattern.matches_counter(n))
+            .collect();
+        if counters.is_empty() {
+            let names = object
+                .counters
+                .iter()
+                .filter(|d| !d.counter_type.is_base())
+                .filter_map(|d| d.name.as_deref());
+            out.push(failed(
+                ExpandError::NoCounter {
+                    path: path_text.clone(),
+                    object: object_name.clone(),
+                    counter: pattern.counter.clone(),
+                    suggestions: suggest(&pattern.counter, names),
+                },
+                None,
+            ));
+            continue;
+        }
+        // Instances that match, in data order.
+        let instances: Vec<(usize, Option<InstanceKey>)> = match &object.data {
+            ObjectData::Single(_) => {
+                if pattern.instance.is_some() && pattern.instance.as_deref() != Some("*") {
+                    out.push(failed(
+                        ExpandError::NoInstance {
+                            path: path_text.clone(),
+                            object: object_name.clone(),
+                            instance: format!(
+                                "\"{}\" (it is a single-instance object)",
+                                instance_text(pattern)
+                            ),
+                            suggestions: Vec::new(),
+                        },
+                        None,
+                    ));
+                    continue;
+                }
+                vec![(0, None)]
+            }
+            ObjectData::Instances(list) => {
+                if pattern.instance.is_none() {
+                    out.push(failed(
+                        ExpandError::NoInstance {
+                            path: path_text.clone(),
+                            object: object_name.clone(),
+                            instance: "(none given; this object has instances, e.g. (*))"
+                                .to_string(),
+                            suggestions: Vec::new(),
+                        },
+                        None,
+                    ));
+                    continue;
+                }
+                let keys = instance_keys(list);
+                let matched: Vec<(usize, Option<InstanceKey>)> = keys
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, k)| {
+                        pattern.matches_instance(k.parent.as_deref(), &k.name, k.index)
+                    })
+                    .map(|(i, k)| (i, Some(k)))
+                    .collect();
+                if matched.is_empty() {
+                    if pattern.has_instance_wildcard() {
+                        // A wildcard that matches nothing now expands to nothing, like PDH.
+                        continue;
+                    }
+                    // A concrete instance that does not exist now: keep the counter; it reports
+                    // PDH_CSTATUS_NO_INSTANCE until the instance appears.
+                    let names = list.iter().map(|i| i.name.as_str());
+                    let key = format_instance(
+                        pattern.parent.as_deref(),
+                        pattern.instance.as_deref().unwrap_or_default(),
+                        pattern.index.filter(|&i| i > 0),
+                    );
+                    for (counter_pos, counter_name) in &counters {
+                        let mut p = concrete.clone();
+                        p.object = object_name.clone();
+                        p.counter = (*counter_name).to_string();
+                        let mut qc = failed(
+                            ExpandError::NoInstance {
+                                path: path_text.clone(),
+                                object: object_name.clone(),
+                                instance: format!("\"{}\"", instance_text(pattern)),
+                                suggestions: suggest(&instance_text(pattern), names.clone()),
+                            },
+                            Some(key.to_lowercase()),
+                        );
+                        qc.path = p;
+                        qc.counter_type = object.counters[*counter_pos].counter_type;
+                        qc.object_pos = object_pos;
+                        qc.counter_pos = *counter_pos;
+                        out.push(qc);
+                    }
+                    continue;
+                }
+                matched
+            }
+            ObjectData::MetadataOnly { .. } => Vec::new(),
+        };
+        for (counter_pos, counter_name) in &counters {
+            for (instance_pos, key) in &instances {
+                let mut p = concrete.clone();
+                p.object = object_name.clone();
+                p.counter = (*counter_name).to_string();
+                let instance_key = key.as_ref().map(|k| {
+                    p.parent = k.parent.clone();
+                    p.instance = Some(k.name.clone());
+                    p.index = if k.index > 0 { Some(k.index) } else { None };
+                    format_instance(
+                        k.parent.as_deref(),
+                        &k.name,
+                        Some(k.index).filter(|&i| i > 0),
+                    )
+                    .to_lowercase()
+                });
+                if key.is_none() {
+                    p.parent = None;
+                    p.instance = None;
+                    p.index = None;
+                }
+                out.push(QueryCounter {
+                    path: p,
+                    origin,
+                    error: None,
+                    counter_type: object.counters[*counter_pos].counter_type,
+                    instance_key,
+                    object_pos,
+                    counter_pos: *counter_pos,
+                    instance_pos: *instance_pos,
+                    previous: None,
+                });
+            }
+        }
+    }
+}
+
+fn instance_text(p: &CounterPath) -> String {
+    format_instance(
+        p.parent.as_deref(),
+        p.instance.as_deref().unwrap_or_default(),
+        p.index,
+    )
+}
+
+/// Up to three names close to `wanted`: case-insensitive edit distance within a third of the length
+/// (at least 2), or containing / contained in it.
+pub fn suggest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let w: Vec<char> = wanted
+        .to_lowercase()
+        .chars()
+        .filter(|c| *c != '*')
+        .collect();
+    if w.is_empty() {
+        return Vec::new();
+    }
+    let limit = (w.len() / 3).max(2);
+    let wanted_lower: String = w.iter().collect();
+    let mut scored: Vec<(usize, String)> = Vec::new();
+    for c in candidates {
+        let lc = c.to_lowercase();
+        let d = edit_distance(&w, &lc.chars().collect::<Vec<_>>());
+        let score = if d <= limit {
+            d
+        } else if w.len() >= 3 && (lc.contains(&wanted_lower) || wanted_lower.contains(&lc)) {
+            limit + 1 + lc.chars().count().abs_diff(w.len())
+        } else {
+            continue;
+        };
+        if !scored.iter().any(|(_, s)| s == c) {
+            scored.push((score, c.to_string()));
+        }
+    }
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    scored.into_iter().take(3).map(|(_, s)| s).collect()
+}
+
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,293 @@
+//! The query engine on hand-built snapshots: expansion, values, statuses, instance churn, suggestions.
+
+use perfcounters::query::{suggest, ExpandError, Query};
+use perfcounters::snapshot::{
+    pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, Snapshot, Value,
+};
+use perfcounters::{CounterType, FormatOptions, PdhStatus};
+
+fn def(name: &str, ty: CounterType) -> CounterDefinition {
+    CounterDefinition {
+        name: Some(name.into()),
+        counter_type: ty,
+        size: if ty.nominal_size() == Some(4) { 4 } else { 8 },
+        ..Default::default()
+    }
+}
+
+fn object(name: &str, mut counters: Vec<CounterDefinition>, data: ObjectData) -> Object {
+    pair_bases_by_position(&mut counters);
+    Object {
+        index: 0,
+        name: Some(name.into()),
+        help_index: 0,
+        detail_level: 100,
+        default_counter: -1,
+        code_page: 0,
+        perf_time: 0,
+        perf_freq: 0,
+        counters,
+        data,
+    }
+}
+
+fn instance(name: &str, values: Vec<Value>) -> Instance {
+    Instance {
+        name: name.into(),
+        raw_name: name.split('#').next().unwrap().into(),
+        unique_id: -1,
+        values,
+        ..Default::default()
+    }
+}
+
+/// A snapshot at 100 ns time `t` with: Processor (instances given as (name, idle 100ns)), System
+/// (Processes raw count, Context Switches/sec counter), Process (duplicate names).
+fn snap(
+    t: i64,
+    cpus: &[(&str, u64)],
+    processes: u32,
+    switches: u32,
+    procs: &[(&str, u64)],
+) -> Snapshot {
+    let processor = object(
+        "Processor",
+        vec![def("% Processor Time", CounterType::PERF_100NSEC_TIMER_INV)],
+        ObjectData::Instances(
+            cpus.iter()
+                .map(|(n, idle)| instance(n, vec![Value::U64(*idle)]))
+                .collect(),
+        ),
+    );
+    let system = object(
+        "System",
+        vec![
+            def("Processes", CounterType::PERF_COUNTER_RAWCOUNT),
+            def("Context Switches/sec", CounterType::PERF_COUNTER_COUNTER),
+            def("% Registry Quota In Use", CounterType::PERF_RAW_FRACTION),
+            def("% Registry Quota In Use", CounterType::PERF_RAW_BASE),
+        ],
+        ObjectData::Single(vec![
+            Value::U32(processes),
+            Value::U32(switches),
+            Value::U32(25),
+            Value::U32(200),
+        ]),
+    );
+    let process = object(
+        "Process",
+        vec![
+            def("% Processor Time", CounterType::PERF_100NSEC_TIMER),
+            def("Working Set", CounterType::PERF_COUNTER_LARGE_RAWCOUNT),
+        ],
+        ObjectData::Instances(
+            procs
+                .iter()
+                .map(|(n, cpu)| instance(n, vec![Value::U64(*cpu), Value::U64(4096)]))
+                .collect(),
+        ),
+    );
+    Snapshot {
+        system_name: "HOST".into(),
+        perf_time: t / 10, // a 1 MHz tick clock
+        perf_freq: 1_000_000,
+        perf_time_100ns: t,
+        objects: vec![processor, system, process],
+        ..Default::default()
+    }
+}
+
+const S: i64 = 10_000_000; // one second in 100 ns units
+
+#[test]
+fn expands_wildcards_and_computes_values() {
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\Processor(*)\% Processor Time").unwrap();
+    q.add(r"\System\Processes").unwrap();
+    q.add(r"\System\Context Switches/sec").unwrap();
+    q.add(r"\System\% Registry Quota In Use").unwrap();
+    let cpus0 = [("0", 0), ("1", 0), ("_Total", 0)];
+    let first = q.update(&snap(100 * S, &cpus0, 7, 1000, &[]));
+    let paths: Vec<String> = q.counters().iter().map(|c| c.path_string()).collect();
+    assert_eq!(
+        paths,
+        [
+            r"\\HOST\Processor(0)\% Processor Time",
+            r"\\HOST\Processor(1)\% Processor Time",
+            r"\\HOST\Processor(_Total)\% Processor Time",
+            r"\\HOST\System\Processes",
+            r"\\HOST\System\Context Switches/sec",
+            r"\\HOST\System\% Registry Quota In Use",
+        ]
+    );
+    // First collection: rates have no value yet, raw counts and raw fractions do.
+    let statuses: Vec<PdhStatus> = first.iter().map(|v| v.status).collect();
+    assert_eq!(statuses[0], PdhStatus::PDH_NO_DATA);
+    assert_eq!(first[3].value, Some(7.0));
+    assert_eq!(first[4].status, PdhStatus::PDH_NO_DATA);
+    assert_eq!(first[5].value, Some(12.5)); // 100 · 25 / 200
+                                            // Two seconds later: CPU 0 idle 1.5 s (25 % busy), CPU 1 idle 0.5 s (75 %), total idle 2 s of 4 → 50 %.
+    let cpus1 = [("0", 15_000_000), ("1", 5_000_000), ("_Total", 20_000_000)];
+    let second = q.update(&snap(102 * S, &cpus1, 8, 1600, &[]));
+    let values: Vec<Option<f64>> = second.iter().map(|v| v.value).collect();
+    assert_eq!(values[0], Some(25.0));
+    assert_eq!(values[1], Some(75.0));
+    // _Total's idle is the sum over 2 CPUs, so against one wall clock it exceeds the interval: clamped to 0.
+    assert_eq!(values[2], Some(0.0));
+    assert_eq!(values[3], Some(8.0));
+    assert_eq!(values[4], Some(300.0)); // 600 switches in 2 s
+    assert_eq!(second[4].status, PdhStatus::PDH_CSTATUS_NEW_DATA);
+    assert_eq!(second[5].status, PdhStatus::PDH_CSTATUS_VALID_DATA); // unchanged raw fraction
+    assert!(q.errors().next().is_none());
+}
+
+#[test]
+fn instances_that_come_and_go() {
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\Process(svchost#1)\% Processor Time").unwrap();
+    q.add(r"\Process(late)\Working Set").unwrap();
+    q.add(r"\Process(svc*)\Working Set").unwrap();
+    let p0 = [("svchost", 0), ("svchost#1", 0), ("other", 0)];
+    let v = q.update(&snap(0, &[], 1, 1, &p0));
+    let paths: Vec<String> = q.counters().iter().map(|c| c.path_string()).collect();
+    assert_eq!(
+        paths,
+        [
+            r"\\HOST\Process(svchost#1)\% Processor Time",
+            r"\\HOST\Process(late)\Working Set",
+            r"\\HOST\Process(svchost)\Working Set",
+            r"\\HOST\Process(svchost#1)\Working Set",
+        ]
+    );
+    assert_eq!(v[0].status, PdhStatus::PDH_NO_DATA);
+    assert_eq!(v[1].status, PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+    assert_eq!(v[2].value, Some(4096.0));
+    let errors: Vec<String> = q.errors().map(|e| e.to_string()).collect();
+    assert_eq!(
+        errors,
+        [r#"\Process(late)\Working Set: object "Process" has no instance "late""#]
+    );
+
+    // svchost#1 used 0.5 s of CPU in 1 s → 50 %. "late" appears.
+    let p1 = [("svchost", 0), ("svchost#1", 5_000_000), ("late", 0)];
+    let v = q.update(&snap(S, &[], 1, 1, &p1));
+    assert_eq!(v[0].value, Some(50.0));
+    assert_eq!(v[1].value, Some(4096.0));
+    assert_eq!(v[1].status, PdhStatus::PDH_CSTATUS_NEW_DATA);
+
+    // svchost#1 exits: no instance; it returns and needs a fresh priming sample.
+    let p2 = [("svchost", 0), ("late", 0)];
+    let v = q.update(&snap(2 * S, &[], 1, 1, &p2));
+    assert_eq!(v[0].status, PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+    assert_eq!(v[3].status, PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+    let p3 = [("svchost", 0), ("svchost#1", 9_000_000)];
+    let v = q.update(&snap(3 * S, &[], 1, 1, &p3));
+    assert_eq!(v[0].status, PdhStatus::PDH_NO_DATA);
+    let p4 = [("svchost", 0), ("svchost#1", 11_000_000)];
+    let v = q.update(&snap(4 * S, &[], 1, 1, &p4));
+    assert_eq!(v[0].value, Some(20.0));
+}
+
+#[test]
+fn backwards_counter_is_invalid_then_recovers() {
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\System\Context Switches/sec").unwrap();
+    q.update(&snap(0, &[], 1, 5000, &[]));
+    let v = q.update(&snap(S, &[], 1, 4000, &[]));
+    assert_eq!(v[0].status, PdhStatus::PDH_CSTATUS_INVALID_DATA);
+    assert_eq!(v[0].value, None);
+    let v = q.update(&snap(2 * S, &[], 1, 4100, &[]));
+    assert_eq!(v[0].value, Some(100.0));
+}
+
+#[test]
+fn unknown_names_report_statuses_and_suggestions() {
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\Procesor(_Total)\% Processor Time").unwrap();
+    q.add(r"\System\Proceses").unwrap();
+    q.add(r"\System\Processes").unwrap();
+    q.add(r"\Memory\Available Bytes").unwrap();
+    q.add(r"\System(x)\Processes").unwrap();
+    q.add(r"\Processor\% Processor Time").unwrap();
+    let v = q.update(&snap(0, &[("0", 0)], 3, 1, &[]));
+    let statuses: Vec<PdhStatus> = v.iter().map(|v| v.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            PdhStatus::PDH_CSTATUS_NO_OBJECT,
+            PdhStatus::PDH_CSTATUS_NO_COUNTER,
+            PdhStatus::PDH_CSTATUS_NEW_DATA, // the first sample of a one-sample counter is new data
+            PdhStatus::PDH_CSTATUS_NO_OBJECT,
+            PdhStatus::PDH_CSTATUS_NO_INSTANCE,
+            PdhStatus::PDH_CSTATUS_NO_INSTANCE,
+        ]
+    );
+    assert_eq!(v[2].value, Some(3.0));
+    let errors: Vec<String> = q.errors().map(|e| e.to_string()).collect();
+    assert_eq!(
+        errors,
+        [
+            r#"\Procesor(_Total)\% Processor Time: no object named "Procesor"; did you mean "Processor" or "Process"?"#,
+            r#"\System\Proceses: object "System" has no counter named "Proceses"; did you mean "Processes"?"#,
+            r#"\Memory\Available Bytes: no object named "Memory""#,
+            r#"\System(x)\Processes: object "System" has no instance "x" (it is a single-instance object)"#,
+            r#"\Processor\% Processor Time: object "Processor" has no instance (none given; this object has instances, e.g. (*))"#,
+        ]
+    );
+    assert!(matches!(
+        q.errors().next(),
+        Some(ExpandError::NoObject { .. })
+    ));
+}
+
+#[test]
+fn case_insensitive_and_needed() {
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\SYSTEM\processes").unwrap();
+    q.add(r"\process(*)\*").unwrap();
+    q.add(r"\System\Context Switches/sec").unwrap();
+    assert_eq!(
+        q.needed(),
+        [
+            (
+                "SYSTEM".to_string(),
+                vec!["processes".to_string(), "Context Switches/sec".to_string()]
+            ),
+            ("process".to_string(), vec![]),
+        ]
+    );
+    let v = q.update(&snap(0, &[], 9, 1, &[("a", 1)]));
+    assert_eq!(v[0].value, Some(9.0));
+    let paths: Vec<String> = q.counters().iter().map(|c| c.path_string()).collect();
+    assert_eq!(
+        paths,
+        [
+            r"\\HOST\System\Processes",
+            r"\\HOST\Process(a)\% Processor Time",
+            r"\\HOST\Process(a)\Working Set",
+            r"\\HOST\System\Context Switches/sec",
+        ]
+    );
+}
+
+#[test]
+fn suggestions() {
+    let names = [
+        "Processor",
+        "Process",
+        "Processor Information",
+        "Memory",
+        "System",
+    ];
+    assert_eq!(
+        suggest("procesor", names.iter().copied()),
+        ["Processor", "Process"]
+    );
+    assert_eq!(
+        suggest("Processor Info", names.iter().copied()),
+        ["Processor", "Process", "Processor Information"]
+    );
+    assert_eq!(suggest("Memroy", names.iter().copied()), ["Memory"]);
+    assert!(suggest("zzzzzz", names.iter().copied()).is_empty());
+    assert!(suggest("*", names.iter().copied()).is_empty());
+}
