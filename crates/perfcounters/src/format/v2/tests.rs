@@ -37,7 +37,7 @@ impl B {
         self
     }
     fn zeros(mut self, n: usize) -> Self {
-        self.0.extend(std::iter::repeat(0).take(n));
+        self.0.resize(self.0.len() + n, 0);
         self
     }
 }
