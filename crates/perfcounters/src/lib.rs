@@ -23,6 +23,7 @@ pub mod names;
 pub mod path;
 pub mod raw;
 pub mod snapshot;
+pub mod source;
 pub mod stats;
 pub mod status;
 
