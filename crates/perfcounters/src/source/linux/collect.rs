@@ -300,6 +300,7 @@ impl LinuxSource {
         ctx: &mut Ctx,
         rows: &[&Row],
     ) -> Result<(Vec<(u32, CpuSample)>, CpuSample), SourceError> {
+        self.stat(ctx)?;
         let per_cpu_irq: Vec<(u32, u64)> = if wants(rows, &[Key::CpuInterrupts]) {
             self.interrupts(ctx)?.to_vec()
         } else {
