@@ -73,12 +73,13 @@ fn show(tok: &[u8]) -> String {
     }
 }
 
-fn number(line: usize, tok: &[u8], after: &str) -> PResult<u64> {
+/// Parses a number; the error names the token and the key it follows (formatted only on error).
+fn number(line: usize, tok: &[u8], after: &[u8]) -> PResult<u64> {
     match parse_u64(tok) {
         Some(v) => Ok(v),
         None => err(
             line,
-            format!("'{}' is not a number (after '{after}')", show(tok)),
+            format!("'{}' is not a number (after '{}')", show(tok), show(after)),
         ),
     }
 }
@@ -161,7 +162,7 @@ pub(crate) fn stat(buf: &[u8]) -> PResult<Stat> {
             let mut f = [0u64; 10];
             let mut n = 0usize;
             for tok in toks {
-                let v = number(ln, tok, &String::from_utf8_lossy(key))?;
+                let v = number(ln, tok, key)?;
                 if let Some(slot) = f.get_mut(n) {
                     *slot = v;
                 }
@@ -185,11 +186,10 @@ pub(crate) fn stat(buf: &[u8]) -> PResult<Stat> {
                 Some(id) => out.cpus.push((id, t)),
             }
         } else if key == b"intr" || key == b"ctxt" || key == b"procs_running" {
-            let name = String::from_utf8_lossy(key);
             let Some(tok) = toks.next() else {
-                return err(ln, format!("expected a number after '{name}'"));
+                return err(ln, format!("expected a number after '{}'", show(key)));
             };
-            let v = number(ln, tok, &name)?;
+            let v = number(ln, tok, key)?;
             match key {
                 b"intr" => out.intr = v,
                 b"ctxt" => out.ctxt = v,
@@ -286,11 +286,10 @@ pub(crate) fn meminfo(buf: &[u8]) -> PResult<MemInfo> {
             b"SUnreclaim" => &mut m.sunreclaim,
             _ => continue,
         };
-        let name = String::from_utf8_lossy(key);
         let Some(tok) = tokens(rest.get(1..).unwrap_or_default()).next() else {
-            return err(ln, format!("expected a number after '{name}:'"));
+            return err(ln, format!("expected a number after '{}:'", show(key)));
         };
-        *slot = Some(number(ln, tok, &name)?);
+        *slot = Some(number(ln, tok, key)?);
     }
     Ok(m)
 }
@@ -320,11 +319,10 @@ pub(crate) fn vmstat(buf: &[u8]) -> PResult<VmStat> {
             b"pswpout" => &mut v.pswpout,
             _ => continue,
         };
-        let name = String::from_utf8_lossy(key);
         let Some(tok) = toks.next() else {
-            return err(ln, format!("expected a number after '{name}'"));
+            return err(ln, format!("expected a number after '{}'", show(key)));
         };
-        *slot = number(ln, tok, &name)?;
+        *slot = number(ln, tok, key)?;
     }
     Ok(v)
 }
@@ -519,11 +517,10 @@ pub(crate) fn proc_status(buf: &[u8]) -> PResult<ProcStatus> {
             b"VmSwap" => &mut s.vm_swap,
             _ => continue,
         };
-        let name = String::from_utf8_lossy(key);
         let tok = tokens(rest.get(1..).unwrap_or_default())
             .next()
             .unwrap_or_default();
-        *slot = number(ln, tok, &name)?;
+        *slot = number(ln, tok, key)?;
     }
     Ok(s)
 }
@@ -550,8 +547,7 @@ pub(crate) fn proc_io(buf: &[u8]) -> PResult<ProcIo> {
             b"syscw:" => &mut s.syscw,
             _ => continue,
         };
-        let name = String::from_utf8_lossy(key);
-        *slot = number(ln, toks.next().unwrap_or_default(), &name)?;
+        *slot = number(ln, toks.next().unwrap_or_default(), key)?;
     }
     Ok(s)
 }
@@ -596,7 +592,7 @@ pub(crate) fn diskstats(buf: &[u8]) -> PResult<Vec<DiskLine>> {
         let mut f = [0u64; 11];
         let mut n = 0usize;
         for tok in toks {
-            let v = number(ln, tok, &dev)?;
+            let v = number(ln, tok, name)?;
             if let Some(slot) = f.get_mut(n) {
                 *slot = v;
             }
@@ -661,7 +657,7 @@ pub(crate) fn net_dev(buf: &[u8]) -> PResult<Vec<NetLine>> {
         let mut f = [0u64; 16];
         let mut n = 0usize;
         for tok in tokens(&line[colon + 1..]) {
-            let v = number(ln, tok, &ifname)?;
+            let v = number(ln, tok, name)?;
             if let Some(slot) = f.get_mut(n) {
                 *slot = v;
             }
