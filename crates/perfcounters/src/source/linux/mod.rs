@@ -611,6 +611,14 @@ mod tests {
     }
 
     #[test]
+    fn source_is_send() {
+        fn send<T: Send>(_: &T) {}
+        send(&LinuxSource::with_root("/x"));
+        let boxed: Box<dyn Source + Send> = Box::new(LinuxSource::with_root("/x"));
+        send(&boxed);
+    }
+
+    #[test]
     fn pid_paths() {
         let mut s = LinuxSource::with_root("/x");
         s.set_pid_path(0, "stat");
