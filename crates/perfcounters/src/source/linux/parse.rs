@@ -891,4 +891,33 @@ mod tests {
         assert!(mountinfo(b"36 35 8:1 / /mnt rw ext4\n").is_err());
         assert_eq!(unescape(b"a\\777b\\1"), "a\\777b\\1");
     }
+
+    proptest::proptest! {
+        #[test]
+        fn parsers_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let _ = stat(&bytes);
+            let _ = interrupts(&bytes);
+            let _ = meminfo(&bytes);
+            let _ = vmstat(&bytes);
+            let _ = uptime_centis(&bytes);
+            let _ = loadavg_threads(&bytes);
+            let _ = single_i64(&bytes);
+            let _ = cpulist(&bytes);
+            let _ = proc_stat(&bytes);
+            let _ = proc_status(&bytes);
+            let _ = proc_io(&bytes);
+            let _ = diskstats(&bytes);
+            let _ = net_dev(&bytes);
+            let _ = mountinfo(&bytes);
+        }
+
+        #[test]
+        fn proc_stat_takes_the_last_paren(name in "[a-z() ]{0,20}") {
+            let line = format!("9 ({name}) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22\n");
+            let p = proc_stat(line.as_bytes()).unwrap();
+            proptest::prop_assert_eq!(p.comm, name);
+            proptest::prop_assert_eq!(p.ppid, 1);
+            proptest::prop_assert_eq!(p.rss_pages, 21);
+        }
+    }
 }
