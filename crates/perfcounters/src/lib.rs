@@ -26,6 +26,7 @@ pub mod path;
 pub mod query;
 pub mod raw;
 pub mod snapshot;
+pub mod source;
 pub mod stats;
 pub mod status;
 

@@ -1,0 +1,289 @@
+//! Sources: anything that produces [`Snapshot`]s of named objects and counters.
+//!
+//! A [`Source`] describes what it offers ([`Source::catalog`]), lists the current instances of an
+//! object ([`Source::instances`]) and collects raw values for a [`Request`] ([`Source::collect`]).
+//! Everything after the source (queries, the PDH formulas, output) is source-agnostic.
+//!
+//! * [`linux`] (Linux only): procfs/sysfs mapped onto the standard Windows objects and counters.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::counter_type::CounterType;
+use crate::snapshot::Snapshot;
+
+#[cfg(target_os = "linux")]
+pub mod linux;
+
+/// `PERF_DETAIL_NOVICE`: counters for all users.
+pub const DETAIL_NOVICE: u32 = 100;
+/// `PERF_DETAIL_ADVANCED`: counters for advanced users.
+pub const DETAIL_ADVANCED: u32 = 200;
+
+/// A producer of snapshots. Object-safe: callers may hold a `Box<dyn Source>`.
+pub trait Source {
+    /// The objects this source offers, with their counter definitions.
+    fn catalog(&mut self) -> Result<Catalog, SourceError>;
+
+    /// The current instance names of `object` (ASCII case-insensitive), in the order a collection
+    /// would report them. Empty for single-instance objects.
+    fn instances(&mut self, object: &str) -> Result<Vec<String>, SourceError>;
+
+    /// Collects raw values for the requested objects and counters.
+    ///
+    /// The snapshot holds the requested objects, in request order, each with (at least) the requested
+    /// counters' definitions and their companion base counters, with [`crate::snapshot::CounterDefinition::base`]
+    /// links set and names filled.
+    fn collect(&mut self, request: &Request) -> Result<Snapshot, SourceError>;
+}
+
+/// Everything a source offers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Catalog {
+    /// The objects, in the source's order.
+    pub objects: Vec<ObjectInfo>,
+}
+
+impl Catalog {
+    /// The object with this name (ASCII case-insensitive).
+    pub fn object(&self, name: &str) -> Option<&ObjectInfo> {
+        self.objects
+            .iter()
+            .find(|o| o.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// One object of a [`Catalog`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectInfo {
+    /// The English object name, e.g. `Processor`.
+    pub name: String,
+    /// The Windows title index of the name, 0 when not known.
+    pub index: u32,
+    /// What the object describes.
+    pub help: String,
+    /// Detail level (the lowest of its counters).
+    pub detail_level: u32,
+    /// Whether the object has named instances (`false` for singletons such as `Memory`).
+    pub multi_instance: bool,
+    /// The displayable counters (companion base counters are not listed; a collection adds them).
+    pub counters: Vec<CounterInfo>,
+}
+
+impl ObjectInfo {
+    /// The counter with this name (ASCII case-insensitive).
+    pub fn counter(&self, name: &str) -> Option<&CounterInfo> {
+        self.counters
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// One counter of an [`ObjectInfo`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CounterInfo {
+    /// The English counter name, e.g. `% Processor Time`.
+    pub name: String,
+    /// The Windows title index of the name, 0 when not known.
+    pub index: u32,
+    /// Explanation, including how the value is obtained and any approximation.
+    pub help: String,
+    /// The counter type, which selects the PDH formula.
+    pub counter_type: CounterType,
+    /// Default scale (power of ten, for graphing).
+    pub scale: i32,
+    /// Detail level (`100` novice, `200` advanced, …).
+    pub detail_level: u32,
+    /// The type of the companion counter that a collection places right after this one, if any.
+    pub base_type: Option<CounterType>,
+}
+
+/// What to collect: objects and, per object, counter names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Request {
+    /// The requested objects.
+    pub objects: Vec<ObjectRequest>,
+}
+
+/// One object of a [`Request`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObjectRequest {
+    /// The object name (ASCII case-insensitive).
+    pub object: String,
+    /// The counter names wanted (ASCII case-insensitive); empty means all counters.
+    pub counters: Vec<String>,
+}
+
+impl Request {
+    /// An empty request.
+    pub fn new() -> Self {
+        Request::default()
+    }
+
+    /// Adds an object with the given counters (empty = all) and returns the request.
+    pub fn object<S: AsRef<str>>(mut self, object: &str, counters: &[S]) -> Self {
+        self.objects.push(ObjectRequest {
+            object: object.to_string(),
+            counters: counters.iter().map(|c| c.as_ref().to_string()).collect(),
+        });
+        self
+    }
+
+    /// Adds an object with all of its counters and returns the request.
+    pub fn all_of(self, object: &str) -> Self {
+        self.object::<&str>(object, &[])
+    }
+}
+
+/// The category of a [`SourceError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SourceErrorKind {
+    /// A file or directory could not be read.
+    Io,
+    /// A file's content is not what the source expects.
+    Parse,
+    /// The requested object does not exist in this source.
+    UnknownObject,
+    /// The requested counter does not exist in the object.
+    UnknownCounter,
+}
+
+/// An error from a source: names the file (when there is one), the line, and the problem.
+///
+/// Displayed as `"/proc/stat: line 3: expected at least 4 numbers after 'cpu0'"`.
+#[derive(Debug)]
+pub struct SourceError {
+    kind: SourceErrorKind,
+    path: Option<PathBuf>,
+    line: Option<usize>,
+    message: String,
+    io: Option<io::Error>,
+}
+
+impl SourceError {
+    /// A parse error in `path` at `line` (1-based; `None` for the whole file).
+    pub fn parse(path: &Path, line: Option<usize>, message: impl Into<String>) -> Self {
+        SourceError {
+            kind: SourceErrorKind::Parse,
+            path: Some(path.to_path_buf()),
+            line,
+            message: message.into(),
+            io: None,
+        }
+    }
+
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, error: io::Error) -> Self {
+        SourceError {
+            kind: SourceErrorKind::Io,
+            path: Some(path.to_path_buf()),
+            line: None,
+            message: error.to_string(),
+            io: Some(error),
+        }
+    }
+
+    /// The object `name` is not offered.
+    pub fn unknown_object(name: &str) -> Self {
+        SourceError {
+            kind: SourceErrorKind::UnknownObject,
+            path: None,
+            line: None,
+            message: format!("no object named '{name}'"),
+            io: None,
+        }
+    }
+
+    /// The counter `counter` is not part of `object`.
+    pub fn unknown_counter(object: &str, counter: &str) -> Self {
+        SourceError {
+            kind: SourceErrorKind::UnknownCounter,
+            path: None,
+            line: None,
+            message: format!("object '{object}' has no counter named '{counter}'"),
+            io: None,
+        }
+    }
+
+    /// The category.
+    pub fn kind(&self) -> SourceErrorKind {
+        self.kind
+    }
+
+    /// The file the error is about, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The 1-based line number, if known.
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+
+    /// The problem, without file and line.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(p) = &self.path {
+            write!(f, "{}: ", p.display())?;
+        }
+        if let Some(l) = self.line {
+            write!(f, "line {l}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SourceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.io
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_display_names_file_and_line() {
+        let e = SourceError::parse(
+            Path::new("/proc/stat"),
+            Some(3),
+            "expected at least 4 numbers after 'cpu0'",
+        );
+        assert_eq!(
+            e.to_string(),
+            "/proc/stat: line 3: expected at least 4 numbers after 'cpu0'"
+        );
+        assert_eq!(e.kind(), SourceErrorKind::Parse);
+        assert_eq!(e.line(), Some(3));
+        let e = SourceError::unknown_counter("Memory", "Bogus");
+        assert_eq!(
+            e.to_string(),
+            "object 'Memory' has no counter named 'Bogus'"
+        );
+        assert!(e.path().is_none());
+    }
+
+    #[test]
+    fn request_builder() {
+        let r = Request::new()
+            .object("Processor", &["% Processor Time"])
+            .all_of("Memory");
+        assert_eq!(r.objects.len(), 2);
+        assert_eq!(r.objects[0].counters, ["% Processor Time"]);
+        assert!(r.objects[1].counters.is_empty());
+    }
+
+    #[test]
+    fn trait_is_object_safe() {
+        fn _takes(_s: Box<dyn Source>) {}
+    }
+}
