@@ -186,7 +186,8 @@ fn bench(c: &mut Criterion) {
         })
     });
     // The same, with one prepared calculator per counter (type decoded and options checked once).
-    let mut runs: Vec<(CounterType, Calculator, Vec<(RawCounter, RawCounter)>)> = Vec::new();
+    type Run = (CounterType, Calculator, Vec<(RawCounter, RawCounter)>);
+    let mut runs: Vec<Run> = Vec::new();
     for it in &sorted {
         match runs.last_mut() {
             Some((ty, _, v)) if *ty == it.ty => v.push((it.newer, it.older)),

@@ -347,6 +347,8 @@ fn split_instance(s: &str, base: usize) -> Result<InstanceName<'_>, PathError> {
         None => (s, None),
     };
     let (parent, name, name_start) = match body.rfind('/') {
+        // A leading '/' cannot start a parent: "/" and "/home" (Linux mount points) are instance names.
+        Some(0) => (None, body, 0),
         Some(slash) => (
             Some(body.get(..slash).unwrap_or("")),
             body.get(slash + 1..).unwrap_or(""),

@@ -432,12 +432,6 @@ fn malformed_paths() {
         S::PDH_INVALID_INSTANCE,
     );
     check_err(
-        r"\O(/x)\C",
-        3,
-        "at character 3: empty parent instance name",
-        S::PDH_INVALID_INSTANCE,
-    );
-    check_err(
         r"\O(x/)\C",
         5,
         "at character 5: empty instance name",
@@ -857,4 +851,26 @@ proptest! {
         let tc: Vec<char> = t.chars().collect();
         prop_assert_eq!(wildcard_match(&p, &t), reference_match(&pc, &tc));
     }
+}
+
+#[test]
+fn leading_slash_is_part_of_the_instance_name() {
+    // Linux mount points are LogicalDisk instances: "/" and "/home" have no parent.
+    for (text, inst) in [
+        (r"\LogicalDisk(/)\% Free Space", "/"),
+        (r"\LogicalDisk(/home)\Free Megabytes", "/home"),
+    ] {
+        let p = CounterPath::parse(text).unwrap();
+        assert_eq!(p.parent, None);
+        assert_eq!(p.instance.as_deref(), Some(inst));
+        assert_eq!(p.to_string(), text);
+        assert!(p.matches_instance(None, inst, 0));
+    }
+    // A deeper mount point splits at the last '/', and still matches the full name.
+    let p = CounterPath::parse(r"\LogicalDisk(/mnt/data)\% Free Space").unwrap();
+    assert_eq!(
+        (p.parent.as_deref(), p.instance.as_deref()),
+        (Some("/mnt"), Some("data"))
+    );
+    assert!(p.matches_instance(None, "/mnt/data", 0));
 }
