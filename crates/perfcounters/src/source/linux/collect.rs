@@ -774,7 +774,7 @@ impl LinuxSource {
             .diskstats(ctx)?
             .iter()
             .filter(|d| !VIRTUAL.iter().any(|p| d.name.starts_with(p)))
-            .filter(|d| whole.as_ref().map_or(true, |w| w.contains(&d.name)))
+            .filter(|d| whole.as_ref().is_none_or(|w| w.contains(&d.name)))
             .map(|d| (d.name.clone(), DiskSample::from_line(d)))
             .collect();
         Ok(Self::disk_object(def, rows, disks))

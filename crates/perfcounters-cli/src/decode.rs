@@ -1,0 +1,403 @@
+//! `perfcounters decode FILE`: a readable dump or a stable JSON document of a raw V1 or V2 block.
+//! The JSON schema is documented in `docs/decode-json.md`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, Context, Result};
+use clap::ValueEnum;
+use perfcounters::format::v1::PerfDataBlock;
+use perfcounters::format::v2::{BlockData, DataHeader, InstanceData, QueryData};
+use perfcounters::snapshot::{ObjectData, Snapshot, Value};
+use serde_json::{json, Value as Json};
+
+use crate::collect::load_names;
+
+/// Output of `decode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DecodeFormat {
+    /// A readable dump
+    Text,
+    /// A stable JSON document (schema in docs/decode-json.md)
+    Json,
+}
+
+/// Arguments of `decode`.
+#[derive(clap::Args, Debug)]
+pub struct DecodeArgs {
+    /// The raw block file (V1 PERF_DATA_BLOCK or V2 PERF_DATA_HEADER; detected automatically)
+    file: PathBuf,
+    /// A name table (REG_MULTI_SZ dump or `index name` text) used besides the built-in English names
+    #[arg(long, value_name = "FILE")]
+    names: Option<PathBuf>,
+    /// Output format
+    #[arg(long, short = 'f', value_enum, default_value = "text")]
+    format: DecodeFormat,
+}
+
+/// What kind of block a buffer holds.
+#[derive(Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    /// Starts with the UTF-16 signature "PERF".
+    V1,
+    /// Anything else that is at least a PERF_DATA_HEADER long.
+    V2,
+}
+
+/// V1 blocks start with "PERF" in UTF-16 (little- or big-endian data keep the signature bytes the same);
+/// V2 query results have no signature.
+pub fn detect(bytes: &[u8]) -> BlockKind {
+    if bytes.starts_with(b"P\0E\0R\0F\0") {
+        BlockKind::V1
+    } else {
+        BlockKind::V2
+    }
+}
+
+/// Runs `decode`.
+pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
+    let bytes = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let mut names = perfcounters::names::NameTable::builtin_english().clone();
+    if let Some(p) = &args.names {
+        names.merge(&load_names(p)?);
+    }
+    let text = match detect(&bytes) {
+        BlockKind::V1 => {
+            let block = PerfDataBlock::parse(&bytes)
+                .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+            let mut snapshot = block
+                .to_snapshot()
+                .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+            names.apply(&mut snapshot);
+            match args.format {
+                DecodeFormat::Json => serde_json::to_string_pretty(&v1_json(&snapshot))? + "\n",
+                DecodeFormat::Text => v1_text(&snapshot),
+            }
+        }
+        BlockKind::V2 => {
+            v2(&bytes, args.format).map_err(|e| anyhow!("{}: {e}", args.file.display()))?
+        }
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn value_json(v: &Value) -> Json {
+    match v {
+        Value::U32(x) => json!(x),
+        Value::U64(x) => json!(x),
+        Value::Bytes(_) => Json::Null,
+    }
+}
+
+/// The V1 JSON document (see docs/decode-json.md).
+pub fn v1_json(s: &Snapshot) -> Json {
+    let objects: Vec<Json> = s
+        .objects
+        .iter()
+        .map(|o| {
+            let counters: Vec<Json> = o
+                .counters
+                .iter()
+                .map(|c| {
+                    json!({
+                        "index": c.index,
+                        "name": c.name,
+                        "help_index": c.help_index,
+                        "type": c.counter_type.0,
+                        "type_name": c.counter_type.name(),
+                        "size": c.size,
+                        "offset": c.offset,
+                        "scale": c.scale,
+                        "detail_level": c.detail_level,
+                        "base": c.base,
+                    })
+                })
+                .collect();
+            let mut obj = json!({
+                "index": o.index,
+                "name": o.name,
+                "help_index": o.help_index,
+                "detail_level": o.detail_level,
+                "default_counter": o.default_counter,
+                "code_page": o.code_page,
+                "perf_time": o.perf_time,
+                "perf_freq": o.perf_freq,
+                "counters": counters,
+            });
+            let m = obj.as_object_mut().expect("object literal");
+            match &o.data {
+                ObjectData::Single(values) => {
+                    m.insert("num_instances".into(), json!(-1));
+                    m.insert(
+                        "values".into(),
+                        Json::Array(values.iter().map(value_json).collect()),
+                    );
+                }
+                ObjectData::Instances(list) => {
+                    m.insert("num_instances".into(), json!(list.len()));
+                    let instances: Vec<Json> = list
+                        .iter()
+                        .map(|i| {
+                            json!({
+                                "name": i.name,
+                                "raw_name": i.raw_name,
+                                "parent_object": i.parent_object,
+                                "parent_instance": i.parent_instance,
+                                "unique_id": i.unique_id,
+                                "values": i.values.iter().map(value_json).collect::<Vec<_>>(),
+                            })
+                        })
+                        .collect();
+                    m.insert("instances".into(), Json::Array(instances));
+                }
+                ObjectData::MetadataOnly { multiple_instances } => {
+                    m.insert(
+                        "num_instances".into(),
+                        json!(if *multiple_instances { -2 } else { -3 }),
+                    );
+                }
+            }
+            obj
+        })
+        .collect();
+    let t = &s.system_time;
+    json!({
+        "format": "v1",
+        "system_name": s.system_name,
+        "system_time": format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
+        ),
+        "perf_time": s.perf_time,
+        "perf_freq": s.perf_freq,
+        "perf_time_100ns": s.perf_time_100ns,
+        "objects": objects,
+    })
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::U32(x) => x.to_string(),
+        Value::U64(x) => x.to_string(),
+        Value::Bytes(b) => format!("<{} bytes>", b.len()),
+    }
+}
+
+fn name_or_index(name: &Option<String>, index: u32) -> String {
+    match name {
+        Some(n) => format!("{n} [{index}]"),
+        None => format!("[{index}]"),
+    }
+}
+
+/// The readable V1 dump.
+pub fn v1_text(s: &Snapshot) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let t = &s.system_time;
+    let _ = writeln!(
+        out,
+        "PERF_DATA_BLOCK (V1) from {}",
+        if s.system_name.is_empty() {
+            "?"
+        } else {
+            &s.system_name
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  system time {:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03} UTC, perf time {} at {} Hz, 100ns time {}",
+        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds, s.perf_time, s.perf_freq, s.perf_time_100ns
+    );
+    let _ = writeln!(out, "  {} object(s)", s.objects.len());
+    for o in &s.objects {
+        let _ = writeln!(out, "\nobject {}", name_or_index(&o.name, o.index));
+        let _ = writeln!(
+            out,
+            "  detail level {}, default counter {}, code page {}, object time {} at {} Hz",
+            o.detail_level, o.default_counter, o.code_page, o.perf_time, o.perf_freq
+        );
+        let _ = writeln!(out, "  counters:");
+        for (i, c) in o.counters.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "    {i:>3}. {} type {} size {} offset {} scale {} detail {}{}",
+                name_or_index(&c.name, c.index),
+                c.counter_type,
+                c.size,
+                c.offset,
+                c.scale,
+                c.detail_level,
+                c.base.map(|b| format!(" base #{b}")).unwrap_or_default()
+            );
+        }
+        match &o.data {
+            ObjectData::Single(values) => {
+                let _ = writeln!(out, "  values:");
+                for (c, v) in o.counters.iter().zip(values) {
+                    let _ = writeln!(
+                        out,
+                        "    {} = {}",
+                        name_or_index(&c.name, c.index),
+                        value_text(v)
+                    );
+                }
+            }
+            ObjectData::Instances(list) => {
+                let _ = writeln!(out, "  {} instance(s):", list.len());
+                for i in list {
+                    let vals: Vec<String> = i.values.iter().map(value_text).collect();
+                    let _ = writeln!(
+                        out,
+                        "    {} (unique id {}): {}",
+                        i.name,
+                        i.unique_id,
+                        vals.join(" ")
+                    );
+                }
+            }
+            ObjectData::MetadataOnly { multiple_instances } => {
+                let _ = writeln!(
+                    out,
+                    "  metadata only ({})",
+                    if *multiple_instances {
+                        "multiple instances"
+                    } else {
+                        "no instances"
+                    }
+                );
+            }
+        }
+    }
+    out
+}
+
+fn data_type_name(t: u32) -> &'static str {
+    match t {
+        0 => "PERF_ERROR_RETURN",
+        1 => "PERF_SINGLE_COUNTER",
+        2 => "PERF_MULTIPLE_COUNTERS",
+        4 => "PERF_MULTIPLE_INSTANCES",
+        6 => "PERF_COUNTERSET",
+        _ => "unknown",
+    }
+}
+
+fn instances_json(list: &[InstanceData]) -> Json {
+    Json::Array(
+        list.iter()
+            .map(|i| json!({"id": i.id, "name": i.name, "values": i.values.iter().map(value_json).collect::<Vec<_>>()}))
+            .collect(),
+    )
+}
+
+/// The V2 JSON document: the `PERF_DATA_HEADER` and every `PERF_COUNTER_HEADER` block with its ids,
+/// instances and raw values (a data block alone carries no counter types or names).
+pub fn v2_json(q: &QueryData) -> Json {
+    let blocks: Vec<Json> = q
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(index, b)| {
+            let t = b.data.data_type();
+            let mut o = json!({"index": index, "status": b.status, "type": t, "type_name": data_type_name(t)});
+            let m = o.as_object_mut().expect("object literal");
+            match &b.data {
+                BlockData::Error => {}
+                BlockData::Single(v) => {
+                    m.insert("value".into(), value_json(v));
+                }
+                BlockData::MultipleCounters(list) => {
+                    m.insert("counter_ids".into(), json!(list.iter().map(|(id, _)| id).collect::<Vec<_>>()));
+                    m.insert("values".into(), Json::Array(list.iter().map(|(_, v)| value_json(v)).collect()));
+                }
+                BlockData::MultipleInstances(list) => {
+                    m.insert("instances".into(), instances_json(list));
+                }
+                BlockData::CounterSet { counter_ids, instances } => {
+                    m.insert("counter_ids".into(), json!(counter_ids));
+                    m.insert("instances".into(), instances_json(instances));
+                }
+            }
+            o
+        })
+        .collect();
+    let t = &q.system_time;
+    json!({
+        "format": "v2",
+        "system_time": format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
+        ),
+        "perf_time": q.perf_time_stamp,
+        "perf_freq": q.perf_freq,
+        "perf_time_100ns": q.perf_time_100ns,
+        "blocks": blocks,
+    })
+}
+
+/// The readable V2 dump.
+pub fn v2_text(q: &QueryData) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let t = &q.system_time;
+    let _ = writeln!(out, "PERF_DATA_HEADER (V2)");
+    let _ = writeln!(
+        out,
+        "  system time {:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03} UTC, perf time {} at {} Hz, 100ns time {}",
+        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds, q.perf_time_stamp, q.perf_freq, q.perf_time_100ns
+    );
+    let _ = writeln!(out, "  {} counter block(s)", q.blocks.len());
+    for (i, b) in q.blocks.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "\nblock {i}: {} status {:#x}",
+            data_type_name(b.data.data_type()),
+            b.status
+        );
+        let instance_lines = |out: &mut String, list: &[InstanceData]| {
+            for inst in list {
+                let vals: Vec<String> = inst.values.iter().map(value_text).collect();
+                let _ = writeln!(
+                    out,
+                    "    {} (id {}): {}",
+                    inst.name,
+                    inst.id,
+                    vals.join(" ")
+                );
+            }
+        };
+        match &b.data {
+            BlockData::Error => {}
+            BlockData::Single(v) => {
+                let _ = writeln!(out, "  value {}", value_text(v));
+            }
+            BlockData::MultipleCounters(list) => {
+                for (id, v) in list {
+                    let _ = writeln!(out, "  counter {id} = {}", value_text(v));
+                }
+            }
+            BlockData::MultipleInstances(list) => instance_lines(&mut out, list),
+            BlockData::CounterSet {
+                counter_ids,
+                instances,
+            } => {
+                let ids: Vec<String> = counter_ids.iter().map(u32::to_string).collect();
+                let _ = writeln!(out, "  counter ids {}", ids.join(" "));
+                instance_lines(&mut out, instances);
+            }
+        }
+    }
+    out
+}
+
+fn v2(bytes: &[u8], format: DecodeFormat) -> Result<String> {
+    let header = DataHeader::parse(bytes)?;
+    let q = QueryData::from_header(&header)?;
+    Ok(match format {
+        DecodeFormat::Json => serde_json::to_string_pretty(&v2_json(&q))? + "\n",
+        DecodeFormat::Text => v2_text(&q),
+    })
+}

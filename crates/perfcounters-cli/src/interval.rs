@@ -1,0 +1,84 @@
+//! Interval parsing: `1s`, `500ms`, `2m`, `1h`, a bare number of seconds, and typeperf's `[[hh:]mm:]ss`.
+
+use std::time::Duration;
+
+/// Parses an interval. The result is at least one millisecond.
+pub fn parse_interval(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err("empty interval".into());
+    }
+    let bad = || {
+        format!("invalid interval \"{s}\": expected e.g. 1s, 500ms, 2m, 1h, 1.5 or [[hh:]mm:]ss")
+    };
+    let d = if t.contains(':') {
+        let parts: Vec<&str> = t.split(':').collect();
+        if parts.len() > 3
+            || parts
+                .iter()
+                .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Err(bad());
+        }
+        let mut secs: u64 = 0;
+        for p in &parts {
+            let v: u64 = p.parse().map_err(|_| bad())?;
+            secs = secs
+                .checked_mul(60)
+                .and_then(|x| x.checked_add(v))
+                .ok_or_else(bad)?;
+        }
+        Duration::from_secs(secs)
+    } else {
+        let (num, unit) = match t.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+            Some(i) => t.split_at(i),
+            None => (t, "s"),
+        };
+        let v: f64 = num.parse().map_err(|_| bad())?;
+        let factor = match unit.trim() {
+            "ms" => 0.001,
+            "s" | "sec" | "secs" => 1.0,
+            "m" | "min" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(bad()),
+        };
+        let secs = v * factor;
+        if !secs.is_finite() || secs > 1e9 {
+            return Err(bad());
+        }
+        Duration::from_secs_f64(secs)
+    };
+    if d < Duration::from_millis(1) {
+        return Err(format!("invalid interval \"{s}\": must be at least 1ms"));
+    }
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms() {
+        assert_eq!(parse_interval("1s").unwrap(), Duration::from_secs(1));
+        assert_eq!(parse_interval("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_interval("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_interval("1.5").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_interval("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(
+            parse_interval("01:02:03").unwrap(),
+            Duration::from_secs(3723)
+        );
+        assert_eq!(parse_interval("05:00").unwrap(), Duration::from_secs(300));
+        assert!(parse_interval("0").is_err());
+        assert!(parse_interval("").is_err());
+        assert!(parse_interval("1x").is_err());
+        assert!(parse_interval("1:2:3:4").is_err());
+        assert!(parse_interval("::").is_err());
+        assert!(parse_interval("1e300").is_err());
+        assert_eq!(
+            parse_interval("abc").unwrap_err(),
+            "invalid interval \"abc\": expected e.g. 1s, 500ms, 2m, 1h, 1.5 or [[hh:]mm:]ss"
+        );
+    }
+}

@@ -1,0 +1,209 @@
+//! The output formats of `watch`: a live table, PDH-CSV / PDH-TSV, and JSON lines.
+
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, Datelike, Local, Timelike};
+use perfcounters::log::{CsvFlavor, PdhCsvWriter};
+use perfcounters::query::{CounterValue, Query};
+use perfcounters::snapshot::SystemTime;
+
+use crate::OutputFormat;
+
+/// Where and how rows are written.
+pub struct Output {
+    format: OutputFormat,
+    out: Box<dyn Write>,
+    refresh_in_place: bool,
+    paths: Vec<String>,
+}
+
+impl Output {
+    /// Opens standard output or a file.
+    pub fn new(format: OutputFormat, file: Option<&Path>) -> Result<Self> {
+        let (out, tty): (Box<dyn Write>, bool) = match file {
+            Some(p) => {
+                let f =
+                    File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+                (Box::new(BufWriter::new(f)), false)
+            }
+            None => (Box::new(io::stdout()), io::stdout().is_terminal()),
+        };
+        Ok(Output {
+            format,
+            out,
+            refresh_in_place: tty,
+            paths: Vec::new(),
+        })
+    }
+
+    /// Called once after the priming collection, when the columns are known.
+    pub fn header(&mut self, query: &Query) -> Result<()> {
+        self.paths = query.counters().iter().map(|c| c.path_string()).collect();
+        match self.format {
+            OutputFormat::Csv | OutputFormat::Tsv => {
+                let flavor = if self.format == OutputFormat::Csv {
+                    CsvFlavor::Csv
+                } else {
+                    CsvFlavor::Tsv
+                };
+                PdhCsvWriter::new(&mut self.out, flavor).write_header(&self.paths)?;
+            }
+            OutputFormat::Json => {}
+            OutputFormat::Table => {
+                if !self.refresh_in_place {
+                    // A table into a file or pipe: frames follow each other.
+                }
+            }
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+
+    /// One row of values.
+    pub fn row(
+        &mut self,
+        query: &Query,
+        time: &DateTime<Local>,
+        values: &[CounterValue],
+    ) -> Result<()> {
+        match self.format {
+            OutputFormat::Csv | OutputFormat::Tsv => {
+                let flavor = if self.format == OutputFormat::Csv {
+                    CsvFlavor::Csv
+                } else {
+                    CsvFlavor::Tsv
+                };
+                let cells: Vec<Option<f64>> = values.iter().map(|v| v.value).collect();
+                PdhCsvWriter::new(&mut self.out, flavor).write_row(&system_time(time), &cells)?;
+            }
+            OutputFormat::Json => {
+                let items: Vec<serde_json::Value> = self
+                    .paths
+                    .iter()
+                    .zip(values)
+                    .map(|(p, v)| {
+                        serde_json::json!({
+                            "path": p,
+                            "value": v.value,
+                            "status": v.status.to_string(),
+                        })
+                    })
+                    .collect();
+                let row = serde_json::json!({
+                    "timestamp": time.to_rfc3339_opts(chrono::SecondsFormat::Millis, false),
+                    "values": items,
+                });
+                writeln!(self.out, "{row}")?;
+            }
+            OutputFormat::Table => {
+                let text = table(query, time, values);
+                if self.refresh_in_place {
+                    write!(self.out, "\x1b[H\x1b[2J{text}")?;
+                } else {
+                    writeln!(self.out, "{text}")?;
+                }
+            }
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+
+    /// Flushes everything.
+    pub fn finish(&mut self) -> Result<()> {
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+/// A local `DateTime` as the calendar fields the CSV writer takes.
+pub fn system_time(t: &DateTime<Local>) -> SystemTime {
+    SystemTime {
+        year: t.year().clamp(0, 9999) as u16,
+        month: t.month() as u16,
+        day_of_week: t.weekday().num_days_from_sunday() as u16,
+        day: t.day() as u16,
+        hour: t.hour() as u16,
+        minute: t.minute() as u16,
+        second: t.second().min(59) as u16,
+        milliseconds: (t.nanosecond() / 1_000_000).min(999) as u16,
+    }
+}
+
+/// Formats a value for people: integers without decimals, large numbers with thousands separators,
+/// small ones with three decimals.
+pub fn human(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        group(&format!("{}", v as i64))
+    } else if v.abs() >= 1000.0 {
+        let s = format!("{v:.1}");
+        let (int, frac) = s.split_once('.').unwrap_or((&s, "0"));
+        format!("{}.{}", group(int), frac)
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn group(int: &str) -> String {
+    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{sign}{out}")
+}
+
+fn table(query: &Query, time: &DateTime<Local>, values: &[CounterValue]) -> String {
+    let counters = query.counters();
+    let mut rows: Vec<(String, String, String)> = Vec::with_capacity(values.len());
+    for (c, v) in counters.iter().zip(values) {
+        let unit = c.counter_type.suffix().to_string();
+        let value = match v.value {
+            Some(x) => human(x),
+            None => format!("({})", v.status.description()),
+        };
+        rows.push((value, unit, c.path_string()));
+    }
+    let vw = rows
+        .iter()
+        .map(|r| r.0.chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let uw = rows
+        .iter()
+        .map(|r| r.1.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let mut s = format!(
+        "{}\n\n{:>vw$}  {:<uw$}  COUNTER\n",
+        time.format("%Y-%m-%d %H:%M:%S%.3f"),
+        "VALUE",
+        "UNIT"
+    );
+    for (value, unit, path) in rows {
+        s.push_str(&format!("{value:>vw$}  {unit:<uw$}  {path}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_numbers() {
+        assert_eq!(human(0.0), "0");
+        assert_eq!(human(1234567.0), "1,234,567");
+        assert_eq!(human(-1234.0), "-1,234");
+        assert_eq!(human(2.71828), "2.718");
+        assert_eq!(human(12345.678), "12,345.7");
+        assert_eq!(human(999.5), "999.500");
+    }
+}

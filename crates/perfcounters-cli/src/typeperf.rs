@@ -1,0 +1,333 @@
+//! typeperf's command line, translated into `list` and `watch`.
+//!
+//! ```text
+//! typeperf { <counter [counter ...]> | -cf <filename> | -q [object] | -qx [object] } [options]
+//!   -f <CSV|TSV|BIN|SQL>  -si <[[hh:]mm:]ss>  -o <file>  -sc <samples>  -config <file>  -s <computer>  -y
+//! ```
+//!
+//! Options start with `-` or `/` and are case-insensitive, as on Windows. `-c` (a relog/logman option that
+//! guides sometimes use with typeperf) is accepted as "the next argument is a counter path".
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::interval::parse_interval;
+use crate::{OutputFormat, WatchOptions};
+
+/// What a typeperf command line asks for.
+#[derive(Debug, PartialEq)]
+pub enum TypeperfAction {
+    /// `-q` / `-qx`.
+    List {
+        /// The object to list, or all.
+        object: Option<String>,
+        /// `-qx`: list instances.
+        instances: bool,
+        /// `-o`.
+        output: Option<PathBuf>,
+    },
+    /// Collect counters.
+    Watch(WatchOptions),
+    /// `-?`.
+    Help,
+}
+
+/// The usage text, modelled on `typeperf /?`.
+pub const USAGE: &str = "\
+Microsoft-compatible TypePerf: writes performance counter data to the command window or to a log file.
+
+Usage:
+perfcounters typeperf { <counter [counter ...]> | -cf <filename> | -q [object] | -qx [object] } [options]
+
+Parameters:
+  <counter [counter ...]>       Performance counters to monitor.
+
+Options:
+  -?                            Displays context sensitive help.
+  -f <CSV|TSV>                  Output file format. Default is CSV.
+  -cf <filename>                File containing performance counters to monitor, one per line.
+  -si <[[hh:]mm:]ss>            Time between samples. Default is 1 second.
+  -o <filename>                 Path of output file. Default is stdout.
+  -q [object]                   List installed counters (no instances). To list counters for one object,
+                                include the object name, such as Processor.
+  -qx [object]                  List installed counters with instances.
+  -sc <samples>                 Number of samples to collect. Default is to sample until CTRL+C.
+  -config <filename>            Settings file containing command options.
+  -s <computer_name>            Server to monitor if no server is specified in the counter path
+                                (only the local computer is supported).
+  -y                            Answer yes to all questions without prompting.
+";
+
+/// Parses typeperf arguments (without the program name).
+pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
+    let args = expand_config(args)?;
+    let mut paths = Vec::new();
+    let mut counter_file = None;
+    let mut format = OutputFormat::Csv;
+    let mut interval = Duration::from_secs(1);
+    let mut output = None;
+    let mut samples = None;
+    let mut list: Option<(Option<String>, bool)> = None;
+    let mut overwrite = false;
+    let mut i = 0;
+    let value = |i: usize, flag: &str| -> Result<String, String> {
+        args.get(i + 1)
+            .cloned()
+            .ok_or_else(|| format!("option {flag} needs a value"))
+    };
+    while i < args.len() {
+        let a = &args[i];
+        let flag = a
+            .strip_prefix('-')
+            .or_else(|| a.strip_prefix('/'))
+            .map(str::to_ascii_lowercase);
+        match flag.as_deref() {
+            None => paths.push(a.clone()),
+            Some("?") | Some("h") | Some("help") | Some("-help") => {
+                return Ok(TypeperfAction::Help)
+            }
+            Some("c") => {
+                paths.push(value(i, a)?);
+                i += 1;
+            }
+            Some("cf") => {
+                counter_file = Some(PathBuf::from(value(i, a)?));
+                i += 1;
+            }
+            Some("f") => {
+                let v = value(i, a)?;
+                format = match v.to_ascii_lowercase().as_str() {
+                    "csv" => OutputFormat::Csv,
+                    "tsv" => OutputFormat::Tsv,
+                    "bin" | "sql" => {
+                        return Err(format!(
+                            "output format {v} is not supported; use CSV or TSV (perfcounters record writes SQL logs)"
+                        ))
+                    }
+                    _ => return Err(format!("unknown output format \"{v}\": expected CSV, TSV, BIN or SQL")),
+                };
+                i += 1;
+            }
+            Some("si") => {
+                interval = parse_interval(&value(i, a)?)?;
+                i += 1;
+            }
+            Some("o") => {
+                output = Some(PathBuf::from(value(i, a)?));
+                i += 1;
+            }
+            Some("sc") => {
+                let v = value(i, a)?;
+                let n: u64 = v.parse().map_err(|_| {
+                    format!("invalid sample count \"{v}\": expected a positive whole number")
+                })?;
+                if n == 0 {
+                    return Err("invalid sample count 0: expected a positive whole number".into());
+                }
+                samples = Some(n);
+                i += 1;
+            }
+            Some(q @ ("q" | "qx")) => {
+                let instances = q == "qx";
+                let object = match args.get(i + 1) {
+                    Some(next)
+                        if !next.starts_with('-')
+                            && !next.starts_with('/')
+                            && !next.starts_with('\\') =>
+                    {
+                        i += 1;
+                        Some(next.clone())
+                    }
+                    _ => None,
+                };
+                list = Some((object, instances));
+            }
+            Some("s") => {
+                let v = value(i, a)?;
+                let local = local_hostname();
+                if !v.trim_start_matches('\\').eq_ignore_ascii_case(&local)
+                    && v != "."
+                    && v != "localhost"
+                {
+                    return Err(format!("remote computer \"{v}\" is not supported: only the local computer ({local}) can be monitored"));
+                }
+                i += 1;
+            }
+            Some("y") => overwrite = true,
+            Some("config") => return Err("-config must be the first option".into()),
+            Some(_) => {
+                return Err(format!(
+                    "unknown option \"{a}\"; see perfcounters typeperf -?"
+                ))
+            }
+        }
+        i += 1;
+    }
+    if let Some((object, instances)) = list {
+        return Ok(TypeperfAction::List {
+            object,
+            instances,
+            output,
+        });
+    }
+    if paths.is_empty() && counter_file.is_none() {
+        return Err("no counters given: name counter paths, -cf <file>, -q or -qx".into());
+    }
+    Ok(TypeperfAction::Watch(WatchOptions {
+        paths,
+        counter_file,
+        interval,
+        samples,
+        format,
+        output,
+        overwrite,
+        typeperf: true,
+        ..WatchOptions::default()
+    }))
+}
+
+/// Replaces a leading `-config FILE` with the options it contains (`[option]` on one line, its value on
+/// the next, as relog and typeperf document).
+fn expand_config(args: &[String]) -> Result<Vec<String>, String> {
+    let pos = args.iter().position(|a| {
+        let l = a.to_ascii_lowercase();
+        l == "-config" || l == "/config"
+    });
+    let Some(pos) = pos else {
+        return Ok(args.to_vec());
+    };
+    let file = args.get(pos + 1).ok_or("option -config needs a value")?;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read config file {file}: {e}"))?;
+    let mut out: Vec<String> = args[..pos].to_vec();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(opt) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            if opt.is_empty() {
+                return Err(format!("{file}: line {}: empty option name", n + 1));
+            }
+            out.push(format!("-{opt}"));
+        } else {
+            out.push(line.to_string());
+        }
+    }
+    out.extend_from_slice(&args[pos + 2..]);
+    Ok(out)
+}
+
+/// The local computer name.
+pub fn local_hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn watch_flags() {
+        let a = parse(&s(&[
+            r"\Processor(_Total)\% Processor Time",
+            "-si",
+            "2",
+            "-sc",
+            "5",
+            "-f",
+            "tsv",
+            "-o",
+            "x.tsv",
+            "-y",
+        ]))
+        .unwrap();
+        let TypeperfAction::Watch(w) = a else {
+            panic!("{a:?}")
+        };
+        assert_eq!(w.paths, [r"\Processor(_Total)\% Processor Time"]);
+        assert_eq!(w.interval, Duration::from_secs(2));
+        assert_eq!(w.samples, Some(5));
+        assert_eq!(w.format, OutputFormat::Tsv);
+        assert_eq!(w.output, Some(PathBuf::from("x.tsv")));
+        assert!(w.overwrite && w.typeperf);
+    }
+
+    #[test]
+    fn list_flags() {
+        assert_eq!(
+            parse(&s(&["-qx", "Processor"])).unwrap(),
+            TypeperfAction::List {
+                object: Some("Processor".into()),
+                instances: true,
+                output: None
+            }
+        );
+        assert_eq!(
+            parse(&s(&["/Q"])).unwrap(),
+            TypeperfAction::List {
+                object: None,
+                instances: false,
+                output: None
+            }
+        );
+        assert_eq!(parse(&s(&["-?"])).unwrap(), TypeperfAction::Help);
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(
+            parse(&s(&[])).unwrap_err(),
+            "no counters given: name counter paths, -cf <file>, -q or -qx"
+        );
+        assert_eq!(
+            parse(&s(&["x", "-si"])).unwrap_err(),
+            "option -si needs a value"
+        );
+        assert_eq!(
+            parse(&s(&["x", "-sc", "0"])).unwrap_err(),
+            "invalid sample count 0: expected a positive whole number"
+        );
+        assert_eq!(
+            parse(&s(&["x", "-zz"])).unwrap_err(),
+            "unknown option \"-zz\"; see perfcounters typeperf -?"
+        );
+        assert!(parse(&s(&["x", "-f", "BIN"]))
+            .unwrap_err()
+            .contains("not supported"));
+        assert!(parse(&s(&["x", "-s", "faraway-host-xyz"]))
+            .unwrap_err()
+            .contains("remote computer"));
+    }
+
+    #[test]
+    fn config_file() {
+        let dir = std::env::temp_dir().join(format!("pc-typeperf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("settings.txt");
+        std::fs::write(&f, "[si]\n5\n[sc]\n3\n[f]\ntsv\n").unwrap();
+        let a = parse(&s(&[
+            "-config",
+            f.to_str().unwrap(),
+            r"\Memory\Available Bytes",
+        ]))
+        .unwrap();
+        let TypeperfAction::Watch(w) = a else {
+            panic!()
+        };
+        assert_eq!(
+            (w.interval, w.samples, w.format),
+            (Duration::from_secs(5), Some(3), OutputFormat::Tsv)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
