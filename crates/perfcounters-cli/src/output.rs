@@ -202,7 +202,7 @@ mod tests {
         assert_eq!(human(0.0), "0");
         assert_eq!(human(1234567.0), "1,234,567");
         assert_eq!(human(-1234.0), "-1,234");
-        assert_eq!(human(2.71828), "2.718");
+        assert_eq!(human(1.23456), "1.235");
         assert_eq!(human(12345.678), "12,345.7");
         assert_eq!(human(999.5), "999.500");
     }
