@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::path::Path;
 
 use super::defs::{self, Key, ObjDef, Row};
 use super::parse::{self, CpuTimes, DiskLine, MemInfo, ProcIo, ProcStat, ProcStatus, Stat};
@@ -650,8 +649,8 @@ impl LinuxSource {
             };
             let handles = if need_fd {
                 self.set_pid_path(pid, "fd");
-                match fs::read_dir(Path::new(&self.pbuf)) {
-                    Ok(d) => d.count() as u64,
+                match self.count_fds() {
+                    Ok(n) => n,
                     Err(e) if vanished(&e) => continue,
                     Err(_) => 0, // not permitted: reported as 0
                 }

@@ -316,7 +316,7 @@ const PROCESS_ROWS: &[Row] = &[
     r("Thread Count", 680, T::PERF_COUNTER_RAWCOUNT, 0, NOV, Key::PrThreads,
       "Number of threads: num_threads from /proc/[pid]/stat."),
     r("Handle Count", 952, T::PERF_COUNTER_RAWCOUNT, 0, NOV, Key::PrHandles,
-      "Open file descriptors: the entries of /proc/[pid]/fd. 0 when the directory cannot be read (another user's process without CAP_SYS_PTRACE)."),
+      "Open file descriptors: the size of /proc/[pid]/fd, which Linux 6.2 and later set to the number of open descriptors, else the entries of that directory. 0 when neither can be read (on older kernels, another user's process without CAP_SYS_PTRACE)."),
     r("Priority Base", 682, T::PERF_COUNTER_RAWCOUNT, 0, NOV, Key::PrPriority,
       "Windows base priority mapped from the nice value and policy in /proc/[pid]/stat: real-time 24; nice -20..-11 13 (high); -10..-1 10 (above normal); 0 8 (normal); 1..10 6 (below normal); 11..19 4 (idle); 0 for _Total."),
     r("Working Set", 180, T::PERF_COUNTER_LARGE_RAWCOUNT, -5, NOV, Key::PrWs,

@@ -144,7 +144,26 @@ pub struct LinuxSource {
     buf: Vec<u8>,
     /// Path buffer reused for per-process files.
     pbuf: OsString,
+    /// Whether `<root>/proc` is a procfs (checked on first use).
+    procfs: Option<bool>,
+    /// How `Handle Count` is obtained on a procfs.
+    fd_count: FdCount,
 }
+
+/// How the number of open descriptors of a process is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FdCount {
+    /// Try the size of `/proc/[pid]/fd` (Linux 6.2 and later report the number of open
+    /// descriptors there), falling back to listing the directory.
+    TrySize,
+    /// A nonzero size was seen, so the kernel reports counts: a size of 0 means no descriptors.
+    Size,
+    /// List `/proc/[pid]/fd` (an older kernel).
+    List,
+}
+
+/// Initial read size for per-process files (`status` is about 1.5 kB).
+const PID_FILE_BUF: usize = 4096;
 
 impl std::fmt::Debug for LinuxSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -191,6 +210,8 @@ impl LinuxSource {
             hostname: None,
             buf: Vec::with_capacity(4096),
             pbuf: OsString::new(),
+            procfs: None,
+            fd_count: FdCount::TrySize,
         }
     }
 
@@ -224,6 +245,8 @@ impl LinuxSource {
         self.proc_dir = self.root.join("proc");
         self.sys_dir = self.root.join("sys");
         self.hostname = None;
+        self.procfs = None;
+        self.fd_count = FdCount::TrySize;
     }
 
     /// The root the source reads below.
@@ -288,10 +311,44 @@ impl LinuxSource {
         }
     }
 
+    /// The number of open descriptors of the process whose `fd` directory is in the path buffer.
+    fn count_fds(&mut self) -> io::Result<u64> {
+        let on_procfs = self.on_procfs();
+        let path = Path::new(&self.pbuf);
+        if on_procfs && matches!(self.fd_count, FdCount::TrySize | FdCount::Size) {
+            let size = std::fs::metadata(path)?.len();
+            if size > 0 {
+                self.fd_count = FdCount::Size;
+                return Ok(size);
+            }
+            if self.fd_count == FdCount::Size {
+                return Ok(0);
+            }
+        }
+        let n = std::fs::read_dir(path)?.count() as u64;
+        if n > 0 && self.fd_count == FdCount::TrySize {
+            // Descriptors listed but a size of 0: the kernel does not report counts.
+            self.fd_count = FdCount::List;
+        }
+        Ok(n)
+    }
+
+    /// Whether `<root>/proc` is a procfs rather than, say, a fixture tree.
+    fn on_procfs(&mut self) -> bool {
+        *self.procfs.get_or_insert_with(|| {
+            rustix::fs::statfs(&self.proc_dir)
+                .is_ok_and(|s| s.f_type == rustix::fs::PROC_SUPER_MAGIC)
+        })
+    }
+
     /// Reads `<proc>/<pid>/<file>` into the buffer.
     fn read_pid_file(&mut self, pid: u32, file: &str) -> io::Result<()> {
         self.set_pid_path(pid, file);
-        read_into(&mut self.buf, Path::new(&self.pbuf))
+        if self.on_procfs() {
+            read_seq_file(&mut self.buf, Path::new(&self.pbuf))
+        } else {
+            read_into(&mut self.buf, Path::new(&self.pbuf))
+        }
     }
 
     fn system_name(&mut self) -> String {
@@ -364,10 +421,48 @@ impl LinuxSource {
     }
 }
 
+/// Reads a whole file into `buf`, reusing its capacity.
+///
+/// `File::read_to_end` first asks for the file's size and position (`statx` and `lseek`) to size
+/// the buffer, which procfs files never report. Reading through `Take` skips that, so a small
+/// procfs file costs `open`, two `read`s and `close`.
 fn read_into(buf: &mut Vec<u8>, path: &Path) -> io::Result<()> {
     buf.clear();
-    File::open(path)?.read_to_end(buf)?;
+    File::open(path)?.take(u64::MAX).read_to_end(buf)?;
     Ok(())
+}
+
+/// Reads a procfs `/proc/[pid]/` file that the kernel produces in one piece (`stat`, `status`,
+/// `io`), into `buf`.
+///
+/// Such a file is generated whole on the first `read`, so a read that does not fill the buffer has
+/// returned all of it and the usual extra `read` that returns 0 is skipped (as procps does). A
+/// read that fills the buffer is followed by more reads into a larger one.
+fn read_seq_file(buf: &mut Vec<u8>, path: &Path) -> io::Result<()> {
+    let mut file = File::open(path)?;
+    buf.clear();
+    buf.resize(PID_FILE_BUF, 0);
+    let mut len = 0usize;
+    let result = loop {
+        let room = buf.get_mut(len..).unwrap_or_default();
+        let want = room.len();
+        match file.read(room) {
+            Ok(n) => {
+                len = len.saturating_add(n.min(want));
+                if n == 0 || n < want {
+                    break Ok(());
+                }
+                let Some(bigger) = buf.len().checked_mul(2) else {
+                    break Err(io::Error::new(io::ErrorKind::OutOfMemory, "file too large"));
+                };
+                buf.resize(bigger, 0);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    buf.truncate(len);
+    result
 }
 
 fn parse_error(path: &Path, e: parse::ParseError) -> SourceError {
@@ -616,6 +711,74 @@ mod tests {
         send(&LinuxSource::with_root("/x"));
         let boxed: Box<dyn Source + Send> = Box::new(LinuxSource::with_root("/x"));
         send(&boxed);
+    }
+
+    #[test]
+    fn reads_whole_files_in_one_piece_or_more() {
+        let dir = std::env::temp_dir().join(format!("perfcounters-seq-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut buf = Vec::new();
+        for len in [
+            0usize,
+            1,
+            PID_FILE_BUF - 1,
+            PID_FILE_BUF,
+            PID_FILE_BUF + 1,
+            10_000,
+        ] {
+            let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let path = dir.join(format!("f{len}"));
+            std::fs::write(&path, &data).unwrap();
+            read_seq_file(&mut buf, &path).unwrap();
+            assert_eq!(buf, data, "length {len}");
+            read_into(&mut buf, &path).unwrap();
+            assert_eq!(buf, data, "length {len}");
+        }
+        let missing = read_seq_file(&mut buf, &dir.join("missing")).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn live_handle_count_matches_the_fd_listing() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        // Between fork and exec the child still holds copies of this process's descriptors.
+        let comm = format!("/proc/{pid}/comm");
+        for _ in 0..500 {
+            if std::fs::read_to_string(&comm).is_ok_and(|c| c == "sleep\n") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let listed = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .unwrap()
+            .count() as i64;
+        let mut src = LinuxSource::new();
+        assert!(src.on_procfs());
+        let snap = src
+            .collect(&Request::new().object("Process", &["Handle Count", "Working Set Peak"]))
+            .unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        let p = snap.objects.first().unwrap();
+        let inst = p
+            .instances()
+            .iter()
+            .find(|i| i.unique_id == pid as i32)
+            .expect("the child is listed");
+        assert_eq!(inst.raw_name, "sleep");
+        // stdin, stdout and stderr, plus whatever this process inherited without close-on-exec.
+        assert!(listed >= 3, "{listed}");
+        assert_eq!(inst.values.first().and_then(|v| v.as_i64()), Some(listed));
+        assert!(inst.values.get(1).and_then(|v| v.as_i64()).unwrap() > 0);
+        assert!(!LinuxSource::with_root("/nonexistent").on_procfs());
     }
 
     #[test]
