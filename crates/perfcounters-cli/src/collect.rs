@@ -138,6 +138,14 @@ impl Replay {
     fn load(&self, path: &Path) -> Result<Snapshot> {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if bytes.len() >= 48 && crate::decode::detect(&bytes) == crate::decode::BlockKind::V2 {
+            bail!(
+                "{}: not a V1 block (no \"PERF\" signature); if it is a V2 PERF_DATA_HEADER block, it \
+                 carries no counter types and cannot be replayed without its counterset registration \
+                 (`perfcounters decode` shows its raw contents)",
+                path.display()
+            );
+        }
         let block = PerfDataBlock::parse(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         let mut snapshot = block
             .to_snapshot()

@@ -287,6 +287,16 @@ fn decode_reports_malformed_files_with_offset() {
         stderr(&o)
     );
 
+    let v2 = dir.join("v2.bin");
+    std::fs::write(&v2, [0u8; 64]).unwrap();
+    let o = run(&["watch", "--replay", v2.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("not a V1 block (no \"PERF\" signature)"),
+        "{}",
+        stderr(&o)
+    );
+
     let o = run(&["decode", dir.join("missing.bin").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
