@@ -8,7 +8,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::ValueEnum;
 use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::format::v2::{BlockData, DataHeader, InstanceData, QueryData};
-use perfcounters::snapshot::{ObjectData, Snapshot, Value};
+use perfcounters::snapshot::{ObjectData, Snapshot, SystemTime, Value};
 use serde_json::{json, Value as Json};
 
 use crate::collect::load_names;
@@ -166,15 +166,28 @@ pub fn v1_json(s: &Snapshot) -> Json {
     json!({
         "format": "v1",
         "system_name": s.system_name,
-        "system_time": format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
-        ),
+        "system_time": iso_time(t),
         "perf_time": s.perf_time,
         "perf_freq": s.perf_freq,
         "perf_time_100ns": s.perf_time_100ns,
         "objects": objects,
     })
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for a UTC `SYSTEMTIME`.
+fn iso_time(t: &SystemTime) -> String {
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
+    )
+}
+
+/// `YYYY-MM-DD HH:MM:SS.mmm` for a `SYSTEMTIME`, as the text dumps show it.
+fn text_time(t: &SystemTime) -> String {
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03}",
+        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
+    )
 }
 
 fn value_text(v: &Value) -> String {
@@ -208,8 +221,11 @@ pub fn v1_text(s: &Snapshot) -> String {
     );
     let _ = writeln!(
         out,
-        "  system time {:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03} UTC, perf time {} at {} Hz, 100ns time {}",
-        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds, s.perf_time, s.perf_freq, s.perf_time_100ns
+        "  system time {} UTC, perf time {} at {} Hz, 100ns time {}",
+        text_time(t),
+        s.perf_time,
+        s.perf_freq,
+        s.perf_time_100ns
     );
     let _ = writeln!(out, "  {} object(s)", s.objects.len());
     for o in &s.objects {
@@ -327,10 +343,7 @@ pub fn v2_json(q: &QueryData) -> Json {
     let t = &q.system_time;
     json!({
         "format": "v2",
-        "system_time": format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
-        ),
+        "system_time": iso_time(t),
         "perf_time": q.perf_time_stamp,
         "perf_freq": q.perf_freq,
         "perf_time_100ns": q.perf_time_100ns,
@@ -346,8 +359,11 @@ pub fn v2_text(q: &QueryData) -> String {
     let _ = writeln!(out, "PERF_DATA_HEADER (V2)");
     let _ = writeln!(
         out,
-        "  system time {:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03} UTC, perf time {} at {} Hz, 100ns time {}",
-        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds, q.perf_time_stamp, q.perf_freq, q.perf_time_100ns
+        "  system time {} UTC, perf time {} at {} Hz, 100ns time {}",
+        text_time(t),
+        q.perf_time_stamp,
+        q.perf_freq,
+        q.perf_time_100ns
     );
     let _ = writeln!(out, "  {} counter block(s)", q.blocks.len());
     for (i, b) in q.blocks.iter().enumerate() {

@@ -51,12 +51,8 @@ impl Output {
                 };
                 PdhCsvWriter::new(&mut self.out, flavor).write_header(&self.paths)?;
             }
-            OutputFormat::Json => {}
-            OutputFormat::Table => {
-                if !self.refresh_in_place {
-                    // A table into a file or pipe: frames follow each other.
-                }
-            }
+            // JSON rows and table frames carry their own paths.
+            OutputFormat::Json | OutputFormat::Table => {}
         }
         self.out.flush()?;
         Ok(())
