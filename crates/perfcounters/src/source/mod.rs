@@ -15,6 +15,7 @@ use crate::snapshot::Snapshot;
 
 #[cfg(target_os = "linux")]
 pub mod linux;
+pub mod snapshots;
 
 /// `PERF_DETAIL_NOVICE`: counters for all users.
 pub const DETAIL_NOVICE: u32 = 100;
@@ -147,6 +148,14 @@ pub enum SourceErrorKind {
     UnknownObject,
     /// The requested counter does not exist in the object.
     UnknownCounter,
+    /// A system call failed (the message names the call and the error code).
+    Os,
+    /// The source cannot work on this system (a missing function, an empty answer).
+    Unavailable,
+    /// A recorded source has no more samples.
+    Exhausted,
+    /// Recorded or returned data is malformed.
+    Decode,
 }
 
 /// An error from a source: names the file (when there is one), the line, and the problem.
@@ -182,6 +191,38 @@ impl SourceError {
             message: error.to_string(),
             io: Some(error),
         }
+    }
+
+    /// An error of the given kind with a message and no file.
+    pub fn new(kind: SourceErrorKind, message: impl Into<String>) -> Self {
+        SourceError {
+            kind,
+            path: None,
+            line: None,
+            message: message.into(),
+            io: None,
+        }
+    }
+
+    /// A failed system call: `call` returned the Win32/OS error `code`; `context` says what was asked.
+    /// Displayed as `"RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"238\"): error 5 (access denied)"`.
+    pub fn os(call: &str, code: u32, context: &str) -> Self {
+        let what = match os_error_name(code) {
+            Some(n) => format!("error {code} ({n})"),
+            None => format!("error {code}"),
+        };
+        let call = if context.is_empty() {
+            call.to_string()
+        } else {
+            format!("{call}({context})")
+        };
+        SourceError::new(SourceErrorKind::Os, format!("{call}: {what}"))
+    }
+
+    /// Sets the file the error is about.
+    pub fn with_path(mut self, path: &Path) -> Self {
+        self.path = Some(path.to_path_buf());
+        self
     }
 
     /// The object `name` is not offered.
@@ -227,6 +268,26 @@ impl SourceError {
     }
 }
 
+/// The common Win32 error codes the sources meet, by name.
+pub fn os_error_name(code: u32) -> Option<&'static str> {
+    Some(match code {
+        2 => "file not found",
+        5 => "access denied",
+        6 => "invalid handle",
+        8 => "not enough memory",
+        21 => "device not ready",
+        50 => "not supported",
+        87 => "invalid parameter",
+        120 => "function not implemented",
+        122 => "insufficient buffer",
+        170 => "busy",
+        234 => "more data",
+        1168 => "not found",
+        1722 => "RPC server unavailable",
+        _ => return None,
+    })
+}
+
 impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(p) = &self.path {
@@ -270,6 +331,20 @@ mod tests {
             "object 'Memory' has no counter named 'Bogus'"
         );
         assert!(e.path().is_none());
+    }
+
+    #[test]
+    fn os_errors_name_the_call_and_code() {
+        let e = SourceError::os("RegQueryValueExW", 5, "HKEY_PERFORMANCE_DATA, \"238\"");
+        assert_eq!(
+            e.to_string(),
+            "RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"238\"): error 5 (access denied)"
+        );
+        assert_eq!(e.kind(), SourceErrorKind::Os);
+        assert_eq!(
+            SourceError::os("PerfOpenQueryHandle", 4242, "").to_string(),
+            "PerfOpenQueryHandle: error 4242"
+        );
     }
 
     #[test]

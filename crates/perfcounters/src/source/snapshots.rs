@@ -1,0 +1,281 @@
+//! Helpers shared by the sources that produce whole snapshots (the Windows registry and PerfLib
+//! sources, and the replay of captures): describing a snapshot as a [`Catalog`], keeping the requested
+//! objects of a collection, and joining a V1 and a V2 snapshot of the same moment.
+
+use super::{Catalog, CounterInfo, ObjectInfo, Request, SourceError};
+use crate::names::NameTable;
+use crate::snapshot::{Object, ObjectData, Snapshot};
+
+/// Describes one object of a snapshot. Objects without a name give `None`; counters without a name
+/// and companion (base) counters are left out. Help texts come from `help` (by help index) when given.
+pub fn object_info(object: &Object, help: Option<&NameTable>) -> Option<ObjectInfo> {
+    let name = object.name.clone()?;
+    let help_of = |index: u32| {
+        help.and_then(|h| h.name(index))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let counters = object
+        .counters
+        .iter()
+        .filter(|c| c.counter_type.is_displayable())
+        .filter_map(|c| {
+            Some(CounterInfo {
+                name: c.name.clone()?,
+                index: c.index,
+                help: help_of(c.help_index),
+                counter_type: c.counter_type,
+                scale: c.scale,
+                detail_level: c.detail_level,
+                base_type: c
+                    .base
+                    .and_then(|b| object.counters.get(b))
+                    .map(|b| b.counter_type),
+            })
+        })
+        .collect();
+    let multi_instance = match &object.data {
+        ObjectData::Single(_) => false,
+        ObjectData::Instances(_) => true,
+        ObjectData::MetadataOnly { multiple_instances } => *multiple_instances,
+    };
+    Some(ObjectInfo {
+        name,
+        index: object.index,
+        help: help_of(object.help_index),
+        detail_level: object.detail_level,
+        multi_instance,
+        counters,
+    })
+}
+
+/// The catalog of every named object of `snapshot`, in snapshot order. When several objects have the
+/// same name only the first is listed.
+pub fn catalog_of(snapshot: &Snapshot, help: Option<&NameTable>) -> Catalog {
+    let mut catalog = Catalog::default();
+    for object in &snapshot.objects {
+        if let Some(info) = object_info(object, help) {
+            if catalog.object(&info.name).is_none() {
+                catalog.objects.push(info);
+            }
+        }
+    }
+    catalog
+}
+
+/// The instance names of `object` in `snapshot` (empty for single-instance objects), or an
+/// [`SourceError::unknown_object`] error.
+pub fn instances_of(snapshot: &Snapshot, object: &str) -> Result<Vec<String>, SourceError> {
+    let o = snapshot
+        .object_by_name(object)
+        .ok_or_else(|| SourceError::unknown_object(object))?;
+    Ok(o.instances().iter().map(|i| i.name.clone()).collect())
+}
+
+/// Keeps the objects of `snapshot` that `request` asks for, in request order (an object requested twice
+/// appears once). Counter definitions are kept whole, so the requested counters keep their companions.
+///
+/// Errors: an object the snapshot does not hold gives [`SourceError::unknown_object`]; a requested
+/// counter that the object lacks gives [`SourceError::unknown_counter`].
+pub fn select_objects(mut snapshot: Snapshot, request: &Request) -> Result<Snapshot, SourceError> {
+    let mut objects: Vec<Option<Object>> = std::mem::take(&mut snapshot.objects)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let mut selected = Vec::with_capacity(request.objects.len());
+    for wanted in &request.objects {
+        if selected.iter().any(|o: &Object| {
+            o.name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(&wanted.object))
+        }) {
+            continue;
+        }
+        let position = objects.iter().position(|o| {
+            o.as_ref()
+                .and_then(|o| o.name.as_deref())
+                .is_some_and(|n| n.eq_ignore_ascii_case(&wanted.object))
+        });
+        let object = position
+            .and_then(|p| objects.get_mut(p))
+            .and_then(Option::take)
+            .ok_or_else(|| SourceError::unknown_object(&wanted.object))?;
+        for counter in &wanted.counters {
+            if object.counter_position_by_name(counter).is_none() {
+                return Err(SourceError::unknown_counter(&wanted.object, counter));
+            }
+        }
+        selected.push(object);
+    }
+    snapshot.objects = selected;
+    Ok(snapshot)
+}
+
+/// Joins the V1 and the V2 snapshot of one collection: the V1 snapshot's header (system name and
+/// time stamps) is kept and the V2 objects are appended. With only one of them, that one is returned;
+/// a V2-only snapshot gets `system_name` when its own is empty.
+pub fn combine(v1: Option<Snapshot>, v2: Option<Snapshot>, system_name: &str) -> Option<Snapshot> {
+    match (v1, v2) {
+        (Some(mut a), Some(b)) => {
+            a.objects.extend(b.objects);
+            Some(a)
+        }
+        (Some(a), None) => Some(a),
+        (None, Some(mut b)) => {
+            if b.system_name.is_empty() {
+                b.system_name = system_name.to_string();
+            }
+            Some(b)
+        }
+        (None, None) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counter_type::CounterType;
+    use crate::snapshot::{CounterDefinition, Instance, Value};
+    use crate::source::SourceErrorKind;
+
+    fn counter(index: u32, name: &str, ty: CounterType, base: Option<usize>) -> CounterDefinition {
+        CounterDefinition {
+            index,
+            name: Some(name.to_string()),
+            help_index: index + 1,
+            counter_type: ty,
+            size: 8,
+            offset: 8,
+            scale: 0,
+            detail_level: 100,
+            base,
+        }
+    }
+
+    fn object(index: u32, name: &str, data: ObjectData) -> Object {
+        Object {
+            index,
+            name: Some(name.to_string()),
+            help_index: index + 1,
+            detail_level: 100,
+            default_counter: 0,
+            code_page: 0,
+            perf_time: 0,
+            perf_freq: 0,
+            counters: vec![
+                counter(
+                    1350,
+                    "% Registry Quota In Use",
+                    CounterType::PERF_RAW_FRACTION,
+                    Some(1),
+                ),
+                counter(1350, "", CounterType::PERF_RAW_BASE, None),
+                counter(
+                    44,
+                    "Processor Queue Length",
+                    CounterType::PERF_COUNTER_RAWCOUNT,
+                    None,
+                ),
+            ],
+            data,
+        }
+    }
+
+    fn snapshot() -> Snapshot {
+        Snapshot {
+            system_name: "HOST".into(),
+            objects: vec![
+                object(2, "System", ObjectData::Single(vec![Value::U32(1); 3])),
+                object(
+                    238,
+                    "Processor",
+                    ObjectData::Instances(vec![Instance {
+                        name: "0".into(),
+                        raw_name: "0".into(),
+                        unique_id: -1,
+                        values: vec![Value::U32(1); 3],
+                        ..Default::default()
+                    }]),
+                ),
+            ],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn catalog_lists_displayable_named_counters_with_base_types() {
+        let mut help = NameTable::new();
+        help.insert(3, "System help");
+        help.insert(1351, "Quota help");
+        let catalog = catalog_of(&snapshot(), Some(&help));
+        assert_eq!(catalog.objects.len(), 2);
+        let system = &catalog.objects[0];
+        assert_eq!(system.name, "System");
+        assert_eq!(system.help, "System help");
+        assert!(!system.multi_instance);
+        let names: Vec<&str> = system.counters.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["% Registry Quota In Use", "Processor Queue Length"]);
+        assert_eq!(
+            system.counters[0].base_type,
+            Some(CounterType::PERF_RAW_BASE)
+        );
+        assert_eq!(system.counters[0].help, "Quota help");
+        assert_eq!(system.counters[1].base_type, None);
+        assert!(catalog.objects[1].multi_instance);
+        assert_eq!(instances_of(&snapshot(), "processor").unwrap(), ["0"]);
+        assert!(instances_of(&snapshot(), "System").unwrap().is_empty());
+        assert_eq!(
+            instances_of(&snapshot(), "Nope").unwrap_err().kind(),
+            SourceErrorKind::UnknownObject
+        );
+    }
+
+    #[test]
+    fn select_keeps_request_order_and_reports_unknowns() {
+        let r = Request::new()
+            .object("processor", &["% Registry Quota In Use"])
+            .all_of("SYSTEM")
+            .all_of("Processor");
+        let s = select_objects(snapshot(), &r).unwrap();
+        let names: Vec<&str> = s.objects.iter().filter_map(|o| o.name.as_deref()).collect();
+        assert_eq!(names, ["Processor", "System"]);
+        assert_eq!(s.objects[0].counters.len(), 3);
+        let e = select_objects(snapshot(), &Request::new().all_of("Memory")).unwrap_err();
+        assert_eq!(e.to_string(), "no object named 'Memory'");
+        let e =
+            select_objects(snapshot(), &Request::new().object("System", &["Bogus"])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "object 'System' has no counter named 'Bogus'"
+        );
+    }
+
+    #[test]
+    fn combine_keeps_the_v1_header() {
+        let v1 = snapshot();
+        let mut v2 = Snapshot {
+            perf_time: 99,
+            objects: vec![object(
+                0,
+                "Processor Information",
+                ObjectData::Single(vec![]),
+            )],
+            ..Default::default()
+        };
+        let both = combine(Some(v1.clone()), Some(v2.clone()), "X").unwrap();
+        assert_eq!(both.system_name, "HOST");
+        assert_eq!(both.perf_time, 0);
+        assert_eq!(both.objects.len(), 3);
+        assert_eq!(
+            both.objects[2].name.as_deref(),
+            Some("Processor Information")
+        );
+        let only = combine(None, Some(v2.clone()), "X").unwrap();
+        assert_eq!(only.system_name, "X");
+        assert_eq!(only.perf_time, 99);
+        v2.system_name = "Y".into();
+        assert_eq!(combine(None, Some(v2), "X").unwrap().system_name, "Y");
+        assert_eq!(combine(Some(v1.clone()), None, "X"), Some(v1));
+        assert_eq!(combine(None, None, "X"), None);
+    }
+}
