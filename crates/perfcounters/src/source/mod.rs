@@ -16,6 +16,7 @@ use crate::snapshot::Snapshot;
 #[cfg(target_os = "linux")]
 pub mod linux;
 pub mod snapshots;
+pub mod windows;
 
 /// `PERF_DETAIL_NOVICE`: counters for all users.
 pub const DETAIL_NOVICE: u32 = 100;

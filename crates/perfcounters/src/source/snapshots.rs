@@ -111,6 +111,29 @@ pub fn select_objects(mut snapshot: Snapshot, request: &Request) -> Result<Snaps
     Ok(snapshot)
 }
 
+/// Like [`select_objects`], but objects the snapshot lacks are left out instead of failing: a live
+/// provider can miss one collection, and the query then reports `PDH_CSTATUS_NO_OBJECT` for it.
+pub fn keep_objects(mut snapshot: Snapshot, request: &Request) -> Snapshot {
+    let mut objects: Vec<Option<Object>> = std::mem::take(&mut snapshot.objects)
+        .into_iter()
+        .map(Some)
+        .collect();
+    for wanted in &request.objects {
+        let position = objects.iter().position(|o| {
+            o.as_ref()
+                .and_then(|o| o.name.as_deref())
+                .is_some_and(|n| n.eq_ignore_ascii_case(&wanted.object))
+        });
+        if let Some(object) = position
+            .and_then(|p| objects.get_mut(p))
+            .and_then(Option::take)
+        {
+            snapshot.objects.push(object);
+        }
+    }
+    snapshot
+}
+
 /// Joins the V1 and the V2 snapshot of one collection: the V1 snapshot's header (system name and
 /// time stamps) is kept and the V2 objects are appended. With only one of them, that one is returned;
 /// a V2-only snapshot gets `system_name` when its own is empty.
@@ -240,6 +263,13 @@ mod tests {
         let names: Vec<&str> = s.objects.iter().filter_map(|o| o.name.as_deref()).collect();
         assert_eq!(names, ["Processor", "System"]);
         assert_eq!(s.objects[0].counters.len(), 3);
+        let kept = keep_objects(snapshot(), &r.clone().all_of("Memory"));
+        let names: Vec<&str> = kept
+            .objects
+            .iter()
+            .filter_map(|o| o.name.as_deref())
+            .collect();
+        assert_eq!(names, ["Processor", "System"]);
         let e = select_objects(snapshot(), &Request::new().all_of("Memory")).unwrap_err();
         assert_eq!(e.to_string(), "no object named 'Memory'");
         let e =

@@ -265,19 +265,7 @@ impl<'r> Acc<'r> {
                 continue;
             };
             let ty = c.counter_type;
-            let companion = if !ty.needs_base() {
-                NO_COUNTER
-            } else if ty.is_multi() {
-                if c.multi_id != NO_COUNTER {
-                    c.multi_id
-                } else {
-                    c.base_counter_id
-                }
-            } else if ty.is_precision() && c.base_counter_id == NO_COUNTER {
-                c.perf_time_id
-            } else {
-                c.base_counter_id
-            };
+            let companion = c.companion_id();
             if ty.time_base() == TimeBase::Object {
                 if perf_time.is_none() {
                     perf_time = self.first_value(c.perf_time_id);

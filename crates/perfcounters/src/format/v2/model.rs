@@ -328,6 +328,26 @@ impl CounterRegistration {
         }
     }
 
+    /// The id of the counter this one needs beside its own value, [`NO_COUNTER`] for none: the
+    /// `MultiId` of a multi timer (else its `BaseCounterId`), the `PerfTimeId` of a precision timer
+    /// that names no base, and the `BaseCounterId` of the other types that need a base.
+    pub fn companion_id(&self) -> u32 {
+        let ty = self.counter_type;
+        if !ty.needs_base() {
+            NO_COUNTER
+        } else if ty.is_multi() {
+            if self.multi_id != NO_COUNTER {
+                self.multi_id
+            } else {
+                self.base_counter_id
+            }
+        } else if ty.is_precision() && self.base_counter_id == NO_COUNTER {
+            self.perf_time_id
+        } else {
+            self.base_counter_id
+        }
+    }
+
     fn from_reg_info(r: &CounterRegInfo) -> Self {
         CounterRegistration {
             id: r.counter_id,
