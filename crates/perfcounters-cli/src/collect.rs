@@ -8,7 +8,7 @@ use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::names::NameTable;
 use perfcounters::query::Query;
 use perfcounters::snapshot::{ObjectData, Snapshot};
-use perfcounters::source::{Request, Source};
+use perfcounters::source::{Catalog, Request, Source};
 
 /// One object as `list` shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,19 +45,37 @@ pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Box<dyn Collecto
 #[cfg(target_os = "linux")]
 fn live() -> Result<Box<dyn Collector>> {
     let source = perfcounters::source::linux::LinuxSource::new();
-    Ok(Box::new(Live {
-        source: Box::new(source),
-    }))
+    Ok(Box::new(Live::new(Box::new(source))))
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(windows)]
 fn live() -> Result<Box<dyn Collector>> {
-    bail!("no live source for this platform yet; use --replay with recorded blocks")
+    let source = perfcounters::source::windows::WindowsSource::local();
+    Ok(Box::new(Live::new(Box::new(source))))
 }
 
-/// A live [`Source`].
+#[cfg(not(any(target_os = "linux", windows)))]
+fn live() -> Result<Box<dyn Collector>> {
+    bail!("no live source for this platform; use --replay with recorded blocks or a capture")
+}
+
+/// A live [`Source`]. The catalog is read once and again only when a query names an object it
+/// lacks (on Windows a catalog is a full "Global" collection).
 pub struct Live {
     source: Box<dyn Source>,
+    catalog: Option<Catalog>,
+    unknown: Vec<String>,
+}
+
+impl Live {
+    /// Wraps a source.
+    pub fn new(source: Box<dyn Source>) -> Self {
+        Live {
+            source,
+            catalog: None,
+            unknown: Vec::new(),
+        }
+    }
 }
 
 impl Collector for Live {
@@ -83,7 +101,24 @@ impl Collector for Live {
     }
 
     fn collect(&mut self, query: &Query) -> Result<Option<Snapshot>> {
-        let catalog = self.source.catalog()?;
+        let stale = match &self.catalog {
+            None => true,
+            Some(c) => query.needed().iter().any(|(object, _)| {
+                c.object(object).is_none() && !self.unknown.iter().any(|u| u == object)
+            }),
+        };
+        if stale {
+            let c = self.source.catalog()?;
+            // Names still unknown after a fresh catalog are not looked up again each interval.
+            self.unknown = query
+                .needed()
+                .into_iter()
+                .map(|(object, _)| object)
+                .filter(|o| c.object(o).is_none())
+                .collect();
+            self.catalog = Some(c);
+        }
+        let catalog = self.catalog.as_ref().expect("set above");
         let mut request = Request::new();
         for (object, counters) in query.needed() {
             let Some(info) = catalog.object(&object) else {

@@ -194,8 +194,13 @@ pub fn missing_consumer_functions() -> Vec<String> {
 
 impl Functions {
     fn load() -> Result<Functions, String> {
-        let f = resolve(&CONSUMER_FUNCTIONS)
-            .map_err(|missing| format!("advapi32.dll does not export {}", missing.join(", ")))?;
+        let f = resolve(&CONSUMER_FUNCTIONS).map_err(|missing| {
+            let mut why = format!("advapi32.dll does not export {}", missing.join(", "));
+            if let Some(v) = wine_version() {
+                why.push_str(&format!(" (this is Wine {v})"));
+            }
+            why
+        })?;
         // SAFETY: each address was exported under the documented name, whose signature (from
         // perflib.h, as windows-sys declares it) is the type it is converted to; the pointer types
         // differ only in pointee type, which does not change the calling convention.
