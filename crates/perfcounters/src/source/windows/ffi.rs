@@ -187,6 +187,43 @@ pub fn wine_version() -> Option<String> {
     Some(text)
 }
 
+/// The user's UI language as the registry names its Perflib language keys: the primary language id
+/// in three hex digits (`"009"` English, `"007"` German, `"00c"` French).
+pub fn ui_language() -> String {
+    // SAFETY: no arguments; returns a LANGID.
+    let lang = unsafe { windows_sys::Win32::Globalization::GetUserDefaultUILanguage() };
+    format!("{:03x}", lang & 0x3ff)
+}
+
+/// A value under `HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\CurrentVersion` as text
+/// (`ProductName`, `CurrentBuild`, `DisplayVersion` …), `None` when absent.
+pub fn windows_version_value(name: &str) -> Option<String> {
+    use windows_sys::Win32::System::Registry::{RegGetValueW, HKEY_LOCAL_MACHINE, RRF_RT_REG_SZ};
+    let key = wide("SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion");
+    let value = wide(name);
+    let mut buf = vec![0u16; 256];
+    let mut size = len32(buf.len() * 2);
+    // SAFETY: `key` and `value` are NUL-terminated; `buf` is valid for writes of `size` bytes; the
+    // type pointer may be NULL. RRF_RT_REG_SZ makes the call NUL-terminate the string.
+    let status = unsafe {
+        RegGetValueW(
+            HKEY_LOCAL_MACHINE,
+            key.as_ptr(),
+            value.as_ptr(),
+            RRF_RT_REG_SZ,
+            null_mut(),
+            buf.as_mut_ptr().cast(),
+            &mut size,
+        )
+    };
+    if status != 0 {
+        return None;
+    }
+    let units = (size as usize / 2).min(buf.len());
+    let text = String::from_utf16_lossy(&buf[..units]);
+    Some(text.trim_end_matches('\0').to_string())
+}
+
 /// Which of the V2 consumer functions `advapi32.dll` lacks (empty when all are there).
 pub fn missing_consumer_functions() -> Vec<String> {
     resolve(&CONSUMER_FUNCTIONS).err().unwrap_or_default()

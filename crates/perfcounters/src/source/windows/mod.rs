@@ -17,6 +17,7 @@
 mod codes;
 pub mod grow;
 pub mod perflib;
+pub mod record;
 pub mod registry;
 
 #[cfg(windows)]
