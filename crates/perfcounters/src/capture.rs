@@ -556,8 +556,8 @@ fn remove_capture_files(dir: &Path) -> io::Result<()> {
         Ok(())
     };
     remove_matching(&dir.join(NAMES_DIR), &|n| {
-        !n.strip_suffix(".msz")
-            .is_some_and(|e| parse_name_entry(e).is_some())
+        n.strip_suffix(".msz")
+            .is_none_or(|e| parse_name_entry(e).is_none()))
     })?;
     remove_matching(&dir.join(SAMPLES_DIR), &|n| parse_sample_name(n).is_none())?;
     let v2 = dir.join(V2_DIR);
