@@ -557,7 +557,7 @@ fn remove_capture_files(dir: &Path) -> io::Result<()> {
     };
     remove_matching(&dir.join(NAMES_DIR), &|n| {
         n.strip_suffix(".msz")
-            .is_none_or(|e| parse_name_entry(e).is_none()))
+            .is_none_or(|e| parse_name_entry(e).is_none())
     })?;
     remove_matching(&dir.join(SAMPLES_DIR), &|n| parse_sample_name(n).is_none())?;
     let v2 = dir.join(V2_DIR);
