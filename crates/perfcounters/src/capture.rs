@@ -774,12 +774,8 @@ fn read_samples(dir: &Path, count: usize) -> Result<Vec<CaptureSample>, CaptureE
         let v2 = read_optional(&p2)?;
         if v1.is_none() && v2.is_none() {
             return Err(CaptureError::new(
-                p1.with_extension(""),
-                format!(
-                    "sample {n} of {count} is missing (neither {} nor {} exists)",
-                    sample_path(n, false).display(),
-                    sample_path(n, true).display()
-                ),
+                samples_dir.clone(),
+                format!("sample {n} of {count} is missing: neither {n:04}.v1.blk nor {n:04}.v2.blk exists"),
             ));
         }
         if let Some(b) = &v1 {
