@@ -704,7 +704,8 @@ fn capture_directories_replay_list_and_decode() {
     );
 
     // A capture directory must be the only replay path; --names does not apply to it.
-    let o = run(&["watch", "--replay", d, &format!("{d}/samples/0001.v1.blk")]);
+    let v1 = dir.join("samples/0001.v1.blk");
+    let o = run(&["watch", "--replay", d, v1.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
@@ -719,7 +720,8 @@ fn capture_directories_replay_list_and_decode() {
     );
 
     // The V2 block of a capture alone still cannot be replayed; the message points to capture directories.
-    let o = run(&["watch", "--replay", &format!("{d}/samples/0001.v2.blk")]);
+    let v2 = dir.join("samples/0001.v2.blk");
+    let o = run(&["watch", "--replay", v2.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains("replay it with `--replay DIR`"),
@@ -735,7 +737,8 @@ fn capture_directories_replay_list_and_decode() {
     assert_eq!(
         stderr(&o),
         format!(
-            "perfcounters: {d}/samples: sample 2 of 3 is missing: neither 0002.v1.blk nor 0002.v2.blk exists\n"
+            "perfcounters: {}: sample 2 of 3 is missing: neither 0002.v1.blk nor 0002.v2.blk exists\n",
+            dir.join("samples").display()
         )
     );
     let o = run(&["decode", d]);

@@ -134,9 +134,11 @@ pub struct CaptureSample {
     pub v2: Option<Vec<u8>>,
 }
 
-/// The relative path of sample `number` (1-based), `v2` selecting the V2 block.
+/// The relative path of sample `number` (1-based), `v2` selecting the V2 block:
+/// `samples/0001.v1.blk` (always with `/`, so that messages look the same everywhere).
 pub fn sample_path(number: usize, v2: bool) -> PathBuf {
-    Path::new(SAMPLES_DIR).join(format!("{number:04}.{}.blk", if v2 { "v2" } else { "v1" }))
+    let kind = if v2 { "v2" } else { "v1" };
+    PathBuf::from(format!("{SAMPLES_DIR}/{number:04}.{kind}.blk"))
 }
 
 /// The directory name of a counterset: its GUID in lower case, without braces.
@@ -755,7 +757,7 @@ fn read_samples(dir: &Path, count: usize) -> Result<Vec<CaptureSample>, CaptureE
                         ),
                     ));
                 }
-                if Path::new(SAMPLES_DIR).join(&name) != canonical {
+                if canonical.file_name() != Some(name.as_os_str()) {
                     return Err(CaptureError::new(
                         entry.path(),
                         format!("sample files are named like {}", canonical.display()),
