@@ -1,14 +1,16 @@
-//! Where snapshots come from: the live machine, or recorded raw blocks replayed in order.
+//! Where snapshots come from: the live machine, recorded raw blocks replayed in order, or a capture
+//! directory.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use chrono::{DateTime, Local, TimeZone};
+use perfcounters::capture::CaptureSource;
 use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::names::NameTable;
 use perfcounters::query::Query;
 use perfcounters::snapshot::{ObjectData, Snapshot};
-use perfcounters::source::{Catalog, Request, Source};
+use perfcounters::source::{Catalog, Request, Source, SourceErrorKind};
 
 /// One object as `list` shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,8 +33,26 @@ pub trait Collector {
     fn is_replay(&self) -> bool;
 }
 
-/// Opens the replay files, or the live source of this platform.
+/// Opens the replay files (or a capture directory given as the only replay path), or the live source
+/// of this platform.
 pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Box<dyn Collector>> {
+    if let [dir] = replay {
+        if dir.is_dir() {
+            if names.is_some() {
+                bail!(
+                    "--names applies to replayed block files; the capture {} carries its own name tables",
+                    dir.display()
+                );
+            }
+            return Ok(Box::new(CaptureReplay::open(dir)?));
+        }
+    }
+    if let Some(dir) = replay.iter().find(|p| p.is_dir()) {
+        bail!(
+            "{} is a directory: a capture directory must be the only --replay path",
+            dir.display()
+        );
+    }
     if !replay.is_empty() {
         return Ok(Box::new(Replay::new(replay.to_vec(), names)?));
     }
@@ -80,24 +100,7 @@ impl Live {
 
 impl Collector for Live {
     fn catalog(&mut self, object: Option<&str>) -> Result<Vec<CatalogEntry>> {
-        let catalog = self.source.catalog()?;
-        let mut out = Vec::new();
-        for o in &catalog.objects {
-            if object.is_some_and(|w| !w.eq_ignore_ascii_case(&o.name)) {
-                continue;
-            }
-            let instances = if o.multi_instance {
-                Some(self.source.instances(&o.name)?)
-            } else {
-                None
-            };
-            out.push(CatalogEntry {
-                object: o.name.clone(),
-                counters: o.counters.iter().map(|c| c.name.clone()).collect(),
-                instances,
-            });
-        }
-        Ok(out)
+        catalog_entries(self.source.as_mut(), object)
     }
 
     fn collect(&mut self, query: &Query) -> Result<Option<Snapshot>> {
@@ -176,8 +179,9 @@ impl Replay {
         if bytes.len() >= 48 && crate::decode::detect(&bytes) == crate::decode::BlockKind::V2 {
             bail!(
                 "{}: not a V1 block (no \"PERF\" signature); if it is a V2 PERF_DATA_HEADER block, it \
-                 carries no counter types and cannot be replayed without its counterset registration \
-                 (`perfcounters decode` shows its raw contents)",
+                 carries no counter types and cannot be replayed alone: record a capture directory \
+                 (`perfcounters capture DIR`), which keeps the counterset registrations with the blocks, \
+                 and replay it with `--replay DIR` (`perfcounters decode` shows the file's raw contents)",
                 path.display()
             );
         }
@@ -235,6 +239,62 @@ impl Collector for Replay {
     fn is_replay(&self) -> bool {
         true
     }
+}
+
+/// A capture directory ([`perfcounters::capture`]), replayed sample by sample with its own name tables
+/// and V2 registrations.
+pub struct CaptureReplay {
+    source: CaptureSource,
+}
+
+impl CaptureReplay {
+    /// Reads and checks the capture in `dir`.
+    pub fn open(dir: &Path) -> Result<Self> {
+        Ok(CaptureReplay {
+            source: CaptureSource::open(dir)?,
+        })
+    }
+}
+
+impl Collector for CaptureReplay {
+    fn catalog(&mut self, object: Option<&str>) -> Result<Vec<CatalogEntry>> {
+        catalog_entries(&mut self.source, object)
+    }
+
+    fn collect(&mut self, _query: &Query) -> Result<Option<Snapshot>> {
+        Ok(self.source.next_snapshot()?)
+    }
+
+    fn is_replay(&self) -> bool {
+        true
+    }
+}
+
+/// The catalog of a source as `list` shows it (optionally only `object`), with current instances.
+fn catalog_entries(source: &mut dyn Source, object: Option<&str>) -> Result<Vec<CatalogEntry>> {
+    let catalog = source.catalog()?;
+    let mut out = Vec::new();
+    for o in &catalog.objects {
+        if object.is_some_and(|w| !w.eq_ignore_ascii_case(&o.name)) {
+            continue;
+        }
+        let instances = if o.multi_instance {
+            // A counterset without data yet (a capture's first sample) has no instances.
+            match source.instances(&o.name) {
+                Ok(list) => Some(list),
+                Err(e) if e.kind() == SourceErrorKind::UnknownObject => Some(Vec::new()),
+                Err(e) => return Err(e.into()),
+            }
+        } else {
+            None
+        };
+        out.push(CatalogEntry {
+            object: o.name.clone(),
+            counters: o.counters.iter().map(|c| c.name.clone()).collect(),
+            instances,
+        });
+    }
+    Ok(out)
 }
 
 /// Reads a name table: a REG_MULTI_SZ dump (UTF-16) or the `index name` text form.

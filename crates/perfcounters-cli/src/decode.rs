@@ -1,14 +1,18 @@
-//! `perfcounters decode FILE`: a readable dump or a stable JSON document of a raw V1 or V2 block.
+//! `perfcounters decode FILE|DIR`: a readable dump or a stable JSON document of a raw V1 or V2 block, or
+//! of every sample of a capture directory.
 //! The JSON schema is documented in `docs/decode-json.md`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::ValueEnum;
+use perfcounters::capture::{sample_path, CaptureSource};
 use perfcounters::format::v1::PerfDataBlock;
-use perfcounters::format::v2::{BlockData, DataHeader, InstanceData, QueryData};
-use perfcounters::snapshot::{ObjectData, Snapshot, SystemTime, Value};
+use perfcounters::format::v2::{
+    BlockData, BlockStatus, CounterSetRegistration, DataHeader, InstanceData, QueryData, NO_COUNTER,
+};
+use perfcounters::snapshot::{Object, ObjectData, Snapshot, SystemTime, Value};
 use serde_json::{json, Value as Json};
 
 use crate::collect::load_names;
@@ -25,7 +29,8 @@ pub enum DecodeFormat {
 /// Arguments of `decode`.
 #[derive(clap::Args, Debug)]
 pub struct DecodeArgs {
-    /// The raw block file (V1 PERF_DATA_BLOCK or V2 PERF_DATA_HEADER; detected automatically)
+    /// The raw block file (V1 PERF_DATA_BLOCK or V2 PERF_DATA_HEADER; detected automatically), or a
+    /// capture directory (every sample, with its name tables and V2 registrations applied)
     file: PathBuf,
     /// A name table (REG_MULTI_SZ dump or `index name` text) used besides the built-in English names
     #[arg(long, value_name = "FILE")]
@@ -56,6 +61,16 @@ pub fn detect(bytes: &[u8]) -> BlockKind {
 
 /// Runs `decode`.
 pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
+    if args.file.is_dir() {
+        if args.names.is_some() {
+            bail!(
+                "--names applies to block files; the capture {} carries its own name tables",
+                args.file.display()
+            );
+        }
+        print!("{}", capture(&args.file, args.format)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let mut names = perfcounters::names::NameTable::builtin_english().clone();
@@ -93,8 +108,22 @@ fn value_json(v: &Value) -> Json {
 
 /// The V1 JSON document (see docs/decode-json.md).
 pub fn v1_json(s: &Snapshot) -> Json {
-    let objects: Vec<Json> = s
-        .objects
+    let objects = objects_json(&s.objects);
+    let t = &s.system_time;
+    json!({
+        "format": "v1",
+        "system_name": s.system_name,
+        "system_time": iso_time(t),
+        "perf_time": s.perf_time,
+        "perf_freq": s.perf_freq,
+        "perf_time_100ns": s.perf_time_100ns,
+        "objects": objects,
+    })
+}
+
+/// The `objects` array of the V1 document (also used for the V2 samples of a capture).
+fn objects_json(objects: &[Object]) -> Vec<Json> {
+    objects
         .iter()
         .map(|o| {
             let counters: Vec<Json> = o
@@ -161,17 +190,7 @@ pub fn v1_json(s: &Snapshot) -> Json {
             }
             obj
         })
-        .collect();
-    let t = &s.system_time;
-    json!({
-        "format": "v1",
-        "system_name": s.system_name,
-        "system_time": iso_time(t),
-        "perf_time": s.perf_time,
-        "perf_freq": s.perf_freq,
-        "perf_time_100ns": s.perf_time_100ns,
-        "objects": objects,
-    })
+        .collect()
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for a UTC `SYSTEMTIME`.
@@ -230,64 +249,70 @@ pub fn v1_text(s: &Snapshot) -> String {
     let _ = writeln!(out, "  {} object(s)", s.objects.len());
     for o in &s.objects {
         let _ = writeln!(out, "\nobject {}", name_or_index(&o.name, o.index));
+        object_text(&mut out, o);
+    }
+    out
+}
+
+/// The body of one object in the readable dumps: definitions, then values.
+fn object_text(out: &mut String, o: &Object) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        out,
+        "  detail level {}, default counter {}, code page {}, object time {} at {} Hz",
+        o.detail_level, o.default_counter, o.code_page, o.perf_time, o.perf_freq
+    );
+    let _ = writeln!(out, "  counters:");
+    for (i, c) in o.counters.iter().enumerate() {
         let _ = writeln!(
             out,
-            "  detail level {}, default counter {}, code page {}, object time {} at {} Hz",
-            o.detail_level, o.default_counter, o.code_page, o.perf_time, o.perf_freq
+            "    {i:>3}. {} type {} size {} offset {} scale {} detail {}{}",
+            name_or_index(&c.name, c.index),
+            c.counter_type,
+            c.size,
+            c.offset,
+            c.scale,
+            c.detail_level,
+            c.base.map(|b| format!(" base #{b}")).unwrap_or_default()
         );
-        let _ = writeln!(out, "  counters:");
-        for (i, c) in o.counters.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "    {i:>3}. {} type {} size {} offset {} scale {} detail {}{}",
-                name_or_index(&c.name, c.index),
-                c.counter_type,
-                c.size,
-                c.offset,
-                c.scale,
-                c.detail_level,
-                c.base.map(|b| format!(" base #{b}")).unwrap_or_default()
-            );
-        }
-        match &o.data {
-            ObjectData::Single(values) => {
-                let _ = writeln!(out, "  values:");
-                for (c, v) in o.counters.iter().zip(values) {
-                    let _ = writeln!(
-                        out,
-                        "    {} = {}",
-                        name_or_index(&c.name, c.index),
-                        value_text(v)
-                    );
-                }
-            }
-            ObjectData::Instances(list) => {
-                let _ = writeln!(out, "  {} instance(s):", list.len());
-                for i in list {
-                    let vals: Vec<String> = i.values.iter().map(value_text).collect();
-                    let _ = writeln!(
-                        out,
-                        "    {} (unique id {}): {}",
-                        i.name,
-                        i.unique_id,
-                        vals.join(" ")
-                    );
-                }
-            }
-            ObjectData::MetadataOnly { multiple_instances } => {
+    }
+    match &o.data {
+        ObjectData::Single(values) => {
+            let _ = writeln!(out, "  values:");
+            for (c, v) in o.counters.iter().zip(values) {
                 let _ = writeln!(
                     out,
-                    "  metadata only ({})",
-                    if *multiple_instances {
-                        "multiple instances"
-                    } else {
-                        "no instances"
-                    }
+                    "    {} = {}",
+                    name_or_index(&c.name, c.index),
+                    value_text(v)
                 );
             }
         }
+        ObjectData::Instances(list) => {
+            let _ = writeln!(out, "  {} instance(s):", list.len());
+            for i in list {
+                let vals: Vec<String> = i.values.iter().map(value_text).collect();
+                let _ = writeln!(
+                    out,
+                    "    {} (unique id {}): {}",
+                    i.name,
+                    i.unique_id,
+                    vals.join(" ")
+                );
+            }
+        }
+        ObjectData::MetadataOnly { multiple_instances } => {
+            let _ = writeln!(
+                out,
+                "  metadata only ({})",
+                if *multiple_instances {
+                    "multiple instances"
+                } else {
+                    "no instances"
+                }
+            );
+        }
     }
-    out
 }
 
 fn data_type_name(t: u32) -> &'static str {
@@ -416,4 +441,220 @@ fn v2(bytes: &[u8], format: DecodeFormat) -> Result<String> {
         DecodeFormat::Json => serde_json::to_string_pretty(&v2_json(&q))? + "\n",
         DecodeFormat::Text => v2_text(&q),
     })
+}
+
+fn counter_id_json(id: u32) -> Json {
+    if id == NO_COUNTER {
+        Json::Null
+    } else {
+        json!(id)
+    }
+}
+
+/// The `countersets` array of the capture document: each registration as decoded.
+fn registrations_json(regs: &[CounterSetRegistration]) -> Json {
+    Json::Array(
+        regs.iter()
+            .map(|r| {
+                let counters: Vec<Json> = r
+                    .counters
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "id": c.id,
+                            "name": c.name,
+                            "help": c.help,
+                            "type": c.counter_type.0,
+                            "type_name": c.counter_type.name(),
+                            "attrib": c.attrib,
+                            "detail_level": c.detail_level,
+                            "scale": c.default_scale,
+                            "base_counter_id": counter_id_json(c.base_counter_id),
+                            "perf_time_id": counter_id_json(c.perf_time_id),
+                            "perf_freq_id": counter_id_json(c.perf_freq_id),
+                            "multi_id": counter_id_json(c.multi_id),
+                            "aggregate_func": c.aggregate_func,
+                        })
+                    })
+                    .collect();
+                json!({
+                    "guid": r.guid.to_string(),
+                    "name": r.name,
+                    "help": r.help,
+                    "instance_type": r.instance_type,
+                    "detail_level": r.detail_level,
+                    "counters": counters,
+                })
+            })
+            .collect(),
+    )
+}
+
+fn block_errors_json(errors: &[BlockStatus]) -> Json {
+    Json::Array(
+        errors
+            .iter()
+            .map(|e| {
+                json!({
+                    "index": e.index,
+                    "guid": e.guid.to_string(),
+                    "counter_id": counter_id_json(e.counter_id),
+                    "status": e.status,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `decode DIR`: every sample of a capture, V1 blocks named from the capture's English table and V2
+/// blocks converted with its registrations.
+fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
+    use std::fmt::Write;
+    let source = CaptureSource::open(dir)?;
+    let c = source.capture();
+    let name_files: Vec<String> = c
+        .names
+        .iter()
+        .map(|n| n.file_name().trim_end_matches(".msz").to_string())
+        .collect();
+    let raw_v2 = |number: usize, bytes: &[u8]| -> Result<QueryData> {
+        let header = DataHeader::parse(bytes)
+            .map_err(|e| anyhow!("{}: {e}", dir.join(sample_path(number, true)).display()))?;
+        QueryData::from_header(&header)
+            .map_err(|e| anyhow!("{}: {e}", dir.join(sample_path(number, true)).display()))
+    };
+    if format == DecodeFormat::Json {
+        let mut samples = Vec::new();
+        for (i, sample) in c.samples.iter().enumerate() {
+            let parts = source.sample_snapshots(i)?;
+            let v1 = parts.v1.as_ref().map(v1_json).unwrap_or(Json::Null);
+            let v2 = match (&sample.v2, &parts.v2) {
+                (Some(bytes), Some(conversion)) => {
+                    let mut doc = v2_json(&raw_v2(i + 1, bytes)?);
+                    if let Some(m) = doc.as_object_mut() {
+                        m.insert(
+                            "objects".into(),
+                            Json::Array(objects_json(&conversion.snapshot.objects)),
+                        );
+                        m.insert("block_errors".into(), block_errors_json(&conversion.errors));
+                    }
+                    doc
+                }
+                _ => Json::Null,
+            };
+            samples.push(json!({ "number": i + 1, "v1": v1, "v2": v2 }));
+        }
+        let names: Vec<Json> = c
+            .names
+            .iter()
+            .map(|n| {
+                json!({
+                    "kind": n.kind.as_str(),
+                    "language": n.language,
+                    "file": format!("names/{}", n.file_name()),
+                    "bytes": n.bytes.len(),
+                })
+            })
+            .collect();
+        let doc = json!({
+            "format": "capture",
+            "version": 1,
+            "machine": c.info.machine,
+            "os": c.info.os,
+            "created": c.info.created,
+            "tool": c.info.tool,
+            "names": names,
+            "countersets": registrations_json(source.registrations()),
+            "samples": samples,
+        });
+        return Ok(serde_json::to_string_pretty(&doc)? + "\n");
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "capture {}", dir.display());
+    let _ = writeln!(
+        out,
+        "  machine {}, os {}, created {}, tool {}",
+        c.info.machine, c.info.os, c.info.created, c.info.tool
+    );
+    let _ = writeln!(
+        out,
+        "  {} sample(s), name tables: {}",
+        c.samples.len(),
+        if name_files.is_empty() {
+            "none".to_string()
+        } else {
+            name_files.join(" ")
+        }
+    );
+    for r in source.registrations() {
+        let _ = writeln!(
+            out,
+            "  V2 counterset {} {}: {} counter(s)",
+            r.guid,
+            r.name.as_deref().unwrap_or("?"),
+            r.counters.len()
+        );
+    }
+    for (i, sample) in c.samples.iter().enumerate() {
+        let parts = source.sample_snapshots(i)?;
+        if let Some(s) = &parts.v1 {
+            let _ = writeln!(
+                out,
+                "\n== sample {}: {} ==",
+                i + 1,
+                sample_path(i + 1, false).display()
+            );
+            out.push_str(&v1_text(s));
+        }
+        if let (Some(bytes), Some(conversion)) = (&sample.v2, &parts.v2) {
+            let q = raw_v2(i + 1, bytes)?;
+            let _ = writeln!(
+                out,
+                "\n== sample {}: {} ==",
+                i + 1,
+                sample_path(i + 1, true).display()
+            );
+            let _ = writeln!(
+                out,
+                "PERF_DATA_HEADER (V2) with the capture's registrations"
+            );
+            let _ = writeln!(
+                out,
+                "  system time {} UTC, perf time {} at {} Hz, 100ns time {}",
+                text_time(&q.system_time),
+                q.perf_time_stamp,
+                q.perf_freq,
+                q.perf_time_100ns
+            );
+            let _ = writeln!(
+                out,
+                "  {} counter block(s), {} counterset(s)",
+                q.blocks.len(),
+                conversion.snapshot.objects.len()
+            );
+            for e in &conversion.errors {
+                let _ = writeln!(
+                    out,
+                    "  block {}: {} counter {} returned status {}",
+                    e.index,
+                    e.guid,
+                    counter_id_text(e.counter_id),
+                    e.status
+                );
+            }
+            for o in &conversion.snapshot.objects {
+                let _ = writeln!(out, "\ncounterset {}", o.name.as_deref().unwrap_or("?"));
+                object_text(&mut out, o);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn counter_id_text(id: u32) -> String {
+    if id == NO_COUNTER {
+        "*".to_string()
+    } else {
+        id.to_string()
+    }
 }

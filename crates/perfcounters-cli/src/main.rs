@@ -53,7 +53,7 @@ enum Command {
     List(ListArgs),
     /// Sample counters at an interval and print their values (like typeperf)
     Watch(WatchArgs),
-    /// Decode a raw V1 (PERF_DATA_BLOCK) or V2 (PERF_DATA_HEADER) block file
+    /// Decode a raw V1 (PERF_DATA_BLOCK) or V2 (PERF_DATA_HEADER) block file, or every sample of a capture directory
     Decode(decode::DecodeArgs),
     /// typeperf-compatible command line (-cf, -si, -sc, -f, -o, -q, -qx, -y, -config)
     #[command(disable_help_flag = true)]
@@ -71,8 +71,8 @@ struct ListArgs {
     /// List every instance instead of (*)
     #[arg(long, short = 'x')]
     instances: bool,
-    /// List from recorded raw block files instead of the live machine
-    #[arg(long, num_args = 1.., value_name = "FILE")]
+    /// List from recorded raw block files, or a capture directory, instead of the live machine
+    #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
     replay: Vec<PathBuf>,
     /// Name table for replayed blocks (REG_MULTI_SZ dump or `index name` text)
     #[arg(long, value_name = "FILE")]
@@ -112,10 +112,11 @@ struct WatchArgs {
     /// Write to this file instead of standard output
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Read recorded raw block files (one per collection, in order, without sleeping) instead of live data
-    #[arg(long, num_args = 1.., value_name = "FILE")]
+    /// Read recorded V1 block files (one per collection, in order, without sleeping), or a capture
+    /// directory (V1 and V2 samples), instead of live data
+    #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
     replay: Vec<PathBuf>,
-    /// Name table for replayed blocks (REG_MULTI_SZ dump or `index name` text)
+    /// Name table for replayed block files (REG_MULTI_SZ dump or `index name` text); captures carry their own
     #[arg(long, value_name = "FILE")]
     names: Option<PathBuf>,
     /// Cap percentages at 100 like PDH's default (typeperf does not)

@@ -413,3 +413,335 @@ fn live_list_and_typeperf() {
         stderr(&o)
     );
 }
+
+// ------------------------------------------------------------------------------------------------
+// Capture directories: watch --replay DIR, list --replay DIR, decode DIR.
+
+use perfcounters::capture::{Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile};
+use perfcounters::format::v2::{
+    BlockData, CounterRegistration, CounterSetRegistration, CounterSpec, InstanceData, QueryBlock,
+    QueryData, PERF_ATTRIB_NO_DISPLAYABLE, PERF_COUNTERSET_MULTI_INSTANCES, PERF_WILDCARD_COUNTER,
+};
+
+/// A "Processor Information"-like counterset: % Processor Time (0, PERF_100NSEC_TIMER_INV),
+/// % Processor Utility (26, PERF_AVERAGE_BULK) with its base (27), Processor Frequency (17, RAWCOUNT).
+fn processor_information() -> CounterSetRegistration {
+    let mut utility =
+        CounterRegistration::new(26, CounterType::PERF_AVERAGE_BULK, "% Processor Utility");
+    utility.base_counter_id = 27;
+    let mut base = CounterRegistration::new(27, CounterType::PERF_AVERAGE_BASE, "% Utility Base");
+    base.attrib = PERF_ATTRIB_NO_DISPLAYABLE;
+    CounterSetRegistration {
+        guid: "{b4fc721a-0378-476f-89ba-a5a79f810b36}".parse().unwrap(),
+        name: Some("Processor Information".into()),
+        help: None,
+        instance_type: PERF_COUNTERSET_MULTI_INSTANCES,
+        detail_level: 100,
+        counters: vec![
+            CounterRegistration::new(0, CounterType::PERF_100NSEC_TIMER_INV, "% Processor Time"),
+            utility,
+            base,
+            CounterRegistration::new(
+                17,
+                CounterType::PERF_COUNTER_RAWCOUNT,
+                "Processor Frequency",
+            ),
+        ],
+    }
+}
+
+/// The V2 block at `s` seconds; per instance: idle (100 ns), utility, utility base, MHz.
+fn v2_block(s: i64, cpus: [(&str, [u64; 4]); 2]) -> Vec<u8> {
+    let t0 = 132_290_312_439_883_752i64;
+    QueryData {
+        perf_time_stamp: 1_000_000 + s * 10_000_000,
+        perf_time_100ns: t0 + s * 10_000_000,
+        perf_freq: 10_000_000,
+        system_time: SystemTime {
+            year: 2020,
+            month: 3,
+            day_of_week: 3,
+            day: 18,
+            hour: 18,
+            minute: 54,
+            second: 3 + s as u16,
+            milliseconds: 988,
+        },
+        blocks: vec![QueryBlock {
+            status: 0,
+            data: BlockData::CounterSet {
+                counter_ids: vec![0, 26, 27, 17],
+                instances: cpus
+                    .iter()
+                    .enumerate()
+                    .map(|(id, (name, v))| InstanceData {
+                        id: id as u32,
+                        name: (*name).into(),
+                        values: vec![
+                            Value::U64(v[0]),
+                            Value::U64(v[1]),
+                            Value::U32(v[2] as u32),
+                            Value::U32(v[3] as u32),
+                        ],
+                    })
+                    .collect(),
+            },
+        }],
+    }
+    .encode()
+    .unwrap()
+}
+
+/// Three samples: V1 System + Processor blocks (as in `write_blocks`) and V2 Processor Information blocks.
+fn write_capture(dir: &Path) {
+    let mut english: perfcounters::names::NameTable =
+        [(2, "System"), (248, "Processes"), (238, "Processor")]
+            .into_iter()
+            .collect();
+    english.set_base_index(Some(1847));
+    let v1 = [
+        block(0, [0, 0], 100),
+        block(1, [2_500_000, 5_000_000], 101),
+        block(2, [12_500_000, 5_000_000], 99),
+    ];
+    let v2 = [
+        v2_block(
+            0,
+            [
+                ("0,0", [0, 100, 10, 2_995]),
+                ("_Total", [0, 200, 20, 2_995]),
+            ],
+        ),
+        v2_block(
+            1,
+            [
+                ("0,0", [1_000_000, 190, 20, 2_994]),
+                ("_Total", [3_000_000, 380, 40, 2_993]),
+            ],
+        ),
+        v2_block(
+            2,
+            [
+                ("0,0", [11_000_000, 190, 30, 2_992]),
+                ("_Total", [8_000_000, 500, 60, 2_991]),
+            ],
+        ),
+    ];
+    Capture {
+        info: CaptureInfo {
+            machine: "GETAWAY".into(),
+            os: "Windows 10.0.19045".into(),
+            created: "2020-03-18T18:54:03Z".into(),
+            tool: "perfcounters 0.1.0".into(),
+        },
+        names: vec![NameTableFile {
+            kind: NameKind::Counter,
+            language: "009".into(),
+            bytes: perfcounters::names::to_multi_sz(&english),
+        }],
+        registrations: vec![processor_information().encode().unwrap()],
+        v2_counters: Some(
+            CounterSpec::encode_list(&[CounterSpec {
+                guid: processor_information().guid,
+                status: 0,
+                counter_id: PERF_WILDCARD_COUNTER,
+                instance_id: 0xFFFF_FFFF,
+                index: 0,
+                instance_name: Some("*".into()),
+            }])
+            .unwrap(),
+        ),
+        samples: v1
+            .into_iter()
+            .zip(v2)
+            .map(|(a, b)| CaptureSample {
+                v1: Some(a),
+                v2: Some(b),
+            })
+            .collect(),
+    }
+    .write(dir)
+    .unwrap();
+}
+
+#[test]
+fn capture_directories_replay_list_and_decode() {
+    let dir = tempdir("capture").join("cap");
+    write_capture(&dir);
+    let d = dir.to_str().unwrap();
+    let o = run(&[
+        "watch",
+        r"\Processor(_Total)\% Processor Time",
+        r"\System\Processes",
+        r"\Processor Information(*)\% Processor Time",
+        r"\Processor Information(0,0)\% Processor Utility",
+        r"\Processor Information(_Total)\Processor Frequency",
+        "--format",
+        "csv",
+        "--replay",
+        d,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // V1 (as in replayed_watch_writes_typeperf_csv_byte_for_byte): _Total idle 0.375 s, then 0.5 s of 1 s.
+    // V2 over the same seconds: 0,0 idle 0.1 s → 90 %, then 1 s → 0 %; _Total 0.3 s → 70 %, 0.5 s → 50 %;
+    // utility (190 − 100)/(20 − 10) = 9, then (190 − 190)/(30 − 20) = 0; frequency as recorded.
+    let expected = "\r\n\
+\"(PDH-CSV 4.0)\",\"\\\\GETAWAY\\Processor(_Total)\\% Processor Time\",\"\\\\GETAWAY\\System\\Processes\",\"\\\\GETAWAY\\Processor Information(0,0)\\% Processor Time\",\"\\\\GETAWAY\\Processor Information(_Total)\\% Processor Time\",\"\\\\GETAWAY\\Processor Information(0,0)\\% Processor Utility\",\"\\\\GETAWAY\\Processor Information(_Total)\\Processor Frequency\"\r\n\
+\"03/18/2020 18:54:04.988\",\"62.500000\",\"101.000000\",\"90.000000\",\"70.000000\",\"9.000000\",\"2993.000000\"\r\n\
+\"03/18/2020 18:54:05.988\",\"50.000000\",\"99.000000\",\"0.000000\",\"50.000000\",\"0.000000\",\"2991.000000\"\r\n";
+    assert_eq!(stdout(&o), expected);
+    assert_eq!(stderr(&o), "");
+
+    let o = run(&["list", "--replay", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "\\System\\Processes\n\
+         \\System\\System Up Time\n\
+         \\Processor(*)\\% Processor Time\n\
+         \\Processor Information(*)\\% Processor Time\n\
+         \\Processor Information(*)\\% Processor Utility\n\
+         \\Processor Information(*)\\Processor Frequency\n"
+    );
+    let o = run(&["list", "-x", "processor information", "--replay", d]);
+    assert_eq!(
+        stdout(&o),
+        "\\Processor Information(0,0)\\% Processor Time\n\
+         \\Processor Information(_Total)\\% Processor Time\n\
+         \\Processor Information(0,0)\\% Processor Utility\n\
+         \\Processor Information(_Total)\\% Processor Utility\n\
+         \\Processor Information(0,0)\\Processor Frequency\n\
+         \\Processor Information(_Total)\\Processor Frequency\n"
+    );
+
+    let o = run(&["decode", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], format!("capture {d}"));
+    assert_eq!(
+        lines[1..4],
+        [
+            "  machine GETAWAY, os Windows 10.0.19045, created 2020-03-18T18:54:03Z, tool perfcounters 0.1.0",
+            "  3 sample(s), name tables: counter-009",
+            "  V2 counterset {b4fc721a-0378-476f-89ba-a5a79f810b36} Processor Information: 4 counter(s)",
+        ]
+    );
+    let at = lines
+        .iter()
+        .position(|l| *l == "== sample 2: samples/0002.v2.blk ==")
+        .unwrap();
+    assert_eq!(
+        lines[at..at + 14],
+        [
+            "== sample 2: samples/0002.v2.blk ==",
+            "PERF_DATA_HEADER (V2) with the capture's registrations",
+            "  system time 2020-03-18 18:54:04.988 UTC, perf time 11000000 at 10000000 Hz, 100ns time 132290312449883752",
+            "  1 counter block(s), 1 counterset(s)",
+            "",
+            "counterset Processor Information",
+            "  detail level 100, default counter -1, code page 0, object time 0 at 0 Hz",
+            "  counters:",
+            "      0. % Processor Time [0] type PERF_100NSEC_TIMER_INV size 8 offset 0 scale 0 detail 100",
+            "      1. % Processor Utility [26] type PERF_AVERAGE_BULK size 8 offset 0 scale 0 detail 100 base #2",
+            "      2. % Utility Base [27] type PERF_AVERAGE_BASE size 4 offset 0 scale 0 detail 100",
+            "      3. Processor Frequency [17] type PERF_COUNTER_RAWCOUNT size 4 offset 0 scale 0 detail 100",
+            "  2 instance(s):",
+            "    0,0 (unique id 0): 1000000 190 20 2994",
+        ]
+    );
+    assert!(
+        text.contains("\n== sample 3: samples/0003.v1.blk ==\nPERF_DATA_BLOCK (V1) from GETAWAY\n")
+    );
+    assert!(text.contains("\n    _Total (unique id -1): 8750000\n"));
+
+    let o = run(&["decode", d, "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["format"], "capture");
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["machine"], "GETAWAY");
+    assert_eq!(v["names"][0]["file"], "names/counter-009.msz");
+    assert_eq!(
+        v["countersets"][0]["guid"],
+        "{b4fc721a-0378-476f-89ba-a5a79f810b36}"
+    );
+    assert_eq!(v["countersets"][0]["counters"][1]["base_counter_id"], 27);
+    assert_eq!(
+        v["countersets"][0]["counters"][1]["type_name"],
+        "PERF_AVERAGE_BULK"
+    );
+    assert_eq!(
+        v["countersets"][0]["counters"][0]["base_counter_id"],
+        serde_json::Value::Null
+    );
+    assert_eq!(v["countersets"][0]["counters"][2]["attrib"], 2);
+    let samples = v["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 3);
+    assert_eq!(samples[2]["number"], 3);
+    assert_eq!(samples[2]["v1"]["format"], "v1");
+    assert_eq!(samples[2]["v1"]["objects"][1]["name"], "Processor");
+    assert_eq!(
+        samples[2]["v1"]["objects"][0]["values"],
+        serde_json::json!([99, 132_289_457_285_000_000u64])
+    );
+    let v2 = &samples[1]["v2"];
+    assert_eq!(v2["format"], "v2");
+    assert_eq!(v2["perf_time"], 11_000_000);
+    assert_eq!(
+        v2["blocks"][0]["counter_ids"],
+        serde_json::json!([0, 26, 27, 17])
+    );
+    assert_eq!(v2["block_errors"], serde_json::json!([]));
+    let o2 = &v2["objects"][0];
+    assert_eq!(o2["name"], "Processor Information");
+    assert_eq!(o2["counters"][1]["name"], "% Processor Utility");
+    assert_eq!(o2["counters"][1]["base"], 2);
+    assert_eq!(o2["instances"][1]["name"], "_Total");
+    assert_eq!(
+        o2["instances"][1]["values"],
+        serde_json::json!([3_000_000, 380, 40, 2993])
+    );
+
+    // A capture directory must be the only replay path; --names does not apply to it.
+    let v1 = dir.join("samples/0001.v1.blk");
+    let o = run(&["watch", "--replay", d, v1.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {d} is a directory: a capture directory must be the only --replay path\n")
+    );
+    let o = run(&["list", "--replay", d, "--names", "x.txt"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("carries its own name tables"),
+        "{}",
+        stderr(&o)
+    );
+
+    // The V2 block of a capture alone still cannot be replayed; the message points to capture directories.
+    let v2 = dir.join("samples/0001.v2.blk");
+    let o = run(&["watch", "--replay", v2.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("replay it with `--replay DIR`"),
+        "{}",
+        stderr(&o)
+    );
+
+    // A damaged capture: the error names the file.
+    std::fs::remove_file(dir.join("samples/0002.v1.blk")).unwrap();
+    std::fs::remove_file(dir.join("samples/0002.v2.blk")).unwrap();
+    let o = run(&["watch", "--replay", d]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {}: sample 2 of 3 is missing: neither 0002.v1.blk nor 0002.v2.blk exists\n",
+            dir.join("samples").display()
+        )
+    );
+    let o = run(&["decode", d]);
+    assert_eq!(o.status.code(), Some(1));
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+}

@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod calc;
+pub mod capture;
 pub mod counter_type;
 pub mod format;
 pub mod log;
