@@ -28,6 +28,9 @@ use crate::{FormatOptions, PdhStatus};
 #[derive(Default)]
 struct FakeRegistry {
     data: HashMap<String, Vec<u8>>,
+    /// Blocks that replace `data[value]` one by one after each full answer, as a live machine's
+    /// data changes between collections.
+    next: HashMap<String, Vec<Vec<u8>>>,
     text: HashMap<(PerfKey, String), Vec<u8>>,
     busy: u32,
     calls: Vec<(PerfKey, String, usize)>,
@@ -63,10 +66,14 @@ impl PerfRegistry for FakeRegistry {
             };
         }
         buf[..bytes.len()].copy_from_slice(bytes);
-        Filled {
-            status: 0,
-            size: bytes.len(),
+        let size = bytes.len();
+        if key == PerfKey::Data {
+            if let Some(queue) = self.next.get_mut(value).filter(|q| !q.is_empty()) {
+                let b = queue.remove(0);
+                self.data.insert(value.to_string(), b);
+            }
         }
+        Filled { status: 0, size }
     }
 
     fn close_key(&mut self, key: PerfKey) -> u32 {
@@ -734,4 +741,118 @@ fn an_empty_machine_is_a_clear_error() {
             .map(|p| p.starts_with("PerfLib V2 is unavailable")),
         Some(true)
     );
+}
+
+// ---------------------------------------------------------------- recording a capture
+
+#[test]
+fn a_recorded_capture_replays_to_the_same_values() {
+    use super::record::{record, RecordOptions};
+    use crate::capture::{Capture, CaptureInfo, CaptureSource};
+
+    let mut fake = registry();
+    fake.data.insert(
+        "238".into(),
+        block(T0, vec![processor([1_000_000, 1_000_000])]),
+    );
+    fake.next.insert(
+        "238".into(),
+        vec![block(
+            T0 + 10_000_000,
+            vec![processor([8_000_000, 9_000_000])],
+        )],
+    );
+    let mut src = WindowsSource::new(fake, perflib());
+    let mut slept = Vec::new();
+    let options = RecordOptions {
+        objects: vec!["processor information".into(), "Processor".into()],
+        samples: 2,
+        interval: Duration::from_secs(1),
+    };
+    let info = CaptureInfo {
+        os: "Windows 10.0.19045".into(),
+        created: "2026-11-22T10:00:00Z".into(),
+        tool: "perfcounters 0.1.0".into(),
+        ..Default::default()
+    };
+    let capture = record(&mut src, &options, info, "007", &mut |d| slept.push(d)).unwrap();
+    assert_eq!(slept, [Duration::from_secs(1)]);
+    assert_eq!(capture.info.machine, "WINHOST");
+    assert_eq!(capture.samples.len(), 2);
+    assert!(capture
+        .samples
+        .iter()
+        .all(|s| s.v1.is_some() && s.v2.is_some()));
+    assert_eq!(capture.registrations.len(), 1);
+    let languages: Vec<String> = capture.names.iter().map(|n| n.file_name()).collect();
+    assert_eq!(
+        languages,
+        ["counter-009.msz", "help-009.msz", "counter-007.msz"]
+    );
+
+    let dir = std::env::temp_dir().join(format!("perfcounters-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    capture.write(&dir).unwrap();
+    assert_eq!(Capture::read(&dir).unwrap(), capture);
+    let mut replay = CaptureSource::open(&dir).unwrap();
+    let mut q = Query::new(FormatOptions::default());
+    q.add(r"\Processor Information(*)\% Processor Time")
+        .unwrap();
+    q.add(r"\Processor Information(_Total)\% Processor Utility")
+        .unwrap();
+    q.add(r"\Processor(0)\% Processor Time").unwrap();
+    q.update(&replay.next_snapshot().unwrap().unwrap());
+    let values: Vec<Option<f64>> = q
+        .update(&replay.next_snapshot().unwrap().unwrap())
+        .iter()
+        .map(|v| v.value.map(|x| (x * 1e6).round() / 1e6))
+        .collect();
+    assert_eq!(values, [Some(75.0), Some(50.0), Some(100.0), Some(30.0)]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn recording_the_global_block_and_pausing_between_samples() {
+    use super::record::{record, RecordOptions};
+    let mut src = WindowsSource::new(registry(), perflib());
+    let mut slept = Vec::new();
+    let capture = record(
+        &mut src,
+        &RecordOptions {
+            objects: vec![],
+            samples: 3,
+            interval: Duration::from_millis(250),
+        },
+        Default::default(),
+        "009",
+        &mut |d| slept.push(d),
+    )
+    .unwrap();
+    assert_eq!(slept, [Duration::from_millis(250); 2]);
+    assert_eq!(capture.samples.len(), 3);
+    let global = registry().data["Global"].clone();
+    assert!(capture
+        .samples
+        .iter()
+        .all(|s| s.v1.as_deref() == Some(&global[..]) && s.v2.is_none()));
+    assert!(capture.registrations.is_empty());
+    assert_eq!(capture.v2_counters, None);
+    assert_eq!(
+        capture.names.len(),
+        2,
+        "English tables only when the user's language is English"
+    );
+    let e = record(
+        &mut src,
+        &RecordOptions {
+            objects: vec!["Bogus".into()],
+            samples: 1,
+            interval: Duration::ZERO,
+        },
+        Default::default(),
+        "009",
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "no object named 'Bogus'");
 }
