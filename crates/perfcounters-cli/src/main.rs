@@ -1,5 +1,6 @@
 //! The `perfcounters` command: list, watch and decode performance counters, typeperf-compatible.
 
+mod capture;
 mod collect;
 mod decode;
 mod interval;
@@ -53,6 +54,8 @@ enum Command {
     List(ListArgs),
     /// Sample counters at an interval and print their values (like typeperf)
     Watch(WatchArgs),
+    /// Save raw performance data of this machine (Windows) to a directory that replays anywhere
+    Capture(capture::CaptureArgs),
     /// Decode a raw V1 (PERF_DATA_BLOCK) or V2 (PERF_DATA_HEADER) block file, or every sample of a capture directory
     Decode(decode::DecodeArgs),
     /// typeperf-compatible command line (-cf, -si, -sc, -f, -o, -q, -qx, -y, -config)
@@ -222,6 +225,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 cap: a.cap,
             })
         }
+        Command::Capture(a) => capture::run(&a).map(|()| ExitCode::SUCCESS),
         Command::Decode(a) => decode::run(&a),
         Command::Typeperf { args } => run_typeperf(&args),
     }
