@@ -627,6 +627,10 @@ fn capture_directories_replay_list_and_decode() {
             "  V2 counterset {b4fc721a-0378-476f-89ba-a5a79f810b36} Processor Information: 4 counter(s)",
         ]
     );
+    // Sample files are shown relative to the capture, with the platform's separator.
+    let sep = std::path::MAIN_SEPARATOR;
+    let text = text.replace(&format!("samples{sep}"), "samples/");
+    let lines: Vec<&str> = text.lines().collect();
     let at = lines
         .iter()
         .position(|l| *l == "== sample 2: samples/0002.v2.blk ==")

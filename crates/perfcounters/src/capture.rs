@@ -135,10 +135,10 @@ pub struct CaptureSample {
 }
 
 /// The relative path of sample `number` (1-based), `v2` selecting the V2 block:
-/// `samples/0001.v1.blk` (always with `/`, so that messages look the same everywhere).
+/// `samples/0001.v1.blk` (`samples\0001.v1.blk` on Windows).
 pub fn sample_path(number: usize, v2: bool) -> PathBuf {
     let kind = if v2 { "v2" } else { "v1" };
-    PathBuf::from(format!("{SAMPLES_DIR}/{number:04}.{kind}.blk"))
+    Path::new(SAMPLES_DIR).join(format!("{number:04}.{kind}.blk"))
 }
 
 /// The directory name of a counterset: its GUID in lower case, without braces.
