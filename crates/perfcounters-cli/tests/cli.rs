@@ -749,3 +749,20 @@ fn capture_directories_replay_list_and_decode() {
     assert_eq!(o.status.code(), Some(1));
     std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }
+
+#[cfg(not(windows))]
+#[test]
+fn capture_outside_windows_says_what_to_use_instead() {
+    let o = run(&["capture", "-o", "never-written"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: capture records raw Windows performance data (HKEY_PERFORMANCE_DATA blocks, \
+         PerfLib V2 results and the name tables) and runs on Windows; on this system record values \
+         with `perfcounters watch -f csv -o FILE`\n"
+    );
+    assert!(!Path::new("never-written").exists());
+    let o = run(&["capture", "--samples", "many"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("invalid value 'many' for '--samples <SAMPLES>'"));
+}
