@@ -28,14 +28,14 @@ use crate::format::v1::PerfDataBlock;
 use crate::format::v2::{
     decode_string_buffer, parse_string, to_snapshot, Conversion, CounterSetRegInfo,
     CounterSetRegistration, CounterSpec, DataHeader, EncodedRegistration, Guid,
-    RegistrationBuffers, NO_COUNTER,
+    RegistrationBuffers,
 };
 use crate::names::{parse_multi_sz, NameTable};
 use crate::snapshot::Snapshot;
-use crate::source::snapshots::{catalog_of, combine, instances_of, select_objects};
-use crate::source::{
-    Catalog, CounterInfo, ObjectInfo, Request, Source, SourceError, SourceErrorKind,
+use crate::source::snapshots::{
+    catalog_of, combine, counterset_info, instances_of, select_objects,
 };
+use crate::source::{Catalog, Request, Source, SourceError, SourceErrorKind};
 
 /// The first line of `capture.txt`.
 pub const MAGIC: &str = "perfcounters capture 1";
@@ -996,7 +996,7 @@ impl CaptureSource {
             None => Catalog::default(),
         };
         for reg in &self.registrations {
-            let Some(info) = registration_info(reg) else {
+            let Some(info) = counterset_info(reg) else {
                 continue;
             };
             if catalog.object(&info.name).is_none() {
@@ -1005,59 +1005,6 @@ impl CaptureSource {
         }
         Ok(catalog)
     }
-}
-
-/// The companion counter id of a registered counter, as [`to_snapshot`] pairs them.
-fn companion_id(c: &crate::format::v2::CounterRegistration) -> u32 {
-    let ty = c.counter_type;
-    if !ty.needs_base() {
-        NO_COUNTER
-    } else if ty.is_multi() {
-        if c.multi_id != NO_COUNTER {
-            c.multi_id
-        } else {
-            c.base_counter_id
-        }
-    } else if ty.is_precision() && c.base_counter_id == NO_COUNTER {
-        c.perf_time_id
-    } else {
-        c.base_counter_id
-    }
-}
-
-/// The catalog entry of a V2 counterset; `None` when the registration has no name.
-fn registration_info(reg: &CounterSetRegistration) -> Option<ObjectInfo> {
-    let name = reg.name.clone()?;
-    let counters = reg
-        .counters
-        .iter()
-        .filter(|c| c.counter_type.is_displayable())
-        .filter_map(|c| {
-            let companion = companion_id(c);
-            let base_type = (companion != NO_COUNTER)
-                .then(|| reg.counter_position(companion))
-                .flatten()
-                .and_then(|p| reg.counters.get(p))
-                .map(|b| b.counter_type);
-            Some(CounterInfo {
-                name: c.name.clone()?,
-                index: 0,
-                help: c.help.clone().unwrap_or_default(),
-                counter_type: c.counter_type,
-                scale: c.default_scale,
-                detail_level: c.detail_level,
-                base_type,
-            })
-        })
-        .collect();
-    Some(ObjectInfo {
-        name,
-        index: 0,
-        help: reg.help.clone().unwrap_or_default(),
-        detail_level: reg.detail_level,
-        multi_instance: reg.is_multi_instance(),
-        counters,
-    })
 }
 
 impl Source for CaptureSource {

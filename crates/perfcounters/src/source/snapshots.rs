@@ -3,6 +3,7 @@
 //! objects of a collection, and joining a V1 and a V2 snapshot of the same moment.
 
 use super::{Catalog, CounterInfo, ObjectInfo, Request, SourceError};
+use crate::format::v2::{CounterSetRegistration, NO_COUNTER, PERF_ATTRIB_NO_DISPLAYABLE};
 use crate::names::NameTable;
 use crate::snapshot::{Object, ObjectData, Snapshot};
 
@@ -45,6 +46,43 @@ pub fn object_info(object: &Object, help: Option<&NameTable>) -> Option<ObjectIn
         help: help_of(object.help_index),
         detail_level: object.detail_level,
         multi_instance,
+        counters,
+    })
+}
+
+/// Describes a V2 counterset registration as a catalog object (`None` when it has no name): the
+/// counters of displayable types without `PERF_ATTRIB_NO_DISPLAYABLE` (so no bases or time stamps),
+/// each with the type of its companion as [`crate::format::v2::to_snapshot`] pairs them. Counter ids
+/// are not title indexes, so every `index` is 0.
+pub fn counterset_info(r: &CounterSetRegistration) -> Option<ObjectInfo> {
+    let name = r.name.clone()?;
+    let counters = r
+        .counters
+        .iter()
+        .filter(|c| c.counter_type.is_displayable() && c.attrib & PERF_ATTRIB_NO_DISPLAYABLE == 0)
+        .filter_map(|c| {
+            let companion = c.companion_id();
+            Some(CounterInfo {
+                name: c.name.clone()?,
+                index: 0,
+                help: c.help.clone().unwrap_or_default(),
+                counter_type: c.counter_type,
+                scale: c.default_scale,
+                detail_level: c.detail_level,
+                base_type: (companion != NO_COUNTER)
+                    .then(|| r.counter_position(companion))
+                    .flatten()
+                    .and_then(|p| r.counters.get(p))
+                    .map(|b| b.counter_type),
+            })
+        })
+        .collect();
+    Some(ObjectInfo {
+        name,
+        index: 0,
+        help: r.help.clone().unwrap_or_default(),
+        detail_level: r.detail_level,
+        multi_instance: r.is_multi_instance(),
         counters,
     })
 }

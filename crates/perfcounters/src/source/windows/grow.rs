@@ -65,21 +65,7 @@ pub fn fill_doubling(
     loop {
         let r = call(buf);
         match r.status {
-            ERROR_SUCCESS => {
-                if r.size > buf.len() {
-                    return Err(SourceError::new(
-                        SourceErrorKind::Decode,
-                        format!(
-                            "{}({}) reported {} bytes written into a {}-byte buffer",
-                            what.0,
-                            what.1,
-                            r.size,
-                            buf.len()
-                        ),
-                    ));
-                }
-                return Ok(r.size);
-            }
+            ERROR_SUCCESS => return written(r, buf.len(), what),
             ERROR_MORE_DATA => {
                 let next = buf.len().saturating_mul(2);
                 if buf.len() >= policy.max {
@@ -111,21 +97,7 @@ pub fn fill_reported(
     loop {
         let r = call(buf);
         match r.status {
-            ERROR_SUCCESS => {
-                if r.size > buf.len() {
-                    return Err(SourceError::new(
-                        SourceErrorKind::Decode,
-                        format!(
-                            "{}({}) reported {} bytes written into a {}-byte buffer",
-                            what.0,
-                            what.1,
-                            r.size,
-                            buf.len()
-                        ),
-                    ));
-                }
-                return Ok(r.size);
-            }
+            ERROR_SUCCESS => return written(r, buf.len(), what),
             ERROR_NOT_ENOUGH_MEMORY | ERROR_MORE_DATA => {
                 if buf.len() >= policy.max || r.size > policy.max {
                     return Err(too_large(what, policy.max));
@@ -144,6 +116,20 @@ pub fn fill_reported(
             code => return Err(SourceError::os(what.0, code, what.1)),
         }
     }
+}
+
+/// The size a successful call wrote, checked against the buffer it was given.
+fn written(r: Filled, len: usize, what: (&str, &str)) -> Result<usize, SourceError> {
+    if r.size > len {
+        return Err(SourceError::new(
+            SourceErrorKind::Decode,
+            format!(
+                "{}({}) reported {} bytes written into a {len}-byte buffer",
+                what.0, what.1, r.size
+            ),
+        ));
+    }
+    Ok(r.size)
 }
 
 fn too_large(what: (&str, &str), max: usize) -> SourceError {

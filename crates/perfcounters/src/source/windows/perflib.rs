@@ -7,13 +7,13 @@ use std::time::Duration;
 use super::grow::{fill_reported, Filled, GrowPolicy};
 use crate::format::v2::{
     decode_guid_list, decode_instance_list, to_snapshot, CounterSetRegistration, CounterSpec,
-    DataHeader, EncodedRegistration, Guid, RegistrationBuffers, NO_COUNTER,
-    PERF_ATTRIB_NO_DISPLAYABLE, PERF_REG_COUNTERSET_ENGLISH_NAME, PERF_REG_COUNTERSET_HELP_STRING,
-    PERF_REG_COUNTERSET_STRUCT, PERF_REG_COUNTER_ENGLISH_NAMES, PERF_REG_COUNTER_HELP_STRINGS,
+    DataHeader, EncodedRegistration, Guid, RegistrationBuffers, PERF_REG_COUNTERSET_ENGLISH_NAME,
+    PERF_REG_COUNTERSET_HELP_STRING, PERF_REG_COUNTERSET_STRUCT, PERF_REG_COUNTER_ENGLISH_NAMES,
+    PERF_REG_COUNTER_HELP_STRINGS,
 };
 use crate::snapshot::Snapshot;
-use crate::source::snapshots::keep_objects;
-use crate::source::{CounterInfo, ObjectInfo, Request, SourceError, SourceErrorKind};
+use crate::source::snapshots::{counterset_info, keep_objects};
+use crate::source::{ObjectInfo, Request, SourceError, SourceErrorKind};
 
 /// `PERF_WILDCARD_COUNTER`: every counter of the counterset.
 pub const PERF_WILDCARD_COUNTER: u32 = 0xFFFF_FFFF;
@@ -237,7 +237,7 @@ impl<P: PerfLibApi> PerfLibSource<P> {
             let Ok(r) = self.registration(set) else {
                 continue;
             };
-            if let Some(info) = object_info(&r.registration) {
+            if let Some(info) = counterset_info(&r.registration) {
                 out.push((set, info));
             }
         }
@@ -453,39 +453,4 @@ impl<P: PerfLibApi> Drop for PerfLibSource<P> {
     fn drop(&mut self) {
         let _ = self.close();
     }
-}
-
-/// Describes a counterset registration as a catalog object: displayable counters only (no base or
-/// time-stamp companions, nothing with `PERF_ATTRIB_NO_DISPLAYABLE`), each with its companion's type.
-pub fn object_info(r: &CounterSetRegistration) -> Option<ObjectInfo> {
-    let name = r.name.clone()?;
-    let counters = r
-        .counters
-        .iter()
-        .filter(|c| c.counter_type.is_displayable() && c.attrib & PERF_ATTRIB_NO_DISPLAYABLE == 0)
-        .filter_map(|c| {
-            let companion = c.companion_id();
-            Some(CounterInfo {
-                name: c.name.clone()?,
-                index: c.id,
-                help: c.help.clone().unwrap_or_default(),
-                counter_type: c.counter_type,
-                scale: c.default_scale,
-                detail_level: c.detail_level,
-                base_type: (companion != NO_COUNTER)
-                    .then(|| r.counter_position(companion))
-                    .flatten()
-                    .and_then(|p| r.counters.get(p))
-                    .map(|b| b.counter_type),
-            })
-        })
-        .collect();
-    Some(ObjectInfo {
-        name,
-        index: 0,
-        help: r.help.clone().unwrap_or_default(),
-        detail_level: r.detail_level,
-        multi_instance: r.is_multi_instance(),
-        counters,
-    })
 }

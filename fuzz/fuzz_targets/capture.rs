@@ -1,0 +1,65 @@
+//! A one-sample capture built from arbitrary bytes, replayed: the V2 registration structure, the
+//! `PerfQueryCounterInfo` list, the V2 data block and a V1 block are slices of the input. Whatever
+//! `CaptureSource` accepts must go through its catalog, a collection and the query engine without
+//! panicking.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use perfcounters::capture::{Capture, CaptureSample, CaptureSource};
+use perfcounters::format::v2::EncodedRegistration;
+use perfcounters::query::Query;
+use perfcounters::source::{Request, Source};
+use perfcounters::FormatOptions;
+
+/// Splits the input at the first three `0xFF 0xFE 0xFD 0xFC` markers.
+fn parts(data: &[u8]) -> [&[u8]; 4] {
+    let mut out: [&[u8]; 4] = [&[]; 4];
+    let mut rest = data;
+    for slot in out.iter_mut().take(3) {
+        match rest.windows(4).position(|w| w == [0xFF, 0xFE, 0xFD, 0xFC]) {
+            Some(i) => {
+                *slot = &rest[..i];
+                rest = &rest[i + 4..];
+            }
+            None => {
+                *slot = rest;
+                rest = &[];
+            }
+        }
+    }
+    out[3] = rest;
+    out
+}
+
+fuzz_target!(|data: &[u8]| {
+    let [structure, counters, v2, v1] = parts(data);
+    let capture = Capture {
+        registrations: vec![EncodedRegistration {
+            structure: structure.to_vec(),
+            ..Default::default()
+        }],
+        v2_counters: Some(counters.to_vec()),
+        samples: vec![CaptureSample {
+            v1: (!v1.is_empty()).then(|| v1.to_vec()),
+            v2: Some(v2.to_vec()),
+        }],
+        ..Default::default()
+    };
+    let Ok(mut source) = CaptureSource::new(capture) else {
+        return;
+    };
+    let Ok(catalog) = source.catalog() else {
+        return;
+    };
+    let mut query = Query::new(FormatOptions::default());
+    let mut request = Request::new();
+    for object in &catalog.objects {
+        let _ = query.add(&format!("\\{}(*)\\*", object.name.replace(['(', ')', '\\'], "")));
+        request = request.all_of(&object.name);
+        let _ = source.instances(&object.name);
+    }
+    if let Ok(snapshot) = source.collect(&request) {
+        query.update(&snapshot);
+        query.update(&snapshot);
+    }
+});
