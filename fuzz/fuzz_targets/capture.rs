@@ -1,21 +1,22 @@
-//! A one-sample capture built from arbitrary bytes, replayed: the V2 registration structure, the
-//! `PerfQueryCounterInfo` list, the V2 data block and a V1 block are slices of the input. Whatever
+//! A one-sample capture built from arbitrary bytes, replayed: the V2 registration structure, its
+//! counter-name string buffer, the `PerfQueryCounterInfo` list, the V2 data block and a V1 block are
+//! slices of the input (split at `FF FE FD FC`; the counterset is named "Fuzz"). Whatever
 //! `CaptureSource` accepts must go through its catalog, a collection and the query engine without
 //! panicking.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use perfcounters::capture::{Capture, CaptureSample, CaptureSource};
-use perfcounters::format::v2::EncodedRegistration;
+use perfcounters::format::v2::{encode_string, EncodedRegistration};
 use perfcounters::query::Query;
 use perfcounters::source::{Request, Source};
 use perfcounters::FormatOptions;
 
-/// Splits the input at the first three `0xFF 0xFE 0xFD 0xFC` markers.
-fn parts(data: &[u8]) -> [&[u8]; 4] {
-    let mut out: [&[u8]; 4] = [&[]; 4];
+/// Splits the input at the first four `0xFF 0xFE 0xFD 0xFC` markers.
+fn parts(data: &[u8]) -> [&[u8]; 5] {
+    let mut out: [&[u8]; 5] = [&[]; 5];
     let mut rest = data;
-    for slot in out.iter_mut().take(3) {
+    for slot in out.iter_mut().take(4) {
         match rest.windows(4).position(|w| w == [0xFF, 0xFE, 0xFD, 0xFC]) {
             Some(i) => {
                 *slot = &rest[..i];
@@ -27,15 +28,17 @@ fn parts(data: &[u8]) -> [&[u8]; 4] {
             }
         }
     }
-    out[3] = rest;
+    out[4] = rest;
     out
 }
 
 fuzz_target!(|data: &[u8]| {
-    let [structure, counters, v2, v1] = parts(data);
+    let [structure, counter_names, counters, v2, v1] = parts(data);
     let capture = Capture {
         registrations: vec![EncodedRegistration {
             structure: structure.to_vec(),
+            name: encode_string("Fuzz").ok(),
+            counter_names: counter_names.to_vec(),
             ..Default::default()
         }],
         v2_counters: Some(counters.to_vec()),
