@@ -112,19 +112,20 @@ impl<R: PerfRegistry> RegistrySource<R> {
         &mut self.api
     }
 
-    fn query(
+    /// One value read into `buf` with the growth and retry rules; the number of bytes read.
+    fn fetch(
         &mut self,
         key: PerfKey,
         value: &str,
-        policy: GrowPolicy,
-    ) -> Result<Vec<u8>, SourceError> {
-        let mut buf = Vec::new();
-        let api = &mut self.api;
+        buf: &mut Vec<u8>,
+        policy: &GrowPolicy,
+    ) -> Result<usize, SourceError> {
         let context = format!("{key}, \"{value}\"");
+        let api = &mut self.api;
         let mut pauses = Vec::new();
         let n = fill_doubling(
-            &mut buf,
-            &policy,
+            buf,
+            policy,
             ("RegQueryValueExW", &context),
             &mut |d| pauses.push(d),
             &mut |b| api.query_value(key, value, b),
@@ -133,7 +134,17 @@ impl<R: PerfRegistry> RegistrySource<R> {
         for d in pauses {
             self.api.pause(d);
         }
-        let n = n?;
+        n
+    }
+
+    fn query(
+        &mut self,
+        key: PerfKey,
+        value: &str,
+        policy: GrowPolicy,
+    ) -> Result<Vec<u8>, SourceError> {
+        let mut buf = Vec::new();
+        let n = self.fetch(key, value, &mut buf, &policy)?;
         buf.truncate(n);
         Ok(buf)
     }
@@ -225,34 +236,20 @@ impl<R: PerfRegistry> RegistrySource<R> {
     /// Queries `HKEY_PERFORMANCE_DATA` for `value` (`"Global"`, `"Costly"`, or title indexes such as
     /// `"238 2"`) and returns the raw block, checked to be a well-formed V1 block.
     pub fn query_block(&mut self, value: &str) -> Result<&[u8], SourceError> {
+        self.fetch_data(value)?;
+        PerfDataBlock::parse(self.last_block()).map_err(|e| malformed(value, e))?;
+        Ok(self.last_block())
+    }
+
+    /// Reads `value` of `HKEY_PERFORMANCE_DATA` into the kept buffer.
+    fn fetch_data(&mut self, value: &str) -> Result<(), SourceError> {
         let mut buf = std::mem::take(&mut self.buf);
-        let context = format!("{}, \"{value}\"", PerfKey::Data);
-        let api = &mut self.api;
-        let mut pauses = Vec::new();
         self.open = true;
-        let r = fill_doubling(
-            &mut buf,
-            &self.policy,
-            ("RegQueryValueExW", &context),
-            &mut |d| pauses.push(d),
-            &mut |b| api.query_value(PerfKey::Data, value, b),
-        );
-        for d in pauses {
-            self.api.pause(d);
-        }
+        let policy = self.policy;
+        let r = self.fetch(PerfKey::Data, value, &mut buf, &policy);
         self.buf = buf;
         self.len = r?;
-        let block = self.buf.get(..self.len).unwrap_or_default();
-        PerfDataBlock::parse(block).map_err(|e| {
-            SourceError::new(
-                SourceErrorKind::Decode,
-                format!(
-                    "{} \"{value}\" returned a malformed block: {e}",
-                    PerfKey::Data
-                ),
-            )
-        })?;
-        Ok(block)
+        Ok(())
     }
 
     /// The last block returned by [`RegistrySource::query_block`] (or a collection).
@@ -263,8 +260,8 @@ impl<R: PerfRegistry> RegistrySource<R> {
     /// Queries `value` and returns the decoded, named snapshot.
     pub fn snapshot(&mut self, value: &str) -> Result<Snapshot, SourceError> {
         self.names();
-        self.query_block(value)?;
-        let block = PerfDataBlock::parse(self.last_block()).map_err(|e| decode_error(value, e))?;
+        self.fetch_data(value)?;
+        let block = PerfDataBlock::parse(self.last_block()).map_err(|e| malformed(value, e))?;
         let mut snapshot = block.to_snapshot().map_err(|e| decode_error(value, e))?;
         if let Some(n) = &self.names {
             n.english.apply(&mut snapshot);
@@ -350,5 +347,15 @@ fn decode_error(value: &str, e: impl fmt::Display) -> SourceError {
     SourceError::new(
         SourceErrorKind::Decode,
         format!("{} \"{value}\": {e}", PerfKey::Data),
+    )
+}
+
+fn malformed(value: &str, e: impl fmt::Display) -> SourceError {
+    SourceError::new(
+        SourceErrorKind::Decode,
+        format!(
+            "{} \"{value}\" returned a malformed block: {e}",
+            PerfKey::Data
+        ),
     )
 }
