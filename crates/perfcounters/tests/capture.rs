@@ -843,3 +843,22 @@ proptest! {
         prop_assert_eq!(back.unwrap(), c);
     }
 }
+
+/// Writes the seed of the `capture` fuzz target (see docs/fuzzing.md); not a check.
+#[test]
+#[ignore]
+fn write_fuzz_seed() {
+    let c = two_sample_capture();
+    let marker = [0xFFu8, 0xFE, 0xFD, 0xFC];
+    let parts: [&[u8]; 5] = [
+        &c.registrations[0].structure,
+        &c.registrations[0].counter_names,
+        c.v2_counters.as_deref().unwrap(),
+        c.samples[0].v2.as_deref().unwrap(),
+        c.samples[0].v1.as_deref().unwrap(),
+    ];
+    let seed = parts.join(&marker[..]);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/capture");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("seed"), seed).unwrap();
+}
