@@ -61,25 +61,15 @@ pub fn fill_doubling(
     if buf.len() < policy.initial.max(1) {
         buf.resize(policy.initial.max(1), 0);
     }
-    let mut busy = 0;
-    loop {
-        let r = call(buf);
-        match r.status {
-            ERROR_SUCCESS => return written(r, buf.len(), what),
-            ERROR_MORE_DATA => {
-                let next = buf.len().saturating_mul(2);
-                if buf.len() >= policy.max {
-                    return Err(too_large(what, policy.max));
-                }
-                buf.resize(next.min(policy.max), 0);
-            }
-            ERROR_BUSY if busy < policy.busy_retries => {
-                busy += 1;
-                pause(policy.busy_delay);
-            }
-            code => return Err(SourceError::os(what.0, code, what.1)),
-        }
-    }
+    fill(
+        buf,
+        policy,
+        what,
+        pause,
+        call,
+        &[ERROR_MORE_DATA],
+        &|len, _| (len < policy.max).then(|| len.saturating_mul(2).min(policy.max)),
+    )
 }
 
 /// Calls `call` with a buffer until it fits, following PerfLib V2's rules: `ERROR_NOT_ENOUGH_MEMORY`
@@ -93,22 +83,46 @@ pub fn fill_reported(
     pause: &mut dyn FnMut(Duration),
     call: &mut dyn FnMut(&mut [u8]) -> Filled,
 ) -> Result<usize, SourceError> {
+    let too_small = [ERROR_NOT_ENOUGH_MEMORY, ERROR_MORE_DATA];
+    fill(
+        buf,
+        policy,
+        what,
+        pause,
+        call,
+        &too_small,
+        &|len, reported| {
+            (len < policy.max && reported <= policy.max).then(|| {
+                reported
+                    .max(len.saturating_mul(2))
+                    .max(policy.initial.min(4096))
+                    .min(policy.max)
+            })
+        },
+    )
+}
+
+/// The loop both growth rules share: success ends it, a `too_small` status resizes the buffer to
+/// `next(current length, reported size)` (`None`: past [`GrowPolicy::max`]), `ERROR_BUSY` is retried
+/// after a pause up to [`GrowPolicy::busy_retries`] times, any other status is an error.
+fn fill(
+    buf: &mut Vec<u8>,
+    policy: &GrowPolicy,
+    what: (&str, &str),
+    pause: &mut dyn FnMut(Duration),
+    call: &mut dyn FnMut(&mut [u8]) -> Filled,
+    too_small: &[u32],
+    next: &dyn Fn(usize, usize) -> Option<usize>,
+) -> Result<usize, SourceError> {
     let mut busy = 0;
     loop {
         let r = call(buf);
         match r.status {
             ERROR_SUCCESS => return written(r, buf.len(), what),
-            ERROR_NOT_ENOUGH_MEMORY | ERROR_MORE_DATA => {
-                if buf.len() >= policy.max || r.size > policy.max {
-                    return Err(too_large(what, policy.max));
-                }
-                let next = r
-                    .size
-                    .max(buf.len().saturating_mul(2))
-                    .max(policy.initial.min(4096))
-                    .min(policy.max);
-                buf.resize(next, 0);
-            }
+            code if too_small.contains(&code) => match next(buf.len(), r.size) {
+                Some(size) => buf.resize(size, 0),
+                None => return Err(too_large(what, policy.max)),
+            },
             ERROR_BUSY if busy < policy.busy_retries => {
                 busy += 1;
                 pause(policy.busy_delay);
