@@ -28,7 +28,6 @@ use crate::format::v1::PerfDataBlock;
 use crate::format::v2::{
     decode_string_buffer, parse_string, to_snapshot, Conversion, CounterSetRegInfo,
     CounterSetRegistration, CounterSpec, DataHeader, EncodedRegistration, Guid,
-    RegistrationBuffers,
 };
 use crate::names::{parse_multi_sz, NameTable};
 use crate::snapshot::Snapshot;
@@ -296,21 +295,6 @@ fn registration_guid(r: &EncodedRegistration) -> Option<Guid> {
     CounterSetRegInfo::parse(&r.structure)
         .ok()
         .map(|i| i.guid())
-}
-
-/// The buffers of a registration as [`CounterSetRegistration::decode`] takes them (empty string
-/// buffers count as not queried).
-fn buffers(r: &EncodedRegistration) -> RegistrationBuffers<'_> {
-    fn some(b: &[u8]) -> Option<&[u8]> {
-        (!b.is_empty()).then_some(b)
-    }
-    RegistrationBuffers {
-        structure: &r.structure,
-        name: r.name.as_deref(),
-        help: r.help.as_deref(),
-        counter_names: some(&r.counter_names),
-        counter_helps: some(&r.counter_helps),
-    }
 }
 
 impl Capture {
@@ -869,7 +853,7 @@ impl CaptureSource {
                     .unwrap_or_else(|| "?".into());
                 Path::new(V2_DIR).join(dir)
             };
-            let reg = CounterSetRegistration::decode(buffers(r))
+            let reg = CounterSetRegistration::decode(r.buffers())
                 .map_err(|e| decode_error(rel(), e.to_string()))?;
             registrations.push(reg);
         }

@@ -415,14 +415,18 @@ pub struct EncodedRegistration {
 }
 
 impl EncodedRegistration {
-    /// The buffers, borrowed, for [`CounterSetRegistration::decode`].
+    /// The buffers, borrowed, for [`CounterSetRegistration::decode`]. An empty counter-name or
+    /// counter-help buffer counts as not queried (a source that could not read them stores nothing).
     pub fn buffers(&self) -> RegistrationBuffers<'_> {
+        fn queried(b: &[u8]) -> Option<&[u8]> {
+            (!b.is_empty()).then_some(b)
+        }
         RegistrationBuffers {
             structure: &self.structure,
             name: self.name.as_deref(),
             help: self.help.as_deref(),
-            counter_names: Some(&self.counter_names),
-            counter_helps: Some(&self.counter_helps),
+            counter_names: queried(&self.counter_names),
+            counter_helps: queried(&self.counter_helps),
         }
     }
 }
