@@ -62,6 +62,7 @@ fn block(s: i64, idle: [u64; 2], processes: u32) -> Vec<u8> {
         code_page: 0,
         perf_time: t,
         perf_freq: 10_000_000,
+        sample_clock: None,
         counters: vec![
             def(248, CounterType::PERF_COUNTER_RAWCOUNT, 4, 4, -1),
             def(674, CounterType::PERF_ELAPSED_TIME, 8, 8, -5),
@@ -87,6 +88,7 @@ fn block(s: i64, idle: [u64; 2], processes: u32) -> Vec<u8> {
         code_page: 0,
         perf_time: 0,
         perf_freq: 0,
+        sample_clock: None,
         counters: vec![def(6, CounterType::PERF_100NSEC_TIMER_INV, 8, 8, 0)],
         data: ObjectData::Instances(vec![
             cpu("0", idle[0]),

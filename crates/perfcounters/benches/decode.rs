@@ -154,6 +154,7 @@ fn object(
             name: String::new(),
             raw_name,
             parent: None,
+            index: 0,
             parent_object,
             parent_instance,
             unique_id: -1,
@@ -180,6 +181,7 @@ fn object(
         code_page: 0,
         perf_time: 0,
         perf_freq: 0,
+        sample_clock: None,
         counters: defs,
         data: ObjectData::Instances(instances),
     }

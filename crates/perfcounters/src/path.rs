@@ -830,8 +830,10 @@ fn char_eq_ignore_case(a: char, b: char) -> bool {
         }
 }
 
-/// Case-insensitive equality with the same folding as [`wildcard_match`], without wildcards.
-fn eq_ignore_case(a: &str, b: &str) -> bool {
+/// Case-insensitive equality of two names, as PDH compares object, counter and instance names: the
+/// same per-character folding as [`wildcard_match`], without wildcards. `fold_case(a) == fold_case(b)`
+/// gives the same answer (see [`fold_case`]).
+pub fn eq_ignore_case(a: &str, b: &str) -> bool {
     if a.is_ascii() && b.is_ascii() {
         a.eq_ignore_ascii_case(b)
     } else {
@@ -844,6 +846,34 @@ fn eq_ignore_case(a: &str, b: &str) -> bool {
                 _ => return false,
             }
         }
+    }
+}
+
+/// The key form of [`eq_ignore_case`]: two names are equal ignoring case exactly when their folded
+/// forms are equal, so the folded form can key a hash map. Each character is replaced by its
+/// lowercase form ([`char::to_lowercase`]) when that is a single character; a character whose
+/// lowercase form is longer (only `İ`, U+0130) is kept as it is, since no other character shares its
+/// lowercase form. ASCII names without capitals are returned as they are, without allocating.
+pub fn fold_case(name: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    if name.is_ascii() {
+        if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(name.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(name)
+        }
+    } else {
+        Cow::Owned(
+            name.chars()
+                .map(|c| {
+                    let mut lower = c.to_lowercase();
+                    match (lower.next(), lower.next()) {
+                        (Some(l), None) => l,
+                        _ => c,
+                    }
+                })
+                .collect(),
+        )
     }
 }
 

@@ -16,8 +16,16 @@
 //! Semantics follow PDH:
 //! * wildcards are expanded on the first update (like typeperf, which fixes its columns once); a path
 //!   without wildcards names exactly one instance, which may come and go;
+//! * an instance is found by the name its source gave it ([`Instance::name`], with `parent/` and `#n`
+//!   from [`crate::snapshot::name_instances`]), compared ignoring case like every name; the column
+//!   reads whichever instance holds that name in each collection, as PDH does;
 //! * an instance that is missing in a collection yields `PDH_CSTATUS_NO_INSTANCE`; its previous sample is
 //!   dropped, so when it returns the first collection primes it again;
+//! * when the instance holding a name is another one than in the previous collection and the data
+//!   says so (its `unique_id` differs: a process ID on Linux, a V2 instance ID), the previous sample
+//!   is dropped the same way, so no rate mixes two instances. Without that identity (V1 instances named
+//!   by name, `unique_id` −1) a `#n` reshuffle pairs two processes' samples like PDH does; a counter
+//!   that went backwards then reports `PDH_CSTATUS_INVALID_DATA` for that interval;
 //! * two-sample counters have no value on their first collection;
 //! * an object or counter that does not exist yields `PDH_CSTATUS_NO_OBJECT` / `PDH_CSTATUS_NO_COUNTER` in
 //!   its column (and a [`ExpandError`] with close names), while the other counters go on.
@@ -27,9 +35,9 @@ use std::fmt;
 
 use crate::calc::{calculate, FormatOptions};
 use crate::counter_type::CounterType;
-use crate::path::{format_instance, CounterPath, PathError};
+use crate::path::{eq_ignore_case, fold_case, format_instance, CounterPath, PathError};
 use crate::raw::RawCounter;
-use crate::snapshot::{Instance, Object, ObjectData, Snapshot};
+use crate::snapshot::{instance_name, Instance, Object, ObjectData, Snapshot};
 use crate::status::PdhStatus;
 
 /// Why a counter path could not be resolved against a snapshot.
@@ -145,12 +153,15 @@ pub struct CounterValue {
     pub raw: Option<RawCounter>,
 }
 
-/// The key of an instance: parent, name and the `#n` duplicate index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct InstanceKey {
-    parent: Option<String>,
-    name: String,
-    index: u32,
+/// `UniqueID` of instances that are identified by name, and of single-instance values.
+const PERF_NO_UNIQUE_ID: i32 = -1;
+
+/// The raw sample a counter read in its previous collection, and the `unique_id` of the instance it
+/// came from.
+#[derive(Clone, Copy, Debug)]
+struct Previous {
+    raw: RawCounter,
+    unique_id: i32,
 }
 
 /// One expanded counter: a concrete path and its state.
@@ -164,12 +175,13 @@ pub struct QueryCounter {
     pub error: Option<ExpandError>,
     /// The counter's type (for units); `PERF_COUNTER_NODATA` when the path did not resolve.
     pub counter_type: CounterType,
-    /// Lowercased full instance name (`parent/name#n`) used to find the instance in later collections.
-    instance_key: Option<String>,
+    /// The instance's name as its source named it ([`Instance::name`]), found again in later
+    /// collections ignoring case; `None` for a single-instance object.
+    instance: Option<String>,
     object_pos: usize,
     counter_pos: usize,
     instance_pos: usize,
-    previous: Option<RawCounter>,
+    previous: Option<Previous>,
 }
 
 impl QueryCounter {
@@ -284,14 +296,14 @@ impl Query {
             expand_one(snapshot, machine.as_deref(), origin, pattern, &mut counters);
         }
         // Keep the previous samples of counters that survive a re-expansion.
-        let mut old: HashMap<String, RawCounter> = HashMap::new();
+        let mut old: HashMap<String, Previous> = HashMap::new();
         for c in self.counters.drain(..) {
             if let Some(prev) = c.previous {
-                old.insert(c.path.to_string().to_lowercase(), prev);
+                old.insert(fold_case(&c.path.to_string()).into_owned(), prev);
             }
         }
         for c in &mut counters {
-            c.previous = old.remove(&c.path.to_string().to_lowercase());
+            c.previous = old.remove(fold_case(&c.path.to_string()).as_ref());
         }
         self.counters = counters;
         self.expanded = true;
@@ -326,7 +338,7 @@ fn update_one(
     };
     if let Some(e) = &c.error {
         // A path whose instance did not exist at expansion may appear later.
-        if !matches!(e, ExpandError::NoInstance { .. }) || c.instance_key.is_none() {
+        if !matches!(e, ExpandError::NoInstance { .. }) || c.instance.is_none() {
             return missing(e.status());
         }
     }
@@ -363,18 +375,16 @@ fn update_one(
             }
         },
     };
-    let values = match (&object.data, &c.instance_key) {
-        (ObjectData::Single(v), None) => v.as_slice(),
-        (ObjectData::Instances(list), Some(key)) => {
+    let (values, unique_id) = match (&object.data, &c.instance) {
+        (ObjectData::Single(v), None) => (v.as_slice(), PERF_NO_UNIQUE_ID),
+        (ObjectData::Instances(list), Some(name)) => {
             let pos = match list.get(c.instance_pos) {
-                Some(i) if i.name.eq_ignore_ascii_case(key) || i.name.to_lowercase() == *key => {
-                    c.instance_pos
-                }
+                Some(i) if eq_ignore_case(&i.name, name) => c.instance_pos,
                 _ => {
                     let map = instance_maps
                         .entry(c.object_pos)
-                        .or_insert_with(|| instance_map(list));
-                    match map.get(key) {
+                        .or_insert_with(|| instance_positions(list));
+                    match map.get(fold_case(name).as_ref()) {
                         Some(&i) => {
                             c.instance_pos = i;
                             i
@@ -386,7 +396,8 @@ fn update_one(
                     }
                 }
             };
-            list[pos].values.as_slice()
+            let instance = &list[pos];
+            (instance.values.as_slice(), instance.unique_id)
         }
         _ => {
             c.previous = None;
@@ -399,7 +410,12 @@ fn update_one(
     };
     let def = &object.counters[counter_pos];
     let time_base = snapshot.time_base(object, def.counter_type);
-    let previous = c.previous.replace(raw);
+    // Another instance now holds the name: its sample does not pair with the previous one.
+    let previous = c
+        .previous
+        .replace(Previous { raw, unique_id })
+        .filter(|p| p.unique_id == unique_id)
+        .map(|p| p.raw);
     match calculate(
         def.counter_type,
         &raw,
@@ -429,37 +445,16 @@ fn update_one(
 }
 
 fn name_eq(name: Option<&str>, wanted: &str) -> bool {
-    name.is_some_and(|n| {
-        n.eq_ignore_ascii_case(wanted)
-            || (!n.is_ascii() && n.to_lowercase() == wanted.to_lowercase())
-    })
+    name.is_some_and(|n| eq_ignore_case(n, wanted))
 }
 
-fn instance_map(list: &[Instance]) -> HashMap<String, usize> {
+/// The position of the first instance with each name, keyed by the name's case-folded form.
+fn instance_positions(list: &[Instance]) -> HashMap<String, usize> {
     let mut m = HashMap::with_capacity(list.len());
     for (i, inst) in list.iter().enumerate() {
-        m.entry(inst.name.to_lowercase()).or_insert(i);
+        m.entry(fold_case(&inst.name).into_owned()).or_insert(i);
     }
     m
-}
-
-/// The (parent, name, index) of every instance of an object, in data order. The index counts earlier
-/// instances with the same parent and name, like PDH's `#n`.
-fn instance_keys(list: &[Instance]) -> Vec<InstanceKey> {
-    let mut seen: HashMap<(Option<String>, String), u32> = HashMap::new();
-    list.iter()
-        .map(|inst| {
-            let k = (inst.parent.clone(), inst.raw_name.clone());
-            let n = seen.entry(k).or_insert(0);
-            let key = InstanceKey {
-                parent: inst.parent.clone(),
-                name: inst.raw_name.clone(),
-                index: *n,
-            };
-            *n += 1;
-            key
-        })
-        .collect()
 }
 
 fn expand_one(
@@ -474,12 +469,12 @@ fn expand_one(
     if concrete.machine.is_none() {
         concrete.machine = machine.map(str::to_string);
     }
-    let failed = |error: ExpandError, key: Option<String>| QueryCounter {
+    let failed = |error: ExpandError, instance: Option<String>| QueryCounter {
         path: concrete.clone(),
         origin,
         error: Some(error),
         counter_type: CounterType::PERF_COUNTER_NODATA,
-        instance_key: key,
+        instance,
         object_pos: 0,
         counter_pos: 0,
         instance_pos: 0,
@@ -531,7 +526,7 @@ fn expand_one(
             continue;
         }
         // Instances that match, in data order.
-        let instances: Vec<(usize, Option<InstanceKey>)> = match &object.data {
+        let instances: Vec<(usize, Option<&Instance>)> = match &object.data {
             ObjectData::Single(_) => {
                 if pattern.instance.is_some() && pattern.instance.as_deref() != Some("*") {
                     out.push(failed(
@@ -564,14 +559,13 @@ fn expand_one(
                     ));
                     continue;
                 }
-                let keys = instance_keys(list);
-                let matched: Vec<(usize, Option<InstanceKey>)> = keys
-                    .into_iter()
+                let matched: Vec<(usize, Option<&Instance>)> = list
+                    .iter()
                     .enumerate()
-                    .filter(|(_, k)| {
-                        pattern.matches_instance(k.parent.as_deref(), &k.name, k.index)
+                    .filter(|(_, i)| {
+                        pattern.matches_instance(i.parent.as_deref(), &i.raw_name, i.index)
                     })
-                    .map(|(i, k)| (i, Some(k)))
+                    .map(|(pos, i)| (pos, Some(i)))
                     .collect();
                 if matched.is_empty() {
                     if pattern.has_instance_wildcard() {
@@ -581,10 +575,11 @@ fn expand_one(
                     // A concrete instance that does not exist now: keep the counter; it reports
                     // PDH_CSTATUS_NO_INSTANCE until the instance appears.
                     let names = list.iter().map(|i| i.name.as_str());
-                    let key = format_instance(
+                    // The name the instance will have when it appears.
+                    let name = instance_name(
                         pattern.parent.as_deref(),
                         pattern.instance.as_deref().unwrap_or_default(),
-                        pattern.index.filter(|&i| i > 0),
+                        pattern.index.unwrap_or(0),
                     );
                     for (counter_pos, counter_name) in &counters {
                         let mut p = concrete.clone();
@@ -597,7 +592,7 @@ fn expand_one(
                                 instance: format!("\"{}\"", instance_text(pattern)),
                                 suggestions: suggest(&instance_text(pattern), names.clone()),
                             },
-                            Some(key.to_lowercase()),
+                            Some(name.clone()),
                         );
                         qc.path = p;
                         qc.counter_type = object.counters[*counter_pos].counter_type;
@@ -612,32 +607,19 @@ fn expand_one(
             ObjectData::MetadataOnly { .. } => Vec::new(),
         };
         for (counter_pos, counter_name) in &counters {
-            for (instance_pos, key) in &instances {
+            for (instance_pos, instance) in &instances {
                 let mut p = concrete.clone();
                 p.object = object_name.clone();
                 p.counter = (*counter_name).to_string();
-                let instance_key = key.as_ref().map(|k| {
-                    p.parent = k.parent.clone();
-                    p.instance = Some(k.name.clone());
-                    p.index = if k.index > 0 { Some(k.index) } else { None };
-                    format_instance(
-                        k.parent.as_deref(),
-                        &k.name,
-                        Some(k.index).filter(|&i| i > 0),
-                    )
-                    .to_lowercase()
-                });
-                if key.is_none() {
-                    p.parent = None;
-                    p.instance = None;
-                    p.index = None;
-                }
+                p.parent = instance.and_then(|i| i.parent.clone());
+                p.instance = instance.map(|i| i.raw_name.clone());
+                p.index = instance.and_then(|i| (i.index > 0).then_some(i.index));
                 out.push(QueryCounter {
                     path: p,
                     origin,
                     error: None,
                     counter_type: object.counters[*counter_pos].counter_type,
-                    instance_key,
+                    instance: instance.map(|i| i.name.clone()),
                     object_pos,
                     counter_pos: *counter_pos,
                     instance_pos: *instance_pos,

@@ -5,7 +5,10 @@
 //! each with raw values. Base counters are linked to the counter they serve through
 //! [`CounterDefinition::base`], so the calculator never has to guess.
 
+use std::collections::HashMap;
+
 use crate::counter_type::{CounterType, TimeBase};
+use crate::path::{fold_case, format_instance};
 use crate::raw::RawCounter;
 
 /// The 100 ns time base (`PERF_TIMER_100NS`): 10,000,000 units per second.
@@ -92,12 +95,17 @@ pub struct CounterDefinition {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Instance {
     /// The name as PDH shows it: `parent/child` when the instance has a parent, and `#n` appended to
-    /// the second and later instances with the same name (the first is unsuffixed).
+    /// the second and later instances with the same name (the first is unsuffixed). Set by
+    /// [`name_instances`], which every source calls.
     pub name: String,
     /// The name exactly as the data gives it.
     pub raw_name: String,
     /// The parent's name, when the instance has a parent.
     pub parent: Option<String>,
+    /// The duplicate index `n` of [`Instance::name`]: how many earlier instances of the same object
+    /// have the same full name (`parent/raw_name`, compared ignoring case). 0 for the first, which
+    /// has no `#n` suffix. Set by [`name_instances`].
+    pub index: u32,
     /// Title index of the parent object (`ParentObjectTitleIndex`), 0 if none.
     pub parent_object: u32,
     /// Position of the parent in the parent object's instance list (`ParentObjectInstance`).
@@ -141,10 +149,28 @@ pub struct Object {
     pub perf_time: i64,
     /// The object's clock frequency.
     pub perf_freq: i64,
+    /// The clock of the collection this object was read in, when it is not the snapshot's: a V2
+    /// counterset keeps the time stamps of its own `PERF_DATA_HEADER` when it is joined with the
+    /// objects of a V1 block. `None`: the snapshot's clock ([`Snapshot::clock`]). Read it through
+    /// [`Snapshot::clock_of`].
+    pub sample_clock: Option<SampleClock>,
     /// Counter definitions in data order.
     pub counters: Vec<CounterDefinition>,
     /// Values.
     pub data: ObjectData,
+}
+
+/// The time stamps of one collection: the time base of tick and 100 ns counters. A snapshot has one
+/// ([`Snapshot::clock`]), and an object that was read in another collection carries its own
+/// ([`Object::sample_clock`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SampleClock {
+    /// The performance counter (`PerfTime`, V2 `PerfTimeStamp`; QPC ticks on Windows).
+    pub perf_time: i64,
+    /// Its frequency (`PerfFreq`).
+    pub perf_freq: i64,
+    /// 100 ns time since 1601-01-01 UTC (`PerfTime100nSec`).
+    pub perf_time_100ns: i64,
 }
 
 /// One collection from a source.
@@ -179,11 +205,27 @@ impl Snapshot {
         })
     }
 
+    /// The clock of this snapshot's header: `perf_time`, `perf_freq` and `perf_time_100ns`.
+    pub fn clock(&self) -> SampleClock {
+        SampleClock {
+            perf_time: self.perf_time,
+            perf_freq: self.perf_freq,
+            perf_time_100ns: self.perf_time_100ns,
+        }
+    }
+
+    /// The clock that `object`'s tick and 100 ns counters were sampled against: its own
+    /// [`Object::sample_clock`] when it has one, else the snapshot's [`Snapshot::clock`].
+    pub fn clock_of(&self, object: &Object) -> SampleClock {
+        object.sample_clock.unwrap_or_else(|| self.clock())
+    }
+
     /// The time base F (ticks per second) of a counter type in an object of this snapshot:
-    /// `PerfFreq` for tick timers, 10^7 for 100 ns timers, the object's frequency for object timers.
+    /// `PerfFreq` of the object's clock ([`Snapshot::clock_of`]) for tick timers, 10^7 for 100 ns
+    /// timers, the object's frequency for object timers.
     pub fn time_base(&self, object: &Object, counter_type: CounterType) -> i64 {
         match counter_type.time_base() {
-            TimeBase::Tick | TimeBase::Reserved => self.perf_freq,
+            TimeBase::Tick | TimeBase::Reserved => self.clock_of(object).perf_freq,
             TimeBase::Ns100 => FREQ_100NS,
             TimeBase::Object => object.perf_freq,
         }
@@ -192,7 +234,8 @@ impl Snapshot {
     /// Packs the raw sample of counter `counter` from `values` (an instance's values, or the single
     /// block) into a [`RawCounter`], the way PDH does for each type group:
     /// N, then the time stamp of the type's time base, or the base / precision time stamp / multi count
-    /// from the linked companion counter. Returns `None` if the value itself is not numeric.
+    /// from the linked companion counter. Time stamps come from the object's clock
+    /// ([`Snapshot::clock_of`]). Returns `None` if the value itself is not numeric.
     pub fn raw_counter(
         &self,
         object: &Object,
@@ -203,12 +246,13 @@ impl Snapshot {
         let n = values.get(counter)?.as_i64()?;
         let companion = || def.base.and_then(|b| values.get(b)).and_then(Value::as_i64);
         let ty = def.counter_type;
+        let clock = self.clock_of(object);
         let time_stamp = match ty.time_base() {
-            TimeBase::Tick | TimeBase::Reserved => self.perf_time,
-            TimeBase::Ns100 => self.perf_time_100ns,
+            TimeBase::Tick | TimeBase::Reserved => clock.perf_time,
+            TimeBase::Ns100 => clock.perf_time_100ns,
             TimeBase::Object => object.perf_time,
         };
-        let mut raw = RawCounter::new(n, 0).with_time(self.perf_time_100ns);
+        let mut raw = RawCounter::new(n, 0).with_time(clock.perf_time_100ns);
         use crate::counter_type::{Subtype, TypeField};
         if ty.kind() != TypeField::Counter || ty.is_base() {
             return Some(raw);
@@ -254,6 +298,50 @@ impl Object {
             _ => &[],
         }
     }
+}
+
+/// Names the instances of one object as PDH shows them, from each instance's `raw_name` and
+/// `parent`: sets [`Instance::name`] and [`Instance::index`]. Every source calls it, so the names of
+/// an instance list do not depend on where it came from.
+///
+/// 1. The full name is `parent/raw_name` when the instance has a parent, else `raw_name`.
+/// 2. Instances with the same full name are numbered in data order: the first keeps the full name
+///    (index 0), the second gets `#1`, the third `#2`, and so on.
+/// 3. Full names are compared **ignoring case** ([`crate::path::eq_ignore_case`]), as PDH finds
+///    instances (`lstrcmpiW`) and as .NET numbers them (`OrdinalIgnoreCase`): `A` and `a` are two
+///    occurrences of one name, `A` and `a#1`. Each name keeps its own spelling.
+///
+/// ```
+/// # use perfcounters::snapshot::{name_instances, Instance};
+/// let inst = |parent: Option<&str>, raw: &str| Instance {
+///     raw_name: raw.into(), parent: parent.map(Into::into), unique_id: -1, ..Default::default()
+/// };
+/// let mut list = vec![
+///     inst(None, "svchost"), inst(None, "SVCHOST"), inst(None, "svchost"),
+///     inst(Some("explorer"), "0"), inst(Some("Explorer"), "0"), inst(Some("explorer"), "1"),
+/// ];
+/// name_instances(&mut list);
+/// let names: Vec<_> = list.iter().map(|i| (i.name.as_str(), i.index)).collect();
+/// assert_eq!(names, [
+///     ("svchost", 0), ("SVCHOST#1", 1), ("svchost#2", 2),
+///     ("explorer/0", 0), ("Explorer/0#1", 1), ("explorer/1", 0),
+/// ]);
+/// ```
+pub fn name_instances(instances: &mut [Instance]) {
+    let mut seen: HashMap<String, u32> = HashMap::with_capacity(instances.len());
+    for inst in instances.iter_mut() {
+        let full = format_instance(inst.parent.as_deref(), &inst.raw_name, None);
+        let count = seen.entry(fold_case(&full).into_owned()).or_insert(0);
+        inst.index = *count;
+        *count = count.saturating_add(1);
+        inst.name = instance_name(inst.parent.as_deref(), &inst.raw_name, inst.index);
+    }
+}
+
+/// The name [`name_instances`] gives the instance with this parent, raw name and duplicate index:
+/// `parent/raw_name#index`, without the parent when there is none and without `#0`.
+pub fn instance_name(parent: Option<&str>, raw_name: &str, index: u32) -> String {
+    format_instance(parent, raw_name, (index > 0).then_some(index))
 }
 
 /// Links each counter that needs a companion to the definition right after it, as V1 data lays them
@@ -319,6 +407,7 @@ mod tests {
             code_page: 0,
             perf_time: 132290312439883752,
             perf_freq: 10_000_000,
+            sample_clock: None,
             counters: {
                 let mut d = vec![
                     def(674, CounterType::PERF_ELAPSED_TIME),

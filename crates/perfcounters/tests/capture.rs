@@ -79,6 +79,7 @@ fn v1_block(s: i64, idle: [u64; 2], ints: [u32; 2]) -> Vec<u8> {
         code_page: 0,
         perf_time: 0,
         perf_freq: 0,
+        sample_clock: None,
         counters: vec![
             def(6, CounterType::PERF_100NSEC_TIMER_INV, 8, 8),
             def(148, CounterType::PERF_COUNTER_COUNTER, 4, 16),

@@ -2,7 +2,8 @@
 
 use perfcounters::query::{suggest, ExpandError, Query};
 use perfcounters::snapshot::{
-    pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, Snapshot, Value,
+    name_instances, pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData,
+    Snapshot, Value,
 };
 use perfcounters::{CounterType, FormatOptions, PdhStatus};
 
@@ -26,6 +27,7 @@ fn object(name: &str, mut counters: Vec<CounterDefinition>, data: ObjectData) ->
         code_page: 0,
         perf_time: 0,
         perf_freq: 0,
+        sample_clock: None,
         counters,
         data,
     }
@@ -41,6 +43,16 @@ fn instance(name: &str, values: Vec<Value>) -> Instance {
     }
 }
 
+/// The instances named by `name_instances`, as every source names them; the names written in the
+/// test must be the ones it gives.
+fn named(mut list: Vec<Instance>) -> ObjectData {
+    let written: Vec<String> = list.iter().map(|i| i.name.clone()).collect();
+    name_instances(&mut list);
+    let given: Vec<String> = list.iter().map(|i| i.name.clone()).collect();
+    assert_eq!(given, written);
+    ObjectData::Instances(list)
+}
+
 /// A snapshot at 100 ns time `t` with: Processor (instances given as (name, idle 100ns)), System
 /// (Processes raw count, Context Switches/sec counter), Process (duplicate names).
 fn snap(
@@ -53,7 +65,7 @@ fn snap(
     let processor = object(
         "Processor",
         vec![def("% Processor Time", CounterType::PERF_100NSEC_TIMER_INV)],
-        ObjectData::Instances(
+        named(
             cpus.iter()
                 .map(|(n, idle)| instance(n, vec![Value::U64(*idle)]))
                 .collect(),
@@ -80,7 +92,7 @@ fn snap(
             def("% Processor Time", CounterType::PERF_100NSEC_TIMER),
             def("Working Set", CounterType::PERF_COUNTER_LARGE_RAWCOUNT),
         ],
-        ObjectData::Instances(
+        named(
             procs
                 .iter()
                 .map(|(n, cpu)| instance(n, vec![Value::U64(*cpu), Value::U64(4096)]))

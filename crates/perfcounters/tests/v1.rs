@@ -813,6 +813,7 @@ fn encoder_lays_out_inconsistent_offsets_itself() {
         code_page: 0,
         perf_time: 0,
         perf_freq: 0,
+        sample_clock: None,
         counters,
         data: ObjectData::Single(vec![Value::U32(1), Value::U64(2)]),
     });
@@ -1221,6 +1222,7 @@ fn arb_object() -> impl Strategy<Value = Object> {
                                         name: String::new(),
                                         raw_name,
                                         parent: None,
+                                        index: 0,
                                         // Parents point at the objects 1000 / 1001 generated below.
                                         parent_object: if has_parent { 1000 } else { 0 },
                                         parent_instance,
@@ -1250,6 +1252,7 @@ fn arb_object() -> impl Strategy<Value = Object> {
                     code_page,
                     perf_time: pt,
                     perf_freq: pf,
+                    sample_clock: None,
                     counters,
                     data,
                 }

@@ -423,6 +423,7 @@ fn object(index: u32, name: Option<&str>, counters: Vec<CounterDefinition>) -> O
         code_page: 0,
         perf_time: 0,
         perf_freq: 0,
+        sample_clock: None,
         counters,
         data: ObjectData::Single(Vec::new()),
     }

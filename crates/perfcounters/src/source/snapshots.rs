@@ -173,12 +173,18 @@ pub fn keep_objects(mut snapshot: Snapshot, request: &Request) -> Snapshot {
 }
 
 /// Joins the V1 and the V2 snapshot of one collection: the V1 snapshot's header (system name and
-/// time stamps) is kept and the V2 objects are appended. With only one of them, that one is returned;
-/// a V2-only snapshot gets `system_name` when its own is empty.
+/// time stamps) is kept and the V2 objects are appended, each keeping the V2 header's clock as its
+/// [`Object::sample_clock`] (set here when the V2 snapshot did not set it), so its timers are computed
+/// against the time stamps they were sampled with. With only one of them, that one is returned; a
+/// V2-only snapshot gets `system_name` when its own is empty.
 pub fn combine(v1: Option<Snapshot>, v2: Option<Snapshot>, system_name: &str) -> Option<Snapshot> {
     match (v1, v2) {
         (Some(mut a), Some(b)) => {
-            a.objects.extend(b.objects);
+            let clock = b.clock();
+            a.objects.extend(b.objects.into_iter().map(|mut o| {
+                o.sample_clock.get_or_insert(clock);
+                o
+            }));
             Some(a)
         }
         (Some(a), None) => Some(a),
@@ -196,7 +202,7 @@ pub fn combine(v1: Option<Snapshot>, v2: Option<Snapshot>, system_name: &str) ->
 mod tests {
     use super::*;
     use crate::counter_type::CounterType;
-    use crate::snapshot::{CounterDefinition, Instance, Value};
+    use crate::snapshot::{CounterDefinition, Instance, SampleClock, Value};
     use crate::source::SourceErrorKind;
 
     fn counter(index: u32, name: &str, ty: CounterType, base: Option<usize>) -> CounterDefinition {
@@ -223,6 +229,7 @@ mod tests {
             code_page: 0,
             perf_time: 0,
             perf_freq: 0,
+            sample_clock: None,
             counters: vec![
                 counter(
                     1350,
@@ -338,6 +345,25 @@ mod tests {
             both.objects[2].name.as_deref(),
             Some("Processor Information")
         );
+        // The V1 objects keep the snapshot's clock; the V2 object carries the V2 header's.
+        assert_eq!(both.objects[0].sample_clock, None);
+        let v2_clock = SampleClock {
+            perf_time: 99,
+            perf_freq: 0,
+            perf_time_100ns: 0,
+        };
+        assert_eq!(both.objects[2].sample_clock, Some(v2_clock));
+        assert_eq!(both.clock_of(&both.objects[2]), v2_clock);
+        assert_eq!(both.clock_of(&both.objects[0]), v1.clock());
+        // A clock the V2 snapshot already gave its object is kept.
+        let mut own = v2.clone();
+        let earlier = SampleClock {
+            perf_time: 7,
+            ..v2_clock
+        };
+        own.objects[0].sample_clock = Some(earlier);
+        let both = combine(Some(v1.clone()), Some(own), "X").unwrap();
+        assert_eq!(both.objects[2].sample_clock, Some(earlier));
         let only = combine(None, Some(v2.clone()), "X").unwrap();
         assert_eq!(only.system_name, "X");
         assert_eq!(only.perf_time, 99);

@@ -562,6 +562,7 @@ impl<'a> ObjectType<'a> {
                         name: raw_name.clone(),
                         raw_name,
                         parent: None,
+                        index: 0,
                         parent_object: inst.parent_object_title_index(),
                         parent_instance: inst.parent_object_instance(),
                         unique_id: inst.unique_id(),
@@ -580,6 +581,7 @@ impl<'a> ObjectType<'a> {
             code_page: self.code_page(),
             perf_time: self.perf_time(),
             perf_freq: self.perf_freq(),
+            sample_clock: None,
             counters,
             data,
         })

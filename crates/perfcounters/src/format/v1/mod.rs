@@ -18,7 +18,7 @@
 //!     system_name: "HOST".into(),
 //!     objects: vec![Object {
 //!         index: 2, name: None, help_index: 3, detail_level: 100, default_counter: -1,
-//!         code_page: 0, perf_time: 0, perf_freq: 0,
+//!         code_page: 0, perf_time: 0, perf_freq: 0, sample_clock: None,
 //!         counters: vec![CounterDefinition {
 //!             index: 250, counter_type: CounterType::PERF_COUNTER_RAWCOUNT, size: 4, offset: 4,
 //!             detail_level: 100, ..Default::default()

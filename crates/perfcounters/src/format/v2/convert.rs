@@ -13,7 +13,9 @@ use super::model::{CounterSetRegistration, CounterSpec};
 use super::reader::DecodeError;
 use super::reg::NO_COUNTER;
 use crate::counter_type::TimeBase;
-use crate::snapshot::{CounterDefinition, Instance, Object, ObjectData, Snapshot, Value};
+use crate::snapshot::{
+    name_instances, CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, Value,
+};
 
 /// A block that carried no data (`PERF_ERROR_RETURN`), reported beside the snapshot.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -246,7 +248,7 @@ impl<'r> Acc<'r> {
             .find_map(|i| i.values.get(pos)?.as_ref()?.as_i64())
     }
 
-    fn into_object(self) -> Object {
+    fn into_object(self, clock: SampleClock) -> Object {
         let reg = self.reg;
         let present: Vec<usize> = (0..reg.counters.len())
             .filter(|&p| self.named.get(p).copied().unwrap_or(false))
@@ -308,28 +310,20 @@ impl<'r> Acc<'r> {
         let data = match (&self.single, &self.instances) {
             (Some(single), _) => ObjectData::Single(pick(single)),
             (None, Some(list)) => {
-                let mut counts: HashMap<String, u32> = HashMap::new();
-                let instances = list
+                let mut instances: Vec<Instance> = list
                     .iter()
-                    .map(|i| {
-                        let n = counts.entry(i.raw_name.to_lowercase()).or_insert(0);
-                        let name = if *n == 0 {
-                            i.raw_name.clone()
-                        } else {
-                            format!("{}#{}", i.raw_name, n)
-                        };
-                        *n += 1;
-                        Instance {
-                            name,
-                            raw_name: i.raw_name.clone(),
-                            parent: None,
-                            parent_object: 0,
-                            parent_instance: 0,
-                            unique_id: i.id as i32,
-                            values: pick(&i.values),
-                        }
+                    .map(|i| Instance {
+                        name: String::new(),
+                        raw_name: i.raw_name.clone(),
+                        parent: None,
+                        index: 0,
+                        parent_object: 0,
+                        parent_instance: 0,
+                        unique_id: i.id as i32,
+                        values: pick(&i.values),
                     })
                     .collect();
+                name_instances(&mut instances);
                 ObjectData::Instances(instances)
             }
             (None, None) => ObjectData::Single(pick(&[])),
@@ -343,6 +337,7 @@ impl<'r> Acc<'r> {
             code_page: 0,
             perf_time: perf_time.unwrap_or(0),
             perf_freq: perf_freq.unwrap_or(0),
+            sample_clock: Some(clock),
             counters,
             data,
         }
@@ -431,13 +426,18 @@ pub fn to_snapshot(
             }
         }
     }
-    let snapshot = Snapshot {
-        system_name: String::new(),
-        system_time: data.system_time(),
+    let clock = SampleClock {
         perf_time: data.perf_time_stamp(),
         perf_freq: data.perf_freq(),
         perf_time_100ns: data.perf_time_100ns(),
-        objects: accs.into_iter().map(Acc::into_object).collect(),
+    };
+    let snapshot = Snapshot {
+        system_name: String::new(),
+        system_time: data.system_time(),
+        perf_time: clock.perf_time,
+        perf_freq: clock.perf_freq,
+        perf_time_100ns: clock.perf_time_100ns,
+        objects: accs.into_iter().map(|a| a.into_object(clock)).collect(),
     };
     Ok(Conversion { snapshot, errors })
 }

@@ -5,7 +5,7 @@ use super::*;
 use crate::counter_type::CounterType;
 use crate::raw::RawCounter;
 use crate::snapshot::{
-    CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime, Value,
+    CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, SystemTime, Value,
 };
 
 /// Little-endian byte builder for hand-written fixtures.
@@ -1314,6 +1314,7 @@ fn worked_example_processor_information() {
         name: name.into(),
         raw_name: name.into(),
         parent: None,
+        index: 0,
         parent_object: 0,
         parent_instance: 0,
         unique_id: id,
@@ -1341,6 +1342,12 @@ fn worked_example_processor_information() {
             code_page: 0,
             perf_time: 0,
             perf_freq: 0,
+            // A V2 counterset keeps the clock of its PERF_DATA_HEADER.
+            sample_clock: Some(SampleClock {
+                perf_time: 0x0102_0304_0506_0708,
+                perf_freq: 10_000_000,
+                perf_time_100ns: 132_290_312_439_883_000,
+            }),
             counters: vec![
                 def(
                     0,

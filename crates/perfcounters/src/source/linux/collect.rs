@@ -1,7 +1,6 @@
 //! Per-object collectors: read the needed files (each at most once per collection) and turn them
 //! into raw values.
 
-use std::collections::HashMap;
 use std::fs;
 
 use super::defs::{self, Key, ObjDef, Row};
@@ -46,11 +45,13 @@ fn values(rows: &[&Row], mut f: impl FnMut(Key) -> u64) -> Vec<Value> {
     rows.iter().map(|r| store(r.store, f(r.key))).collect()
 }
 
-fn instance(name: String, unique_id: i32, values: Vec<Value>) -> Instance {
+/// An instance with its raw name; `build_object` names the list ([`crate::snapshot::name_instances`]).
+fn instance(raw_name: String, unique_id: i32, values: Vec<Value>) -> Instance {
     Instance {
-        raw_name: name.clone(),
-        name,
+        name: String::new(),
+        raw_name,
         parent: None,
+        index: 0,
         parent_object: 0,
         parent_instance: 0,
         unique_id,
@@ -705,24 +706,14 @@ impl LinuxSource {
                 _ => {}
             }
         }
-        let mut seen: HashMap<String, u32> = HashMap::new();
         let mut out = Vec::with_capacity(procs.len() + 1);
         for (pid, comm, vals) in procs {
-            let n = seen.entry(comm.clone()).or_insert(0);
-            let name = if *n == 0 {
-                comm.clone()
-            } else {
-                format!("{comm}#{n}")
-            };
-            *n += 1;
             let values: Vec<Value> = rows
                 .iter()
                 .zip(vals)
                 .map(|(r, v)| store(r.store, v))
                 .collect();
-            let mut inst = instance(name, i32::try_from(pid).unwrap_or(-1), values);
-            inst.raw_name = comm;
-            out.push(inst);
+            out.push(instance(comm, i32::try_from(pid).unwrap_or(-1), values));
         }
         let total_values = rows
             .iter()

@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::snapshot::{
-    pair_bases_by_position, CounterDefinition, Object, ObjectData, Snapshot, SystemTime, Value,
+    name_instances, pair_bases_by_position, CounterDefinition, Object, ObjectData, Snapshot,
+    SystemTime, Value,
 };
 use crate::source::{Catalog, CounterInfo, ObjectInfo, Request, Source, SourceError};
 
@@ -491,7 +492,15 @@ fn fit_fraction(n: u64, b: u64) -> (u64, u64) {
 }
 
 /// Builds an object from selected rows and per-instance values.
-fn build_object(def: &ObjDef, rows: &[&Row], object_time: Option<i64>, data: ObjectData) -> Object {
+fn build_object(
+    def: &ObjDef,
+    rows: &[&Row],
+    object_time: Option<i64>,
+    mut data: ObjectData,
+) -> Object {
+    if let ObjectData::Instances(list) = &mut data {
+        name_instances(list);
+    }
     let mut offset: u32 = 8;
     let mut counters: Vec<CounterDefinition> = rows
         .iter()
@@ -534,6 +543,7 @@ fn build_object(def: &ObjDef, rows: &[&Row], object_time: Option<i64>, data: Obj
         } else {
             0
         },
+        sample_clock: None,
         counters,
         data,
     }

@@ -108,6 +108,7 @@ fn v1_object(index: u32, counters: Vec<CounterDefinition>, data: ObjectData) -> 
         code_page: 0,
         perf_time: 0,
         perf_freq: 0,
+        sample_clock: None,
         name: None,
         counters,
         data,
