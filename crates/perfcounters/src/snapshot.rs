@@ -4,6 +4,11 @@
 //! counter definitions and either one block of raw values (single-instance objects) or named instances,
 //! each with raw values. Base counters are linked to the counter they serve through
 //! [`CounterDefinition::base`], so the calculator never has to guess.
+//!
+//! Instances are named by one rule, [`name_instances`], which every source applies. An object read in
+//! another collection than the snapshot's header (a V2 counterset joined with a V1 block) carries
+//! its own time stamps ([`Object::sample_clock`]); [`Snapshot::clock_of`] gives the clock of any
+//! object.
 
 use std::collections::HashMap;
 
@@ -470,5 +475,32 @@ mod tests {
             10_000_000
         );
         assert_eq!(snap.raw_counter(&object, &values, 99), None);
+
+        // An object with its own sample clock takes its tick and 100 ns time stamps from it; object
+        // timers keep the object's clock.
+        let own = SampleClock {
+            perf_time: 777,
+            perf_freq: 2_000_000,
+            perf_time_100ns: 132290312439880000,
+        };
+        let object = Object {
+            sample_clock: Some(own),
+            ..object
+        };
+        assert_eq!(snap.clock_of(&object), own);
+        let r = |i| snap.raw_counter(&object, &values, i).unwrap();
+        let t = own.perf_time_100ns;
+        assert_eq!(r(1), RawCounter::new(900, t).with_time(t));
+        assert_eq!(r(2), RawCounter::new(77, 777).with_time(t));
+        assert_eq!(r(5), RawCounter::new(40, 777).with_multi(4).with_time(t));
+        assert_eq!(r(8), RawCounter::new(8, 132290312439883752).with_time(t));
+        assert_eq!(
+            snap.time_base(&object, CounterType::PERF_COUNTER_COUNTER),
+            2_000_000
+        );
+        assert_eq!(
+            snap.time_base(&object, CounterType::PERF_ELAPSED_TIME),
+            10_000_000
+        );
     }
 }

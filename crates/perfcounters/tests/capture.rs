@@ -16,7 +16,7 @@ use perfcounters::format::v2::{
 use perfcounters::names::{to_multi_sz, NameTable};
 use perfcounters::query::Query;
 use perfcounters::snapshot::{
-    CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime, Value,
+    CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, SystemTime, Value,
 };
 use perfcounters::source::{Request, Source, SourceErrorKind};
 use perfcounters::{CounterType, FormatOptions, PdhStatus};
@@ -468,6 +468,117 @@ fn replay_through_source_and_query_gives_hand_computed_values() {
         "the capture has no more samples (all 2 replayed)"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A counterset with a 100 ns timer (% Processor Time, 0) and a tick counter (Interrupts/sec, 5), and
+/// its data block at `s` seconds of a clock that differs from the V1 block's: a 3 MHz counter that
+/// started at 500 ticks, 100 ns time 2,000 units after T0, and samples 1.5 s apart.
+fn ticking_registration() -> CounterSetRegistration {
+    CounterSetRegistration {
+        counters: vec![
+            CounterRegistration::new(0, CounterType::PERF_100NSEC_TIMER_INV, "% Processor Time"),
+            CounterRegistration::new(5, CounterType::PERF_COUNTER_COUNTER, "Interrupts/sec"),
+        ],
+        ..registration()
+    }
+}
+
+fn ticking_v2_block(s: i64, cpus: [(&str, u64, u32); 2]) -> Vec<u8> {
+    QueryData {
+        perf_time_stamp: 500 + s * 4_500_000,
+        perf_time_100ns: T0 + 2_000 + s * 15_000_000,
+        perf_freq: 3_000_000,
+        system_time: system_time(s as u16),
+        blocks: vec![QueryBlock {
+            status: 0,
+            data: BlockData::CounterSet {
+                counter_ids: vec![0, 5],
+                instances: cpus
+                    .iter()
+                    .zip(0..)
+                    .map(|((name, idle, ints), id)| InstanceData {
+                        id,
+                        name: (*name).into(),
+                        values: vec![Value::U64(*idle), Value::U32(*ints)],
+                    })
+                    .collect(),
+            },
+        }],
+    }
+    .encode()
+    .unwrap()
+}
+
+#[test]
+fn mixed_samples_compute_each_object_against_its_own_clock() {
+    let mut c = two_sample_capture();
+    c.registrations = vec![ticking_registration().encode().unwrap()];
+    c.samples[0].v2 = Some(ticking_v2_block(
+        0,
+        [("0,0", 0, 1_000), ("_Total", 0, 1_000)],
+    ));
+    c.samples[1].v2 = Some(ticking_v2_block(
+        1,
+        [("0,0", 7_500_000, 4_000), ("_Total", 3_000_000, 2_500)],
+    ));
+    let mut source = CaptureSource::new(c).unwrap();
+    let mut query = Query::new(FormatOptions::typeperf());
+    for p in [
+        r"\Processor(0)\% Processor Time",
+        r"\Processor(_Total)\Interrupts per second",
+        r"\Processor Information(0,0)\% Processor Time",
+        r"\Processor Information(0,0)\Interrupts/sec",
+        r"\Processor Information(_Total)\% Processor Time",
+        r"\Processor Information(_Total)\Interrupts/sec",
+    ] {
+        query.add(p).unwrap();
+    }
+    let request = Request::new()
+        .all_of("Processor")
+        .all_of("Processor Information");
+    let first = source.collect(&request).unwrap();
+    // The joined snapshot keeps the V1 header; the counterset keeps the V2 header's clock.
+    assert_eq!(
+        (first.perf_time, first.perf_freq, first.perf_time_100ns),
+        (1_000_000, 10_000_000, T0)
+    );
+    let info = first.object_by_name("Processor Information").unwrap();
+    assert_eq!(
+        first.clock_of(info),
+        SampleClock {
+            perf_time: 500,
+            perf_freq: 3_000_000,
+            perf_time_100ns: T0 + 2_000,
+        }
+    );
+    let processor = first.object_by_name("Processor").unwrap();
+    assert_eq!(processor.sample_clock, None);
+    assert_eq!(first.clock_of(processor), first.clock());
+    let values = query.update(&first);
+    assert!(values.iter().all(|v| v.status == PdhStatus::PDH_NO_DATA));
+    // The raw samples carry each object's own time stamps.
+    assert_eq!(values[1].raw.unwrap().second, 1_000_000);
+    assert_eq!(values[3].raw.unwrap().second, 500);
+    assert_eq!(values[2].raw.unwrap().second, T0 + 2_000);
+    assert_eq!(values[2].raw.unwrap().time, T0 + 2_000);
+
+    let second = source.collect(&request).unwrap();
+    let values: Vec<Option<f64>> = query.update(&second).iter().map(|v| v.value).collect();
+    // V1 over 1 s: CPU 0 idle 0.25 s → 75 %; _Total interrupts 3,000 → 5,000 → 2,000/s.
+    // V2 over 1.5 s (15,000,000 × 100 ns; 4,500,000 ticks at 3 MHz): CPU 0,0 idle 0.75 s → 50 %,
+    // interrupts 1,000 → 4,000 → 2,000/s; _Total idle 0.3 s → 80 %, 1,000 → 2,500 → 1,000/s.
+    // Against the V1 clock (1 s, 10 MHz) the V2 values would be 25 %, 3,000/s, 70 % and 1,500/s.
+    assert_eq!(
+        values,
+        [
+            Some(75.0),
+            Some(2_000.0),
+            Some(50.0),
+            Some(2_000.0),
+            Some(80.0),
+            Some(1_000.0)
+        ]
+    );
 }
 
 #[test]

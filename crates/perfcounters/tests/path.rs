@@ -1,8 +1,8 @@
 //! Counter paths: parsing, formatting, errors, instance strings and wildcard matching.
 
 use perfcounters::path::{
-    format_instance, parse_instance, wildcard_match, InstanceName, PathComponent, PathError,
-    PathErrorKind, MAX_INSTANCE_STRING, PDH_MAX_COUNTER_PATH,
+    eq_ignore_case, fold_case, format_instance, parse_instance, wildcard_match, InstanceName,
+    PathComponent, PathError, PathErrorKind, MAX_INSTANCE_STRING, PDH_MAX_COUNTER_PATH,
 };
 use perfcounters::{CounterPath, PdhStatus};
 use proptest::prelude::*;
@@ -851,6 +851,35 @@ proptest! {
         let tc: Vec<char> = t.chars().collect();
         prop_assert_eq!(wildcard_match(&p, &t), reference_match(&pc, &tc));
     }
+
+    /// `fold_case` keys exactly the equality that `eq_ignore_case` (and `wildcard_match` without `*`)
+    /// decides, including letters whose case forms are not one-to-one.
+    #[test]
+    fn fold_case_keys_eq_ignore_case(
+        a in "[aAbéÉßẞİiıIKk\u{212A}\u{307}]{0,5}",
+        b in "[aAbéÉßẞİiıIKk\u{212A}\u{307}]{0,5}",
+    ) {
+        let equal = eq_ignore_case(&a, &b);
+        prop_assert_eq!(fold_case(&a) == fold_case(&b), equal);
+        prop_assert_eq!(wildcard_match(&a, &b), equal);
+        prop_assert!(eq_ignore_case(&a, &fold_case(&a)));
+    }
+}
+
+#[test]
+fn fold_case_examples() {
+    assert_eq!(fold_case("svchost"), "svchost");
+    assert!(matches!(
+        fold_case("svchost"),
+        std::borrow::Cow::Borrowed(_)
+    ));
+    assert_eq!(fold_case("SvcHost#1"), "svchost#1");
+    assert_eq!(fold_case("ÉTÉ"), "été");
+    // The Kelvin sign folds to `k`, like the letter; `İ` keeps its own form.
+    assert_eq!(fold_case("\u{212A}"), "k");
+    assert_eq!(fold_case("İ"), "İ");
+    assert!(eq_ignore_case("Explorer/0", "explorer/0"));
+    assert!(!eq_ignore_case("straße", "STRASSE"));
 }
 
 #[test]

@@ -303,3 +303,167 @@ fn suggestions() {
     assert!(suggest("zzzzzz", names.iter().copied()).is_empty());
     assert!(suggest("*", names.iter().copied()).is_empty());
 }
+
+/// A Process object at 100 ns time `t`: (raw name, PID, CPU time in 100 ns) per process, named by
+/// `name_instances` as every source names them.
+fn processes(t: i64, list: &[(&str, i32, u64)]) -> Snapshot {
+    let mut instances: Vec<Instance> = list
+        .iter()
+        .map(|(raw, pid, cpu)| Instance {
+            raw_name: (*raw).into(),
+            unique_id: *pid,
+            values: vec![Value::U64(*cpu), Value::U64(4096)],
+            ..Default::default()
+        })
+        .collect();
+    name_instances(&mut instances);
+    let process = object(
+        "Process",
+        vec![
+            def("% Processor Time", CounterType::PERF_100NSEC_TIMER),
+            def("Working Set", CounterType::PERF_COUNTER_LARGE_RAWCOUNT),
+        ],
+        ObjectData::Instances(instances),
+    );
+    Snapshot {
+        system_name: "HOST".into(),
+        perf_time: t / 10,
+        perf_freq: 1_000_000,
+        perf_time_100ns: t,
+        objects: vec![process],
+        ..Default::default()
+    }
+}
+
+fn cpu_query(instances: &[&str]) -> Query {
+    let mut q = Query::new(FormatOptions::typeperf());
+    for i in instances {
+        q.add(&format!(r"\Process({i})\% Processor Time")).unwrap();
+    }
+    q
+}
+
+fn results(values: &[perfcounters::query::CounterValue]) -> Vec<(Option<f64>, PdhStatus)> {
+    values.iter().map(|v| (v.value, v.status)).collect()
+}
+
+const NEW: PdhStatus = PdhStatus::PDH_CSTATUS_NEW_DATA;
+const NO_DATA: PdhStatus = PdhStatus::PDH_NO_DATA;
+const NO_INSTANCE: PdhStatus = PdhStatus::PDH_CSTATUS_NO_INSTANCE;
+
+#[test]
+fn churn_with_instance_identity_never_pairs_two_processes() {
+    let mut q = cpu_query(&["svchost", "svchost#1", "svchost#2"]);
+    let p = |pid, cpu| ("svchost", pid, cpu);
+    q.update(&processes(0, &[p(1, 0), p(2, 0), p(3, 0)]));
+    let v = q.update(&processes(
+        S,
+        &[p(1, 1_000_000), p(2, 2_000_000), p(3, 3_000_000)],
+    ));
+    assert_eq!(
+        results(&v),
+        [(Some(10.0), NEW), (Some(20.0), NEW), (Some(30.0), NEW)]
+    );
+    // PID 1 exits: PID 2 is now `svchost` and PID 3 `svchost#1`. Each column reads the instance that
+    // holds its name, as PDH does, but its previous sample belongs to another process: no value this
+    // time (the raw sample is there), and `svchost#2` is gone.
+    let v = q.update(&processes(2 * S, &[p(2, 4_000_000), p(3, 6_000_000)]));
+    assert_eq!(
+        results(&v),
+        [(None, NO_DATA), (None, NO_DATA), (None, NO_INSTANCE)]
+    );
+    assert_eq!(v[0].raw.unwrap().first, 4_000_000);
+    assert_eq!(v[1].raw.unwrap().first, 6_000_000);
+    // A new svchost (PID 4) takes `svchost#2`; it primes. PID 2 used 0.1 s of 1 s, PID 3 0.3 s.
+    let v = q.update(&processes(
+        3 * S,
+        &[p(2, 5_000_000), p(3, 9_000_000), p(4, 0)],
+    ));
+    assert_eq!(
+        results(&v),
+        [(Some(10.0), NEW), (Some(30.0), NEW), (None, NO_DATA)]
+    );
+    let v = q.update(&processes(
+        4 * S,
+        &[p(2, 5_500_000), p(3, 9_000_000), p(4, 2_500_000)],
+    ));
+    assert_eq!(
+        results(&v),
+        [(Some(5.0), NEW), (Some(0.0), NEW), (Some(25.0), NEW)]
+    );
+
+    // The same name vanishes and reappears between two collections with another PID.
+    let mut q = cpu_query(&["late"]);
+    q.update(&processes(0, &[("late", 7, 0)]));
+    let v = q.update(&processes(S, &[("late", 8, 9_000_000)]));
+    assert_eq!(results(&v), [(None, NO_DATA)]);
+    let v = q.update(&processes(2 * S, &[("late", 8, 9_400_000)]));
+    assert_eq!(results(&v), [(Some(4.0), NEW)]);
+}
+
+#[test]
+fn churn_without_instance_identity_is_pdh_s() {
+    // Instances named by name only (`unique_id` −1, as in V1 Process data): the column pairs whatever
+    // holds its name, like PDH. A sample that went backwards reports PDH_CSTATUS_INVALID_DATA for
+    // that interval, and the next interval has a value again.
+    let mut q = cpu_query(&["svchost", "svchost#1"]);
+    let p = |cpu| ("svchost", -1, cpu);
+    q.update(&processes(0, &[p(0), p(0), p(0)]));
+    let v = q.update(&processes(S, &[p(9_000_000), p(2_000_000), p(3_000_000)]));
+    assert_eq!(results(&v), [(Some(90.0), NEW), (Some(20.0), NEW)]);
+    // The first svchost exits: `svchost` is now the former `svchost#1` (2.5 M < 9 M: backwards), and
+    // `svchost#1` the former `svchost#2`, paired with the former `svchost#1`'s 2 M: (4 M − 2 M) / 1 s.
+    let v = q.update(&processes(2 * S, &[p(2_500_000), p(4_000_000)]));
+    assert_eq!(
+        results(&v),
+        [
+            (None, PdhStatus::PDH_CSTATUS_INVALID_DATA),
+            (Some(20.0), NEW)
+        ]
+    );
+    let v = q.update(&processes(3 * S, &[p(3_000_000), p(4_000_000)]));
+    assert_eq!(results(&v), [(Some(5.0), NEW), (Some(0.0), NEW)]);
+}
+
+#[test]
+fn names_that_differ_only_in_case_are_duplicates() {
+    // `A` and `a` are one name to PDH: the second is `a#1`. Paths match ignoring case, and the
+    // expanded paths keep each instance's own spelling.
+    let mut q = cpu_query(&["a", "A#1", "*"]);
+    q.update(&processes(0, &[("A", 1, 0), ("a", 2, 0)]));
+    let paths: Vec<String> = q.counters().iter().map(|c| c.path_string()).collect();
+    assert_eq!(
+        paths,
+        [
+            r"\\HOST\Process(A)\% Processor Time",
+            r"\\HOST\Process(a#1)\% Processor Time",
+            r"\\HOST\Process(A)\% Processor Time",
+            r"\\HOST\Process(a#1)\% Processor Time",
+        ]
+    );
+    let v = q.update(&processes(S, &[("A", 1, 1_000_000), ("a", 2, 5_000_000)]));
+    assert_eq!(
+        results(&v),
+        [
+            (Some(10.0), NEW),
+            (Some(50.0), NEW),
+            (Some(10.0), NEW),
+            (Some(50.0), NEW)
+        ]
+    );
+    // `A` exits: PID 2 is now `a`, which the column `A` reads (PDH compares ignoring case); its
+    // previous sample was PID 1's, so it primes again. `a#1` is gone.
+    let v = q.update(&processes(2 * S, &[("a", 2, 6_000_000)]));
+    assert_eq!(
+        results(&v),
+        [
+            (None, NO_DATA),
+            (None, NO_INSTANCE),
+            (None, NO_DATA),
+            (None, NO_INSTANCE)
+        ]
+    );
+    let v = q.update(&processes(3 * S, &[("a", 2, 8_000_000)]));
+    assert_eq!(v[0].value, Some(20.0));
+    assert_eq!(v[2].value, Some(20.0));
+}
