@@ -1,5 +1,24 @@
-//! Counter logs: the PDH-CSV / PDH-TSV text formats that typeperf and relog write.
+//! Counter logs: the PDH-CSV / PDH-TSV text formats and the SQL log schema, read and written.
+//!
+//! * [`model`]: the log model every format is read into: a [`LogHeader`] (format, time zone,
+//!   columns) and streamed [`Record`]s whose [`Cell`]s hold a cooked value, a raw sample, or nothing;
+//!   the [`LogReader`] and [`LogWriter`] traits.
+//! * [`pdh_csv`] writes PDH-CSV / PDH-TSV (typeperf's and relog's styles); [`pdh_csv_read`] reads
+//!   what Windows machines wrote.
+//! * [`text`]: the text encodings of logs (byte-order marks, UTF-16, ANSI code pages).
+//! * [`error`]: [`LogError`], which names the log and the line and column (text), byte offset
+//!   (binary) or row (SQL) of a problem.
 
+pub mod error;
+pub mod model;
 pub mod pdh_csv;
+pub mod pdh_csv_read;
+pub mod text;
 
-pub use pdh_csv::{CsvFlavor, PdhCsvWriter};
+pub use error::{Location, LogError, LogErrorKind};
+pub use model::{
+    Cell, CounterInfo, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, RawCell,
+    Record, TimeZone,
+};
+pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvWriter, ValueStyle};
+pub use pdh_csv_read::{CsvReadOptions, PdhCsvReader};

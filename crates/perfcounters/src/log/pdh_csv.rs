@@ -19,6 +19,9 @@ use std::io::{self, Write};
 
 use crate::snapshot::SystemTime;
 
+use super::error::LogError;
+use super::model::{LogHeader, LogWriter, Record};
+
 /// Which separator the log uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CsvFlavor {
@@ -45,30 +48,67 @@ impl CsvFlavor {
     }
 }
 
+/// How values are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ValueStyle {
+    /// Six fixed decimals, `"176361472.000000"`, as typeperf writes them.
+    #[default]
+    Fixed6,
+    /// C's `%.20g` with three-digit exponents (`78.80082537392173947`, `6.9494827586206889356e-005`),
+    /// as relog and Performance Monitor on Windows 10 and later write them. Twenty significant digits
+    /// are more than the 17 any `f64` needs, so reading the value back gives the same `f64`.
+    Precise,
+}
+
 /// Writes PDH-CSV / PDH-TSV rows.
 #[derive(Debug)]
 pub struct PdhCsvWriter<W: Write> {
     out: W,
     flavor: CsvFlavor,
+    style: ValueStyle,
+    leading_blank_line: bool,
     line: Vec<u8>,
 }
 
 impl<W: Write> PdhCsvWriter<W> {
-    /// A writer of the given flavor.
+    /// A writer of the given flavor, as typeperf writes: a leading empty line, six decimals.
     pub fn new(out: W, flavor: CsvFlavor) -> Self {
         PdhCsvWriter {
             out,
             flavor,
+            style: ValueStyle::Fixed6,
+            leading_blank_line: true,
             line: Vec::with_capacity(256),
+        }
+    }
+
+    /// A writer as relog writes: no leading empty line, values in [`ValueStyle::Precise`].
+    pub fn relog(out: W, flavor: CsvFlavor) -> Self {
+        PdhCsvWriter {
+            style: ValueStyle::Precise,
+            leading_blank_line: false,
+            ..Self::new(out, flavor)
         }
     }
 
     /// Writes the leading empty line and the header: the format cell, then one cell per counter path
     /// (machine-qualified, one per expanded instance).
     pub fn write_header<S: AsRef<str>>(&mut self, paths: &[S]) -> io::Result<()> {
+        self.write_header_cell(self.flavor.header_cell(), paths)
+    }
+
+    /// Writes the header with `first_cell` as its first cell (`(PDH-CSV 4.0) (zone)(bias)`), preceded
+    /// by an empty line in typeperf's style.
+    pub fn write_header_cell<S: AsRef<str>>(
+        &mut self,
+        first_cell: &str,
+        paths: &[S],
+    ) -> io::Result<()> {
         self.line.clear();
-        self.line.extend_from_slice(b"\r\n");
-        push_quoted(&mut self.line, self.flavor.header_cell());
+        if self.leading_blank_line {
+            self.line.extend_from_slice(b"\r\n");
+        }
+        push_quoted(&mut self.line, first_cell);
         for p in paths {
             self.line.push(self.flavor.separator());
             push_quoted(&mut self.line, p.as_ref());
@@ -79,14 +119,31 @@ impl<W: Write> PdhCsvWriter<W> {
 
     /// Writes one data row: the local time, then one cell per value (`None` → `" "`).
     pub fn write_row(&mut self, local_time: &SystemTime, values: &[Option<f64>]) -> io::Result<()> {
+        self.write_row_iter(local_time, values.iter().copied())
+    }
+
+    /// Like [`write_row`](Self::write_row), with the values from an iterator.
+    pub fn write_row_iter(
+        &mut self,
+        local_time: &SystemTime,
+        values: impl Iterator<Item = Option<f64>>,
+    ) -> io::Result<()> {
         self.line.clear();
-        push_quoted(&mut self.line, &format_time(local_time));
+        self.line.push(b'"');
+        push_time(&mut self.line, local_time);
+        self.line.push(b'"');
+        let sep = self.flavor.separator();
         for v in values {
-            self.line.push(self.flavor.separator());
+            self.line.push(sep);
+            self.line.push(b'"');
             match v {
-                Some(v) => push_quoted(&mut self.line, &format_value(*v)),
-                None => push_quoted(&mut self.line, " "),
+                Some(v) => match self.style {
+                    ValueStyle::Fixed6 => push_fixed6(&mut self.line, v),
+                    ValueStyle::Precise => push_precise(&mut self.line, v),
+                },
+                None => self.line.push(b' '),
             }
+            self.line.push(b'"');
         }
         self.line.extend_from_slice(b"\r\n");
         self.out.write_all(&self.line)
@@ -105,19 +162,136 @@ impl<W: Write> PdhCsvWriter<W> {
 
 /// `MM/DD/YYYY HH:MM:SS.mmm`, as typeperf writes its time column.
 pub fn format_time(t: &SystemTime) -> String {
-    format!(
-        "{:02}/{:02}/{:04} {:02}:{:02}:{:02}.{:03}",
-        t.month, t.day, t.year, t.hour, t.minute, t.second, t.milliseconds
-    )
+    let mut v = Vec::with_capacity(23);
+    push_time(&mut v, t);
+    String::from_utf8(v).unwrap_or_default()
+}
+
+fn push_time(line: &mut Vec<u8>, t: &SystemTime) {
+    let mut two = |v: u16, sep: u8| {
+        line.push(b'0' + (v / 10 % 10) as u8);
+        line.push(b'0' + (v % 10) as u8);
+        line.push(sep);
+    };
+    two(t.month, b'/');
+    two(t.day, b'/');
+    let y = t.year;
+    for d in [y / 1000 % 10, y / 100 % 10, y / 10 % 10, y % 10] {
+        line.push(b'0' + d as u8);
+    }
+    line.push(b' ');
+    let mut two = |v: u16, sep: Option<u8>| {
+        line.push(b'0' + (v / 10 % 10) as u8);
+        line.push(b'0' + (v % 10) as u8);
+        if let Some(s) = sep {
+            line.push(s);
+        }
+    };
+    two(t.hour, Some(b':'));
+    two(t.minute, Some(b':'));
+    two(t.second, Some(b'.'));
+    let ms = t.milliseconds;
+    for d in [ms / 100 % 10, ms / 10 % 10, ms % 10] {
+        line.push(b'0' + d as u8);
+    }
 }
 
 /// A value with six fixed decimals; negative zero is written as zero and non-finite values as `" "`.
 pub fn format_value(v: f64) -> String {
+    let mut out = Vec::new();
+    push_fixed6(&mut out, v);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn push_fixed6(line: &mut Vec<u8>, v: f64) {
+    use std::io::Write as _;
     if !v.is_finite() {
-        return " ".to_string();
+        line.push(b' ');
+        return;
     }
     let v = if v == 0.0 { 0.0 } else { v };
-    format!("{v:.6}")
+    // Writing into a Vec cannot fail.
+    let _ = write!(line, "{v:.6}");
+}
+
+/// A value the way C's `printf("%.20g")` of the Microsoft C runtime writes it (three-digit exponents):
+/// see [`ValueStyle::Precise`]. Non-finite values are written as `" "`.
+pub fn format_precise(v: f64) -> String {
+    let mut out = Vec::new();
+    push_precise(&mut out, v);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn push_precise(line: &mut Vec<u8>, v: f64) {
+    use std::io::Write as _;
+    const P: i32 = 20;
+    if !v.is_finite() {
+        line.push(b' ');
+        return;
+    }
+    if v == 0.0 {
+        if v.is_sign_negative() {
+            line.push(b'-');
+        }
+        line.push(b'0');
+        return;
+    }
+    // `{:.19e}` is correctly rounded to 20 significant digits: "d.ddd…de±x".
+    let mut buf = [0u8; 40];
+    let mut cur = &mut buf[..];
+    let _ = write!(cur, "{v:.19e}");
+    let written = 40 - cur.len();
+    let s = buf.get(..written).unwrap_or(&[]);
+    let (neg, s) = match s.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, s),
+    };
+    let e_pos = s.iter().position(|&b| b == b'e').unwrap_or(s.len());
+    let mantissa = s.get(..e_pos).unwrap_or(&[]);
+    let exp: i32 = std::str::from_utf8(s.get(e_pos + 1..).unwrap_or(&[]))
+        .ok()
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(0);
+    // The 20 digits without the point.
+    let mut digits = [b'0'; 20];
+    for (d, &b) in digits
+        .iter_mut()
+        .zip(mantissa.iter().filter(|b| b.is_ascii_digit()))
+    {
+        *d = b;
+    }
+    if neg {
+        line.push(b'-');
+    }
+    if !(-4..P).contains(&exp) {
+        let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(0);
+        line.push(digits[0]);
+        if last > 0 {
+            line.push(b'.');
+            line.extend_from_slice(digits.get(1..=last).unwrap_or(&[]));
+        }
+        let _ = write!(
+            line,
+            "e{}{:03}",
+            if exp < 0 { '-' } else { '+' },
+            exp.unsigned_abs()
+        );
+    } else if exp >= 0 {
+        let int_len = exp as usize + 1;
+        line.extend_from_slice(digits.get(..int_len).unwrap_or(&[]));
+        let frac = digits.get(int_len..).unwrap_or(&[]);
+        if let Some(last) = frac.iter().rposition(|&d| d != b'0') {
+            line.push(b'.');
+            line.extend_from_slice(frac.get(..=last).unwrap_or(&[]));
+        }
+    } else {
+        line.extend_from_slice(b"0.");
+        for _ in 0..(-exp - 1) {
+            line.push(b'0');
+        }
+        let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(0);
+        line.extend_from_slice(digits.get(..=last).unwrap_or(&[]));
+    }
 }
 
 fn push_quoted(line: &mut Vec<u8>, field: &str) {
@@ -131,7 +305,72 @@ fn push_quoted(line: &mut Vec<u8>, field: &str) {
     line.push(b'"');
 }
 
+/// A [`LogWriter`] of PDH-CSV / PDH-TSV in relog's style: the header cell carries the log's time zone
+/// (`(PDH-CSV 4.0) (Pacific Standard Time)(480)`), values are [`ValueStyle::Precise`], blanks are
+/// `" "`.
+#[derive(Debug)]
+pub struct PdhCsvLogWriter<W: Write> {
+    writer: PdhCsvWriter<W>,
+    flavor: CsvFlavor,
+    target: String,
+}
+
+impl<W: Write> PdhCsvLogWriter<W> {
+    /// A writer to `out`; `target` names it in errors.
+    pub fn new(out: W, flavor: CsvFlavor, target: &str) -> Self {
+        PdhCsvLogWriter {
+            writer: PdhCsvWriter::relog(out, flavor),
+            flavor,
+            target: target.to_owned(),
+        }
+    }
+
+    /// The same writer with another value style.
+    pub fn with_style(mut self, style: ValueStyle) -> Self {
+        self.writer.style = style;
+        self
+    }
+
+    /// Returns the underlying writer.
+    pub fn into_inner(self) -> W {
+        self.writer.into_inner()
+    }
+
+    fn io(&self, e: io::Error) -> LogError {
+        LogError::io(&self.target, None, e)
+    }
+}
+
+impl<W: Write> LogWriter for PdhCsvLogWriter<W> {
+    fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
+        let cell = super::pdh_csv_read::format_cell(self.flavor, header.time_zone.as_ref());
+        let names: Vec<&str> = header.counters.iter().map(|c| c.name.as_str()).collect();
+        self.writer
+            .write_header_cell(&cell, &names)
+            .map_err(|e| self.io(e))
+    }
+
+    fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
+        let time = record.time.to_system_time().ok_or_else(|| {
+            LogError::usage(
+                &self.target,
+                format!("time stamp {} is out of range", record.time.0),
+            )
+        })?;
+        let r = self
+            .writer
+            .write_row_iter(&time, record.cells.iter().map(|c| c.value()));
+        r.map_err(|e| self.io(e))
+    }
+
+    fn finish(&mut self) -> Result<(), LogError> {
+        self.writer.flush().map_err(|e| self.io(e))
+    }
+}
+
 #[cfg(test)]
+// Literals are written digit for digit as Windows writes them.
+#[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
 
@@ -165,6 +404,38 @@ mod tests {
             "\r\n\"(PDH-CSV 4.0)\",\"\\\\CEBALLOS\\Process(whatsapp)\\Working Set\",\"\\\\CEBALLOS\\Memory\\Available Bytes\"\r\n\
              \"11/20/2019 23:01:11.527\",\"176361472.000000\",\"0.000000\"\r\n\
              \"11/20/2019 23:01:11.527\",\" \",\"388.873717\"\r\n"
+        );
+    }
+
+    #[test]
+    fn precise_values_like_msvc_printf() {
+        for (v, text) in [
+            (78.80082537392173947, "78.80082537392173947"),
+            (6.9494827586206889356e-5, "6.9494827586206889356e-005"),
+            (0.98958333333333259, "0.98958333333333259318"),
+            (858865664.0, "858865664"),
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (-2.5, "-2.5"),
+            (1e20, "1e+020"),
+            (12345678901234567890.0, "12345678901234567168"),
+            (0.0001, "0.00010000000000000000479"),
+            (1e-5, "1.0000000000000000818e-005"),
+        ] {
+            assert_eq!(format_precise(v), text);
+            assert_eq!(text.parse::<f64>().unwrap().to_bits(), v.to_bits());
+        }
+    }
+
+    #[test]
+    fn relog_style_header() {
+        let mut w = PdhCsvWriter::relog(Vec::new(), CsvFlavor::Csv);
+        w.write_header_cell("(PDH-CSV 4.0) (UTC)(0)", &[r"\\H\A\B"])
+            .unwrap();
+        w.write_row(&time(), &[Some(0.5)]).unwrap();
+        assert_eq!(
+            String::from_utf8(w.into_inner()).unwrap(),
+            "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\A\\B\"\r\n\"11/20/2019 23:01:11.527\",\"0.5\"\r\n"
         );
     }
 

@@ -1,0 +1,400 @@
+//! The log model every log format is read into and written from.
+//!
+//! A log is a [`LogHeader`] (format, time zone, one [`LogCounter`] per column) followed by
+//! [`Record`]s, each a time stamp and one [`Cell`] per column. A cell holds a cooked value (what a
+//! PDH-CSV log stores), a raw sample that the calculator turns into a value (what a SQL log with raw
+//! columns or a `.blg` log stores), or nothing.
+//!
+//! Readers implement [`LogReader`] and stream: one record at a time, into a [`Record`] the caller
+//! reuses. Writers implement [`LogWriter`]. The filter and merge stages of `relog` sit
+//! between them and know nothing of any format.
+
+use std::fmt;
+
+use crate::counter_type::CounterType;
+use crate::path::CounterPath;
+use crate::raw::RawCounter;
+use crate::snapshot::SystemTime;
+use crate::status::PdhStatus;
+
+use super::error::LogError;
+
+/// 100 ns ticks per millisecond.
+pub const TICKS_PER_MS: i64 = 10_000;
+/// 100 ns ticks per minute.
+pub const TICKS_PER_MINUTE: i64 = 600_000_000;
+
+/// A time stamp in a log: 100 ns ticks since 1601-01-01 00:00, on the wall clock the log is written
+/// in (local time for PDH-CSV and `.blg`; the SQL reader converts its UTC times with the log's
+/// `MinutesToUTC`). The same unit as a `FILETIME`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct LogTime(pub i64);
+
+impl LogTime {
+    /// The time of a calendar date and time of day, or `None` if a field is out of range (month
+    /// 1–12, day within the month, hour 0–23, minute and second 0–59, milliseconds 0–999, year
+    /// 1601–30827 as `SYSTEMTIME` allows).
+    pub fn from_parts(
+        year: u32,
+        month: u32,
+        day: u32,
+        hour: u32,
+        minute: u32,
+        second: u32,
+        millis: u32,
+    ) -> Option<LogTime> {
+        if !(1601..=30827).contains(&year)
+            || !(1..=12).contains(&month)
+            || day < 1
+            || day > days_in_month(year, month)
+            || hour > 23
+            || minute > 59
+            || second > 59
+            || millis > 999
+        {
+            return None;
+        }
+        let days = days_from_civil(year as i64, month, day) - days_from_civil(1601, 1, 1);
+        let ms = ((days * 24 + hour as i64) * 60 + minute as i64) * 60_000
+            + second as i64 * 1000
+            + millis as i64;
+        Some(LogTime(ms * TICKS_PER_MS))
+    }
+
+    /// The calendar fields (milliseconds truncated, as `FileTimeToSystemTime` does), or `None` before
+    /// 1601 or after 30827.
+    pub fn to_system_time(self) -> Option<SystemTime> {
+        if self.0 < 0 {
+            return None;
+        }
+        let ms = self.0 / TICKS_PER_MS;
+        let days = ms.div_euclid(86_400_000);
+        let rem = ms.rem_euclid(86_400_000);
+        let (y, m, d) = civil_from_days(days + days_from_civil(1601, 1, 1));
+        if y > 30827 {
+            return None;
+        }
+        Some(SystemTime {
+            year: y as u16,
+            month: m as u16,
+            // 1601-01-01 was a Monday.
+            day_of_week: ((days + 1).rem_euclid(7)) as u16,
+            day: d as u16,
+            hour: (rem / 3_600_000) as u16,
+            minute: (rem / 60_000 % 60) as u16,
+            second: (rem / 1000 % 60) as u16,
+            milliseconds: (rem % 1000) as u16,
+        })
+    }
+
+    /// This time moved by `minutes` (saturating).
+    pub fn plus_minutes(self, minutes: i64) -> LogTime {
+        LogTime(
+            self.0
+                .saturating_add(minutes.saturating_mul(TICKS_PER_MINUTE)),
+        )
+    }
+
+    /// This time with the sub-millisecond ticks dropped (the resolution of PDH-CSV and SQL logs).
+    pub fn truncated_to_ms(self) -> LogTime {
+        LogTime(self.0 - self.0.rem_euclid(TICKS_PER_MS))
+    }
+}
+
+impl fmt::Display for LogTime {
+    /// `M/d/yyyy HH:mm:ss.fff`, the way relog's `-q` summary and `-b`/`-e` write times.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.to_system_time() {
+            Some(t) => write!(
+                f,
+                "{}/{}/{:04} {:02}:{:02}:{:02}.{:03}",
+                t.month, t.day, t.year, t.hour, t.minute, t.second, t.milliseconds
+            ),
+            None => write!(f, "(time {} out of range)", self.0),
+        }
+    }
+}
+
+fn is_leap(y: u32) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+/// Days in a month of the Gregorian calendar.
+pub(crate) fn days_in_month(y: u32, m: u32) -> u32 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap(y) => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = m as i64;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date of a day count since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// The kind of a log, as relog's `-q` summary names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LogKind {
+    /// PDH-CSV 4.0 (comma-separated text).
+    Csv,
+    /// PDH-TSV 4.0 (tab-separated text).
+    Tsv,
+    /// The SQL log schema (`DisplayToID`, `CounterDetails`, `CounterData`).
+    Sql,
+    /// A Performance Monitor binary log (`.blg`).
+    Binary,
+}
+
+impl LogKind {
+    /// The name relog prints for the type of an input file.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogKind::Csv => "CSV",
+            LogKind::Tsv => "TSV",
+            LogKind::Sql => "SQL",
+            LogKind::Binary => "Binary",
+        }
+    }
+}
+
+impl fmt::Display for LogKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The time zone a log was written in: the name and bias of a PDH-CSV header cell
+/// `(PDH-CSV 4.0) (Pacific Standard Time)(480)`, the `TimeZoneName` and `MinutesToUTC` of a SQL log,
+/// or the `TIME_ZONE_INFORMATION` of a `.blg`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TimeZone {
+    /// The zone name as written, possibly localized (`Hora de verano romance`) or cut off at its first
+    /// non-ASCII character (`RTZ 2 (`).
+    pub name: String,
+    /// UTC − local time in minutes (positive west of UTC), as `TIME_ZONE_INFORMATION.Bias`; `None`
+    /// when the header cell was cut off before the bias.
+    pub bias: Option<i32>,
+}
+
+/// What is known of a counter beyond its path: what a raw sample needs to become a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CounterInfo {
+    /// The counter type (`PERF_COUNTER_COUNTER` …).
+    pub counter_type: CounterType,
+    /// The provider's default scale (`DefaultScale`), informational.
+    pub default_scale: i32,
+    /// The time base F in ticks per second (`PdhGetCounterTimeBase`); 0 when the type uses none.
+    pub time_base: i64,
+}
+
+/// One column of a log: a counter instance.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LogCounter {
+    /// The path exactly as the log writes it (a PDH-CSV header cell).
+    pub name: String,
+    /// The parsed path.
+    pub path: CounterPath,
+    /// Type and time base, for logs that store raw samples.
+    pub info: Option<CounterInfo>,
+}
+
+impl LogCounter {
+    /// A column whose written name is the path's canonical form.
+    pub fn new(path: CounterPath, info: Option<CounterInfo>) -> Self {
+        LogCounter {
+            name: path.to_string(),
+            path,
+            info,
+        }
+    }
+}
+
+/// The header of a log: what it is, where its time stamps are, and its columns.
+///
+/// The column list is complete before the first record: a reader of a format that discovers
+/// instances as it goes scans ahead first, so writers can fix their columns once.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LogHeader {
+    /// Where the log comes from (a file name, `SQL:file.db!name`), for messages and summaries.
+    pub source: String,
+    /// The format.
+    pub kind: LogKind,
+    /// The time zone, when the log names one (typeperf's PDH-CSV does not).
+    pub time_zone: Option<TimeZone>,
+    /// The columns.
+    pub counters: Vec<LogCounter>,
+}
+
+impl LogHeader {
+    /// The bias in minutes (UTC − local) that turns this log's times into UTC; 0 when unknown.
+    pub fn bias_minutes(&self) -> i32 {
+        self.time_zone.as_ref().and_then(|z| z.bias).unwrap_or(0)
+    }
+}
+
+/// A raw sample in a log: `PDH_RAW_COUNTER` (status, values), plus a formatted value when the
+/// log stored one (a SQL log's `CounterValue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RawCell {
+    /// `CStatus` of the sample; anything but `VALID_DATA` / `NEW_DATA` means no value.
+    pub status: PdhStatus,
+    /// The raw values.
+    pub raw: RawCounter,
+}
+
+/// One cell of a record.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Cell {
+    /// No value (`" "` in PDH-CSV): the counter had no value at this time.
+    #[default]
+    Blank,
+    /// A cooked (formatted) value.
+    Value(f64),
+    /// A raw sample and, when known, its formatted value (`None` until computed, or when the
+    /// sample yields no value: the first sample of a rate, a bad status).
+    Raw(RawCell, Option<f64>),
+}
+
+impl Cell {
+    /// The displayable value, if any.
+    #[inline]
+    pub fn value(&self) -> Option<f64> {
+        match *self {
+            Cell::Blank => None,
+            Cell::Value(v) => Some(v),
+            Cell::Raw(_, v) => v,
+        }
+    }
+
+    /// The raw sample, if the cell has one.
+    #[inline]
+    pub fn raw(&self) -> Option<&RawCell> {
+        match self {
+            Cell::Raw(r, _) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// One record (sample) of a log.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Record {
+    /// When the sample was taken, on the log's wall clock.
+    pub time: LogTime,
+    /// One cell per column of the header.
+    pub cells: Vec<Cell>,
+}
+
+/// A streaming log reader.
+pub trait LogReader {
+    /// The header, complete before the first record.
+    fn header(&self) -> &LogHeader;
+
+    /// Reads the next record into `record`, whose `cells` are resized to the number of columns.
+    /// Returns `Ok(false)` at the end of the log.
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError>;
+
+    /// Tells the reader that only the columns whose entry in `keep` is `true` are needed; it may
+    /// leave the others [`Cell::Blank`] (and skip decoding them). The default ignores the hint.
+    fn select_columns(&mut self, keep: &[bool]) {
+        let _ = keep;
+    }
+}
+
+impl<R: LogReader + ?Sized> LogReader for Box<R> {
+    fn header(&self) -> &LogHeader {
+        (**self).header()
+    }
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+        (**self).read_record(record)
+    }
+    fn select_columns(&mut self, keep: &[bool]) {
+        (**self).select_columns(keep)
+    }
+}
+
+/// A streaming log writer.
+pub trait LogWriter {
+    /// Starts the log with its header.
+    fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError>;
+    /// Writes one record (one cell per column of the header given to
+    /// [`write_header`](Self::write_header)).
+    fn write_record(&mut self, record: &Record) -> Result<(), LogError>;
+    /// Ends the log (flushes, commits, writes trailers).
+    fn finish(&mut self) -> Result<(), LogError>;
+}
+
+impl<W: LogWriter + ?Sized> LogWriter for Box<W> {
+    fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
+        (**self).write_header(header)
+    }
+    fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
+        (**self).write_record(record)
+    }
+    fn finish(&mut self) -> Result<(), LogError> {
+        (**self).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calendar_round_trip() {
+        let t = LogTime::from_parts(2019, 11, 20, 23, 1, 11, 527).unwrap();
+        let s = t.to_system_time().unwrap();
+        assert_eq!(
+            (
+                s.year,
+                s.month,
+                s.day,
+                s.hour,
+                s.minute,
+                s.second,
+                s.milliseconds
+            ),
+            (2019, 11, 20, 23, 1, 11, 527)
+        );
+        // 2019-11-20 was a Wednesday.
+        assert_eq!(s.day_of_week, 3);
+        assert_eq!(
+            LogTime::from_parts(1601, 1, 1, 0, 0, 0, 0),
+            Some(LogTime(0))
+        );
+        // FILETIME of 2000-01-01 00:00 UTC.
+        assert_eq!(
+            LogTime::from_parts(2000, 1, 1, 0, 0, 0, 0),
+            Some(LogTime(125_911_584_000_000_000))
+        );
+        assert_eq!(LogTime::from_parts(2021, 2, 29, 0, 0, 0, 0), None);
+        assert!(LogTime::from_parts(2020, 2, 29, 0, 0, 0, 0).is_some());
+        assert_eq!(LogTime::from_parts(2020, 1, 1, 24, 0, 0, 0), None);
+        assert_eq!(t.to_string(), "11/20/2019 23:01:11.527");
+        assert_eq!(LogTime(-1).to_system_time(), None);
+    }
+}
