@@ -160,6 +160,42 @@ impl CounterPath {
         wildcard_match(&self.counter, name)
     }
 
+    /// Whether a counter of the computer `machine` (`None`: unnamed) is selected by this path's
+    /// machine part: a path without a machine selects every computer, a path with one only that
+    /// computer (case-insensitive).
+    pub fn matches_machine(&self, machine: Option<&str>) -> bool {
+        match (&self.machine, machine) {
+            (None, _) => true,
+            (Some(want), Some(have)) => eq_ignore_case(want, have),
+            (Some(_), None) => false,
+        }
+    }
+
+    /// Whether this path (a pattern, wildcards allowed) selects the concrete path `concrete`, with
+    /// the rules of the `matches_*` methods: machine, object, counter, and the instance (a pattern
+    /// without an instance selects only single-instance counters, a pattern with one only
+    /// instances). `object_names` and `counter_names` are the names to try for the concrete
+    /// object and counter; pass the concrete ones, or those plus their translations.
+    pub fn selects<'a>(
+        &self,
+        concrete: &CounterPath,
+        mut object_names: impl Iterator<Item = &'a str>,
+        mut counter_names: impl Iterator<Item = &'a str>,
+    ) -> bool {
+        self.matches_machine(concrete.machine.as_deref())
+            && match (&self.instance, &concrete.instance) {
+                (None, None) => true,
+                (Some(_), Some(name)) => self.matches_instance(
+                    concrete.parent.as_deref(),
+                    name,
+                    concrete.index.unwrap_or(0),
+                ),
+                _ => false,
+            }
+            && object_names.any(|o| self.matches_object(o))
+            && counter_names.any(|c| self.matches_counter(c))
+    }
+
     /// Whether an instance of the object, given by its parent name, its own name and its duplicate
     /// index (0 for the first instance with that parent and name, 1 for the second, …), is selected
     /// by this path. Names compare case-insensitively; `*` matches any run of characters, `_Total`

@@ -75,6 +75,7 @@ pub fn compute_statistics_circular(
 }
 
 /// Running min / max / sum.
+#[derive(Clone, Copy, Debug)]
 struct Acc {
     count: usize,
     min: f64,
@@ -122,56 +123,133 @@ fn compute<'a, I>(
 where
     I: Iterator<Item = &'a RawCounter>,
 {
-    let calc = Calculator::new(counter_type, time_base, opts)?;
-    let formula = calc.formula();
-    let mut acc = Acc {
-        count: 0,
-        min: 0.0,
-        max: 0.0,
-        sum: 0.0,
-        last_err: None,
-    };
-    let mut samples = 0usize;
-    let mut first: Option<&RawCounter> = None;
-    let mut prev: Option<&RawCounter> = None;
-    let two = formula.needs_two_samples();
+    let mut b = StatisticsBuilder::new(counter_type, time_base, opts)?;
     for s in series {
-        samples += 1;
-        if first.is_none() {
-            first = Some(s);
-            if !formula.is_displayable() {
+        b.push(s)?;
+    }
+    b.finish()
+}
+
+/// Statistics computed one sample at a time, in constant memory: what [`compute_statistics`] does
+/// over a slice, for a series that is streamed (a log read record by record).
+#[derive(Clone, Debug)]
+pub struct StatisticsBuilder {
+    calc: Calculator,
+    two: bool,
+    acc: Acc,
+    samples: usize,
+    first: Option<RawCounter>,
+    prev: Option<RawCounter>,
+}
+
+impl StatisticsBuilder {
+    /// A builder for one counter. Fails only for invalid options (the scale).
+    pub fn new(
+        counter_type: CounterType,
+        time_base: i64,
+        opts: &FormatOptions,
+    ) -> Result<Self, CalcError> {
+        let calc = Calculator::new(counter_type, time_base, opts)?;
+        Ok(StatisticsBuilder {
+            two: calc.formula().needs_two_samples(),
+            calc,
+            acc: Acc {
+                count: 0,
+                min: 0.0,
+                max: 0.0,
+                sum: 0.0,
+                last_err: None,
+            },
+            samples: 0,
+            first: None,
+            prev: None,
+        })
+    }
+
+    /// Adds the next (newer) sample. Fails on the first sample when the counter type has no
+    /// displayable value at all (a base type, an unsupported type).
+    pub fn push(&mut self, s: &RawCounter) -> Result<(), CalcError> {
+        self.samples += 1;
+        if self.first.is_none() {
+            self.first = Some(*s);
+            if !self.calc.formula().is_displayable() {
                 // The type's own error (not displayable / unsupported).
-                calc.compute(s, None)?;
+                self.calc.compute(s, None)?;
             }
         }
-        if two {
-            if let Some(p) = prev {
-                acc.add(calc.compute(s, Some(p)));
+        if self.two {
+            if let Some(p) = &self.prev {
+                self.acc.add(self.calc.compute(s, Some(p)));
             }
         } else {
-            acc.add(calc.compute(s, None));
+            self.acc.add(self.calc.compute(s, None));
         }
-        prev = Some(s);
+        self.prev = Some(*s);
+        Ok(())
     }
-    let (Some(first), Some(last)) = (first, prev) else {
-        return Err(CalcError::NoSamples);
-    };
-    if acc.count == 0 {
-        return Err(acc.last_err.unwrap_or(CalcError::NeedsTwoSamples));
+
+    /// The statistics of the samples pushed so far; see [`compute_statistics`] for the errors.
+    pub fn finish(&self) -> Result<Statistics, CalcError> {
+        let (Some(first), Some(last)) = (&self.first, &self.prev) else {
+            return Err(CalcError::NoSamples);
+        };
+        if self.acc.count == 0 {
+            return Err(self.acc.last_err.unwrap_or(CalcError::NeedsTwoSamples));
+        }
+        let mean = if self.two {
+            self.calc
+                .compute(last, Some(first))
+                .unwrap_or_else(|_| self.acc.arithmetic_mean())
+        } else {
+            self.acc.arithmetic_mean()
+        };
+        Ok(Statistics {
+            samples: self.samples,
+            count: self.acc.count,
+            min: self.acc.min,
+            max: self.acc.max,
+            mean,
+        })
     }
-    let mean = if two {
-        calc.compute(last, Some(first))
-            .unwrap_or_else(|_| acc.arithmetic_mean())
-    } else {
-        acc.arithmetic_mean()
-    };
-    Ok(Statistics {
-        samples,
-        count: acc.count,
-        min: acc.min,
-        max: acc.max,
-        mean,
-    })
+}
+
+/// Minimum, maximum and arithmetic mean of already formatted values (a PDH-CSV log's cells), the way
+/// Performance Monitor's value bar shows them for a log without raw data.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ValueStatistics {
+    acc: Option<(usize, f64, f64, f64)>,
+    samples: usize,
+}
+
+impl ValueStatistics {
+    /// An empty series.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one value; `None` (a blank cell) counts as a sample without a value.
+    pub fn push(&mut self, v: Option<f64>) {
+        self.samples += 1;
+        if let Some(v) = v.filter(|v| v.is_finite()) {
+            self.acc = Some(match self.acc {
+                None => (1, v, v, v),
+                Some((n, min, max, sum)) => (n + 1, min.min(v), max.max(v), sum + v),
+            });
+        }
+    }
+
+    /// The statistics, or [`CalcError::NoSamples`] when no value was pushed.
+    pub fn finish(&self) -> Result<Statistics, CalcError> {
+        let (count, min, max, sum) = self.acc.ok_or(CalcError::NoSamples)?;
+        let mean = sum / count as f64;
+        Ok(Statistics {
+            samples: self.samples,
+            count,
+            min,
+            max,
+            mean: if mean.is_finite() { mean } else { max },
+        })
+    }
 }
 
 #[cfg(test)]
@@ -303,6 +381,40 @@ mod tests {
         assert_eq!(
             compute_statistics(CounterType::PERF_COUNTER_COUNTER, &flat, 1, &PDH),
             Err(CalcError::ZeroInterval)
+        );
+    }
+
+    #[test]
+    fn streamed_equals_slice() {
+        let s = [
+            RawCounter::new(0, 0),
+            RawCounter::new(10, 10),
+            RawCounter::new(40, 30),
+            RawCounter::new(40, 40),
+        ];
+        let mut b = StatisticsBuilder::new(CounterType::PERF_COUNTER_COUNTER, 10, &PDH).unwrap();
+        assert_eq!(b.finish(), Err(CalcError::NoSamples));
+        for x in &s {
+            b.push(x).unwrap();
+        }
+        assert_eq!(
+            b.finish(),
+            compute_statistics(CounterType::PERF_COUNTER_COUNTER, &s, 10, &PDH)
+        );
+        let mut v = ValueStatistics::new();
+        assert_eq!(v.finish(), Err(CalcError::NoSamples));
+        for x in [Some(2.0), None, Some(8.0), Some(5.0)] {
+            v.push(x);
+        }
+        assert_eq!(
+            v.finish(),
+            Ok(Statistics {
+                samples: 4,
+                count: 3,
+                min: 2.0,
+                max: 8.0,
+                mean: 5.0
+            })
         );
     }
 

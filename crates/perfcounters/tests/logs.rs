@@ -334,3 +334,393 @@ fn real_logs() {
         }
     }
 }
+
+mod stages {
+    use super::*;
+    use perfcounters::calc::CalcError;
+    use perfcounters::log::{
+        copy, log_statistics, CounterFilter, CounterInfo, Filtered, LogCounter, LogError,
+        LogSummary, Merge, RawCell, RelogFilter,
+    };
+    use perfcounters::names::ini::parse_perf_string_backup;
+    use perfcounters::names::NameTable;
+    use perfcounters::stats::Statistics;
+    use perfcounters::{CounterPath, CounterType, FormatOptions, PdhStatus, RawCounter};
+
+    /// An in-memory log, as any reader produces it.
+    struct VecReader {
+        header: LogHeader,
+        records: std::vec::IntoIter<Record>,
+    }
+
+    impl LogReader for VecReader {
+        fn header(&self) -> &LogHeader {
+            &self.header
+        }
+        fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+            match self.records.next() {
+                Some(r) => {
+                    *record = r;
+                    Ok(true)
+                }
+                None => Ok(false),
+            }
+        }
+    }
+
+    fn csv(text: &str) -> Box<dyn LogReader> {
+        Box::new(
+            PdhCsvReader::new(
+                Cursor::new(text.as_bytes().to_vec()),
+                "in.csv",
+                CsvReadOptions::default(),
+            )
+            .unwrap(),
+        )
+    }
+
+    fn drain(r: &mut dyn LogReader) -> Vec<(LogTime, Vec<Option<f64>>)> {
+        let mut out = Vec::new();
+        let mut rec = Record::default();
+        while r.read_record(&mut rec).unwrap() {
+            out.push((rec.time, values(&rec)));
+        }
+        out
+    }
+
+    fn names(h: &LogHeader) -> Vec<&str> {
+        h.counters.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    fn filter(patterns: &[&str]) -> CounterFilter {
+        CounterFilter::new(
+            patterns
+                .iter()
+                .map(|p| CounterPath::parse(p).unwrap())
+                .collect(),
+        )
+    }
+
+    const LOG: &str = "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\Processor(0)\\% Processor Time\",\"\\\\H\\Processor(_Total)\\% Processor Time\",\"\\\\H\\Memory\\Available Bytes\",\"\\\\H\\Process(svchost#1)\\ID Process\"\r\n\
+        \"01/01/2024 00:00:00.000\",\"1\",\"2\",\"3\",\"4\"\r\n\
+        \"01/01/2024 00:00:01.000\",\"5\",\"6\",\"7\",\"8\"\r\n\
+        \"01/01/2024 00:00:02.000\",\"9\",\"10\",\"11\",\"12\"\r\n\
+        \"01/01/2024 00:00:03.000\",\"13\",\"14\",\"15\",\"16\"\r\n";
+
+    #[test]
+    fn counters_times_and_every_nth() {
+        let f = RelogFilter {
+            counters: Some(filter(&[
+                r"\Processor(*)\*",
+                r"\Process(svchost#1)\ID Process",
+            ])),
+            begin: Some(t(2024, 1, 1, 0, 0, 1, 0)),
+            end: Some(t(2024, 1, 1, 0, 0, 3, 0)),
+            every: 2,
+            ..RelogFilter::default()
+        };
+        let mut r = Filtered::new(csv(LOG), &f).unwrap();
+        assert_eq!(
+            names(r.header()),
+            [
+                r"\\H\Processor(0)\% Processor Time",
+                r"\\H\Processor(_Total)\% Processor Time",
+                r"\\H\Process(svchost#1)\ID Process"
+            ]
+        );
+        assert_eq!(
+            drain(&mut r),
+            [
+                (
+                    t(2024, 1, 1, 0, 0, 1, 0),
+                    vec![Some(5.0), Some(6.0), Some(8.0)]
+                ),
+                (
+                    t(2024, 1, 1, 0, 0, 3, 0),
+                    vec![Some(13.0), Some(14.0), Some(16.0)]
+                ),
+            ]
+        );
+        // A machine in the pattern must match; an instance pattern never selects a
+        // single-instance counter and the other way round.
+        for (pattern, want) in [
+            (r"\\h\Memory\Available Bytes", 1),
+            (r"\\OTHER\Memory\Available Bytes", 0),
+            (r"\Memory(*)\*", 0),
+            (r"\Processor\% Processor Time", 0),
+            (r"\Process(svchost)\ID Process", 0),
+            (r"\Process(svchost#*)\*", 1),
+        ] {
+            let f = RelogFilter {
+                counters: Some(filter(&[pattern])),
+                ..RelogFilter::default()
+            };
+            let r = Filtered::new(csv(LOG), &f).unwrap();
+            assert_eq!(r.header().counters.len(), want, "{pattern}");
+        }
+    }
+
+    #[test]
+    fn summary() {
+        let mut r = csv(LOG);
+        let s = LogSummary::of(&mut r).unwrap();
+        assert_eq!(s.samples, 4);
+        assert_eq!(s.begin, Some(t(2024, 1, 1, 0, 0, 0, 0)));
+        assert_eq!(s.end, Some(t(2024, 1, 1, 0, 0, 3, 0)));
+        assert_eq!(s.counters.len(), 4);
+    }
+
+    #[test]
+    fn merge_in_time_order_across_zones() {
+        // b.csv was written in UTC+1 (bias −60): its 01:00:01 is 00:00:01 in a.csv's UTC.
+        let a = "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\A\\Memory\\Available Bytes\"\r\n\
+                 \"01/01/2024 00:00:00.000\",\"1\"\r\n\"01/01/2024 00:00:02.000\",\"3\"\r\n";
+        let b = "\"(PDH-CSV 4.0) (W. Europe Standard Time)(-60)\",\"\\\\B\\Memory\\Available Bytes\",\"\\\\a\\memory\\available bytes\"\r\n\
+                 \"01/01/2024 01:00:01.000\",\"20\",\"21\"\r\n\"01/01/2024 01:00:02.000\",\"30\",\"31\"\r\n";
+        let mut m = Merge::new(vec![csv(a), csv(b)]).unwrap();
+        assert_eq!(
+            names(m.header()),
+            [r"\\A\Memory\Available Bytes", r"\\B\Memory\Available Bytes"]
+        );
+        assert_eq!(m.header().time_zone.as_ref().unwrap().bias, Some(0));
+        assert_eq!(
+            drain(&mut m),
+            [
+                (t(2024, 1, 1, 0, 0, 0, 0), vec![Some(1.0), None]),
+                (t(2024, 1, 1, 0, 0, 1, 0), vec![Some(21.0), Some(20.0)]),
+                (t(2024, 1, 1, 0, 0, 2, 0), vec![Some(3.0), Some(30.0)]),
+            ]
+        );
+    }
+
+    fn raw(n: i64, d: i64) -> Cell {
+        Cell::Raw(
+            RawCell {
+                status: PdhStatus::PDH_CSTATUS_VALID_DATA,
+                raw: RawCounter::new(n, d),
+            },
+            None,
+        )
+    }
+
+    /// A rate counter (PERF_COUNTER_COUNTER, F = 10 ticks/s) and a raw count, one record a second.
+    fn raw_log() -> VecReader {
+        let info = |ty| {
+            Some(CounterInfo {
+                counter_type: ty,
+                default_scale: 0,
+                time_base: 10,
+            })
+        };
+        let header = LogHeader {
+            source: "raw".into(),
+            kind: LogKind::Sql,
+            time_zone: None,
+            counters: vec![
+                LogCounter::new(
+                    CounterPath::parse(r"\\H\System\File Read Operations/sec").unwrap(),
+                    info(CounterType::PERF_COUNTER_COUNTER),
+                ),
+                LogCounter::new(
+                    CounterPath::parse(r"\\H\System\Processes").unwrap(),
+                    info(CounterType::PERF_COUNTER_RAWCOUNT),
+                ),
+            ],
+        };
+        let cells = [
+            (0, 0, 7),
+            (10, 10, 8),
+            (40, 20, 9),
+            (40, 30, 6),
+            (100, 40, 5),
+        ];
+        let records = cells
+            .iter()
+            .enumerate()
+            .map(|(i, &(n, d, p))| Record {
+                time: t(2024, 1, 1, 0, 0, i as u32, 0),
+                cells: vec![raw(n, d), raw(p, 0)],
+            })
+            .collect::<Vec<_>>();
+        VecReader {
+            header,
+            records: records.into_iter(),
+        }
+    }
+
+    #[test]
+    fn raw_samples_are_computed_against_the_previous_kept_record() {
+        let mut r = Filtered::new(raw_log(), &RelogFilter::default()).unwrap();
+        let rows: Vec<Vec<Option<f64>>> = drain(&mut r).into_iter().map(|r| r.1).collect();
+        // (10−0)·10/10 = 10/s, 30·10/10 = 30/s, 0, 60/s.
+        assert_eq!(
+            rows,
+            [
+                vec![None, Some(7.0)],
+                vec![Some(10.0), Some(8.0)],
+                vec![Some(30.0), Some(9.0)],
+                vec![Some(0.0), Some(6.0)],
+                vec![Some(60.0), Some(5.0)],
+            ]
+        );
+        // -t 2 keeps records 0, 2, 4: rates over two seconds; -b at record 1 uses record 0 as the
+        // previous sample of the first record kept.
+        let f = RelogFilter {
+            every: 2,
+            ..RelogFilter::default()
+        };
+        let rows: Vec<Vec<Option<f64>>> = drain(&mut Filtered::new(raw_log(), &f).unwrap())
+            .into_iter()
+            .map(|r| r.1)
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                vec![None, Some(7.0)],
+                vec![Some(20.0), Some(9.0)],
+                vec![Some(30.0), Some(5.0)]
+            ]
+        );
+        let f = RelogFilter {
+            begin: Some(t(2024, 1, 1, 0, 0, 1, 0)),
+            ..RelogFilter::default()
+        };
+        let rows = drain(&mut Filtered::new(raw_log(), &f).unwrap());
+        assert_eq!(rows[0].1, [Some(10.0), Some(8.0)]);
+    }
+
+    #[test]
+    fn statistics_raw_and_cooked() {
+        let mut r = Filtered::new(raw_log(), &RelogFilter::default()).unwrap();
+        let s = log_statistics(&mut r, &FormatOptions::typeperf()).unwrap();
+        // Rate: intervals 10, 30, 0, 60; mean first-vs-last (100−0)·10/40 = 25.
+        assert_eq!(
+            s[0].stats,
+            Ok(Statistics {
+                samples: 5,
+                count: 4,
+                min: 0.0,
+                max: 60.0,
+                mean: 25.0
+            })
+        );
+        assert_eq!(
+            s[1].stats,
+            Ok(Statistics {
+                samples: 5,
+                count: 5,
+                min: 5.0,
+                max: 9.0,
+                mean: 7.0
+            })
+        );
+        let mut c = csv(LOG);
+        let s = log_statistics(&mut c, &FormatOptions::typeperf()).unwrap();
+        assert_eq!(s[3].name, r"\\H\Process(svchost#1)\ID Process");
+        assert_eq!(
+            s[3].stats,
+            Ok(Statistics {
+                samples: 4,
+                count: 4,
+                min: 4.0,
+                max: 16.0,
+                mean: 10.0
+            })
+        );
+        let blank = "\"(PDH-CSV 4.0)\",\"\\\\H\\A\\B\"\r\n\"01/01/2024 00:00:00.000\",\" \"\r\n";
+        let s = log_statistics(&mut csv(blank), &FormatOptions::typeperf()).unwrap();
+        assert_eq!(s[0].stats, Err(CalcError::NoSamples));
+    }
+
+    #[test]
+    fn english_paths_find_localized_columns_through_name_tables() {
+        let es = "\"(PDH-CSV 4.0) (Hora de verano romance)(-120)\",\"\\\\SRV\\Disco físico(_Total)\\% de tiempo inactivo\",\"\\\\SRV\\Memoria\\Bytes disponibles\"\r\n\
+                  \"07/01/2023 10:00:00.000\",\"97.5\",\"1024\"\r\n";
+        let ini = "[PerfStrings_009]\r\n1=1847\r\n24=Available Bytes\r\n234=PhysicalDisk\r\n1482=% Idle Time\r\n4=Memory\r\n\
+                   [PerfStrings_00A]\r\n1=1847\r\n24=Bytes disponibles\r\n234=Disco físico\r\n1482=% de tiempo inactivo\r\n4=Memoria\r\n";
+        let ini = parse_perf_string_backup(ini.as_bytes(), None).unwrap();
+        let tables: Vec<NameTable> = ini.languages.iter().map(|l| l.names.clone()).collect();
+        let pattern = filter(&[r"\PhysicalDisk(_Total)\% Idle Time"]);
+        // Without the tables nothing matches; with them the Spanish column does, and only it.
+        let r = Filtered::new(
+            csv(es),
+            &RelogFilter {
+                counters: Some(pattern.clone()),
+                ..RelogFilter::default()
+            },
+        )
+        .unwrap();
+        assert!(r.header().counters.is_empty());
+        let mut r = Filtered::new(
+            csv(es),
+            &RelogFilter {
+                counters: Some(pattern.with_names(tables.clone())),
+                ..RelogFilter::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            names(r.header()),
+            [r"\\SRV\Disco físico(_Total)\% de tiempo inactivo"]
+        );
+        assert_eq!(drain(&mut r)[0].1, [Some(97.5)]);
+        // A Spanish pattern, wildcards in the counter, finds an English log's column.
+        let en = "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n";
+        let r = Filtered::new(
+            csv(en),
+            &RelogFilter {
+                counters: Some(filter(&[r"\Memoria\Bytes disp*"]).with_names(tables)),
+                ..RelogFilter::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(names(r.header()), [r"\\H\Memory\Available Bytes"]);
+    }
+
+    #[test]
+    fn real_german_and_english_tables() {
+        let Some(dir) = data_dir() else { return };
+        let bytes = std::fs::read(dir.join("names/de-en-PerfStringBackup-cp1252.INI")).unwrap();
+        let ini = parse_perf_string_backup(&bytes, None).unwrap();
+        let de = &ini.language("007").unwrap().names;
+        let en = &ini.language("009").unwrap().names;
+        assert_eq!(de.name(4), Some("Arbeitsspeicher"));
+        assert_eq!(de.name(6), Some("Prozessorzeit (%)"));
+        assert_eq!(en.name(6), Some("% Processor Time"));
+        let processor = en.index_of("Processor").unwrap();
+        let de_log = format!(
+            "\"(PDH-CSV 4.0) (W. Europe Daylight Time)(-120)\",\"\\\\PC\\{}(_Total)\\Prozessorzeit (%)\",\"\\\\PC\\Arbeitsspeicher\\Verfügbare Bytes\"\r\n\
+             \"07/01/2023 10:00:00.000\",\"12.5\",\"1024\"\r\n",
+            de.name(processor).unwrap()
+        );
+        let tables = vec![en.clone(), de.clone()];
+        let r = Filtered::new(
+            csv(&de_log),
+            &RelogFilter {
+                counters: Some(filter(&[r"\Processor(*)\% Processor Time"]).with_names(tables)),
+                ..RelogFilter::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.header().counters.len(), 1);
+        assert_eq!(r.header().counters[0].path.counter, "Prozessorzeit (%)");
+        let w10 = std::fs::read(dir.join("names/en-win10-PerfStringBackup-utf16.INI")).unwrap();
+        let ini = parse_perf_string_backup(&w10, None).unwrap();
+        let en = &ini.language("009").unwrap().names;
+        assert_eq!(ini.last_counter, Some(10640));
+        assert_eq!(en.name(6), Some("% Processor Time"));
+        assert_eq!(
+            en.iter().count() + ini.language("009").unwrap().help.iter().count() + 1,
+            4718
+        );
+    }
+
+    #[test]
+    fn csv_copy_through_every_stage_keeps_the_bytes() {
+        let mut r =
+            Filtered::new(Merge::new(vec![csv(LOG)]).unwrap(), &RelogFilter::default()).unwrap();
+        let mut w = PdhCsvLogWriter::new(Vec::new(), CsvFlavor::Csv, "out");
+        assert_eq!(copy(&mut r, &mut w).unwrap(), 4);
+        assert_eq!(String::from_utf8(w.into_inner()).unwrap(), LOG);
+    }
+}

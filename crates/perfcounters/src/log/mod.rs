@@ -5,6 +5,9 @@
 //!   the [`LogReader`] and [`LogWriter`] traits.
 //! * [`pdh_csv`] writes PDH-CSV / PDH-TSV (typeperf's and relog's styles); [`pdh_csv_read`] reads
 //!   what Windows machines wrote.
+//! * [`relog`]: the format-agnostic stages: merge several logs, filter counters, times and records,
+//!   compute raw samples, copy into a writer, summarize (relog's `-q`);
+//! * [`stats`]: minimum, average and maximum per counter over a log;
 //! * [`text`]: the text encodings of logs (byte-order marks, UTF-16, ANSI code pages).
 //! * [`error`]: [`LogError`], which names the log and the line and column (text), byte offset
 //!   (binary) or row (SQL) of a problem.
@@ -13,6 +16,8 @@ pub mod error;
 pub mod model;
 pub mod pdh_csv;
 pub mod pdh_csv_read;
+pub mod relog;
+pub mod stats;
 pub mod text;
 
 pub use error::{Location, LogError, LogErrorKind};
@@ -22,3 +27,5 @@ pub use model::{
 };
 pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvWriter, ValueStyle};
 pub use pdh_csv_read::{CsvReadOptions, PdhCsvReader};
+pub use relog::{copy, parse_relog_time, CounterFilter, Filtered, LogSummary, Merge, RelogFilter};
+pub use stats::{log_statistics, CounterStatistics};

@@ -14,11 +14,13 @@
 //!   with their English indexes; [`builtin`] has its entries, their evidence, and object-aware
 //!   lookups for the counters the Linux source produces.
 //! * [`NameTable::apply`] fills the missing names of a [`Snapshot`].
+//! * [`ini`] reads `PerfStringBackup.INI` (what `lodctr /S` saves): one table per installed language.
 //!
 //! The parsers take untrusted input: they never panic, report the byte offset (registry form) or
 //! the line (text form) of what is wrong, and never size an allocation from a number in the data.
 
 pub mod builtin;
+pub mod ini;
 
 use std::collections::HashMap;
 use std::fmt;

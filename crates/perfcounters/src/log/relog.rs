@@ -1,0 +1,553 @@
+//! The format-agnostic stages between log readers and writers, as relog applies them:
+//!
+//! * [`Merge`]: several logs in time order, with the union of their counters (`relog a.csv b.csv`);
+//! * [`Filtered`]: the counters kept (`-c` / `-cf`, wildcards as in `watch`, names translated across
+//!   languages through name tables), the time range (`-b` / `-e`), every n-th record (`-t`), and the
+//!   raw samples turned into values by [`calc`](crate::calc);
+//! * [`copy`] into any [`LogWriter`], and [`LogSummary`] for relog's `-q`.
+//!
+//! Both stages are themselves [`LogReader`]s, so statistics and writers consume them like any log.
+
+use crate::calc::{Calculator, FormatOptions};
+use crate::names::NameTable;
+use crate::path::CounterPath;
+use crate::raw::RawCounter;
+
+use super::error::LogError;
+use super::model::{Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record};
+use super::pdh_csv_read::Digits;
+
+/// Counter paths to keep, with wildcards, as `relog -c` / `-cf` take them.
+///
+/// A column is kept when any pattern [selects](CounterPath::selects) it. With name tables (one per
+/// language, e.g. from a `PerfStringBackup.INI`), object and counter names also match through the
+/// title index they share: `\PhysicalDisk(_Total)\% Idle Time` selects the column
+/// `\Disco físico(_Total)\% de tiempo inactivo` of a Spanish log when an English and a Spanish table
+/// give both names the same indexes (and the other way round).
+#[derive(Clone, Debug, Default)]
+pub struct CounterFilter {
+    patterns: Vec<CounterPath>,
+    tables: Vec<NameTable>,
+}
+
+impl CounterFilter {
+    /// A filter that keeps what any of `patterns` selects.
+    pub fn new(patterns: Vec<CounterPath>) -> Self {
+        CounterFilter {
+            patterns,
+            tables: Vec::new(),
+        }
+    }
+
+    /// The same filter translating names through `tables` (one per language).
+    pub fn with_names(mut self, tables: Vec<NameTable>) -> Self {
+        self.tables = tables;
+        self
+    }
+
+    /// The patterns.
+    pub fn patterns(&self) -> &[CounterPath] {
+        &self.patterns
+    }
+
+    /// A name and every name that shares a title index with it in any table.
+    fn aliases(&self, name: &str) -> Vec<String> {
+        let mut out = vec![name.to_owned()];
+        for t in &self.tables {
+            for index in t.indexes_of(name) {
+                for u in &self.tables {
+                    for n in u.names(index) {
+                        if !out.iter().any(|o| o == n) {
+                            out.push(n.to_owned());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the filter keeps the counter `path`.
+    pub fn matches(&self, path: &CounterPath) -> bool {
+        if self.tables.is_empty() {
+            return self.patterns.iter().any(|p| {
+                p.selects(
+                    path,
+                    std::iter::once(path.object.as_str()),
+                    std::iter::once(path.counter.as_str()),
+                )
+            });
+        }
+        let objects = self.aliases(&path.object);
+        let counters = self.aliases(&path.counter);
+        self.patterns.iter().any(|p| {
+            p.selects(
+                path,
+                objects.iter().map(String::as_str),
+                counters.iter().map(String::as_str),
+            )
+        })
+    }
+}
+
+/// What [`Filtered`] keeps and how it computes values.
+#[derive(Clone, Debug)]
+pub struct RelogFilter {
+    /// Counters to keep; `None` keeps every counter.
+    pub counters: Option<CounterFilter>,
+    /// Keep records at or after this time (`-b`), on the output's wall clock.
+    pub begin: Option<LogTime>,
+    /// Keep records at or before this time (`-e`).
+    pub end: Option<LogTime>,
+    /// Keep every n-th record of the range, the first one included (`-t`); 0 and 1 keep all.
+    pub every: u64,
+    /// How raw samples are formatted (default: as typeperf, unscaled and not capped at 100).
+    pub format: FormatOptions,
+}
+
+impl Default for RelogFilter {
+    fn default() -> Self {
+        RelogFilter {
+            counters: None,
+            begin: None,
+            end: None,
+            every: 1,
+            format: FormatOptions::typeperf(),
+        }
+    }
+}
+
+/// Logs merged in time order (see the [module documentation](self)).
+///
+/// The output header takes the first log's format and time zone; the columns are the union of the
+/// logs' columns (the same path in two logs is one column, compared case-insensitively), in order of
+/// first appearance. Times of a log in another zone are moved to the first log's wall clock. Records
+/// of several logs with the same time become one record; where two logs fill the same column at the
+/// same time, the first log's value is kept.
+pub struct Merge {
+    inputs: Vec<MergeInput>,
+    header: LogHeader,
+}
+
+impl std::fmt::Debug for Merge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Merge")
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
+}
+
+struct MergeInput {
+    reader: Box<dyn LogReader>,
+    /// Input column → output column.
+    map: Vec<usize>,
+    shift_minutes: i64,
+    pending: Record,
+    has_pending: bool,
+    done: bool,
+}
+
+impl Merge {
+    /// Merges `inputs` (at least one).
+    pub fn new(inputs: Vec<Box<dyn LogReader>>) -> Result<Self, LogError> {
+        let Some(first) = inputs.first() else {
+            return Err(LogError::usage("relog", "no input log"));
+        };
+        let mut header = LogHeader {
+            source: inputs
+                .iter()
+                .map(|r| r.header().source.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            kind: first.header().kind,
+            time_zone: first.header().time_zone.clone(),
+            counters: Vec::new(),
+        };
+        let out_bias = first.header().time_zone.as_ref().and_then(|z| z.bias);
+        let mut index: std::collections::HashMap<String, usize> = Default::default();
+        let mut merged = Vec::with_capacity(inputs.len());
+        for reader in inputs {
+            let h = reader.header();
+            let mut map = Vec::with_capacity(h.counters.len());
+            for c in &h.counters {
+                let key = c.name.to_lowercase();
+                let col = *index.entry(key).or_insert_with(|| {
+                    header.counters.push(c.clone());
+                    header.counters.len() - 1
+                });
+                map.push(col);
+            }
+            let in_bias = h.time_zone.as_ref().and_then(|z| z.bias);
+            let shift_minutes = match (in_bias, out_bias) {
+                (Some(i), Some(o)) => i64::from(i) - i64::from(o),
+                _ => 0,
+            };
+            merged.push(MergeInput {
+                reader,
+                map,
+                shift_minutes,
+                pending: Record::default(),
+                has_pending: false,
+                done: false,
+            });
+        }
+        Ok(Merge {
+            inputs: merged,
+            header,
+        })
+    }
+
+    /// The sources and kinds of the merged logs, in order.
+    pub fn inputs(&self) -> Vec<(String, LogKind)> {
+        self.inputs
+            .iter()
+            .map(|i| (i.reader.header().source.clone(), i.reader.header().kind))
+            .collect()
+    }
+}
+
+impl LogReader for Merge {
+    fn header(&self) -> &LogHeader {
+        &self.header
+    }
+
+    fn select_columns(&mut self, keep: &[bool]) {
+        for input in &mut self.inputs {
+            let k: Vec<bool> = input
+                .map
+                .iter()
+                .map(|&o| keep.get(o).copied().unwrap_or(false))
+                .collect();
+            input.reader.select_columns(&k);
+        }
+    }
+
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+        let mut min: Option<LogTime> = None;
+        for input in &mut self.inputs {
+            if !input.has_pending && !input.done {
+                if input.reader.read_record(&mut input.pending)? {
+                    input.pending.time = input.pending.time.plus_minutes(input.shift_minutes);
+                    input.has_pending = true;
+                } else {
+                    input.done = true;
+                }
+            }
+            if input.has_pending {
+                min = Some(min.map_or(input.pending.time, |m| m.min(input.pending.time)));
+            }
+        }
+        let Some(time) = min else {
+            return Ok(false);
+        };
+        record.time = time;
+        record.cells.clear();
+        record.cells.resize(self.header.counters.len(), Cell::Blank);
+        for input in &mut self.inputs {
+            if input.has_pending && input.pending.time == time {
+                for (cell, &col) in input.pending.cells.iter().zip(&input.map) {
+                    if let Some(out) = record.cells.get_mut(col) {
+                        if matches!(out, Cell::Blank) {
+                            *out = *cell;
+                        }
+                    }
+                }
+                input.has_pending = false;
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// A log with a [`RelogFilter`] applied: only the kept columns (in their order), only the kept
+/// records, raw samples computed into values.
+///
+/// Raw samples are computed against the previous raw sample of the same column among the records
+/// kept, so with `-t n` a rate covers the n records' interval, as a log written by `relog -t n`
+/// does. Records before `-b` are read and serve as the previous sample of the first record kept
+/// ("to provide data for counters that require computation values", as relog's documentation says).
+/// A sample with a bad status has no value and the next one starts a new series.
+pub struct Filtered<R: LogReader> {
+    inner: R,
+    header: LogHeader,
+    columns: Vec<usize>,
+    calcs: Vec<Option<Calculator>>,
+    prev: Vec<Option<RawCounter>>,
+    buf: Record,
+    begin: Option<LogTime>,
+    end: Option<LogTime>,
+    every: u64,
+    in_range: u64,
+    done: bool,
+}
+
+impl<R: LogReader> std::fmt::Debug for Filtered<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Filtered")
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: LogReader> Filtered<R> {
+    /// Applies `filter` to `inner`. The output may have no column when nothing matches.
+    pub fn new(mut inner: R, filter: &RelogFilter) -> Result<Self, LogError> {
+        let source = inner.header().source.clone();
+        filter
+            .format
+            .validate()
+            .map_err(|e| LogError::usage(&source, e.to_string()))?;
+        let all = &inner.header().counters;
+        let keep: Vec<bool> = all
+            .iter()
+            .map(|c| filter.counters.as_ref().is_none_or(|f| f.matches(&c.path)))
+            .collect();
+        let columns: Vec<usize> = keep
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &k)| k.then_some(i))
+            .collect();
+        let counters: Vec<LogCounter> = columns
+            .iter()
+            .filter_map(|&i| all.get(i).cloned())
+            .collect();
+        let calcs = counters
+            .iter()
+            .map(|c| {
+                c.info.and_then(|info| {
+                    Calculator::new(info.counter_type, info.time_base, &filter.format).ok()
+                })
+            })
+            .collect();
+        let header = LogHeader {
+            counters,
+            ..inner.header().clone()
+        };
+        inner.select_columns(&keep);
+        Ok(Filtered {
+            inner,
+            prev: vec![None; columns.len()],
+            columns,
+            calcs,
+            header,
+            buf: Record::default(),
+            begin: filter.begin,
+            end: filter.end,
+            every: filter.every.max(1),
+            in_range: 0,
+            done: false,
+        })
+    }
+
+    /// The reader filtered.
+    pub fn inner(&self) -> &R {
+        &self.inner
+    }
+
+    /// Computes the raw cells of the kept columns of `buf` into `out` (when given) and updates the
+    /// previous samples.
+    fn cook(&mut self, mut out: Option<&mut Record>) {
+        if let Some(o) = out.as_deref_mut() {
+            o.time = self.buf.time;
+            o.cells.clear();
+        }
+        for (k, &col) in self.columns.iter().enumerate() {
+            let cell = self.buf.cells.get(col).copied().unwrap_or_default();
+            let cell = match cell {
+                Cell::Raw(rc, stored) => {
+                    let prev = self.prev.get_mut(k);
+                    let value = if !rc.status.is_success() {
+                        if let Some(p) = prev {
+                            *p = None;
+                        }
+                        None
+                    } else if let Some(Some(calc)) = self.calcs.get(k) {
+                        let older = prev.as_ref().and_then(|p| p.as_ref());
+                        let v = calc.compute(&rc.raw, older).ok();
+                        if let Some(p) = prev {
+                            *p = Some(rc.raw);
+                        }
+                        v
+                    } else {
+                        stored
+                    };
+                    Cell::Raw(rc, value)
+                }
+                other => other,
+            };
+            if let Some(o) = out.as_deref_mut() {
+                o.cells.push(cell);
+            }
+        }
+    }
+}
+
+impl<R: LogReader> LogReader for Filtered<R> {
+    fn header(&self) -> &LogHeader {
+        &self.header
+    }
+
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+        while !self.done {
+            if !self.inner.read_record(&mut self.buf)? {
+                self.done = true;
+                break;
+            }
+            let t = self.buf.time;
+            if self.begin.is_some_and(|b| t < b) {
+                self.cook(None);
+                continue;
+            }
+            if self.end.is_some_and(|e| t > e) {
+                self.done = true;
+                break;
+            }
+            let n = self.in_range;
+            self.in_range += 1;
+            if n % self.every != 0 {
+                continue;
+            }
+            self.cook(Some(record));
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+/// Copies every record of `reader` into `writer` (header, records, finish). Returns the number of
+/// records written.
+pub fn copy(reader: &mut dyn LogReader, writer: &mut dyn LogWriter) -> Result<u64, LogError> {
+    writer.write_header(reader.header())?;
+    let mut record = Record::default();
+    let mut n = 0u64;
+    while reader.read_record(&mut record)? {
+        writer.write_record(&record)?;
+        n += 1;
+    }
+    writer.finish()?;
+    Ok(n)
+}
+
+/// What relog's `-q` prints: the time range, the number of samples and the counters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogSummary {
+    /// The first record's time.
+    pub begin: Option<LogTime>,
+    /// The last record's time.
+    pub end: Option<LogTime>,
+    /// The number of records.
+    pub samples: u64,
+    /// The counter paths, as written in the log.
+    pub counters: Vec<String>,
+}
+
+impl LogSummary {
+    /// Reads `reader` to its end.
+    pub fn of(reader: &mut dyn LogReader) -> Result<Self, LogError> {
+        let counters = reader
+            .header()
+            .counters
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        // Only the time stamps are needed.
+        let none = vec![false; reader.header().counters.len()];
+        reader.select_columns(&none);
+        let mut record = Record::default();
+        let (mut begin, mut end, mut samples) = (None, None, 0u64);
+        while reader.read_record(&mut record)? {
+            begin.get_or_insert(record.time);
+            end = Some(record.time);
+            samples += 1;
+        }
+        Ok(LogSummary {
+            begin,
+            end,
+            samples,
+            counters,
+        })
+    }
+}
+
+/// Parses a time in relog's `-b` / `-e` form `M/d/yyyy [[hh:]mm:]ss` (the time part optional and
+/// read from the right: `ss`, `mm:ss` or `hh:mm:ss`, with optional `.fff` milliseconds; no time
+/// means midnight).
+pub fn parse_relog_time(s: &str) -> Option<LogTime> {
+    let s = s.trim();
+    let (date, time) = match s.split_once(' ') {
+        Some((d, t)) => (d, Some(t.trim())),
+        None => (s, None),
+    };
+    let mut p = Digits {
+        s: date.as_bytes(),
+        i: 0,
+    };
+    let month = p.number(1, 2)?;
+    p.expect(b'/')?;
+    let day = p.number(1, 2)?;
+    p.expect(b'/')?;
+    let year = p.number(4, 4)?;
+    if p.i != date.len() {
+        return None;
+    }
+    let (mut h, mut m, mut sec, mut ms) = (0, 0, 0, 0);
+    if let Some(t) = time {
+        let (hms, frac) = match t.split_once('.') {
+            Some((a, b)) => (a, Some(b)),
+            None => (t, None),
+        };
+        let parts: Vec<&str> = hms.split(':').collect();
+        let num = |x: &str| -> Option<u32> {
+            (!x.is_empty() && x.len() <= 2 && x.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| x.parse().ok())
+                .flatten()
+        };
+        match parts.as_slice() {
+            [s] => sec = num(s)?,
+            [mi, s] => (m, sec) = (num(mi)?, num(s)?),
+            [hh, mi, s] => (h, m, sec) = (num(hh)?, num(mi)?, num(s)?),
+            _ => return None,
+        }
+        if let Some(f) = frac {
+            if f.is_empty() || f.len() > 3 || !f.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            ms = f.parse::<u32>().ok()? * 10u32.pow(3 - f.len() as u32);
+        }
+    }
+    LogTime::from_parts(year, month, day, h, m, sec, ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relog_times() {
+        let t = |y, mo, d, h, mi, s, ms| LogTime::from_parts(y, mo, d, h, mi, s, ms);
+        assert_eq!(
+            parse_relog_time("2/1/2014 00:20:14"),
+            t(2014, 2, 1, 0, 20, 14, 0)
+        );
+        assert_eq!(
+            parse_relog_time("02/01/2014 20:14"),
+            t(2014, 2, 1, 0, 20, 14, 0)
+        );
+        assert_eq!(parse_relog_time("2/1/2014 14"), t(2014, 2, 1, 0, 0, 14, 0));
+        assert_eq!(parse_relog_time("2/1/2014"), t(2014, 2, 1, 0, 0, 0, 0));
+        assert_eq!(
+            parse_relog_time("2/1/2014 1:02:03.5"),
+            t(2014, 2, 1, 1, 2, 3, 500)
+        );
+        for bad in [
+            "",
+            "2014-02-01",
+            "2/1/14 00:00:00",
+            "2/1/2014 1:2:3:4",
+            "2/1/2014 x",
+            "2/30/2014",
+        ] {
+            assert_eq!(parse_relog_time(bad), None, "{bad}");
+        }
+    }
+}
