@@ -673,7 +673,7 @@ fn code_page_names() {
     assert_eq!(err.structure(), "PERF_INSTANCE_DEFINITION");
     assert_eq!(err.offset(), 96 + 64 + 40);
     assert_eq!(
-        err.reason(),
+        err.kind().to_string(),
         "CodePage 64999 of the object is not supported"
     );
 }
@@ -851,7 +851,7 @@ fn err_of(bytes: &[u8]) -> DecodeError {
 
 fn check(e: DecodeError, structure: &str, offset: usize, reason: &str) {
     assert_eq!(
-        (e.structure(), e.offset(), e.reason()),
+        (e.structure(), e.offset(), e.kind().to_string().as_str()),
         (structure, offset, reason),
         "{e}"
     );

@@ -4,6 +4,12 @@
 //!   `PERF_COUNTER_DEFINITION`, `PERF_INSTANCE_DEFINITION`, `PERF_COUNTER_BLOCK`);
 //! * [`v2`]: the PerfLib V2 consumer blocks (`PERF_DATA_HEADER` and friends, registration info,
 //!   instance lists).
+//!
+//! Every decoder reports malformed input as one [`DecodeError`] (structure, byte offset, typed
+//! [`ErrorKind`]) and every encoder refuses a model with one [`EncodeError`].
 
+mod error;
 pub mod v1;
 pub mod v2;
+
+pub use error::{Bound, DecodeError, EncodeError, ErrorKind};

@@ -7,9 +7,9 @@
 
 use std::borrow::Cow;
 
-use super::error::DecodeError;
 use super::read::{array_at, bytes_at, field, to_usize, utf16_until_nul, Endian};
 use crate::counter_type::CounterType;
+use crate::format::{Bound, DecodeError, ErrorKind};
 use crate::snapshot::{self, SystemTime, Value};
 
 /// Size of `PERF_DATA_BLOCK`.
@@ -46,6 +46,38 @@ pub mod structure {
     pub const COUNTER_BLOCK: &str = "PERF_COUNTER_BLOCK";
 }
 use structure::{COUNTER_BLOCK, COUNTER_DEFINITION, DATA_BLOCK, INSTANCE_DEFINITION, OBJECT_TYPE};
+
+/// The fixed part of `PERF_DATA_BLOCK`, as a bound in errors.
+const HEADER: Bound = Bound::Fixed {
+    size: DATA_BLOCK_LEN as u64,
+    part: "header",
+};
+
+/// `TotalByteLength` (of `owner`, or of the failing structure) as a bound in errors.
+fn total_byte_length(owner: Option<&'static str>, value: impl TryInto<u64>) -> Bound {
+    Bound::Field {
+        owner,
+        field: "TotalByteLength",
+        value: value.try_into().unwrap_or(u64::MAX),
+    }
+}
+
+/// The object's `DefinitionLength` as a bound in errors.
+fn definition_length(value: usize) -> Bound {
+    Bound::Field {
+        owner: Some("object"),
+        field: "DefinitionLength",
+        value: value as u64,
+    }
+}
+
+/// The bytes of an object of `total` bytes left from `pos` on, as a bound in errors.
+fn left_in_object(total: usize, pos: usize) -> Bound {
+    Bound::Left {
+        length: total.saturating_sub(pos) as u64,
+        parent: "object",
+    }
+}
 
 const SIGNATURE: [u16; 4] = [b'P' as u16, b'E' as u16, b'R' as u16, b'F' as u16];
 
@@ -85,15 +117,12 @@ impl<'a> PerfDataBlock<'a> {
     /// including the signature; any other value selects little-endian. `Version` and `Revision` are
     /// recorded but not checked. Bytes after `TotalByteLength` are ignored.
     pub fn parse(data: &'a [u8]) -> Result<Self, DecodeError> {
+        let err = |kind| DecodeError::new(DATA_BLOCK, 0, kind);
         let header: &[u8; DATA_BLOCK_LEN] = array_at(data, 0).ok_or_else(|| {
-            DecodeError::new(
-                DATA_BLOCK,
-                0,
-                format!(
-                    "buffer of {} bytes is shorter than the {DATA_BLOCK_LEN}-byte header",
-                    data.len()
-                ),
-            )
+            err(ErrorKind::BufferTooShort {
+                length: data.len() as u64,
+                header: DATA_BLOCK_LEN as u64,
+            })
         })?;
         let endian = if field::<DATA_BLOCK_LEN, 4>(header, 8) == [0; 4] {
             Endian::Big
@@ -103,53 +132,46 @@ impl<'a> PerfDataBlock<'a> {
         let sig = [0usize, 2, 4, 6].map(|at| f_u16(header, at, endian));
         if sig != SIGNATURE {
             let raw: [u8; 8] = field(header, 0);
-            return Err(DecodeError::new(
-                DATA_BLOCK,
-                0,
-                format!(
-                    "Signature {:02x?} is not \"PERF\" in UTF-16 ({})",
-                    raw,
-                    match endian {
-                        Endian::Little => "little-endian",
-                        Endian::Big => "big-endian, since LittleEndian is 0",
-                    }
-                ),
-            ));
+            return Err(err(ErrorKind::BadSignature {
+                field: "Signature",
+                found: Box::new(raw),
+                expected: match endian {
+                    Endian::Little => "\"PERF\" in UTF-16 (little-endian)",
+                    Endian::Big => "\"PERF\" in UTF-16 (big-endian, since LittleEndian is 0)",
+                },
+            }));
         }
         let total = f_u32(header, 20, endian);
         if to_usize(total) < DATA_BLOCK_LEN {
-            return Err(DecodeError::new(
-                DATA_BLOCK,
-                0,
-                format!("TotalByteLength {total} is smaller than the {DATA_BLOCK_LEN}-byte header"),
-            ));
+            return Err(err(ErrorKind::FieldTooSmall {
+                field: "TotalByteLength",
+                value: total.into(),
+                minimum: HEADER,
+            }));
         }
         let data = data.get(..to_usize(total)).ok_or_else(|| {
-            DecodeError::new(
-                DATA_BLOCK,
-                0,
-                format!(
-                    "TotalByteLength {total} exceeds the buffer's {} bytes",
-                    data.len()
-                ),
-            )
+            err(ErrorKind::FieldExceeds {
+                field: "TotalByteLength",
+                value: total.into(),
+                limit: Bound::Buffer {
+                    length: data.len() as u64,
+                },
+            })
         })?;
         let header_length = f_u32(header, 24, endian);
         if to_usize(header_length) < DATA_BLOCK_LEN {
-            return Err(DecodeError::new(
-                DATA_BLOCK,
-                0,
-                format!(
-                    "HeaderLength {header_length} is smaller than the {DATA_BLOCK_LEN}-byte header"
-                ),
-            ));
+            return Err(err(ErrorKind::FieldTooSmall {
+                field: "HeaderLength",
+                value: header_length.into(),
+                minimum: HEADER,
+            }));
         }
         if header_length > total {
-            return Err(DecodeError::new(
-                DATA_BLOCK,
-                0,
-                format!("HeaderLength {header_length} exceeds the TotalByteLength {total}"),
-            ));
+            return Err(err(ErrorKind::FieldExceeds {
+                field: "HeaderLength",
+                value: header_length.into(),
+                limit: total_byte_length(None, total),
+            }));
         }
         Ok(PerfDataBlock {
             data,
@@ -260,10 +282,17 @@ impl<'a> PerfDataBlock<'a> {
             DecodeError::new(
                 DATA_BLOCK,
                 0,
-                format!(
-                    "SystemNameOffset {off} + SystemNameLength {len} exceeds the TotalByteLength {}",
-                    self.data.len()
-                ),
+                ErrorKind::RangeExceeds {
+                    offset_field: "SystemNameOffset",
+                    offset: off.into(),
+                    length_field: "SystemNameLength",
+                    length: len.into(),
+                    limit: Bound::Field {
+                        owner: None,
+                        field: "TotalByteLength",
+                        value: self.data.len() as u64,
+                    },
+                },
             )
         })
     }
@@ -345,54 +374,84 @@ pub struct ObjectType<'a> {
 
 impl<'a> ObjectType<'a> {
     fn parse(block: &'a [u8], pos: usize, endian: Endian) -> Result<Self, DecodeError> {
-        let err = |reason: String| DecodeError::new(OBJECT_TYPE, pos, reason);
+        let err = |kind| DecodeError::new(OBJECT_TYPE, pos, kind);
+        const HEADER: Bound = Bound::Fixed {
+            size: OBJECT_TYPE_LEN as u64,
+            part: "header",
+        };
         let header: &[u8; OBJECT_TYPE_LEN] = array_at(block, pos).ok_or_else(|| {
-            err(format!(
-                "the {OBJECT_TYPE_LEN}-byte header exceeds the block's TotalByteLength {}",
-                block.len()
-            ))
+            err(ErrorKind::PartExceeds {
+                size: OBJECT_TYPE_LEN as u64,
+                part: "header",
+                limit: total_byte_length(Some("block"), block.len()),
+            })
         })?;
         let total = f_u32(header, 0, endian);
         if to_usize(total) < OBJECT_TYPE_LEN {
-            return Err(err(format!(
-                "TotalByteLength {total} is smaller than the {OBJECT_TYPE_LEN}-byte header"
-            )));
+            return Err(err(ErrorKind::FieldTooSmall {
+                field: "TotalByteLength",
+                value: total.into(),
+                minimum: HEADER,
+            }));
         }
         let data = bytes_at(block, pos, to_usize(total)).ok_or_else(|| {
-            err(format!(
-                "TotalByteLength {total} exceeds the {} bytes left in the block",
-                block.len().saturating_sub(pos)
-            ))
+            err(ErrorKind::FieldExceeds {
+                field: "TotalByteLength",
+                value: total.into(),
+                limit: Bound::Left {
+                    length: block.len().saturating_sub(pos) as u64,
+                    parent: "block",
+                },
+            })
         })?;
         let header_length = f_u32(header, 8, endian);
         if to_usize(header_length) < OBJECT_TYPE_LEN {
-            return Err(err(format!(
-                "HeaderLength {header_length} is smaller than the {OBJECT_TYPE_LEN}-byte header"
-            )));
+            return Err(err(ErrorKind::FieldTooSmall {
+                field: "HeaderLength",
+                value: header_length.into(),
+                minimum: HEADER,
+            }));
         }
         let definition_length = f_u32(header, 4, endian);
         if definition_length < header_length {
-            return Err(err(format!(
-                "DefinitionLength {definition_length} is smaller than the HeaderLength {header_length}"
-            )));
+            return Err(err(ErrorKind::FieldTooSmall {
+                field: "DefinitionLength",
+                value: definition_length.into(),
+                minimum: Bound::Field {
+                    owner: None,
+                    field: "HeaderLength",
+                    value: header_length.into(),
+                },
+            }));
         }
         if definition_length > total {
-            return Err(err(format!(
-                "DefinitionLength {definition_length} exceeds the TotalByteLength {total}"
-            )));
+            return Err(err(ErrorKind::FieldExceeds {
+                field: "DefinitionLength",
+                value: definition_length.into(),
+                limit: total_byte_length(None, total),
+            }));
         }
         let num_counters = f_u32(header, 32, endian);
         let room = (definition_length - header_length) / COUNTER_DEFINITION_LEN as u32;
         if num_counters > room {
-            return Err(err(format!(
-                "NumCounters {num_counters} definitions of {COUNTER_DEFINITION_LEN} bytes do not fit between HeaderLength {header_length} and DefinitionLength {definition_length}"
-            )));
+            return Err(err(ErrorKind::ItemsDoNotFit {
+                field: "NumCounters",
+                count: num_counters.into(),
+                items: "definitions",
+                item_size: COUNTER_DEFINITION_LEN as u64,
+                start_field: "HeaderLength",
+                start: header_length.into(),
+                end_field: "DefinitionLength",
+                end: definition_length.into(),
+            }));
         }
         let num_instances = f_i32(header, 40, endian);
         if num_instances < PERF_METADATA_NO_INSTANCES {
-            return Err(err(format!(
-                "NumInstances {num_instances} is neither a count nor one of the special values -1, -2, -3"
-            )));
+            return Err(err(ErrorKind::InvalidValue {
+                field: "NumInstances",
+                value: num_instances.into(),
+                rule: "neither a count nor one of the special values -1, -2, -3",
+            }));
         }
         Ok(ObjectType {
             data,
@@ -522,11 +581,14 @@ impl<'a> ObjectType<'a> {
             return Err(DecodeError::new(
                 OBJECT_TYPE,
                 self.offset,
-                format!(
-                    "single-instance object has no room for its PERF_COUNTER_BLOCK: TotalByteLength {} is not greater than DefinitionLength {}",
-                    self.total_byte_length(),
-                    self.definition_length()
-                ),
+                ErrorKind::NoRoomFor {
+                    what: "single-instance object",
+                    part: COUNTER_BLOCK,
+                    end_field: "TotalByteLength",
+                    end: self.total_byte_length().into(),
+                    start_field: "DefinitionLength",
+                    start: self.definition_length().into(),
+                },
             ));
         }
         CounterBlock::parse(self, to_usize(self.definition_length())).map(Some)
@@ -543,7 +605,18 @@ impl<'a> ObjectType<'a> {
         let data = match self.num_instances() {
             PERF_NO_INSTANCES => {
                 let block = self.counter_block()?.ok_or_else(|| {
-                    DecodeError::new(OBJECT_TYPE, self.offset, "missing PERF_COUNTER_BLOCK")
+                    DecodeError::new(
+                        OBJECT_TYPE,
+                        self.offset,
+                        ErrorKind::NoRoomFor {
+                            what: "single-instance object",
+                            part: COUNTER_BLOCK,
+                            end_field: "TotalByteLength",
+                            end: self.total_byte_length().into(),
+                            start_field: "DefinitionLength",
+                            start: self.definition_length().into(),
+                        },
+                    )
                 })?;
                 snapshot::ObjectData::Single(block.values(&defs)?)
             }
@@ -609,29 +682,38 @@ impl<'a> Iterator for Counters<'a> {
         }
         self.remaining -= 1;
         let abs = self.base.saturating_add(self.pos);
-        let err = |reason: String| DecodeError::new(COUNTER_DEFINITION, abs, reason);
+        let err = |kind| DecodeError::new(COUNTER_DEFINITION, abs, kind);
         let dl = self.data.len();
         let result = (|| {
-            let header: &[u8; COUNTER_DEFINITION_LEN] = array_at(self.data, self.pos)
-                .ok_or_else(|| {
-                    err(format!(
-                        "the {COUNTER_DEFINITION_LEN}-byte definition exceeds the object's DefinitionLength {dl}"
-                    ))
+            let header: &[u8; COUNTER_DEFINITION_LEN] =
+                array_at(self.data, self.pos).ok_or_else(|| {
+                    err(ErrorKind::PartExceeds {
+                        size: COUNTER_DEFINITION_LEN as u64,
+                        part: "definition",
+                        limit: definition_length(dl),
+                    })
                 })?;
             let byte_length = f_u32(header, 0, self.endian);
             if to_usize(byte_length) < COUNTER_DEFINITION_LEN {
-                return Err(err(format!(
-                    "ByteLength {byte_length} is smaller than the {COUNTER_DEFINITION_LEN}-byte definition"
-                )));
+                return Err(err(ErrorKind::FieldTooSmall {
+                    field: "ByteLength",
+                    value: byte_length.into(),
+                    minimum: Bound::Fixed {
+                        size: COUNTER_DEFINITION_LEN as u64,
+                        part: "definition",
+                    },
+                }));
             }
             let next = self
                 .pos
                 .checked_add(to_usize(byte_length))
                 .filter(|&n| n <= dl)
                 .ok_or_else(|| {
-                    err(format!(
-                        "ByteLength {byte_length} exceeds the object's DefinitionLength {dl}"
-                    ))
+                    err(ErrorKind::FieldExceeds {
+                        field: "ByteLength",
+                        value: byte_length.into(),
+                        limit: definition_length(dl),
+                    })
                 })?;
             self.pos = next;
             Ok(CounterDefinition {
@@ -790,38 +872,58 @@ pub struct InstanceDefinition<'a> {
 impl<'a> InstanceDefinition<'a> {
     fn parse(object: &ObjectType<'a>, pos: usize) -> Result<Self, DecodeError> {
         let abs = object.offset.saturating_add(pos);
-        let err = |reason: String| DecodeError::new(INSTANCE_DEFINITION, abs, reason);
+        let err = |kind| DecodeError::new(INSTANCE_DEFINITION, abs, kind);
+        const HEADER: Bound = Bound::Fixed {
+            size: INSTANCE_DEFINITION_LEN as u64,
+            part: "header",
+        };
         let endian = object.endian;
         let total = object.data.len();
-        let header: &[u8; INSTANCE_DEFINITION_LEN] = array_at(object.data, pos).ok_or_else(|| {
-            err(format!(
-                "the {INSTANCE_DEFINITION_LEN}-byte header exceeds the object's TotalByteLength {total}"
-            ))
-        })?;
+        let header: &[u8; INSTANCE_DEFINITION_LEN] =
+            array_at(object.data, pos).ok_or_else(|| {
+                err(ErrorKind::PartExceeds {
+                    size: INSTANCE_DEFINITION_LEN as u64,
+                    part: "header",
+                    limit: total_byte_length(Some("object"), total),
+                })
+            })?;
         let byte_length = f_u32(header, 0, endian);
         if to_usize(byte_length) < INSTANCE_DEFINITION_LEN {
-            return Err(err(format!(
-                "ByteLength {byte_length} is smaller than the {INSTANCE_DEFINITION_LEN}-byte header"
-            )));
+            return Err(err(ErrorKind::FieldTooSmall {
+                field: "ByteLength",
+                value: byte_length.into(),
+                minimum: HEADER,
+            }));
         }
         let data = bytes_at(object.data, pos, to_usize(byte_length)).ok_or_else(|| {
-            err(format!(
-                "ByteLength {byte_length} exceeds the {} bytes left in the object",
-                total.saturating_sub(pos)
-            ))
+            err(ErrorKind::FieldExceeds {
+                field: "ByteLength",
+                value: byte_length.into(),
+                limit: left_in_object(total, pos),
+            })
         })?;
         let name_offset = f_u32(header, 16, endian);
         let name_length = f_u32(header, 20, endian);
         if name_length > 0 {
             if to_usize(name_offset) < INSTANCE_DEFINITION_LEN {
-                return Err(err(format!(
-                    "NameOffset {name_offset} points into the {INSTANCE_DEFINITION_LEN}-byte header"
-                )));
+                return Err(err(ErrorKind::OffsetInHeader {
+                    field: "NameOffset",
+                    offset: name_offset.into(),
+                    header: HEADER,
+                }));
             }
             if bytes_at(data, to_usize(name_offset), to_usize(name_length)).is_none() {
-                return Err(err(format!(
-                    "NameOffset {name_offset} + NameLength {name_length} exceeds the instance's ByteLength {byte_length}"
-                )));
+                return Err(err(ErrorKind::RangeExceeds {
+                    offset_field: "NameOffset",
+                    offset: name_offset.into(),
+                    length_field: "NameLength",
+                    length: name_length.into(),
+                    limit: Bound::Field {
+                        owner: Some("instance"),
+                        field: "ByteLength",
+                        value: byte_length.into(),
+                    },
+                }));
             }
         }
         let block_pos = pos.saturating_add(data.len());
@@ -900,7 +1002,11 @@ impl<'a> InstanceDefinition<'a> {
                 DecodeError::new(
                     INSTANCE_DEFINITION,
                     self.offset,
-                    format!("CodePage {} of the object is not supported", self.code_page),
+                    ErrorKind::Unsupported {
+                        field: "CodePage",
+                        value: self.code_page.into(),
+                        owner: Some("object"),
+                    },
                 )
             })?;
         let decoded: Cow<'_, str> = encoding.decode_without_bom_handling(bytes).0;
@@ -925,25 +1031,32 @@ pub struct CounterBlock<'a> {
 impl<'a> CounterBlock<'a> {
     fn parse(object: &ObjectType<'a>, pos: usize) -> Result<Self, DecodeError> {
         let abs = object.offset.saturating_add(pos);
-        let err = |reason: String| DecodeError::new(COUNTER_BLOCK, abs, reason);
+        let err = |kind| DecodeError::new(COUNTER_BLOCK, abs, kind);
         let total = object.data.len();
         let len = array_at::<4>(object.data, pos)
             .map(|b| object.endian.u32(*b))
             .ok_or_else(|| {
-                err(format!(
-                    "the {COUNTER_BLOCK_LEN}-byte ByteLength exceeds the object's TotalByteLength {total}"
-                ))
+                err(ErrorKind::PartExceeds {
+                    size: COUNTER_BLOCK_LEN as u64,
+                    part: "ByteLength",
+                    limit: total_byte_length(Some("object"), total),
+                })
             })?;
         if to_usize(len) < COUNTER_BLOCK_LEN {
-            return Err(err(format!(
-                "ByteLength {len} is smaller than its own {COUNTER_BLOCK_LEN}-byte field"
-            )));
+            return Err(err(ErrorKind::FieldTooSmall {
+                field: "ByteLength",
+                value: len.into(),
+                minimum: Bound::OwnField {
+                    size: COUNTER_BLOCK_LEN as u64,
+                },
+            }));
         }
         let data = bytes_at(object.data, pos, to_usize(len)).ok_or_else(|| {
-            err(format!(
-                "ByteLength {len} exceeds the {} bytes left in the object",
-                total.saturating_sub(pos)
-            ))
+            err(ErrorKind::FieldExceeds {
+                field: "ByteLength",
+                value: len.into(),
+                limit: left_in_object(total, pos),
+            })
         })?;
         Ok(CounterBlock {
             data,
@@ -981,10 +1094,15 @@ impl<'a> CounterBlock<'a> {
             DecodeError::new(
                 COUNTER_BLOCK,
                 self.offset,
-                format!(
-                    "counter at offset {offset} with size {size} exceeds the counter block's ByteLength {}",
-                    self.data.len()
-                ),
+                ErrorKind::CounterOutOfBlock {
+                    offset: offset.into(),
+                    size: size.into(),
+                    limit: Bound::Field {
+                        owner: Some("counter block"),
+                        field: "ByteLength",
+                        value: self.data.len() as u64,
+                    },
+                },
             )
         })?;
         Ok(match bytes {

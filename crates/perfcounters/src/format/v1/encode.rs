@@ -1,11 +1,12 @@
 //! Writing a [`Snapshot`] as a V1 block, laid out like Windows (x64) writes it.
 
+use super::decode::structure::{COUNTER_BLOCK, DATA_BLOCK, INSTANCE_DEFINITION, OBJECT_TYPE};
 use super::decode::{
     COUNTER_DEFINITION_LEN, DATA_BLOCK_LEN, INSTANCE_DEFINITION_LEN, OBJECT_TYPE_LEN,
     PERF_METADATA_MULTIPLE_INSTANCES, PERF_METADATA_NO_INSTANCES, PERF_NO_INSTANCES,
 };
-use super::error::EncodeError;
 use super::read::Endian;
+use crate::format::EncodeError;
 use crate::snapshot::{CounterDefinition, Object, ObjectData, Snapshot, Value};
 
 /// Options of [`encode_with`].
@@ -45,16 +46,15 @@ pub fn encode(snapshot: &Snapshot) -> Result<Vec<u8>, EncodeError> {
 pub fn encode_with(snapshot: &Snapshot, options: EncodeOptions) -> Result<Vec<u8>, EncodeError> {
     let e = options.endian;
     let mut out = vec![0u8; DATA_BLOCK_LEN];
-    let name = utf16z(&snapshot.system_name, e, "system name")?;
-    let name_len = len32(name.len(), "system name")?;
+    let name = utf16z(&snapshot.system_name, e, DATA_BLOCK)?;
+    let name_len = len32(name.len(), DATA_BLOCK)?;
     out.extend_from_slice(&name);
     pad8(&mut out);
-    let header_length = len32(out.len(), "block header")?;
+    let header_length = len32(out.len(), DATA_BLOCK)?;
     for (i, object) in snapshot.objects.iter().enumerate() {
-        encode_object(&mut out, object, e)
-            .map_err(|m| EncodeError::new(format!("object {i}: {m}")))?;
+        encode_object(&mut out, object, e).map_err(|err| err.at("object", i))?;
     }
-    let total = len32(out.len(), "block")?;
+    let total = len32(out.len(), DATA_BLOCK)?;
     let mut w = Writer {
         buf: &mut out,
         base: 0,
@@ -66,7 +66,7 @@ pub fn encode_with(snapshot: &Snapshot, options: EncodeOptions) -> Result<Vec<u8
     w.put_u32(16, 1);
     w.put_u32(20, total);
     w.put_u32(24, header_length);
-    w.put_u32(28, len32(snapshot.objects.len(), "object count")?);
+    w.put_u32(28, len32(snapshot.objects.len(), DATA_BLOCK)?);
     let default_object = options
         .default_object
         .unwrap_or_else(|| snapshot.objects.first().map_or(-1, |o| o.index as i32));
@@ -154,8 +154,8 @@ impl Writer<'_> {
     }
 }
 
-fn len32(len: usize, what: &str) -> Result<u32, EncodeError> {
-    u32::try_from(len).map_err(|_| EncodeError::new(format!("{what} is longer than 4 GiB")))
+fn len32(len: usize, structure: &'static str) -> Result<u32, EncodeError> {
+    u32::try_from(len).map_err(|_| EncodeError::TooLarge { structure })
 }
 
 fn pad8(out: &mut Vec<u8>) {
@@ -164,11 +164,9 @@ fn pad8(out: &mut Vec<u8>) {
 }
 
 /// UTF-16 with a NUL.
-fn utf16z(s: &str, e: Endian, what: &str) -> Result<Vec<u8>, EncodeError> {
+fn utf16z(s: &str, e: Endian, structure: &'static str) -> Result<Vec<u8>, EncodeError> {
     if s.contains('\0') {
-        return Err(EncodeError::new(format!(
-            "{what} {s:?} contains a NUL character"
-        )));
+        return Err(EncodeError::InteriorNul { structure });
     }
     let mut v = Vec::with_capacity(s.len().saturating_mul(2).saturating_add(2));
     for u in s.encode_utf16().chain([0]) {
@@ -178,26 +176,29 @@ fn utf16z(s: &str, e: Endian, what: &str) -> Result<Vec<u8>, EncodeError> {
 }
 
 /// The instance name bytes with a NUL, in UTF-16 or the code page; empty for an unnamed instance.
-fn name_bytes(s: &str, code_page: u32, e: Endian) -> Result<Vec<u8>, String> {
+fn name_bytes(s: &str, code_page: u32, e: Endian) -> Result<Vec<u8>, EncodeError> {
     if s.is_empty() {
         return Ok(Vec::new());
     }
     if code_page == 0 {
-        return utf16z(s, e, "instance name").map_err(|err| err.message().to_owned());
+        return utf16z(s, e, INSTANCE_DEFINITION);
     }
     if s.contains('\0') {
-        return Err(format!("instance name {s:?} contains a NUL character"));
+        return Err(EncodeError::InteriorNul {
+            structure: INSTANCE_DEFINITION,
+        });
     }
     let encoding = u16::try_from(code_page)
         .ok()
         .and_then(codepage::to_encoding_no_replacement)
         .filter(|enc| enc.output_encoding() == *enc)
-        .ok_or_else(|| format!("CodePage {code_page} cannot be encoded"))?;
+        .ok_or(EncodeError::CodePage { code_page })?;
     let (bytes, _, unmappable) = encoding.encode(s);
     if unmappable {
-        return Err(format!(
-            "instance name {s:?} cannot be represented in CodePage {code_page}"
-        ));
+        return Err(EncodeError::Unrepresentable {
+            structure: INSTANCE_DEFINITION,
+            code_page,
+        });
     }
     let mut v = bytes.into_owned();
     v.push(0);
@@ -250,27 +251,30 @@ fn offsets_consistent(defs: &[CounterDefinition], lists: &[&[Value]]) -> bool {
     true
 }
 
-fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), String> {
+fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), EncodeError> {
     let defs = &object.counters;
     let lists = value_lists(object);
     for (n, list) in lists.iter().enumerate() {
         if list.len() != defs.len() {
-            return Err(format!(
-                "value list {n} has {} values for {} counter definitions",
-                list.len(),
-                defs.len()
-            ));
+            let err = EncodeError::ValueCount {
+                structure: COUNTER_BLOCK,
+                expected: defs.len(),
+                found: list.len(),
+            };
+            return Err(err.at("value list", n));
         }
         for (c, (v, d)) in list.iter().zip(defs).enumerate() {
             if value_size(v) != usize::try_from(d.size).unwrap_or(usize::MAX) {
-                return Err(format!(
-                    "value list {n}, counter {c}: the value has {} bytes but the definition's size is {}",
-                    value_size(v),
-                    d.size
-                ));
+                return Err(EncodeError::ValueSize {
+                    list: n,
+                    counter: c,
+                    found: value_size(v) as u64,
+                    expected: d.size.into(),
+                });
             }
         }
     }
+    let too_large = |structure| EncodeError::TooLarge { structure };
     let (offsets, block_len) = if offsets_consistent(defs, &lists) {
         let end = defs
             .iter()
@@ -280,11 +284,10 @@ fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), St
             .max(4);
         let len = end
             .checked_next_multiple_of(8)
-            .ok_or("counter block is longer than 4 GiB")?;
+            .ok_or(too_large(COUNTER_BLOCK))?;
         (defs.iter().map(|d| d.offset).collect(), len)
     } else {
-        layout_counter_block(defs.iter().map(|d| d.size))
-            .ok_or("counter block is longer than 4 GiB")?
+        layout_counter_block(defs.iter().map(|d| d.size)).ok_or(too_large(COUNTER_BLOCK))?
     };
 
     let start = out.len();
@@ -306,9 +309,8 @@ fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), St
         w.put_u32(32, d.size);
         w.put_u32(36, offset);
     }
-    let definition_length =
-        u32::try_from(out.len() - start).map_err(|_| "counter definitions exceed 4 GiB")?;
-    let num_counters = u32::try_from(defs.len()).map_err(|_| "too many counter definitions")?;
+    let definition_length = len32(out.len() - start, OBJECT_TYPE)?;
+    let num_counters = len32(defs.len(), OBJECT_TYPE)?;
     let write_block = |out: &mut Vec<u8>, values: &[Value]| {
         let at = out.len();
         out.resize(at + block_len as usize, 0);
@@ -342,13 +344,13 @@ fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), St
         ObjectData::Instances(instances) => {
             for (n, inst) in instances.iter().enumerate() {
                 let name = name_bytes(&inst.raw_name, object.code_page, e)
-                    .map_err(|m| format!("instance {n}: {m}"))?;
+                    .map_err(|err| err.at("instance", n))?;
                 let at = out.len();
                 out.resize(at + INSTANCE_DEFINITION_LEN, 0);
                 out.extend_from_slice(&name);
                 pad8(out);
-                let byte_length = u32::try_from(out.len() - at)
-                    .map_err(|_| format!("instance {n}: name is longer than 4 GiB"))?;
+                let byte_length = len32(out.len() - at, INSTANCE_DEFINITION)
+                    .map_err(|err| err.at("instance", n))?;
                 let mut w = Writer {
                     buf: out,
                     base: at,
@@ -362,10 +364,10 @@ fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), St
                 w.put_u32(20, name.len() as u32);
                 write_block(out, &inst.values);
             }
-            i32::try_from(instances.len()).map_err(|_| "too many instances".to_owned())?
+            i32::try_from(instances.len()).map_err(|_| too_large(OBJECT_TYPE))?
         }
     };
-    let total = u32::try_from(out.len() - start).map_err(|_| "object is longer than 4 GiB")?;
+    let total = len32(out.len() - start, OBJECT_TYPE)?;
     let mut w = Writer {
         buf: out,
         base: start,

@@ -39,10 +39,10 @@
 
 mod decode;
 mod encode;
-mod error;
 mod naming;
 pub mod read;
 
+pub use crate::format::{DecodeError, EncodeError};
 pub use decode::{
     structure, CounterBlock, CounterDefinition, Counters, InstanceDefinition, Instances,
     ObjectType, Objects, PerfDataBlock, RawValue, COUNTER_BLOCK_LEN, COUNTER_DEFINITION_LEN,
@@ -50,6 +50,5 @@ pub use decode::{
     PERF_METADATA_NO_INSTANCES, PERF_NO_INSTANCES, PERF_NO_UNIQUE_ID,
 };
 pub use encode::{encode, encode_with, layout_counter_block, EncodeOptions};
-pub use error::{DecodeError, EncodeError};
 pub use naming::resolve_instance_names;
 pub use read::Endian;

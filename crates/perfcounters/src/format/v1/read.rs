@@ -3,7 +3,7 @@
 //! Every function returns `None` or a [`DecodeError`] instead of panicking: offsets are added with
 //! checked arithmetic and slices are taken with `get`.
 
-use super::error::DecodeError;
+use crate::format::{DecodeError, ErrorKind};
 
 /// Byte order of the integers in a block (`PERF_DATA_BLOCK.LittleEndian`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -143,7 +143,10 @@ fn out_of_bounds(data: &[u8], offset: usize, len: usize, structure: &'static str
     DecodeError::new(
         structure,
         offset,
-        format!("{len}-byte read exceeds the buffer's {} bytes", data.len()),
+        ErrorKind::Truncated {
+            needed: len as u64,
+            available: data.len().saturating_sub(offset) as u64,
+        },
     )
 }
 
@@ -181,7 +184,7 @@ mod tests {
         let e = u32_at(&data, 5, Endian::Little, "X").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "X at offset 5: 4-byte read exceeds the buffer's 8 bytes"
+            "X at offset 5: truncated: needs 4 bytes, 3 available"
         );
         assert!(u32_at(&data, usize::MAX - 1, Endian::Little, "X").is_err());
         assert_eq!(bytes_at(&data, usize::MAX, 2), None);

@@ -10,9 +10,9 @@ use std::fmt;
 use super::data::{CounterBlock, DataHeader, MultiCounters, MultiInstances};
 use super::guid::Guid;
 use super::model::{CounterSetRegistration, CounterSpec};
-use super::reader::DecodeError;
 use super::reg::NO_COUNTER;
 use crate::counter_type::TimeBase;
+use crate::format::DecodeError;
 use crate::snapshot::{
     name_instances, CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, Value,
 };

@@ -12,7 +12,8 @@
 //!     dwType 6 PERF_COUNTERSET          PERF_MULTI_COUNTERS + ids, PERF_MULTI_INSTANCES with dwCounters values each
 //! ```
 
-use super::reader::{check_size, le_u32, le_u64, DecodeError, ErrorKind, Reader, Utf16Str};
+use super::reader::{check_size, le_u32, le_u64, Reader, Utf16Str};
+use crate::format::{DecodeError, ErrorKind};
 use crate::snapshot::{SystemTime, Value};
 
 /// `PERF_ERROR_RETURN`: no payload, `dwStatus` holds the error.

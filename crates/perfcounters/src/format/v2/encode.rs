@@ -1,51 +1,6 @@
-//! Encoding helpers: a little-endian writer, 8-byte padding and the encoding error.
+//! Encoding helpers: a little-endian writer and 8-byte padding.
 
-use std::fmt;
-
-/// Why a model could not be encoded.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum EncodeError {
-    /// A size or count does not fit in the structure's 32-bit field.
-    TooLarge {
-        /// The structure being written.
-        structure: &'static str,
-    },
-    /// A string contains a NUL character, which would end it early.
-    InteriorNul {
-        /// The structure being written.
-        structure: &'static str,
-    },
-    /// The number of values does not match the number of counters.
-    ValueCount {
-        /// The structure being written.
-        structure: &'static str,
-        /// Values required.
-        expected: usize,
-        /// Values given.
-        found: usize,
-    },
-}
-
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EncodeError::TooLarge { structure } => {
-                write!(f, "{structure}: size does not fit in 32 bits")
-            }
-            EncodeError::InteriorNul { structure } => {
-                write!(f, "{structure}: string contains a NUL character")
-            }
-            EncodeError::ValueCount {
-                structure,
-                expected,
-                found,
-            } => write!(f, "{structure}: {found} values given, {expected} expected"),
-        }
-    }
-}
-
-impl std::error::Error for EncodeError {}
+use crate::format::EncodeError;
 
 /// A growable little-endian byte writer.
 #[derive(Default)]

@@ -4,7 +4,8 @@
 
 use super::data::InstanceHeader;
 use super::guid::Guid;
-use super::reader::{check_size, le_u32, DecodeError, ErrorKind, Reader, Utf16Str};
+use super::reader::{check_size, le_u32, Reader, Utf16Str};
+use crate::format::{DecodeError, ErrorKind};
 
 /// Size of `PERF_COUNTER_IDENTIFIER` (without the instance name).
 pub const COUNTER_IDENTIFIER_SIZE: usize = 40;

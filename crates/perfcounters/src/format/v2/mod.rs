@@ -30,6 +30,7 @@ mod model;
 mod reader;
 mod reg;
 
+pub use crate::format::{DecodeError, EncodeError, ErrorKind};
 pub use convert::{to_snapshot, BlockStatus, Conversion, ConvertError};
 pub use data::{
     CounterBlock, CounterData, CounterDataIter, CounterDataList, CounterHeader, CounterHeaders,
@@ -38,7 +39,6 @@ pub use data::{
     MIN_COUNTER_DATA_BLOCK, MULTI_COUNTERS_SIZE, MULTI_INSTANCES_SIZE, PERF_COUNTERSET,
     PERF_ERROR_RETURN, PERF_MULTIPLE_COUNTERS, PERF_MULTIPLE_INSTANCES, PERF_SINGLE_COUNTER,
 };
-pub use encode::EncodeError;
 pub use guid::{Guid, ParseGuidError};
 pub use lists::{
     CounterIdentifier, CounterIdentifierIter, CounterIdentifiers, InstanceList, InstanceListIter,
@@ -50,7 +50,7 @@ pub use model::{
     CounterSetRegistration, CounterSpec, EncodedRegistration, InstanceData, InstanceEntry,
     QueryBlock, QueryData, RegistrationBuffers,
 };
-pub use reader::{DecodeError, ErrorKind, Utf16Str};
+pub use reader::Utf16Str;
 pub use reg::*;
 
 /// `PERF_WILDCARD_COUNTER`: all counters of the counterset.

@@ -3,12 +3,13 @@
 //! have no NUL and whose [`Value::Bytes`] are not 4 or 8 bytes long (those decode as integers).
 
 use super::data::*;
-use super::encode::{to_u32, EncodeError, Writer};
+use super::encode::{to_u32, Writer};
 use super::guid::Guid;
 use super::lists::{CounterIdentifiers, InstanceList, COUNTER_IDENTIFIER_SIZE};
-use super::reader::DecodeError;
 use super::reg::*;
 use crate::counter_type::CounterType;
+use crate::format::DecodeError;
+use crate::format::EncodeError;
 use crate::snapshot::{SystemTime, Value};
 
 /// The owned form of a `PERF_DATA_HEADER` block (a `PerfQueryCounterData` result).

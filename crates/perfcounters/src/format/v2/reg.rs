@@ -9,7 +9,8 @@
 //! * `PerfEnumerateCounterSet` → [`GuidList`].
 
 use super::guid::Guid;
-use super::reader::{check_size, le_u32, le_u64, DecodeError, ErrorKind, Reader, Utf16Str};
+use super::reader::{check_size, le_u32, le_u64, Reader, Utf16Str};
+use crate::format::{DecodeError, ErrorKind};
 
 /// `PERF_REG_COUNTERSET_STRUCT`.
 pub const PERF_REG_COUNTERSET_STRUCT: u32 = 1;

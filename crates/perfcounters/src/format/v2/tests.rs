@@ -87,7 +87,7 @@ fn ok(data: BlockData) -> QueryBlock {
 
 fn err_of<T: std::fmt::Debug>(r: Result<T, DecodeError>) -> (&'static str, usize, ErrorKind) {
     let e = r.expect_err("expected a decode error");
-    (e.structure, e.offset, e.kind)
+    (e.structure(), e.offset(), e.kind().clone())
 }
 
 /// Decodes and walks everything, returning the first error.
@@ -786,7 +786,7 @@ fn truncated_at_every_length() {
         let cut = &bytes[..len];
         let e = decode_all(cut).expect_err("truncated data must not decode");
         assert_eq!(
-            (e.structure, e.offset),
+            (e.structure(), e.offset()),
             ("PERF_DATA_HEADER", 0),
             "len {len}"
         );
@@ -796,7 +796,7 @@ fn truncated_at_every_length() {
             let mut patched = cut.to_vec();
             patched[0..4].copy_from_slice(&(len as u32).to_le_bytes());
             let e = decode_all(&patched).expect_err("inner truncation must be detected");
-            assert!(e.offset >= DATA_HEADER_SIZE, "len {len}: {e}");
+            assert!(e.offset() >= DATA_HEADER_SIZE, "len {len}: {e}");
         }
     }
 }

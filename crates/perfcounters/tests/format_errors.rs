@@ -1,0 +1,279 @@
+//! Every binary format of the crate reports malformed input with the one `format::DecodeError`
+//! (structure, absolute offset, typed kind) and refuses a model with the one `format::EncodeError`.
+
+use perfcounters::counter_type::CounterType;
+use perfcounters::format::{v1, v2, Bound, DecodeError, EncodeError, ErrorKind};
+use perfcounters::snapshot::{
+    CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime, Value,
+};
+
+/// One multi-instance object with one 8-byte counter and one instance "abc", encoded as V1:
+/// header 88 + "H" padded to 96; object at 96 (64 + one 40-byte definition = 104); instance at
+/// 200 (24 + "abc\0" = 32 bytes); counter block at 232 (16 bytes); 248 bytes in all.
+fn v1_block() -> Vec<u8> {
+    let snap = Snapshot {
+        system_name: "H".into(),
+        objects: vec![Object {
+            index: 500,
+            name: None,
+            help_index: 501,
+            detail_level: 100,
+            default_counter: -1,
+            code_page: 0,
+            perf_time: 0,
+            perf_freq: 0,
+            sample_clock: None,
+            counters: vec![CounterDefinition {
+                index: 10,
+                counter_type: CounterType::PERF_COUNTER_LARGE_RAWCOUNT,
+                size: 8,
+                offset: 8,
+                detail_level: 100,
+                ..Default::default()
+            }],
+            data: ObjectData::Instances(vec![Instance {
+                name: "abc".into(),
+                raw_name: "abc".into(),
+                parent: None,
+                index: 0,
+                parent_object: 0,
+                parent_instance: 0,
+                unique_id: -1,
+                values: vec![Value::U64(9)],
+            }]),
+        }],
+        ..Default::default()
+    };
+    let bytes = v1::encode(&snap).unwrap();
+    assert_eq!(bytes.len(), 248);
+    bytes
+}
+
+fn set_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn v1_error(bytes: &[u8]) -> DecodeError {
+    match v1::PerfDataBlock::parse(bytes) {
+        Err(e) => e,
+        Ok(block) => block.to_snapshot().expect_err("malformed block"),
+    }
+}
+
+fn v2_block() -> Vec<u8> {
+    v2::QueryData {
+        perf_time_stamp: 1,
+        perf_time_100ns: 2,
+        perf_freq: 3,
+        system_time: SystemTime::default(),
+        blocks: vec![v2::QueryBlock {
+            status: 0,
+            data: v2::BlockData::Single(Value::U64(7)),
+        }],
+    }
+    .encode()
+    .unwrap()
+}
+
+fn v2_error(bytes: &[u8]) -> DecodeError {
+    v2::QueryData::decode(bytes).expect_err("malformed block")
+}
+
+#[test]
+fn v1_errors_are_typed() {
+    let mut b = v1_block();
+    b[0] = b'Q';
+    assert_eq!(
+        v1_error(&b),
+        DecodeError::new(
+            "PERF_DATA_BLOCK",
+            0,
+            ErrorKind::BadSignature {
+                field: "Signature",
+                found: Box::new([0x51, 0, 0x45, 0, 0x52, 0, 0x46, 0]),
+                expected: "\"PERF\" in UTF-16 (little-endian)",
+            },
+        )
+    );
+
+    let mut b = v1_block();
+    set_u32(&mut b, 200 + 16, 4000);
+    set_u32(&mut b, 200 + 20, 20);
+    assert_eq!(
+        v1_error(&b),
+        DecodeError::new(
+            "PERF_INSTANCE_DEFINITION",
+            200,
+            ErrorKind::RangeExceeds {
+                offset_field: "NameOffset",
+                offset: 4000,
+                length_field: "NameLength",
+                length: 20,
+                limit: Bound::Field {
+                    owner: Some("instance"),
+                    field: "ByteLength",
+                    value: 32,
+                },
+            },
+        )
+    );
+
+    let mut b = v1_block();
+    set_u32(&mut b, 232, 24);
+    assert_eq!(
+        v1_error(&b),
+        DecodeError::new(
+            "PERF_COUNTER_BLOCK",
+            232,
+            ErrorKind::FieldExceeds {
+                field: "ByteLength",
+                value: 24,
+                limit: Bound::Left {
+                    length: 16,
+                    parent: "object",
+                },
+            },
+        )
+    );
+    assert_eq!(
+        v1_error(&b).to_string(),
+        "PERF_COUNTER_BLOCK at offset 232: ByteLength 24 exceeds the 16 bytes left in the object"
+    );
+
+    let b = v1_block();
+    assert_eq!(
+        v1_error(&b[..40]),
+        DecodeError::new(
+            "PERF_DATA_BLOCK",
+            0,
+            ErrorKind::BufferTooShort {
+                length: 40,
+                header: 88
+            }
+        )
+    );
+}
+
+#[test]
+fn v2_errors_are_the_same_type() {
+    let b = v2_block();
+    assert_eq!(
+        v2_error(&b[..10]),
+        DecodeError::new(
+            "PERF_DATA_HEADER",
+            0,
+            ErrorKind::Truncated {
+                needed: 48,
+                available: 10
+            }
+        )
+    );
+    let mut b = v2_block();
+    let len = b.len() as u32;
+    set_u32(&mut b, 0, len + 8);
+    assert_eq!(
+        v2_error(&b),
+        DecodeError::new(
+            "PERF_DATA_HEADER",
+            0,
+            ErrorKind::SizeExceedsParent {
+                size: u64::from(len) + 8,
+                available: u64::from(len)
+            }
+        )
+    );
+    // The first PERF_COUNTER_HEADER is at 48; dwType 3 is not defined.
+    let mut b = v2_block();
+    set_u32(&mut b, 48 + 4, 3);
+    let e = v2_error(&b);
+    assert_eq!(
+        e,
+        DecodeError::new(
+            "PERF_COUNTER_HEADER",
+            48,
+            ErrorKind::UnknownType { value: 3 }
+        )
+    );
+    assert_eq!(
+        e.to_string(),
+        "PERF_COUNTER_HEADER at offset 48: unknown type value 3"
+    );
+
+    // The re-exports of the format modules are the one type.
+    let from_v1: v1::DecodeError = v1_error(&[]);
+    let from_v2: v2::DecodeError = v2_error(&[]);
+    let all: [DecodeError; 2] = [from_v1, from_v2];
+    assert_eq!(
+        all.map(|e| e.structure()),
+        ["PERF_DATA_BLOCK", "PERF_DATA_HEADER"]
+    );
+}
+
+#[test]
+fn encode_errors_are_the_same_type() {
+    let snap = Snapshot {
+        system_name: "a\0b".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        v1::encode(&snap),
+        Err(EncodeError::InteriorNul {
+            structure: "PERF_DATA_BLOCK"
+        })
+    );
+    assert_eq!(
+        v2::encode_string("a\0b"),
+        Err(EncodeError::InteriorNul {
+            structure: "string"
+        })
+    );
+
+    // An instance name the object's code page cannot hold, located by object and instance.
+    let mut snap = Snapshot {
+        system_name: "H".into(),
+        objects: vec![Object {
+            index: 2,
+            name: None,
+            help_index: 3,
+            detail_level: 100,
+            default_counter: -1,
+            code_page: 1252,
+            perf_time: 0,
+            perf_freq: 0,
+            sample_clock: None,
+            counters: Vec::new(),
+            data: ObjectData::Instances(vec![
+                Instance {
+                    raw_name: "ok".into(),
+                    ..Default::default()
+                },
+                Instance {
+                    raw_name: "\u{4e2d}".into(),
+                    ..Default::default()
+                },
+            ]),
+        }],
+        ..Default::default()
+    };
+    let e = v1::encode(&snap).unwrap_err();
+    assert_eq!(
+        e,
+        EncodeError::Unrepresentable {
+            structure: "PERF_INSTANCE_DEFINITION",
+            code_page: 1252
+        }
+        .at("instance", 1)
+        .at("object", 0)
+    );
+    assert_eq!(
+        e.to_string(),
+        "object 0: instance 1: PERF_INSTANCE_DEFINITION: name cannot be represented in CodePage 1252"
+    );
+    snap.objects[0].code_page = 65000 - 1;
+    assert_eq!(
+        v1::encode(&snap).unwrap_err(),
+        EncodeError::CodePage { code_page: 64999 }
+            .at("instance", 0)
+            .at("object", 0)
+    );
+}
