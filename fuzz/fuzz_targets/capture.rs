@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perfcounters::capture::{Capture, CaptureSample, CaptureSource};
+use perfcounters::format::capture::{Capture, CaptureSample, CaptureSource};
 use perfcounters::format::v2::{encode_string, EncodedRegistration};
 use perfcounters::query::Query;
 use perfcounters::source::{Request, Source};

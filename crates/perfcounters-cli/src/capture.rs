@@ -28,7 +28,7 @@ pub struct CaptureArgs {
 #[cfg(windows)]
 pub fn run(args: &CaptureArgs) -> Result<()> {
     use anyhow::Context;
-    use perfcounters::capture::CaptureInfo;
+    use perfcounters::format::capture::CaptureInfo;
     use perfcounters::source::windows::ffi::{ui_language, windows_version_value, wine_version};
     use perfcounters::source::windows::record::{record, RecordOptions};
     use perfcounters::source::windows::WindowsSource;

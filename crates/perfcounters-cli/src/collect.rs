@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use chrono::{DateTime, Local, TimeZone};
-use perfcounters::capture::CaptureSource;
+use perfcounters::format::capture::CaptureSource;
 use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::names::NameTable;
 use perfcounters::query::Query;
@@ -241,7 +241,7 @@ impl Collector for Replay {
     }
 }
 
-/// A capture directory ([`perfcounters::capture`]), replayed sample by sample with its own name tables
+/// A capture directory ([`perfcounters::format::capture`]), replayed sample by sample with its own name tables
 /// and V2 registrations.
 pub struct CaptureReplay {
     source: CaptureSource,

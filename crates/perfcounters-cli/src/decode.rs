@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::ValueEnum;
-use perfcounters::capture::{sample_path, CaptureSource};
+use perfcounters::format::capture::{sample_path, CaptureSource};
 use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::format::v2::{
     BlockData, BlockStatus, CounterSetRegistration, DataHeader, InstanceData, QueryData, NO_COUNTER,

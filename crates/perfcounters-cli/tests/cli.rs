@@ -419,7 +419,7 @@ fn live_list_and_typeperf() {
 // ------------------------------------------------------------------------------------------------
 // Capture directories: watch --replay DIR, list --replay DIR, decode DIR.
 
-use perfcounters::capture::{Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile};
+use perfcounters::format::capture::{Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile};
 use perfcounters::format::v2::{
     BlockData, CounterRegistration, CounterSetRegistration, CounterSpec, InstanceData, QueryBlock,
     QueryData, PERF_ATTRIB_NO_DISPLAYABLE, PERF_COUNTERSET_MULTI_INSTANCES, PERF_WILDCARD_COUNTER,

@@ -18,7 +18,6 @@
 #![warn(missing_docs)]
 
 pub mod calc;
-pub mod capture;
 pub mod counter_type;
 pub mod format;
 pub mod log;

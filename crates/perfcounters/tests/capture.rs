@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use perfcounters::capture::{
+use perfcounters::format::capture::{
     sample_path, Capture, CaptureInfo, CaptureSample, CaptureSource, NameKind, NameTableFile,
 };
 use perfcounters::format::v1::encode;

@@ -3,11 +3,13 @@
 //! * [`v1`]: the `HKEY_PERFORMANCE_DATA` block (`PERF_DATA_BLOCK`, `PERF_OBJECT_TYPE`,
 //!   `PERF_COUNTER_DEFINITION`, `PERF_INSTANCE_DEFINITION`, `PERF_COUNTER_BLOCK`);
 //! * [`v2`]: the PerfLib V2 consumer blocks (`PERF_DATA_HEADER` and friends, registration info,
-//!   instance lists).
+//!   instance lists);
+//! * [`capture`]: the capture directory, the raw data of a Windows machine saved for replay.
 //!
 //! Every decoder reports malformed input as one [`DecodeError`] (structure, byte offset, typed
 //! [`ErrorKind`]) and every encoder refuses a model with one [`EncodeError`].
 
+pub mod capture;
 mod error;
 pub mod v1;
 pub mod v2;

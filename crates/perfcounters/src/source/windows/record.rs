@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use super::{PerfLibApi, PerfRegistry, WindowsSource};
-use crate::capture::{Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile, ENGLISH};
+use crate::format::capture::{
+    Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile, ENGLISH,
+};
 use crate::source::{Request, Source, SourceError};
 
 /// What to record.

@@ -749,7 +749,7 @@ fn an_empty_machine_is_a_clear_error() {
 #[test]
 fn a_recorded_capture_replays_to_the_same_values() {
     use super::record::{record, RecordOptions};
-    use crate::capture::{Capture, CaptureInfo, CaptureSource};
+    use crate::format::capture::{Capture, CaptureInfo, CaptureSource};
 
     let mut fake = registry();
     fake.data.insert(
