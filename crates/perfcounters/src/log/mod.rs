@@ -7,6 +7,8 @@
 //!   what Windows machines wrote.
 //! * [`relog`]: the format-agnostic stages: merge several logs, filter counters, times and records,
 //!   compute raw samples, copy into a writer, summarize (relog's `-q`);
+//! * [`sql_rows`]: the rows of the SQL log schema, decoded and encoded; `sql` (feature `sql`) reads
+//!   and writes SQL logs in SQLite;
 //! * [`stats`]: minimum, average and maximum per counter over a log;
 //! * [`text`]: the text encodings of logs (byte-order marks, UTF-16, ANSI code pages).
 //! * [`error`]: [`LogError`], which names the log and the line and column (text), byte offset
@@ -17,6 +19,9 @@ pub mod model;
 pub mod pdh_csv;
 pub mod pdh_csv_read;
 pub mod relog;
+#[cfg(feature = "sql")]
+pub mod sql;
+pub mod sql_rows;
 pub mod stats;
 pub mod text;
 

@@ -266,7 +266,9 @@ impl LogReader for Merge {
 /// kept, so with `-t n` a rate covers the n records' interval, as a log written by `relog -t n`
 /// does. Records before `-b` are read and serve as the previous sample of the first record kept
 /// ("to provide data for counters that require computation values", as relog's documentation says).
-/// A sample with a bad status has no value and the next one starts a new series.
+/// A sample with a bad status (`PDH_CSTATUS_NO_MACHINE` …) has no value and is skipped: the next
+/// valid sample is computed against the last valid one, as it is after a log that stored no sample
+/// for that time (a SQL log has no status column).
 pub struct Filtered<R: LogReader> {
     inner: R,
     header: LogHeader,
@@ -357,9 +359,6 @@ impl<R: LogReader> Filtered<R> {
                 Cell::Raw(rc, stored) => {
                     let prev = self.prev.get_mut(k);
                     let value = if !rc.status.is_success() {
-                        if let Some(p) = prev {
-                            *p = None;
-                        }
                         None
                     } else if let Some(Some(calc)) = self.calcs.get(k) {
                         let older = prev.as_ref().and_then(|p| p.as_ref());

@@ -1,0 +1,828 @@
+//! SQL logs in SQLite: the schema typeperf and relog write through ODBC (`DisplayToID`,
+//! `CounterDetails`, `CounterData`), in a database file that several logs share, each told apart by
+//! its name (`SQL:file.db!name`).
+//!
+//! The tables as created (see `docs/logs.md` for every choice):
+//!
+//! ```sql
+//! CREATE TABLE DisplayToID (GUID TEXT NOT NULL PRIMARY KEY, RunID INTEGER,
+//!     DisplayString TEXT NOT NULL UNIQUE, LogStartTime TEXT, LogStopTime TEXT,
+//!     NumberOfRecords INTEGER, MinutesToUTC INTEGER, TimeZoneName TEXT);
+//! CREATE TABLE CounterDetails (CounterID INTEGER PRIMARY KEY, MachineName TEXT NOT NULL,
+//!     ObjectName TEXT NOT NULL, CounterName TEXT NOT NULL, CounterType INTEGER NOT NULL,
+//!     DefaultScale INTEGER NOT NULL, InstanceName TEXT, InstanceIndex INTEGER, ParentName TEXT,
+//!     ParentObjectID INTEGER, TimeBaseA INTEGER, TimeBaseB INTEGER);
+//! CREATE TABLE CounterData (GUID TEXT NOT NULL, CounterID INTEGER NOT NULL,
+//!     RecordIndex INTEGER NOT NULL, CounterDateTime TEXT NOT NULL, CounterValue REAL,
+//!     FirstValueA INTEGER, FirstValueB INTEGER, SecondValueA INTEGER, SecondValueB INTEGER,
+//!     MultiCount INTEGER, PRIMARY KEY (GUID, RecordIndex, CounterID)) WITHOUT ROWID;
+//! CREATE TABLE LogCounters (GUID TEXT NOT NULL, Position INTEGER NOT NULL,
+//!     CounterID INTEGER NOT NULL, PRIMARY KEY (GUID, Position)) WITHOUT ROWID;
+//! ```
+//!
+//! `LogCounters` is this crate's addition: the columns of each log in their order, so a log keeps
+//! its columns even without records and a reader needs no scan of `CounterData` to find them.
+//! Databases without it (or a log without rows in it) are read with the columns their `CounterData`
+//! uses, by ascending `CounterID`.
+//!
+//! * Every cell of every record is a `CounterData` row, a blank one with `CounterValue` `NULL`, so
+//!   that every time stamp and every blank survive; raw values are stored when the cell has them.
+//! * Each log gets its own `CounterDetails` rows; appending to a log reuses its rows and adds new
+//!   columns at the end.
+//! * Writing happens in one transaction: a failed run leaves the database as it was.
+//! * The reader streams: a worker thread runs one query ordered by `RecordIndex` (the primary key's
+//!   order) and hands over rows in bounded batches.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver};
+
+use rusqlite::types::ValueRef;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+
+use crate::counter_type::CounterType;
+
+use super::error::{Location, LogError};
+use super::model::{
+    Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record, TimeZone,
+};
+use super::sql_rows::{
+    decode_data_row, decode_details_row, format_sql_time, split_halves, DataRow, DetailsRow,
+    SqlValue,
+};
+
+/// `SQL:file.db!log`: a database file and the name of a log in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SqlTarget {
+    /// The SQLite database file.
+    pub path: PathBuf,
+    /// The log's name (`DisplayToID.DisplayString`); `None` when not given.
+    pub log: Option<String>,
+}
+
+impl SqlTarget {
+    /// Parses `SQL:file.db!log` (the prefix case-insensitive; `!log` optional). `None` when `s`
+    /// does not start with `SQL:`.
+    pub fn parse(s: &str) -> Option<SqlTarget> {
+        let rest = s
+            .get(..4)
+            .filter(|p| p.eq_ignore_ascii_case("SQL:"))
+            .and(s.get(4..))?;
+        let (path, log) = match rest.rsplit_once('!') {
+            Some((p, l)) => (p, Some(l.to_owned()).filter(|l| !l.is_empty())),
+            None => (rest, None),
+        };
+        Some(SqlTarget {
+            path: PathBuf::from(path),
+            log,
+        })
+    }
+
+    /// `SQL:path!log`, for messages.
+    pub fn display(&self) -> String {
+        match &self.log {
+            Some(l) => format!("SQL:{}!{l}", self.path.display()),
+            None => format!("SQL:{}", self.path.display()),
+        }
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS DisplayToID (
+    GUID TEXT NOT NULL PRIMARY KEY,
+    RunID INTEGER,
+    DisplayString TEXT NOT NULL UNIQUE,
+    LogStartTime TEXT,
+    LogStopTime TEXT,
+    NumberOfRecords INTEGER,
+    MinutesToUTC INTEGER,
+    TimeZoneName TEXT
+);
+CREATE TABLE IF NOT EXISTS CounterDetails (
+    CounterID INTEGER PRIMARY KEY,
+    MachineName TEXT NOT NULL,
+    ObjectName TEXT NOT NULL,
+    CounterName TEXT NOT NULL,
+    CounterType INTEGER NOT NULL,
+    DefaultScale INTEGER NOT NULL,
+    InstanceName TEXT,
+    InstanceIndex INTEGER,
+    ParentName TEXT,
+    ParentObjectID INTEGER,
+    TimeBaseA INTEGER,
+    TimeBaseB INTEGER
+);
+CREATE TABLE IF NOT EXISTS CounterData (
+    GUID TEXT NOT NULL,
+    CounterID INTEGER NOT NULL,
+    RecordIndex INTEGER NOT NULL,
+    CounterDateTime TEXT NOT NULL,
+    CounterValue REAL,
+    FirstValueA INTEGER,
+    FirstValueB INTEGER,
+    SecondValueA INTEGER,
+    SecondValueB INTEGER,
+    MultiCount INTEGER,
+    PRIMARY KEY (GUID, RecordIndex, CounterID)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS LogCounters (
+    GUID TEXT NOT NULL,
+    Position INTEGER NOT NULL,
+    CounterID INTEGER NOT NULL,
+    PRIMARY KEY (GUID, Position)
+) WITHOUT ROWID;
+";
+
+/// The type stored for a column without raw data (a PDH-CSV column): its value is shown as is.
+const COOKED_TYPE: CounterType = CounterType::PERF_COUNTER_LARGE_RAWCOUNT;
+
+fn sql_err(source: &str) -> impl Fn(rusqlite::Error) -> LogError + '_ {
+    move |e| LogError::sql(source, None, e.to_string())
+}
+
+fn value_ref(v: ValueRef<'_>) -> SqlValue<'_> {
+    match v {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Integer(i) => SqlValue::Integer(i),
+        ValueRef::Real(r) => SqlValue::Real(r),
+        ValueRef::Text(t) => SqlValue::Text(t),
+        ValueRef::Blob(b) => SqlValue::Blob(b),
+    }
+}
+
+/// The names of the logs in a database, in the order they were created.
+pub fn list_logs(path: &Path) -> Result<Vec<String>, LogError> {
+    let source = format!("SQL:{}", path.display());
+    let conn = open_read_only(path, &source)?;
+    let mut stmt = conn
+        .prepare("SELECT DisplayString FROM DisplayToID ORDER BY rowid")
+        .map_err(sql_err(&source))?;
+    let names = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .map_err(sql_err(&source))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(sql_err(&source))?;
+    Ok(names)
+}
+
+fn open_read_only(path: &Path, source: &str) -> Result<Connection, LogError> {
+    if !path.is_file() {
+        return Err(LogError::usage(source, "no such database file"));
+    }
+    Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql_err(source))
+}
+
+/// How [`SqlLogWriter::create`] treats a log of the same name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SqlWriteOptions {
+    /// Add the records to the existing log (relog `-a`).
+    pub append: bool,
+    /// Replace the existing log (relog `-y`).
+    pub overwrite: bool,
+}
+
+/// Writes one log into a database (created if needed, shared with other logs).
+pub struct SqlLogWriter {
+    conn: Connection,
+    source: String,
+    log: String,
+    options: SqlWriteOptions,
+    guid: String,
+    ids: Vec<i64>,
+    bias: i64,
+    next_record: i64,
+    first: Option<LogTime>,
+    last: Option<LogTime>,
+    records: i64,
+    time_text: String,
+}
+
+impl std::fmt::Debug for SqlLogWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqlLogWriter")
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A new log GUID: 128 bits from the standard library's randomly seeded hasher, time and process id,
+/// formatted as SQL Server writes a `uniqueidentifier` (upper case, version 4 bits set).
+fn new_guid() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut halves = [0u64; 2];
+    for (i, h) in halves.iter_mut().enumerate() {
+        let mut s = std::collections::hash_map::RandomState::new().build_hasher();
+        s.write_u128(now);
+        s.write_u32(std::process::id());
+        s.write_usize(i);
+        *h = s.finish();
+    }
+    let b = (u128::from(halves[0]) << 64 | u128::from(halves[1])) & !(0xF << 76) & !(0x3 << 62)
+        | (0x4 << 76)
+        | (0x2 << 62);
+    let x = format!("{b:032X}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &x[0..8],
+        &x[8..12],
+        &x[12..16],
+        &x[16..20],
+        &x[20..32]
+    )
+}
+
+impl SqlLogWriter {
+    /// Opens (or creates) the database at `path` for the log named `log`.
+    pub fn create(path: &Path, log: &str, options: SqlWriteOptions) -> Result<Self, LogError> {
+        let source = format!("SQL:{}!{log}", path.display());
+        if log.is_empty() {
+            return Err(LogError::usage(&source, "name the log: SQL:file.db!name"));
+        }
+        let conn = Connection::open(path).map_err(sql_err(&source))?;
+        conn.execute_batch(
+            "PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
+        )
+        .map_err(sql_err(&source))?;
+        Ok(SqlLogWriter {
+            conn,
+            source,
+            log: log.to_owned(),
+            options,
+            guid: String::new(),
+            ids: Vec::new(),
+            bias: 0,
+            next_record: 1,
+            first: None,
+            last: None,
+            records: 0,
+            time_text: String::new(),
+        })
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> LogError + '_ {
+        sql_err(&self.source)
+    }
+
+    fn details_id(&self, c: &LogCounter) -> Result<i64, LogError> {
+        let p = &c.path;
+        let info = c.info;
+        let (ta, tb) = match info {
+            Some(i) if i.time_base != 0 => {
+                let (a, b) = split_halves(i.time_base);
+                (Some(a), Some(b))
+            }
+            _ => (None, None),
+        };
+        let machine = p
+            .machine
+            .as_deref()
+            .map_or(String::new(), |m| format!("\\\\{m}"));
+        let instance = p.instance.as_deref();
+        self.conn
+            .prepare_cached(
+                "INSERT INTO CounterDetails (MachineName, ObjectName, CounterName, CounterType,
+                 DefaultScale, InstanceName, InstanceIndex, ParentName, ParentObjectID, TimeBaseA,
+                 TimeBaseB) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL, ?9, ?10)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    machine,
+                    p.object,
+                    p.counter,
+                    i64::from(info.map_or(COOKED_TYPE, |i| i.counter_type).0),
+                    info.map_or(0, |i| i.default_scale),
+                    instance,
+                    instance.and(p.index).map(i64::from),
+                    instance.and(p.parent.as_deref()),
+                    ta,
+                    tb
+                ])
+            })
+            .map_err(self.err())?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// The columns an existing log uses, with their paths.
+    fn existing_columns(&self, guid: &str) -> Result<Vec<(i64, String)>, LogError> {
+        let reader_cols = read_columns(&self.conn, guid, &self.source)?;
+        Ok(reader_cols
+            .into_iter()
+            .map(|(id, c)| (id, c.name.to_lowercase()))
+            .collect())
+    }
+}
+
+impl LogWriter for SqlLogWriter {
+    fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
+        self.conn.execute_batch(SCHEMA).map_err(self.err())?;
+        self.conn.execute_batch("BEGIN").map_err(self.err())?;
+        let existing: Option<(String, Option<i64>)> = self
+            .conn
+            .query_row(
+                "SELECT GUID, NumberOfRecords FROM DisplayToID WHERE DisplayString = ?1",
+                [&self.log],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(self.err())?;
+        let mut known: HashMap<String, i64> = HashMap::new();
+        let is_new = !(existing.is_some() && self.options.append);
+        match existing {
+            Some((guid, _)) if self.options.append => {
+                for (id, name) in self.existing_columns(&guid)? {
+                    known.entry(name).or_insert(id);
+                }
+                let max: Option<i64> = self
+                    .conn
+                    .query_row(
+                        "SELECT MAX(RecordIndex) FROM CounterData WHERE GUID = ?1",
+                        [&guid],
+                        |r| r.get(0),
+                    )
+                    .map_err(self.err())?;
+                self.next_record = max.unwrap_or(0).saturating_add(1);
+                let (start, stop): (Option<String>, Option<String>) = self
+                    .conn
+                    .query_row(
+                        "SELECT LogStartTime, LogStopTime FROM DisplayToID WHERE GUID = ?1",
+                        [&guid],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .map_err(self.err())?;
+                let parse = |s: Option<String>| {
+                    s.and_then(|s| super::sql_rows::parse_sql_time(s.as_bytes()))
+                };
+                self.first = parse(start);
+                self.last = parse(stop);
+                self.records = self.next_record - 1;
+                self.guid = guid;
+            }
+            Some((guid, _)) if self.options.overwrite => {
+                self.conn
+                    .execute("DELETE FROM CounterData WHERE GUID = ?1", [&guid])
+                    .map_err(self.err())?;
+                self.conn
+                    .execute("DELETE FROM DisplayToID WHERE GUID = ?1", [&guid])
+                    .map_err(self.err())?;
+                self.conn
+                    .execute("DELETE FROM LogCounters WHERE GUID = ?1", [&guid])
+                    .map_err(self.err())?;
+                self.guid = new_guid();
+            }
+            Some(_) => {
+                return Err(LogError::usage(
+                    &self.source,
+                    "the database already holds a log of this name; append to it (-a) or replace it (-y)",
+                ))
+            }
+            None => self.guid = new_guid(),
+        }
+        if is_new {
+            let zone = header.time_zone.as_ref();
+            self.conn
+                .execute(
+                    "INSERT INTO DisplayToID (GUID, RunID, DisplayString, LogStartTime, LogStopTime,
+                     NumberOfRecords, MinutesToUTC, TimeZoneName) VALUES (?1, 0, ?2, NULL, NULL, 0, ?3, ?4)",
+                    params![
+                        self.guid,
+                        self.log,
+                        zone.and_then(|z| z.bias),
+                        zone.map(|z| z.name.as_str())
+                    ],
+                )
+                .map_err(self.err())?;
+        }
+        self.bias = i64::from(header.bias_minutes());
+        self.ids.clear();
+        let mut position: i64 = self
+            .conn
+            .query_row(
+                "SELECT IFNULL(MAX(Position), -1) + 1 FROM LogCounters WHERE GUID = ?1",
+                [&self.guid],
+                |r| r.get(0),
+            )
+            .map_err(self.err())?;
+        for c in &header.counters {
+            let key = c.name.to_lowercase();
+            let id = match known.remove(&key) {
+                Some(id) => id,
+                None => {
+                    let id = self.details_id(c)?;
+                    self.conn
+                        .execute(
+                            "INSERT INTO LogCounters (GUID, Position, CounterID) VALUES (?1, ?2, ?3)",
+                            params![self.guid, position, id],
+                        )
+                        .map_err(self.err())?;
+                    position += 1;
+                    id
+                }
+            };
+            self.ids.push(id);
+        }
+        Ok(())
+    }
+
+    fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
+        let utc = record.time.plus_minutes(self.bias);
+        self.time_text = format_sql_time(utc).ok_or_else(|| {
+            LogError::usage(
+                &self.source,
+                format!("time {} is out of range", record.time.0),
+            )
+        })?;
+        let index = self.next_record;
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO CounterData (GUID, CounterID, RecordIndex, CounterDateTime,
+                 CounterValue, FirstValueA, FirstValueB, SecondValueA, SecondValueB, MultiCount)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )
+            .map_err(sql_err(&self.source))?;
+        for (cell, &id) in record.cells.iter().zip(&self.ids) {
+            let raw = match cell {
+                Cell::Raw(rc, _) if rc.status.is_success() => Some(rc.raw),
+                _ => None,
+            };
+            let (fa, fb) = raw.map(|r| split_halves(r.first)).unzip();
+            let (sa, sb) = raw.map(|r| split_halves(r.second)).unzip();
+            let value = match cell {
+                Cell::Raw(rc, _) if !rc.status.is_success() => None,
+                other => other.value(),
+            };
+            stmt.execute(params![
+                self.guid,
+                id,
+                index,
+                self.time_text,
+                value,
+                fa,
+                fb,
+                sa,
+                sb,
+                raw.map(|r| i64::from(r.multi_count))
+            ])
+            .map_err(sql_err(&self.source))?;
+        }
+        self.next_record += 1;
+        self.records += 1;
+        self.first = Some(self.first.map_or(utc, |f| f.min(utc)));
+        self.last = Some(self.last.map_or(utc, |l| l.max(utc)));
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), LogError> {
+        self.conn
+            .execute(
+                "UPDATE DisplayToID SET LogStartTime = ?2, LogStopTime = ?3, NumberOfRecords = ?4
+                 WHERE GUID = ?1",
+                params![
+                    self.guid,
+                    self.first.and_then(format_sql_time),
+                    self.last.and_then(format_sql_time),
+                    self.records
+                ],
+            )
+            .map_err(self.err())?;
+        self.conn.execute_batch("COMMIT").map_err(self.err())
+    }
+}
+
+/// Whether `table` has a column `column`.
+fn has_column(
+    conn: &Connection,
+    table: &str,
+    column: &str,
+    source: &str,
+) -> Result<bool, LogError> {
+    let mut s = conn
+        .prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2")
+        .map_err(sql_err(source))?;
+    s.exists([table, column]).map_err(sql_err(source))
+}
+
+/// The columns of a log: from `LogCounters` when it lists them, otherwise every `CounterDetails`
+/// row the log's `CounterData` uses, by ascending `CounterID`.
+fn read_columns(
+    conn: &Connection,
+    guid: &str,
+    source: &str,
+) -> Result<Vec<(i64, LogCounter)>, LogError> {
+    let tb = if has_column(conn, "CounterDetails", "TimeBaseA", source)?
+        && has_column(conn, "CounterDetails", "TimeBaseB", source)?
+    {
+        "d.TimeBaseA, d.TimeBaseB"
+    } else {
+        "NULL, NULL"
+    };
+    let listed = has_column(conn, "LogCounters", "Position", source)?
+        && conn
+            .prepare("SELECT 1 FROM LogCounters WHERE GUID = ?1")
+            .and_then(|mut s| s.exists([guid]))
+            .map_err(sql_err(source))?;
+    let columns = "d.CounterID, d.MachineName, d.ObjectName, d.CounterName, d.CounterType,
+         d.DefaultScale, d.InstanceName, d.InstanceIndex, d.ParentName";
+    let sql = if listed {
+        format!(
+            "SELECT {columns}, {tb} FROM LogCounters l JOIN CounterDetails d
+             ON d.CounterID = l.CounterID WHERE l.GUID = ?1 ORDER BY l.Position"
+        )
+    } else {
+        format!(
+            "SELECT {columns}, {tb} FROM CounterDetails d
+             WHERE d.CounterID IN (SELECT DISTINCT CounterID FROM CounterData WHERE GUID = ?1)
+             ORDER BY d.CounterID"
+        )
+    };
+    let mut stmt = conn.prepare(&sql).map_err(sql_err(source))?;
+    let mut rows = stmt.query([guid]).map_err(sql_err(source))?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next().map_err(sql_err(source))? {
+        let id: i64 = r.get(0).map_err(sql_err(source))?;
+        let mut vals = [SqlValue::Null; 10];
+        for (i, v) in vals.iter_mut().enumerate() {
+            *v = value_ref(r.get_ref(i + 1).map_err(sql_err(source))?);
+        }
+        let row: &DetailsRow = &vals;
+        let c = decode_details_row(row).map_err(|m| {
+            LogError::invalid(
+                source,
+                Some(Location::Row {
+                    table: "CounterDetails",
+                    key: format!("CounterID {id}"),
+                }),
+                m,
+            )
+        })?;
+        out.push((id, c));
+    }
+    Ok(out)
+}
+
+/// The rows the worker hands over: record index, column, time (UTC), cell.
+type Batch = Vec<(i64, usize, LogTime, Cell)>;
+
+/// Reads one log of a database, streaming.
+pub struct SqlLogReader {
+    path: PathBuf,
+    guid: String,
+    header: LogHeader,
+    columns: HashMap<i64, usize>,
+    keep: Option<Vec<bool>>,
+    rx: Option<Receiver<Result<Batch, LogError>>>,
+    batch: std::vec::IntoIter<(i64, usize, LogTime, Cell)>,
+    pending: Option<(i64, usize, LogTime, Cell)>,
+    bias: i64,
+    done: bool,
+}
+
+impl std::fmt::Debug for SqlLogReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqlLogReader")
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
+}
+
+const BATCH_ROWS: usize = 16 * 1024;
+
+impl SqlLogReader {
+    /// Opens the log `log` of the database `path`; without a name, the database must hold exactly
+    /// one log.
+    pub fn open(path: &Path, log: Option<&str>) -> Result<Self, LogError> {
+        let target = SqlTarget {
+            path: path.to_owned(),
+            log: log.map(str::to_owned),
+        };
+        let mut source = target.display();
+        let conn = open_read_only(path, &source)?;
+        let logs = list_logs(path)?;
+        let name = match log {
+            Some(l) => {
+                if !logs.iter().any(|n| n == l) {
+                    return Err(LogError::usage(
+                        &source,
+                        if logs.is_empty() {
+                            "the database holds no log".to_string()
+                        } else {
+                            format!(
+                                "no log of this name; the database holds {}",
+                                logs.join(", ")
+                            )
+                        },
+                    ));
+                }
+                l.to_owned()
+            }
+            None => match logs.as_slice() {
+                [one] => one.clone(),
+                [] => return Err(LogError::usage(&source, "the database holds no log")),
+                many => {
+                    return Err(LogError::usage(
+                        &source,
+                        format!("name the log (SQL:file.db!name): {}", many.join(", ")),
+                    ))
+                }
+            },
+        };
+        source = format!("SQL:{}!{name}", path.display());
+        let (guid, bias, zone): (String, Option<i64>, Option<String>) = conn
+            .query_row(
+                "SELECT GUID, MinutesToUTC, TimeZoneName FROM DisplayToID WHERE DisplayString = ?1",
+                [&name],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(sql_err(&source))?;
+        let bias32 = match bias {
+            None => None,
+            Some(b) => Some(
+                i32::try_from(b)
+                    .ok()
+                    .filter(|b| (-1440..=1440).contains(b))
+                    .ok_or_else(|| {
+                        LogError::invalid(
+                            &source,
+                            Some(Location::Row {
+                                table: "DisplayToID",
+                                key: format!("GUID {guid}"),
+                            }),
+                            format!("MinutesToUTC {b} is out of range (±1440)"),
+                        )
+                    })?,
+            ),
+        };
+        let time_zone = match (zone, bias32) {
+            (None, None) => None,
+            (name, bias) => Some(TimeZone {
+                name: name.unwrap_or_default(),
+                bias,
+            }),
+        };
+        let cols = read_columns(&conn, &guid, &source)?;
+        let columns = cols
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (*id, i))
+            .collect();
+        Ok(SqlLogReader {
+            path: path.to_owned(),
+            guid,
+            header: LogHeader {
+                source,
+                kind: LogKind::Sql,
+                time_zone,
+                counters: cols.into_iter().map(|(_, c)| c).collect(),
+            },
+            columns,
+            keep: None,
+            rx: None,
+            batch: Vec::new().into_iter(),
+            pending: None,
+            bias: i64::from(bias32.unwrap_or(0)),
+            done: false,
+        })
+    }
+
+    fn start(&mut self) {
+        let (tx, rx) = sync_channel::<Result<Batch, LogError>>(4);
+        let path = self.path.clone();
+        let guid = self.guid.clone();
+        let source = self.header.source.clone();
+        let columns = self.columns.clone();
+        let keep = self.keep.clone();
+        std::thread::spawn(move || {
+            let run = || -> Result<(), LogError> {
+                let conn = open_read_only(&path, &source)?;
+                let has_multi = has_column(&conn, "CounterData", "MultiCount", &source)?;
+                let sql = format!(
+                    "SELECT RecordIndex, CounterID, CounterDateTime, CounterValue, FirstValueA,
+                     FirstValueB, SecondValueA, SecondValueB, {} FROM CounterData WHERE GUID = ?1
+                     ORDER BY RecordIndex, CounterID",
+                    if has_multi { "MultiCount" } else { "NULL" }
+                );
+                let mut stmt = conn.prepare(&sql).map_err(sql_err(&source))?;
+                let mut rows = stmt.query([&guid]).map_err(sql_err(&source))?;
+                let mut batch = Vec::with_capacity(BATCH_ROWS);
+                while let Some(r) = rows.next().map_err(sql_err(&source))? {
+                    let record: i64 = r.get(0).map_err(sql_err(&source))?;
+                    let id: i64 = r.get(1).map_err(sql_err(&source))?;
+                    let Some(&col) = columns.get(&id) else {
+                        continue;
+                    };
+                    let wanted = keep
+                        .as_ref()
+                        .is_none_or(|k| k.get(col).copied().unwrap_or(false));
+                    let mut vals = [SqlValue::Null; 7];
+                    let get = |i: usize| r.get_ref(i).map(value_ref).map_err(sql_err(&source));
+                    if wanted {
+                        for (i, v) in vals.iter_mut().enumerate() {
+                            *v = get(i + 2)?;
+                        }
+                    } else {
+                        vals[0] = get(2)?;
+                    }
+                    let row: &DataRow = &vals;
+                    let decoded = decode_data_row(row).map_err(|m| {
+                        LogError::invalid(
+                            &source,
+                            Some(Location::Row {
+                                table: "CounterData",
+                                key: format!("CounterID {id}, RecordIndex {record}"),
+                            }),
+                            m,
+                        )
+                    });
+                    let (time, cell) = match decoded {
+                        Ok(d) => d,
+                        Err(e) => {
+                            // The rows before the bad one are still delivered.
+                            let _ = tx.send(Ok(std::mem::take(&mut batch)));
+                            return Err(e);
+                        }
+                    };
+                    batch.push((record, col, time, if wanted { cell } else { Cell::Blank }));
+                    if batch.len() == BATCH_ROWS {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS));
+                        if tx.send(Ok(full)).is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+                if !batch.is_empty() {
+                    let _ = tx.send(Ok(batch));
+                }
+                Ok(())
+            };
+            if let Err(e) = run() {
+                let _ = tx.send(Err(e));
+            }
+        });
+        self.rx = Some(rx);
+    }
+
+    fn next_row(&mut self) -> Result<Option<(i64, usize, LogTime, Cell)>, LogError> {
+        if let Some(p) = self.pending.take() {
+            return Ok(Some(p));
+        }
+        loop {
+            if let Some(r) = self.batch.next() {
+                return Ok(Some(r));
+            }
+            let Some(rx) = &self.rx else {
+                return Ok(None);
+            };
+            match rx.recv() {
+                Ok(Ok(b)) => self.batch = b.into_iter(),
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Ok(None),
+            }
+        }
+    }
+}
+
+impl LogReader for SqlLogReader {
+    fn header(&self) -> &LogHeader {
+        &self.header
+    }
+
+    fn select_columns(&mut self, keep: &[bool]) {
+        self.keep = Some(keep.to_vec());
+    }
+
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+        if self.done {
+            return Ok(false);
+        }
+        if self.rx.is_none() {
+            self.start();
+        }
+        let Some((index, col, time, cell)) = self.next_row()? else {
+            self.done = true;
+            return Ok(false);
+        };
+        record.time = time.plus_minutes(-self.bias);
+        record.cells.clear();
+        record.cells.resize(self.header.counters.len(), Cell::Blank);
+        if let Some(c) = record.cells.get_mut(col) {
+            *c = cell;
+        }
+        while let Some(row) = self.next_row()? {
+            if row.0 != index {
+                self.pending = Some(row);
+                break;
+            }
+            if let Some(c) = record.cells.get_mut(row.1) {
+                *c = row.3;
+            }
+        }
+        Ok(true)
+    }
+}

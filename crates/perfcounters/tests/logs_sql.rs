@@ -1,0 +1,472 @@
+//! SQL logs in SQLite: CSV → SQL → CSV loses nothing; several logs share a database; raw samples.
+#![cfg(feature = "sql")]
+
+use std::io::Cursor;
+use std::path::PathBuf;
+
+use perfcounters::log::sql::{list_logs, SqlLogReader, SqlLogWriter, SqlTarget, SqlWriteOptions};
+use perfcounters::log::{
+    copy, Cell, CounterInfo, CsvFlavor, CsvReadOptions, Filtered, LogCounter, LogError, LogHeader,
+    LogKind, LogReader, LogTime, PdhCsvLogWriter, PdhCsvReader, RawCell, Record, RelogFilter,
+    TimeZone,
+};
+use perfcounters::{CounterPath, CounterType, PdhStatus, RawCounter};
+use proptest::prelude::*;
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("pc-sql-{tag}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+    fn db(&self) -> PathBuf {
+        self.0.join("logs.db")
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn csv_reader(text: &[u8]) -> PdhCsvReader {
+    PdhCsvReader::new(
+        Cursor::new(text.to_vec()),
+        "in.csv",
+        CsvReadOptions::default(),
+    )
+    .unwrap()
+}
+
+fn to_sql(
+    text: &[u8],
+    db: &std::path::Path,
+    log: &str,
+    opts: SqlWriteOptions,
+) -> Result<u64, LogError> {
+    let mut r = csv_reader(text);
+    let mut w = SqlLogWriter::create(db, log, opts)?;
+    copy(&mut r, &mut w)
+}
+
+fn to_csv(db: &std::path::Path, log: &str, flavor: CsvFlavor) -> Vec<u8> {
+    let mut r = SqlLogReader::open(db, Some(log)).unwrap();
+    let mut w = PdhCsvLogWriter::new(Vec::new(), flavor, "out.csv");
+    copy(&mut r, &mut w).unwrap();
+    w.into_inner()
+}
+
+const LOG: &str = "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\ATTCOREU01\\Memory\\% Committed Bytes In Use\",\"\\\\ATTCOREU01\\Process(_Total)\\IO Read Operations/sec\",\"\\\\H\\Thread(explorer/0#1)\\Context Switches/sec\"\r\n\
+    \"02/01/2014 00:19:44.718\",\"11.560571277026031822\",\" \",\" \"\r\n\
+    \"02/01/2014 00:19:59.718\",\"78.80082537392173947\",\"6.9494827586206889356e-005\",\"12345678901234567168\"\r\n\
+    \"02/01/2014 00:20:14.718\",\" \",\" \",\" \"\r\n";
+
+#[test]
+fn csv_to_sql_to_csv_is_the_identity() {
+    let dir = TempDir::new("identity");
+    assert_eq!(
+        to_sql(
+            LOG.as_bytes(),
+            &dir.db(),
+            "load test",
+            SqlWriteOptions::default()
+        )
+        .unwrap(),
+        3
+    );
+    assert_eq!(
+        String::from_utf8(to_csv(&dir.db(), "load test", CsvFlavor::Csv)).unwrap(),
+        LOG
+    );
+    // What was stored, as the schema documents it: UTC times, bias and zone, NULL for blanks.
+    let conn = sql_dump(&dir.db());
+    assert_eq!(
+        conn,
+        [
+            "DisplayToID: load test|2014-02-01 08:19:44.718|2014-02-01 08:20:14.718|3|480|Pacific Standard Time",
+            "CounterDetails: 1|\\\\ATTCOREU01|Memory|% Committed Bytes In Use|65792|0|||",
+            "CounterDetails: 2|\\\\ATTCOREU01|Process|IO Read Operations/sec|65792|0|_Total||",
+            "CounterDetails: 3|\\\\H|Thread|Context Switches/sec|65792|0|0|1|explorer",
+            "CounterData rows: 9, NULL values: 5",
+        ]
+    );
+}
+
+/// A few facts of the database, read through the documented columns.
+fn sql_dump(db: &std::path::Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut out = Vec::new();
+    let d: String = conn
+        .query_row(
+            "SELECT DisplayString || '|' || LogStartTime || '|' || LogStopTime || '|' || NumberOfRecords || '|' || MinutesToUTC || '|' || TimeZoneName FROM DisplayToID",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    out.push(format!("DisplayToID: {d}"));
+    let mut s = conn
+        .prepare("SELECT CounterID || '|' || MachineName || '|' || ObjectName || '|' || CounterName || '|' || CounterType || '|' || DefaultScale || '|' || IFNULL(InstanceName, '') || '|' || IFNULL(InstanceIndex, '') || '|' || IFNULL(ParentName, '') FROM CounterDetails ORDER BY CounterID")
+        .unwrap();
+    for r in s.query_map([], |r| r.get::<_, String>(0)).unwrap() {
+        out.push(format!("CounterDetails: {}", r.unwrap()));
+    }
+    let (n, nulls): (i64, i64) = conn
+        .query_row(
+            "SELECT COUNT(*), SUM(CounterValue IS NULL) FROM CounterData",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    out.push(format!("CounterData rows: {n}, NULL values: {nulls}"));
+    out
+}
+
+#[test]
+fn several_logs_share_a_database_and_append() {
+    let dir = TempDir::new("share");
+    let db = dir.db();
+    let tsv = "\"(PDH-TSV 4.0)\"\t\"\\\\H\\Memory\\Available Bytes\"\r\n\"01/01/2024 00:00:00.000\"\t\"1\"\r\n";
+    let more = "\"(PDH-TSV 4.0)\"\t\"\\\\H\\Memory\\Available Bytes\"\t\"\\\\H\\Memory\\Cache Bytes\"\r\n\"01/01/2024 00:00:01.000\"\t\"2\"\t\"3\"\r\n";
+    to_sql(LOG.as_bytes(), &db, "a", SqlWriteOptions::default()).unwrap();
+    to_sql(tsv.as_bytes(), &db, "b", SqlWriteOptions::default()).unwrap();
+    assert_eq!(list_logs(&db).unwrap(), ["a", "b"]);
+    // Without -a or -y an existing log is kept.
+    let e = to_sql(tsv.as_bytes(), &db, "b", SqlWriteOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "SQL:{}!b: the database already holds a log of this name; append to it (-a) or replace it (-y)",
+            db.display()
+        )
+    );
+    let append = SqlWriteOptions {
+        append: true,
+        ..Default::default()
+    };
+    to_sql(more.as_bytes(), &db, "b", append).unwrap();
+    assert_eq!(
+        String::from_utf8(to_csv(&db, "b", CsvFlavor::Tsv)).unwrap(),
+        "\"(PDH-TSV 4.0)\"\t\"\\\\H\\Memory\\Available Bytes\"\t\"\\\\H\\Memory\\Cache Bytes\"\r\n\
+         \"01/01/2024 00:00:00.000\"\t\"1\"\t\" \"\r\n\
+         \"01/01/2024 00:00:01.000\"\t\"2\"\t\"3\"\r\n"
+    );
+    // -y replaces it; log "a" is untouched.
+    let overwrite = SqlWriteOptions {
+        overwrite: true,
+        ..Default::default()
+    };
+    to_sql(tsv.as_bytes(), &db, "b", overwrite).unwrap();
+    let text = String::from_utf8(to_csv(&db, "b", CsvFlavor::Tsv)).unwrap();
+    assert_eq!(text, tsv);
+    assert_eq!(
+        String::from_utf8(to_csv(&db, "a", CsvFlavor::Csv)).unwrap(),
+        LOG
+    );
+    let e = SqlLogReader::open(&db, Some("c")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "SQL:{}!c: no log of this name; the database holds a, b",
+            db.display()
+        )
+    );
+    let e = SqlLogReader::open(&db, None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "SQL:{}: name the log (SQL:file.db!name): a, b",
+            db.display()
+        )
+    );
+    assert_eq!(
+        SqlTarget::parse("sql:x/y.db!my log"),
+        Some(SqlTarget {
+            path: "x/y.db".into(),
+            log: Some("my log".into())
+        })
+    );
+    assert_eq!(SqlTarget::parse("x.csv"), None);
+}
+
+/// A log of raw samples (what a `.blg` or a SQL log written by relog holds).
+struct RawLog {
+    header: LogHeader,
+    records: std::vec::IntoIter<Record>,
+}
+
+impl LogReader for RawLog {
+    fn header(&self) -> &LogHeader {
+        &self.header
+    }
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+        match self.records.next() {
+            Some(r) => {
+                *record = r;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+}
+
+fn raw_log() -> RawLog {
+    let raw = |n: i64, d: i64, status| {
+        Cell::Raw(
+            RawCell {
+                status,
+                raw: RawCounter::new(n, d),
+            },
+            None,
+        )
+    };
+    let ok = PdhStatus::PDH_CSTATUS_VALID_DATA;
+    let header = LogHeader {
+        source: "raw".into(),
+        kind: LogKind::Binary,
+        time_zone: Some(TimeZone {
+            name: "Pacific Standard Time".into(),
+            bias: Some(480),
+        }),
+        counters: vec![LogCounter::new(
+            CounterPath::parse(r"\\H\Processor(_Total)\% Processor Time").unwrap(),
+            Some(CounterInfo {
+                counter_type: CounterType::PERF_100NSEC_TIMER_INV,
+                default_scale: 0,
+                time_base: 10_000_000,
+            }),
+        )],
+    };
+    let t = |s| LogTime::from_parts(2013, 2, 19, 18, 50, s, 0).unwrap();
+    // 100·(1 − ΔN/ΔD): N rises by 75 of 100 → 25 %; the NO_MACHINE sample has no value and is
+    // skipped, so the next one is computed against the last valid one (25 of 100 → 75 %); values
+    // above 2^32 go through the signed halves.
+    let big = 0x1_8000_0000_i64;
+    let records = vec![
+        Record {
+            time: t(17),
+            cells: vec![raw(big, big, ok)],
+        },
+        Record {
+            time: t(18),
+            cells: vec![raw(big + 75, big + 100, ok)],
+        },
+        Record {
+            time: t(19),
+            cells: vec![raw(0, 0, PdhStatus::PDH_CSTATUS_NO_MACHINE)],
+        },
+        Record {
+            time: t(20),
+            cells: vec![raw(big + 100, big + 200, ok)],
+        },
+        Record {
+            time: t(21),
+            cells: vec![raw(big + 150, big + 300, ok)],
+        },
+    ];
+    RawLog {
+        header,
+        records: records.into_iter(),
+    }
+}
+
+#[test]
+fn raw_samples_survive_and_are_computed() {
+    let dir = TempDir::new("raw");
+    let db = dir.db();
+    let mut cooked = Filtered::new(raw_log(), &RelogFilter::default()).unwrap();
+    let mut w = SqlLogWriter::create(&db, "blg", SqlWriteOptions::default()).unwrap();
+    copy(&mut cooked, &mut w).unwrap();
+    let mut r = SqlLogReader::open(&db, Some("blg")).unwrap();
+    let info = r.header().counters[0].info.unwrap();
+    assert_eq!(info.counter_type, CounterType::PERF_100NSEC_TIMER_INV);
+    assert_eq!(info.time_base, 10_000_000);
+    let mut rec = Record::default();
+    let mut raws = Vec::new();
+    while r.read_record(&mut rec).unwrap() {
+        raws.push((
+            rec.cells[0].raw().map(|c| c.raw.first),
+            rec.cells[0].value(),
+        ));
+    }
+    let big = 0x1_8000_0000_i64;
+    assert_eq!(
+        raws,
+        [
+            (Some(big), None),
+            (Some(big + 75), Some(25.0)),
+            (None, None),
+            (Some(big + 100), Some(75.0)),
+            (Some(big + 150), Some(50.0)),
+        ]
+    );
+    // Read back and computed again: the same values, in relog's CSV.
+    let mut f = Filtered::new(
+        SqlLogReader::open(&db, Some("blg")).unwrap(),
+        &RelogFilter::default(),
+    )
+    .unwrap();
+    let mut w = PdhCsvLogWriter::new(Vec::new(), CsvFlavor::Csv, "out");
+    copy(&mut f, &mut w).unwrap();
+    assert_eq!(
+        String::from_utf8(w.into_inner()).unwrap(),
+        "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\H\\Processor(_Total)\\% Processor Time\"\r\n\
+         \"02/19/2013 18:50:17.000\",\" \"\r\n\
+         \"02/19/2013 18:50:18.000\",\"25\"\r\n\
+         \"02/19/2013 18:50:19.000\",\" \"\r\n\
+         \"02/19/2013 18:50:20.000\",\"75\"\r\n\
+         \"02/19/2013 18:50:21.000\",\"50\"\r\n"
+    );
+}
+
+#[test]
+fn bad_rows_are_errors_that_name_the_row() {
+    let dir = TempDir::new("bad");
+    let db = dir.db();
+    to_sql(LOG.as_bytes(), &db, "a", SqlWriteOptions::default()).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE CounterData SET CounterDateTime = 'yesterday' WHERE CounterID = 2 AND RecordIndex = 2",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let mut r = SqlLogReader::open(&db, Some("a")).unwrap();
+    let mut rec = Record::default();
+    assert!(r.read_record(&mut rec).unwrap());
+    let e = r.read_record(&mut rec).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "SQL:{}!a: CounterData row CounterID 2, RecordIndex 2: CounterDateTime \"yesterday\" is not a time yyyy-mm-dd hh:mm:ss.mmm",
+            db.display()
+        )
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE CounterDetails SET ObjectName = NULL WHERE CounterID = 3",
+        [],
+    )
+    .unwrap_err();
+    conn.execute(
+        "UPDATE CounterDetails SET CounterName = 'a\\b' WHERE CounterID = 3",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let e = SqlLogReader::open(&db, Some("a")).unwrap_err();
+    assert!(
+        e.to_string().ends_with(": CounterDetails row CounterID 3: the names do not form a counter path: \"\\\\\\\\H\\\\Thread(explorer/0#1)\\\\a\\\\b\""),
+        "{e}"
+    );
+}
+
+/// A generated PDH-CSV log as relog writes it: a zone (or none), paths from parts, values that are
+/// any finite `f64` (integers beyond 2^53 included) or blank, strictly increasing times.
+fn arb_log() -> impl Strategy<Value = String> {
+    let name = "[A-Za-z][A-Za-z0-9 %/._-]{0,12}";
+    let path = (
+        proptest::option::of("[A-Z][A-Z0-9-]{0,8}"),
+        name,
+        proptest::option::of((
+            proptest::option::of("[a-z]{1,6}"),
+            "[a-z_][a-z0-9 _]{0,6}",
+            proptest::option::of(1u32..4),
+        )),
+        name,
+    )
+        .prop_map(|(m, o, inst, c)| {
+            let mut p = CounterPath::new(o.trim_end(), c.trim_end());
+            p.machine = m;
+            if let Some((parent, i, idx)) = inst {
+                p.instance = Some(i.trim_end().to_owned());
+                p.parent = parent;
+                p.index = idx;
+            }
+            p.to_string()
+        })
+        .prop_filter("parses back", |s| {
+            CounterPath::parse(s)
+                .map(|p| p.to_string() == *s)
+                .unwrap_or(false)
+        });
+    let zone = proptest::option::of(("[A-Za-z][A-Za-z .]{0,20}", -720i32..=840));
+    let value = proptest::option::of(prop_oneof![
+        any::<f64>().prop_filter("finite", |v| v.is_finite()),
+        (-1e6f64..1e6).prop_map(|v| (v * 1e6).round() / 1e6),
+        (0u64..u64::MAX).prop_map(|v| v as f64),
+    ]);
+    (zone, proptest::collection::vec(path, 1..6), 0usize..6)
+        .prop_flat_map(move |(zone, paths, rows)| {
+            let n = paths.len();
+            (
+                Just(zone),
+                Just(paths),
+                proptest::collection::vec(
+                    (
+                        1i64..100_000_000,
+                        proptest::collection::vec(value.clone(), n),
+                    ),
+                    rows,
+                ),
+            )
+        })
+        .prop_map(|(zone, paths, rows)| {
+            let mut header = LogHeader {
+                source: "gen".into(),
+                kind: LogKind::Csv,
+                time_zone: zone.map(|(name, bias)| TimeZone {
+                    name: name.trim_end().to_owned(),
+                    bias: Some(bias),
+                }),
+                counters: Vec::new(),
+            };
+            // Duplicate paths would be one column in a database; a PDH log never repeats a path.
+            let mut seen = std::collections::HashSet::new();
+            let keep: Vec<bool> = paths
+                .iter()
+                .map(|p| seen.insert(p.to_lowercase()))
+                .collect();
+            header.counters = paths
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(p, _)| LogCounter::new(CounterPath::parse(p).unwrap(), None))
+                .collect();
+            let mut w = PdhCsvLogWriter::new(Vec::new(), CsvFlavor::Csv, "gen");
+            use perfcounters::log::LogWriter;
+            w.write_header(&header).unwrap();
+            let mut t = LogTime::from_parts(2020, 1, 1, 0, 0, 0, 0).unwrap().0;
+            for (step, vals) in rows {
+                t += step * 10_000;
+                let cells = vals
+                    .iter()
+                    .zip(&keep)
+                    .filter(|(_, k)| **k)
+                    .map(|(v, _)| v.map_or(Cell::Blank, Cell::Value))
+                    .collect();
+                w.write_record(&Record {
+                    time: LogTime(t),
+                    cells,
+                })
+                .unwrap();
+            }
+            String::from_utf8(w.into_inner()).unwrap()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_logs_survive_csv_to_sql_to_csv(log in arb_log()) {
+        let dir = TempDir::new("prop");
+        to_sql(log.as_bytes(), &dir.db(), "gen", SqlWriteOptions::default()).unwrap();
+        let back = String::from_utf8(to_csv(&dir.db(), "gen", CsvFlavor::Csv)).unwrap();
+        prop_assert_eq!(back, log);
+    }
+}
