@@ -11,7 +11,11 @@
 
 pub mod capture;
 mod error;
+pub(crate) mod read;
+pub mod structure;
 pub mod v1;
 pub mod v2;
+pub(crate) mod write;
 
 pub use error::{Bound, DecodeError, EncodeError, ErrorKind};
+pub use read::{Endian, Utf16Str};

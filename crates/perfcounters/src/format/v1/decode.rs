@@ -7,21 +7,30 @@
 
 use std::borrow::Cow;
 
-use super::read::{array_at, bytes_at, field, to_usize, utf16_until_nul, Endian};
+use super::layout::{
+    counter_block as CB, counter_definition as CD, data_block as DB, instance_definition as ID,
+    object_type as OT,
+};
 use crate::counter_type::CounterType;
+use crate::format::read::{fixed, to_usize, utf16_until_nul, Endian, Reader};
+use crate::format::structure::{
+    PERF_COUNTER_BLOCK as COUNTER_BLOCK, PERF_COUNTER_DEFINITION as COUNTER_DEFINITION,
+    PERF_DATA_BLOCK as DATA_BLOCK, PERF_INSTANCE_DEFINITION as INSTANCE_DEFINITION,
+    PERF_OBJECT_TYPE as OBJECT_TYPE,
+};
 use crate::format::{Bound, DecodeError, ErrorKind};
 use crate::snapshot::{self, SystemTime, Value};
 
 /// Size of `PERF_DATA_BLOCK`.
-pub const DATA_BLOCK_LEN: usize = 88;
+pub const DATA_BLOCK_LEN: usize = DB::LEN;
 /// Size of `PERF_OBJECT_TYPE`.
-pub const OBJECT_TYPE_LEN: usize = 64;
+pub const OBJECT_TYPE_LEN: usize = OT::LEN;
 /// Size of `PERF_COUNTER_DEFINITION`.
-pub const COUNTER_DEFINITION_LEN: usize = 40;
+pub const COUNTER_DEFINITION_LEN: usize = CD::LEN;
 /// Size of `PERF_INSTANCE_DEFINITION`.
-pub const INSTANCE_DEFINITION_LEN: usize = 24;
+pub const INSTANCE_DEFINITION_LEN: usize = ID::LEN;
 /// Size of `PERF_COUNTER_BLOCK` (its `ByteLength` field).
-pub const COUNTER_BLOCK_LEN: usize = 4;
+pub const COUNTER_BLOCK_LEN: usize = CB::LEN;
 
 /// `PERF_OBJECT_TYPE.NumInstances` of a single-instance object.
 pub const PERF_NO_INSTANCES: i32 = -1;
@@ -32,70 +41,27 @@ pub const PERF_METADATA_NO_INSTANCES: i32 = -3;
 /// `PERF_INSTANCE_DEFINITION.UniqueID` when instances are identified by name.
 pub const PERF_NO_UNIQUE_ID: i32 = -1;
 
-/// Structure names used in [`DecodeError`]s.
-pub mod structure {
-    /// `PERF_DATA_BLOCK`.
-    pub const DATA_BLOCK: &str = "PERF_DATA_BLOCK";
-    /// `PERF_OBJECT_TYPE`.
-    pub const OBJECT_TYPE: &str = "PERF_OBJECT_TYPE";
-    /// `PERF_COUNTER_DEFINITION`.
-    pub const COUNTER_DEFINITION: &str = "PERF_COUNTER_DEFINITION";
-    /// `PERF_INSTANCE_DEFINITION`.
-    pub const INSTANCE_DEFINITION: &str = "PERF_INSTANCE_DEFINITION";
-    /// `PERF_COUNTER_BLOCK`.
-    pub const COUNTER_BLOCK: &str = "PERF_COUNTER_BLOCK";
-}
-use structure::{COUNTER_BLOCK, COUNTER_DEFINITION, DATA_BLOCK, INSTANCE_DEFINITION, OBJECT_TYPE};
-
 /// The fixed part of `PERF_DATA_BLOCK`, as a bound in errors.
 const HEADER: Bound = Bound::Fixed {
-    size: DATA_BLOCK_LEN as u64,
+    size: DB::LEN as u64,
     part: "header",
 };
 
 /// `TotalByteLength` (of `owner`, or of the failing structure) as a bound in errors.
-fn total_byte_length(owner: Option<&'static str>, value: impl TryInto<u64>) -> Bound {
+fn total_byte_length(owner: Option<&'static str>, value: usize) -> Bound {
     Bound::Field {
         owner,
         field: "TotalByteLength",
-        value: value.try_into().unwrap_or(u64::MAX),
-    }
-}
-
-/// The object's `DefinitionLength` as a bound in errors.
-fn definition_length(value: usize) -> Bound {
-    Bound::Field {
-        owner: Some("object"),
-        field: "DefinitionLength",
         value: value as u64,
     }
 }
 
-/// The bytes of an object of `total` bytes left from `pos` on, as a bound in errors.
-fn left_in_object(total: usize, pos: usize) -> Bound {
+/// The bytes `r` leaves from `pos` on, as a bound in errors; `parent` names the window.
+fn left_in(r: &Reader<'_>, pos: usize, parent: &'static str) -> Bound {
     Bound::Left {
-        length: total.saturating_sub(pos) as u64,
-        parent: "object",
+        length: r.remaining(pos) as u64,
+        parent,
     }
-}
-
-const SIGNATURE: [u16; 4] = [b'P' as u16, b'E' as u16, b'R' as u16, b'F' as u16];
-
-#[inline]
-fn f_u16<const N: usize>(s: &[u8; N], at: usize, e: Endian) -> u16 {
-    e.u16(field(s, at))
-}
-#[inline]
-fn f_u32<const N: usize>(s: &[u8; N], at: usize, e: Endian) -> u32 {
-    e.u32(field(s, at))
-}
-#[inline]
-fn f_i32<const N: usize>(s: &[u8; N], at: usize, e: Endian) -> i32 {
-    f_u32(s, at, e) as i32
-}
-#[inline]
-fn f_i64<const N: usize>(s: &[u8; N], at: usize, e: Endian) -> i64 {
-    e.u64(field(s, at)) as i64
 }
 
 /// A validated view of a `PERF_DATA_BLOCK` (the result of `RegQueryValueEx(HKEY_PERFORMANCE_DATA, …)`).
@@ -104,10 +70,9 @@ fn f_i64<const N: usize>(s: &[u8; N], at: usize, e: Endian) -> i64 {
 /// objects are validated one by one as [`PerfDataBlock::objects`] walks them.
 #[derive(Clone, Copy, Debug)]
 pub struct PerfDataBlock<'a> {
-    /// The buffer cut to `TotalByteLength`.
-    data: &'a [u8],
-    header: &'a [u8; DATA_BLOCK_LEN],
-    endian: Endian,
+    /// The buffer cut to `TotalByteLength`, in the block's byte order.
+    r: Reader<'a>,
+    header: &'a [u8; DB::LEN],
 }
 
 impl<'a> PerfDataBlock<'a> {
@@ -118,20 +83,21 @@ impl<'a> PerfDataBlock<'a> {
     /// recorded but not checked. Bytes after `TotalByteLength` are ignored.
     pub fn parse(data: &'a [u8]) -> Result<Self, DecodeError> {
         let err = |kind| DecodeError::new(DATA_BLOCK, 0, kind);
-        let header: &[u8; DATA_BLOCK_LEN] = array_at(data, 0).ok_or_else(|| {
+        let whole = Reader::new(data);
+        let header: &[u8; DB::LEN] = whole.array(0).ok_or_else(|| {
             err(ErrorKind::BufferTooShort {
                 length: data.len() as u64,
-                header: DATA_BLOCK_LEN as u64,
+                header: DB::LEN as u64,
             })
         })?;
-        let endian = if field::<DATA_BLOCK_LEN, 4>(header, 8) == [0; 4] {
+        let endian = if fixed::<4>(header, DB::LITTLE_ENDIAN) == [0; 4] {
             Endian::Big
         } else {
             Endian::Little
         };
-        let sig = [0usize, 2, 4, 6].map(|at| f_u16(header, at, endian));
-        if sig != SIGNATURE {
-            let raw: [u8; 8] = field(header, 0);
+        let sig = [0usize, 1, 2, 3].map(|i| endian.u16_at(header, DB::SIGNATURE + 2 * i));
+        if sig != DB::PERF {
+            let raw: [u8; 8] = fixed(header, DB::SIGNATURE);
             return Err(err(ErrorKind::BadSignature {
                 field: "Signature",
                 found: Box::new(raw),
@@ -141,15 +107,16 @@ impl<'a> PerfDataBlock<'a> {
                 },
             }));
         }
-        let total = f_u32(header, 20, endian);
-        if to_usize(total) < DATA_BLOCK_LEN {
+        let total = endian.u32_at(header, DB::TOTAL_BYTE_LENGTH);
+        if to_usize(total) < DB::LEN {
             return Err(err(ErrorKind::FieldTooSmall {
                 field: "TotalByteLength",
                 value: total.into(),
                 minimum: HEADER,
             }));
         }
-        let data = data.get(..to_usize(total)).ok_or_else(|| {
+        let r = Reader::with_endian(data, endian);
+        let r = r.window(0, to_usize(total)).ok_or_else(|| {
             err(ErrorKind::FieldExceeds {
                 field: "TotalByteLength",
                 value: total.into(),
@@ -158,8 +125,8 @@ impl<'a> PerfDataBlock<'a> {
                 },
             })
         })?;
-        let header_length = f_u32(header, 24, endian);
-        if to_usize(header_length) < DATA_BLOCK_LEN {
+        let header_length = endian.u32_at(header, DB::HEADER_LENGTH);
+        if to_usize(header_length) < DB::LEN {
             return Err(err(ErrorKind::FieldTooSmall {
                 field: "HeaderLength",
                 value: header_length.into(),
@@ -170,69 +137,66 @@ impl<'a> PerfDataBlock<'a> {
             return Err(err(ErrorKind::FieldExceeds {
                 field: "HeaderLength",
                 value: header_length.into(),
-                limit: total_byte_length(None, total),
+                limit: total_byte_length(None, r.len()),
             }));
         }
-        Ok(PerfDataBlock {
-            data,
-            header,
-            endian,
-        })
+        Ok(PerfDataBlock { r, header })
     }
 
     /// The block's bytes (`TotalByteLength` of them).
     pub fn as_bytes(&self) -> &'a [u8] {
-        self.data
+        self.r.as_bytes()
     }
 
     /// The byte order of the block.
     pub fn endian(&self) -> Endian {
-        self.endian
+        self.r.endian()
     }
 
     /// `Signature` as four UTF-16 code units (always `"PERF"` after a successful parse).
     pub fn signature(&self) -> [u16; 4] {
-        [0usize, 2, 4, 6].map(|at| f_u16(self.header, at, self.endian))
+        let e = self.r.endian();
+        [0usize, 1, 2, 3].map(|i| e.u16_at(self.header, DB::SIGNATURE + 2 * i))
     }
 
     /// `LittleEndian` as stored (read in the block's byte order).
     pub fn little_endian(&self) -> u32 {
-        f_u32(self.header, 8, self.endian)
+        self.r.endian().u32_at(self.header, DB::LITTLE_ENDIAN)
     }
 
     /// `Version` (1 in known data; other values are accepted).
     pub fn version(&self) -> u32 {
-        f_u32(self.header, 12, self.endian)
+        self.r.endian().u32_at(self.header, DB::VERSION)
     }
 
     /// `Revision` (1 in known data; other values are accepted).
     pub fn revision(&self) -> u32 {
-        f_u32(self.header, 16, self.endian)
+        self.r.endian().u32_at(self.header, DB::REVISION)
     }
 
     /// `TotalByteLength`: the size of the whole block.
     pub fn total_byte_length(&self) -> u32 {
-        f_u32(self.header, 20, self.endian)
+        self.r.endian().u32_at(self.header, DB::TOTAL_BYTE_LENGTH)
     }
 
     /// `HeaderLength`: the offset of the first object (header plus system name).
     pub fn header_length(&self) -> u32 {
-        f_u32(self.header, 24, self.endian)
+        self.r.endian().u32_at(self.header, DB::HEADER_LENGTH)
     }
 
     /// `NumObjectTypes` as stored; [`PerfDataBlock::objects`] may yield fewer.
     pub fn num_object_types(&self) -> u32 {
-        f_u32(self.header, 28, self.endian)
+        self.r.endian().u32_at(self.header, DB::NUM_OBJECT_TYPES)
     }
 
     /// `DefaultObject` (reserved; the title index of the default object in real data).
     pub fn default_object(&self) -> i32 {
-        f_i32(self.header, 32, self.endian)
+        self.r.endian().i32_at(self.header, DB::DEFAULT_OBJECT)
     }
 
     /// `SystemTime` (UTC).
     pub fn system_time(&self) -> SystemTime {
-        let w = |i: usize| f_u16(self.header, 36 + 2 * i, self.endian);
+        let w = |i: usize| self.r.endian().u16_at(self.header, DB::SYSTEM_TIME + 2 * i);
         SystemTime {
             year: w(0),
             month: w(1),
@@ -247,38 +211,38 @@ impl<'a> PerfDataBlock<'a> {
 
     /// The 4 padding bytes after `SystemTime` (offset 52), as stored.
     pub fn padding(&self) -> [u8; 4] {
-        field(self.header, 52)
+        fixed(self.header, DB::PADDING)
     }
 
     /// `PerfTime`: the performance counter (QPC ticks).
     pub fn perf_time(&self) -> i64 {
-        f_i64(self.header, 56, self.endian)
+        self.r.endian().i64_at(self.header, DB::PERF_TIME)
     }
 
     /// `PerfFreq`: the performance counter's frequency.
     pub fn perf_freq(&self) -> i64 {
-        f_i64(self.header, 64, self.endian)
+        self.r.endian().i64_at(self.header, DB::PERF_FREQ)
     }
 
     /// `PerfTime100nSec`: 100 ns units since 1601-01-01 UTC.
     pub fn perf_time_100ns(&self) -> i64 {
-        f_i64(self.header, 72, self.endian)
+        self.r.endian().i64_at(self.header, DB::PERF_TIME_100NSEC)
     }
 
     /// `SystemNameLength`: bytes, including the NUL.
     pub fn system_name_length(&self) -> u32 {
-        f_u32(self.header, 80, self.endian)
+        self.r.endian().u32_at(self.header, DB::SYSTEM_NAME_LENGTH)
     }
 
     /// `SystemNameOffset`: from the start of the block.
     pub fn system_name_offset(&self) -> u32 {
-        f_u32(self.header, 84, self.endian)
+        self.r.endian().u32_at(self.header, DB::SYSTEM_NAME_OFFSET)
     }
 
     /// The raw bytes of the system name (`SystemNameLength` bytes at `SystemNameOffset`).
     pub fn system_name_bytes(&self) -> Result<&'a [u8], DecodeError> {
         let (off, len) = (self.system_name_offset(), self.system_name_length());
-        bytes_at(self.data, to_usize(off), to_usize(len)).ok_or_else(|| {
+        self.r.slice(to_usize(off), to_usize(len)).ok_or_else(|| {
             DecodeError::new(
                 DATA_BLOCK,
                 0,
@@ -290,7 +254,7 @@ impl<'a> PerfDataBlock<'a> {
                     limit: Bound::Field {
                         owner: None,
                         field: "TotalByteLength",
-                        value: self.data.len() as u64,
+                        value: self.r.len() as u64,
                     },
                 },
             )
@@ -299,7 +263,7 @@ impl<'a> PerfDataBlock<'a> {
 
     /// The system name (UTF-16, up to the first NUL; unpaired surrogates become U+FFFD).
     pub fn system_name(&self) -> Result<String, DecodeError> {
-        Ok(utf16_until_nul(self.system_name_bytes()?, self.endian))
+        Ok(utf16_until_nul(self.system_name_bytes()?, self.r.endian()))
     }
 
     /// The objects, in data order. The walk starts at `HeaderLength`, moves by each object's
@@ -307,8 +271,7 @@ impl<'a> PerfDataBlock<'a> {
     /// whichever comes first. After an error the iterator ends.
     pub fn objects(&self) -> Objects<'a> {
         Objects {
-            data: self.data,
-            endian: self.endian,
+            r: self.r,
             pos: to_usize(self.header_length()),
             remaining: self.num_object_types(),
             done: false,
@@ -331,8 +294,7 @@ impl<'a> PerfDataBlock<'a> {
 /// Iterator over the objects of a block; see [`PerfDataBlock::objects`].
 #[derive(Clone, Debug)]
 pub struct Objects<'a> {
-    data: &'a [u8],
-    endian: Endian,
+    r: Reader<'a>,
     pos: usize,
     remaining: u32,
     done: bool,
@@ -342,14 +304,14 @@ impl<'a> Iterator for Objects<'a> {
     type Item = Result<ObjectType<'a>, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done || self.remaining == 0 || self.pos >= self.data.len() {
+        if self.done || self.remaining == 0 || self.pos >= self.r.end() {
             return None;
         }
         self.remaining -= 1;
-        match ObjectType::parse(self.data, self.pos, self.endian) {
+        match ObjectType::parse(&self.r, self.pos) {
             Ok(o) => {
                 // `parse` checked that pos + TotalByteLength lies inside the block.
-                self.pos = self.pos.saturating_add(o.data.len());
+                self.pos = o.r.end();
                 Some(Ok(o))
             }
             Err(e) => {
@@ -366,53 +328,49 @@ impl std::iter::FusedIterator for Objects<'_> {}
 #[derive(Clone, Copy, Debug)]
 pub struct ObjectType<'a> {
     /// The object's `TotalByteLength` bytes.
-    data: &'a [u8],
-    header: &'a [u8; OBJECT_TYPE_LEN],
-    offset: usize,
-    endian: Endian,
+    r: Reader<'a>,
+    header: &'a [u8; OT::LEN],
 }
 
 impl<'a> ObjectType<'a> {
-    fn parse(block: &'a [u8], pos: usize, endian: Endian) -> Result<Self, DecodeError> {
+    fn parse(block: &Reader<'a>, pos: usize) -> Result<Self, DecodeError> {
         let err = |kind| DecodeError::new(OBJECT_TYPE, pos, kind);
         const HEADER: Bound = Bound::Fixed {
-            size: OBJECT_TYPE_LEN as u64,
+            size: OT::LEN as u64,
             part: "header",
         };
-        let header: &[u8; OBJECT_TYPE_LEN] = array_at(block, pos).ok_or_else(|| {
+        let endian = block.endian();
+        let header: &[u8; OT::LEN] = block.array(pos).ok_or_else(|| {
             err(ErrorKind::PartExceeds {
-                size: OBJECT_TYPE_LEN as u64,
+                size: OT::LEN as u64,
                 part: "header",
                 limit: total_byte_length(Some("block"), block.len()),
             })
         })?;
-        let total = f_u32(header, 0, endian);
-        if to_usize(total) < OBJECT_TYPE_LEN {
+        let total = endian.u32_at(header, OT::TOTAL_BYTE_LENGTH);
+        if to_usize(total) < OT::LEN {
             return Err(err(ErrorKind::FieldTooSmall {
                 field: "TotalByteLength",
                 value: total.into(),
                 minimum: HEADER,
             }));
         }
-        let data = bytes_at(block, pos, to_usize(total)).ok_or_else(|| {
+        let r = block.window(pos, to_usize(total)).ok_or_else(|| {
             err(ErrorKind::FieldExceeds {
                 field: "TotalByteLength",
                 value: total.into(),
-                limit: Bound::Left {
-                    length: block.len().saturating_sub(pos) as u64,
-                    parent: "block",
-                },
+                limit: left_in(block, pos, "block"),
             })
         })?;
-        let header_length = f_u32(header, 8, endian);
-        if to_usize(header_length) < OBJECT_TYPE_LEN {
+        let header_length = endian.u32_at(header, OT::HEADER_LENGTH);
+        if to_usize(header_length) < OT::LEN {
             return Err(err(ErrorKind::FieldTooSmall {
                 field: "HeaderLength",
                 value: header_length.into(),
                 minimum: HEADER,
             }));
         }
-        let definition_length = f_u32(header, 4, endian);
+        let definition_length = endian.u32_at(header, OT::DEFINITION_LENGTH);
         if definition_length < header_length {
             return Err(err(ErrorKind::FieldTooSmall {
                 field: "DefinitionLength",
@@ -428,24 +386,24 @@ impl<'a> ObjectType<'a> {
             return Err(err(ErrorKind::FieldExceeds {
                 field: "DefinitionLength",
                 value: definition_length.into(),
-                limit: total_byte_length(None, total),
+                limit: total_byte_length(None, r.len()),
             }));
         }
-        let num_counters = f_u32(header, 32, endian);
-        let room = (definition_length - header_length) / COUNTER_DEFINITION_LEN as u32;
+        let num_counters = endian.u32_at(header, OT::NUM_COUNTERS);
+        let room = (definition_length - header_length) / CD::LEN as u32;
         if num_counters > room {
             return Err(err(ErrorKind::ItemsDoNotFit {
                 field: "NumCounters",
                 count: num_counters.into(),
                 items: "definitions",
-                item_size: COUNTER_DEFINITION_LEN as u64,
+                item_size: CD::LEN as u64,
                 start_field: "HeaderLength",
                 start: header_length.into(),
                 end_field: "DefinitionLength",
                 end: definition_length.into(),
             }));
         }
-        let num_instances = f_i32(header, 40, endian);
+        let num_instances = endian.i32_at(header, OT::NUM_INSTANCES);
         if num_instances < PERF_METADATA_NO_INSTANCES {
             return Err(err(ErrorKind::InvalidValue {
                 field: "NumInstances",
@@ -453,105 +411,107 @@ impl<'a> ObjectType<'a> {
                 rule: "neither a count nor one of the special values -1, -2, -3",
             }));
         }
-        Ok(ObjectType {
-            data,
-            header,
-            offset: pos,
-            endian,
-        })
+        Ok(ObjectType { r, header })
     }
 
     /// Absolute offset of this object in the buffer.
     pub fn buffer_offset(&self) -> usize {
-        self.offset
+        self.r.start()
     }
 
     /// The object's bytes (`TotalByteLength` of them).
     pub fn as_bytes(&self) -> &'a [u8] {
-        self.data
+        self.r.as_bytes()
     }
 
     /// `TotalByteLength`: header, definitions, instances and counter blocks.
     pub fn total_byte_length(&self) -> u32 {
-        f_u32(self.header, 0, self.endian)
+        self.r.endian().u32_at(self.header, OT::TOTAL_BYTE_LENGTH)
     }
 
     /// `DefinitionLength`: header plus counter definitions; offset of the first instance or of the
     /// counter block.
     pub fn definition_length(&self) -> u32 {
-        f_u32(self.header, 4, self.endian)
+        self.r.endian().u32_at(self.header, OT::DEFINITION_LENGTH)
     }
 
     /// `HeaderLength`: offset of the first counter definition.
     pub fn header_length(&self) -> u32 {
-        f_u32(self.header, 8, self.endian)
+        self.r.endian().u32_at(self.header, OT::HEADER_LENGTH)
     }
 
     /// `ObjectNameTitleIndex`.
     pub fn name_index(&self) -> u32 {
-        f_u32(self.header, 12, self.endian)
+        self.r
+            .endian()
+            .u32_at(self.header, OT::OBJECT_NAME_TITLE_INDEX)
     }
 
     /// `ObjectNameTitle` (0 in data; a pointer field on 32-bit Windows).
     pub fn name_title(&self) -> u32 {
-        f_u32(self.header, 16, self.endian)
+        self.r.endian().u32_at(self.header, OT::OBJECT_NAME_TITLE)
     }
 
     /// `ObjectHelpTitleIndex`.
     pub fn help_index(&self) -> u32 {
-        f_u32(self.header, 20, self.endian)
+        self.r
+            .endian()
+            .u32_at(self.header, OT::OBJECT_HELP_TITLE_INDEX)
     }
 
     /// `ObjectHelpTitle` (0 in data).
     pub fn help_title(&self) -> u32 {
-        f_u32(self.header, 24, self.endian)
+        self.r.endian().u32_at(self.header, OT::OBJECT_HELP_TITLE)
     }
 
     /// `DetailLevel`.
     pub fn detail_level(&self) -> u32 {
-        f_u32(self.header, 28, self.endian)
+        self.r.endian().u32_at(self.header, OT::DETAIL_LEVEL)
     }
 
     /// `NumCounters`.
     pub fn num_counters(&self) -> u32 {
-        f_u32(self.header, 32, self.endian)
+        self.r.endian().u32_at(self.header, OT::NUM_COUNTERS)
     }
 
     /// `DefaultCounter`, −1 for none.
     pub fn default_counter(&self) -> i32 {
-        f_i32(self.header, 36, self.endian)
+        self.r.endian().i32_at(self.header, OT::DEFAULT_COUNTER)
     }
 
     /// `NumInstances`: a count, or [`PERF_NO_INSTANCES`], [`PERF_METADATA_MULTIPLE_INSTANCES`],
     /// [`PERF_METADATA_NO_INSTANCES`] (checked to be ≥ −3).
     pub fn num_instances(&self) -> i32 {
-        f_i32(self.header, 40, self.endian)
+        self.r.endian().i32_at(self.header, OT::NUM_INSTANCES)
     }
 
     /// `CodePage` of the instance names; 0 means UTF-16.
     pub fn code_page(&self) -> u32 {
-        f_u32(self.header, 44, self.endian)
+        self.r.endian().u32_at(self.header, OT::CODE_PAGE)
     }
 
     /// `PerfTime`: the object's own clock.
     pub fn perf_time(&self) -> i64 {
-        f_i64(self.header, 48, self.endian)
+        self.r.endian().i64_at(self.header, OT::PERF_TIME)
     }
 
     /// `PerfFreq`: the object's clock frequency.
     pub fn perf_freq(&self) -> i64 {
-        f_i64(self.header, 56, self.endian)
+        self.r.endian().i64_at(self.header, OT::PERF_FREQ)
     }
 
     /// The counter definitions, from `HeaderLength`, moving by each definition's `ByteLength`, at most
     /// `NumCounters` of them and never past `DefinitionLength`. After an error the iterator ends.
     pub fn counters(&self) -> Counters<'a> {
-        let end = to_usize(self.definition_length());
+        let start = self.r.start();
+        // `parse` checked HeaderLength ≤ DefinitionLength ≤ TotalByteLength.
+        let r = self
+            .r
+            .window(start, to_usize(self.definition_length()))
+            .unwrap_or(self.r);
         Counters {
-            data: self.data.get(..end).unwrap_or(&[]),
-            base: self.offset,
-            endian: self.endian,
-            pos: to_usize(self.header_length()),
+            r,
+            pos: start.saturating_add(to_usize(self.header_length())),
             remaining: self.num_counters(),
             done: false,
         }
@@ -565,7 +525,7 @@ impl<'a> ObjectType<'a> {
         let remaining = u32::try_from(self.num_instances()).unwrap_or(0);
         Instances {
             object: *self,
-            pos: to_usize(self.definition_length()),
+            pos: self.first_after_definitions(),
             remaining,
             done: false,
         }
@@ -580,7 +540,7 @@ impl<'a> ObjectType<'a> {
         if self.total_byte_length() <= self.definition_length() {
             return Err(DecodeError::new(
                 OBJECT_TYPE,
-                self.offset,
+                self.r.start(),
                 ErrorKind::NoRoomFor {
                     what: "single-instance object",
                     part: COUNTER_BLOCK,
@@ -591,7 +551,14 @@ impl<'a> ObjectType<'a> {
                 },
             ));
         }
-        CounterBlock::parse(self, to_usize(self.definition_length())).map(Some)
+        CounterBlock::parse(self, self.first_after_definitions()).map(Some)
+    }
+
+    /// Absolute offset of the first instance or of the counter block: `DefinitionLength` from the start.
+    fn first_after_definitions(&self) -> usize {
+        self.r
+            .start()
+            .saturating_add(to_usize(self.definition_length()))
     }
 
     /// Converts the object into the owned model: definitions with base links, values, and instances
@@ -607,7 +574,7 @@ impl<'a> ObjectType<'a> {
                 let block = self.counter_block()?.ok_or_else(|| {
                     DecodeError::new(
                         OBJECT_TYPE,
-                        self.offset,
+                        self.r.start(),
                         ErrorKind::NoRoomFor {
                             what: "single-instance object",
                             part: COUNTER_BLOCK,
@@ -665,9 +632,7 @@ impl<'a> ObjectType<'a> {
 #[derive(Clone, Debug)]
 pub struct Counters<'a> {
     /// The object's bytes up to `DefinitionLength`.
-    data: &'a [u8],
-    base: usize,
-    endian: Endian,
+    r: Reader<'a>,
     pos: usize,
     remaining: u32,
     done: bool,
@@ -681,47 +646,50 @@ impl<'a> Iterator for Counters<'a> {
             return None;
         }
         self.remaining -= 1;
-        let abs = self.base.saturating_add(self.pos);
-        let err = |kind| DecodeError::new(COUNTER_DEFINITION, abs, kind);
-        let dl = self.data.len();
+        let pos = self.pos;
+        let err = |kind| DecodeError::new(COUNTER_DEFINITION, pos, kind);
+        let endian = self.r.endian();
+        let definition_length = Bound::Field {
+            owner: Some("object"),
+            field: "DefinitionLength",
+            value: self.r.len() as u64,
+        };
         let result = (|| {
-            let header: &[u8; COUNTER_DEFINITION_LEN] =
-                array_at(self.data, self.pos).ok_or_else(|| {
-                    err(ErrorKind::PartExceeds {
-                        size: COUNTER_DEFINITION_LEN as u64,
-                        part: "definition",
-                        limit: definition_length(dl),
-                    })
-                })?;
-            let byte_length = f_u32(header, 0, self.endian);
-            if to_usize(byte_length) < COUNTER_DEFINITION_LEN {
+            let header: &[u8; CD::LEN] = self.r.array(pos).ok_or_else(|| {
+                err(ErrorKind::PartExceeds {
+                    size: CD::LEN as u64,
+                    part: "definition",
+                    limit: definition_length,
+                })
+            })?;
+            let byte_length = endian.u32_at(header, CD::BYTE_LENGTH);
+            if to_usize(byte_length) < CD::LEN {
                 return Err(err(ErrorKind::FieldTooSmall {
                     field: "ByteLength",
                     value: byte_length.into(),
                     minimum: Bound::Fixed {
-                        size: COUNTER_DEFINITION_LEN as u64,
+                        size: CD::LEN as u64,
                         part: "definition",
                     },
                 }));
             }
-            let next = self
-                .pos
+            let next = pos
                 .checked_add(to_usize(byte_length))
-                .filter(|&n| n <= dl)
+                .filter(|&n| n <= self.r.end())
                 .ok_or_else(|| {
                     err(ErrorKind::FieldExceeds {
                         field: "ByteLength",
                         value: byte_length.into(),
-                        limit: definition_length(dl),
+                        limit: definition_length,
                     })
                 })?;
             self.pos = next;
             Ok(CounterDefinition {
                 header,
-                offset: abs,
-                endian: self.endian,
-                value_offset: f_u32(header, 36, self.endian),
-                value_size: f_u32(header, 32, self.endian),
+                offset: pos,
+                endian,
+                value_offset: endian.u32_at(header, CD::COUNTER_OFFSET),
+                value_size: endian.u32_at(header, CD::COUNTER_SIZE),
             })
         })();
         if result.is_err() {
@@ -736,7 +704,7 @@ impl std::iter::FusedIterator for Counters<'_> {}
 /// A validated view of a `PERF_COUNTER_DEFINITION`.
 #[derive(Clone, Copy, Debug)]
 pub struct CounterDefinition<'a> {
-    header: &'a [u8; COUNTER_DEFINITION_LEN],
+    header: &'a [u8; CD::LEN],
     offset: usize,
     endian: Endian,
     value_offset: u32,
@@ -751,42 +719,44 @@ impl CounterDefinition<'_> {
 
     /// `ByteLength` (≥ 40, checked).
     pub fn byte_length(&self) -> u32 {
-        f_u32(self.header, 0, self.endian)
+        self.endian.u32_at(self.header, CD::BYTE_LENGTH)
     }
 
     /// `CounterNameTitleIndex`. A base counter may reuse its numerator's index.
     pub fn name_index(&self) -> u32 {
-        f_u32(self.header, 4, self.endian)
+        self.endian
+            .u32_at(self.header, CD::COUNTER_NAME_TITLE_INDEX)
     }
 
     /// `CounterNameTitle` (0 in data).
     pub fn name_title(&self) -> u32 {
-        f_u32(self.header, 8, self.endian)
+        self.endian.u32_at(self.header, CD::COUNTER_NAME_TITLE)
     }
 
     /// `CounterHelpTitleIndex`.
     pub fn help_index(&self) -> u32 {
-        f_u32(self.header, 12, self.endian)
+        self.endian
+            .u32_at(self.header, CD::COUNTER_HELP_TITLE_INDEX)
     }
 
     /// `CounterHelpTitle` (0 in data).
     pub fn help_title(&self) -> u32 {
-        f_u32(self.header, 16, self.endian)
+        self.endian.u32_at(self.header, CD::COUNTER_HELP_TITLE)
     }
 
     /// `DefaultScale`: a power of ten.
     pub fn default_scale(&self) -> i32 {
-        f_i32(self.header, 20, self.endian)
+        self.endian.i32_at(self.header, CD::DEFAULT_SCALE)
     }
 
     /// `DetailLevel`.
     pub fn detail_level(&self) -> u32 {
-        f_u32(self.header, 24, self.endian)
+        self.endian.u32_at(self.header, CD::DETAIL_LEVEL)
     }
 
     /// `CounterType`.
     pub fn counter_type(&self) -> CounterType {
-        CounterType(f_u32(self.header, 28, self.endian))
+        CounterType(self.endian.u32_at(self.header, CD::COUNTER_TYPE))
     }
 
     /// `CounterSize`: bytes of the value (trusted over the type's size bits).
@@ -836,7 +806,7 @@ impl<'a> Iterator for Instances<'a> {
         match &result {
             Ok(inst) => {
                 // Both lengths were checked to lie inside the object.
-                self.pos = inst.block_pos.saturating_add(inst.block.as_bytes().len());
+                self.pos = inst.block.r.end();
             }
             Err(_) => self.done = true,
         }
@@ -848,8 +818,7 @@ impl<'a> Iterator for Instances<'a> {
             return (0, Some(0));
         }
         // Every instance takes at least 24 + 4 bytes.
-        let left = self.object.data.len().saturating_sub(self.pos)
-            / (INSTANCE_DEFINITION_LEN + COUNTER_BLOCK_LEN);
+        let left = self.object.r.remaining(self.pos) / (ID::LEN + CB::LEN);
         (0, Some(left.min(to_usize(self.remaining))))
     }
 }
@@ -859,60 +828,56 @@ impl std::iter::FusedIterator for Instances<'_> {}
 /// A validated view of a `PERF_INSTANCE_DEFINITION` with its counter block.
 #[derive(Clone, Copy, Debug)]
 pub struct InstanceDefinition<'a> {
-    header: &'a [u8; INSTANCE_DEFINITION_LEN],
+    header: &'a [u8; ID::LEN],
     /// The instance's `ByteLength` bytes.
-    data: &'a [u8],
-    offset: usize,
-    endian: Endian,
+    r: Reader<'a>,
     code_page: u32,
-    block_pos: usize,
     block: CounterBlock<'a>,
 }
 
 impl<'a> InstanceDefinition<'a> {
     fn parse(object: &ObjectType<'a>, pos: usize) -> Result<Self, DecodeError> {
-        let abs = object.offset.saturating_add(pos);
-        let err = |kind| DecodeError::new(INSTANCE_DEFINITION, abs, kind);
+        let err = |kind| DecodeError::new(INSTANCE_DEFINITION, pos, kind);
         const HEADER: Bound = Bound::Fixed {
-            size: INSTANCE_DEFINITION_LEN as u64,
+            size: ID::LEN as u64,
             part: "header",
         };
-        let endian = object.endian;
-        let total = object.data.len();
-        let header: &[u8; INSTANCE_DEFINITION_LEN] =
-            array_at(object.data, pos).ok_or_else(|| {
-                err(ErrorKind::PartExceeds {
-                    size: INSTANCE_DEFINITION_LEN as u64,
-                    part: "header",
-                    limit: total_byte_length(Some("object"), total),
-                })
-            })?;
-        let byte_length = f_u32(header, 0, endian);
-        if to_usize(byte_length) < INSTANCE_DEFINITION_LEN {
+        let endian = object.r.endian();
+        let header: &[u8; ID::LEN] = object.r.array(pos).ok_or_else(|| {
+            err(ErrorKind::PartExceeds {
+                size: ID::LEN as u64,
+                part: "header",
+                limit: total_byte_length(Some("object"), object.r.len()),
+            })
+        })?;
+        let byte_length = endian.u32_at(header, ID::BYTE_LENGTH);
+        if to_usize(byte_length) < ID::LEN {
             return Err(err(ErrorKind::FieldTooSmall {
                 field: "ByteLength",
                 value: byte_length.into(),
                 minimum: HEADER,
             }));
         }
-        let data = bytes_at(object.data, pos, to_usize(byte_length)).ok_or_else(|| {
+        let r = object.r.window(pos, to_usize(byte_length)).ok_or_else(|| {
             err(ErrorKind::FieldExceeds {
                 field: "ByteLength",
                 value: byte_length.into(),
-                limit: left_in_object(total, pos),
+                limit: left_in(&object.r, pos, "object"),
             })
         })?;
-        let name_offset = f_u32(header, 16, endian);
-        let name_length = f_u32(header, 20, endian);
+        let name_offset = endian.u32_at(header, ID::NAME_OFFSET);
+        let name_length = endian.u32_at(header, ID::NAME_LENGTH);
         if name_length > 0 {
-            if to_usize(name_offset) < INSTANCE_DEFINITION_LEN {
+            if to_usize(name_offset) < ID::LEN {
                 return Err(err(ErrorKind::OffsetInHeader {
                     field: "NameOffset",
                     offset: name_offset.into(),
                     header: HEADER,
                 }));
             }
-            if bytes_at(data, to_usize(name_offset), to_usize(name_length)).is_none() {
+            if r.slice(to_usize(name_offset), to_usize(name_length))
+                .is_none()
+            {
                 return Err(err(ErrorKind::RangeExceeds {
                     offset_field: "NameOffset",
                     offset: name_offset.into(),
@@ -926,52 +891,52 @@ impl<'a> InstanceDefinition<'a> {
                 }));
             }
         }
-        let block_pos = pos.saturating_add(data.len());
-        let block = CounterBlock::parse(object, block_pos)?;
+        let block = CounterBlock::parse(object, r.end())?;
         Ok(InstanceDefinition {
             header,
-            data,
-            offset: abs,
-            endian,
+            r,
             code_page: object.code_page(),
-            block_pos,
             block,
         })
     }
 
     /// Absolute offset of this instance in the buffer.
     pub fn buffer_offset(&self) -> usize {
-        self.offset
+        self.r.start()
     }
 
     /// `ByteLength`: the structure, the name and its padding.
     pub fn byte_length(&self) -> u32 {
-        f_u32(self.header, 0, self.endian)
+        self.r.endian().u32_at(self.header, ID::BYTE_LENGTH)
     }
 
     /// `ParentObjectTitleIndex`; 0 when the instance has no parent.
     pub fn parent_object_title_index(&self) -> u32 {
-        f_u32(self.header, 4, self.endian)
+        self.r
+            .endian()
+            .u32_at(self.header, ID::PARENT_OBJECT_TITLE_INDEX)
     }
 
     /// `ParentObjectInstance`: 0-based position in the parent object's instance list.
     pub fn parent_object_instance(&self) -> u32 {
-        f_u32(self.header, 8, self.endian)
+        self.r
+            .endian()
+            .u32_at(self.header, ID::PARENT_OBJECT_INSTANCE)
     }
 
     /// `UniqueID`; [`PERF_NO_UNIQUE_ID`] when instances are identified by name.
     pub fn unique_id(&self) -> i32 {
-        f_i32(self.header, 12, self.endian)
+        self.r.endian().i32_at(self.header, ID::UNIQUE_ID)
     }
 
     /// `NameOffset`, from the start of this structure.
     pub fn name_offset(&self) -> u32 {
-        f_u32(self.header, 16, self.endian)
+        self.r.endian().u32_at(self.header, ID::NAME_OFFSET)
     }
 
     /// `NameLength`: bytes including the NUL, excluding padding; 0 for an unnamed instance.
     pub fn name_length(&self) -> u32 {
-        f_u32(self.header, 20, self.endian)
+        self.r.endian().u32_at(self.header, ID::NAME_LENGTH)
     }
 
     /// The `NameLength` bytes of the name, NUL included (checked to lie inside `ByteLength`).
@@ -979,12 +944,9 @@ impl<'a> InstanceDefinition<'a> {
         if self.name_length() == 0 {
             return &[];
         }
-        bytes_at(
-            self.data,
-            to_usize(self.name_offset()),
-            to_usize(self.name_length()),
-        )
-        .unwrap_or(&[])
+        self.r
+            .slice(to_usize(self.name_offset()), to_usize(self.name_length()))
+            .unwrap_or(&[])
     }
 
     /// The name as the data gives it: UTF-16 in the block's byte order when the object's `CodePage` is
@@ -993,7 +955,7 @@ impl<'a> InstanceDefinition<'a> {
     pub fn name(&self) -> Result<String, DecodeError> {
         let bytes = self.name_bytes();
         if self.code_page == 0 {
-            return Ok(utf16_until_nul(bytes, self.endian));
+            return Ok(utf16_until_nul(bytes, self.r.endian()));
         }
         let encoding = u16::try_from(self.code_page)
             .ok()
@@ -1001,7 +963,7 @@ impl<'a> InstanceDefinition<'a> {
             .ok_or_else(|| {
                 DecodeError::new(
                     INSTANCE_DEFINITION,
-                    self.offset,
+                    self.r.start(),
                     ErrorKind::Unsupported {
                         field: "CodePage",
                         value: self.code_page.into(),
@@ -1023,61 +985,56 @@ impl<'a> InstanceDefinition<'a> {
 /// A validated view of a `PERF_COUNTER_BLOCK`: `ByteLength` bytes starting with that field.
 #[derive(Clone, Copy, Debug)]
 pub struct CounterBlock<'a> {
-    data: &'a [u8],
-    offset: usize,
-    endian: Endian,
+    /// The block's `ByteLength` bytes.
+    r: Reader<'a>,
 }
 
 impl<'a> CounterBlock<'a> {
     fn parse(object: &ObjectType<'a>, pos: usize) -> Result<Self, DecodeError> {
-        let abs = object.offset.saturating_add(pos);
-        let err = |kind| DecodeError::new(COUNTER_BLOCK, abs, kind);
-        let total = object.data.len();
-        let len = array_at::<4>(object.data, pos)
-            .map(|b| object.endian.u32(*b))
+        let err = |kind| DecodeError::new(COUNTER_BLOCK, pos, kind);
+        let len = object
+            .r
+            .array::<{ CB::LEN }>(pos)
+            .map(|b| object.r.endian().u32_at(b, CB::BYTE_LENGTH))
             .ok_or_else(|| {
                 err(ErrorKind::PartExceeds {
-                    size: COUNTER_BLOCK_LEN as u64,
+                    size: CB::LEN as u64,
                     part: "ByteLength",
-                    limit: total_byte_length(Some("object"), total),
+                    limit: total_byte_length(Some("object"), object.r.len()),
                 })
             })?;
-        if to_usize(len) < COUNTER_BLOCK_LEN {
+        if to_usize(len) < CB::LEN {
             return Err(err(ErrorKind::FieldTooSmall {
                 field: "ByteLength",
                 value: len.into(),
                 minimum: Bound::OwnField {
-                    size: COUNTER_BLOCK_LEN as u64,
+                    size: CB::LEN as u64,
                 },
             }));
         }
-        let data = bytes_at(object.data, pos, to_usize(len)).ok_or_else(|| {
+        let r = object.r.window(pos, to_usize(len)).ok_or_else(|| {
             err(ErrorKind::FieldExceeds {
                 field: "ByteLength",
                 value: len.into(),
-                limit: left_in_object(total, pos),
+                limit: left_in(&object.r, pos, "object"),
             })
         })?;
-        Ok(CounterBlock {
-            data,
-            offset: abs,
-            endian: object.endian,
-        })
+        Ok(CounterBlock { r })
     }
 
     /// Absolute offset of this block in the buffer.
     pub fn buffer_offset(&self) -> usize {
-        self.offset
+        self.r.start()
     }
 
     /// `ByteLength`: the 4-byte field plus the counter data.
     pub fn byte_length(&self) -> u32 {
-        u32::try_from(self.data.len()).unwrap_or(u32::MAX)
+        u32::try_from(self.r.len()).unwrap_or(u32::MAX)
     }
 
     /// The block's bytes (`ByteLength` of them, the length field included).
     pub fn as_bytes(&self) -> &'a [u8] {
-        self.data
+        self.r.as_bytes()
     }
 
     /// The value of `def`: `CounterSize` bytes at `CounterOffset`. Sizes 4 and 8 are read as integers in
@@ -1090,25 +1047,28 @@ impl<'a> CounterBlock<'a> {
     /// The `size` bytes at `offset` of the block, like [`CounterBlock::value`].
     #[inline]
     pub fn value_at(&self, offset: u32, size: u32) -> Result<RawValue<'a>, DecodeError> {
-        let bytes = bytes_at(self.data, to_usize(offset), to_usize(size)).ok_or_else(|| {
-            DecodeError::new(
-                COUNTER_BLOCK,
-                self.offset,
-                ErrorKind::CounterOutOfBlock {
-                    offset: offset.into(),
-                    size: size.into(),
-                    limit: Bound::Field {
-                        owner: Some("counter block"),
-                        field: "ByteLength",
-                        value: self.data.len() as u64,
+        let bytes = self
+            .r
+            .slice(to_usize(offset), to_usize(size))
+            .ok_or_else(|| {
+                DecodeError::new(
+                    COUNTER_BLOCK,
+                    self.r.start(),
+                    ErrorKind::CounterOutOfBlock {
+                        offset: offset.into(),
+                        size: size.into(),
+                        limit: Bound::Field {
+                            owner: Some("counter block"),
+                            field: "ByteLength",
+                            value: self.r.len() as u64,
+                        },
                     },
-                },
-            )
-        })?;
+                )
+            })?;
         Ok(match bytes {
-            [a, b, c, d] => RawValue::U32(self.endian.u32([*a, *b, *c, *d])),
+            [a, b, c, d] => RawValue::U32(self.r.endian().u32([*a, *b, *c, *d])),
             [a, b, c, d, e, f, g, h] => {
-                RawValue::U64(self.endian.u64([*a, *b, *c, *d, *e, *f, *g, *h]))
+                RawValue::U64(self.r.endian().u64([*a, *b, *c, *d, *e, *f, *g, *h]))
             }
             other => RawValue::Bytes(other),
         })

@@ -1,12 +1,18 @@
 //! Writing a [`Snapshot`] as a V1 block, laid out like Windows (x64) writes it.
 
-use super::decode::structure::{COUNTER_BLOCK, DATA_BLOCK, INSTANCE_DEFINITION, OBJECT_TYPE};
 use super::decode::{
-    COUNTER_DEFINITION_LEN, DATA_BLOCK_LEN, INSTANCE_DEFINITION_LEN, OBJECT_TYPE_LEN,
     PERF_METADATA_MULTIPLE_INSTANCES, PERF_METADATA_NO_INSTANCES, PERF_NO_INSTANCES,
 };
-use super::read::Endian;
-use crate::format::EncodeError;
+use super::layout::{
+    counter_block as CB, counter_definition as CD, data_block as DB, instance_definition as ID,
+    object_type as OT,
+};
+use crate::format::structure::{
+    PERF_COUNTER_BLOCK as COUNTER_BLOCK, PERF_DATA_BLOCK as DATA_BLOCK,
+    PERF_INSTANCE_DEFINITION as INSTANCE_DEFINITION, PERF_OBJECT_TYPE as OBJECT_TYPE,
+};
+use crate::format::write::{to_u32, Writer};
+use crate::format::{EncodeError, Endian};
 use crate::snapshot::{CounterDefinition, Object, ObjectData, Snapshot, Value};
 
 /// Options of [`encode_with`].
@@ -45,35 +51,33 @@ pub fn encode(snapshot: &Snapshot) -> Result<Vec<u8>, EncodeError> {
 /// NUL.
 pub fn encode_with(snapshot: &Snapshot, options: EncodeOptions) -> Result<Vec<u8>, EncodeError> {
     let e = options.endian;
-    let mut out = vec![0u8; DATA_BLOCK_LEN];
-    let name = utf16z(&snapshot.system_name, e, DATA_BLOCK)?;
-    let name_len = len32(name.len(), DATA_BLOCK)?;
-    out.extend_from_slice(&name);
-    pad8(&mut out);
-    let header_length = len32(out.len(), DATA_BLOCK)?;
+    let mut w = Writer::new(e);
+    w.zeros(DB::LEN);
+    w.utf16z(&snapshot.system_name, DATA_BLOCK)?;
+    let name_len = to_u32(w.pos() - DB::LEN, DATA_BLOCK)?;
+    w.pad8();
+    let header_length = to_u32(w.pos(), DATA_BLOCK)?;
     for (i, object) in snapshot.objects.iter().enumerate() {
-        encode_object(&mut out, object, e).map_err(|err| err.at("object", i))?;
+        encode_object(&mut w, object).map_err(|err| err.at("object", i))?;
     }
-    let total = len32(out.len(), DATA_BLOCK)?;
-    let mut w = Writer {
-        buf: &mut out,
-        base: 0,
-        e,
-    };
-    w.put_u16s(0, &[b'P' as u16, b'E' as u16, b'R' as u16, b'F' as u16]);
-    w.put_u32(8, u32::from(e == Endian::Little));
-    w.put_u32(12, 1);
-    w.put_u32(16, 1);
-    w.put_u32(20, total);
-    w.put_u32(24, header_length);
-    w.put_u32(28, len32(snapshot.objects.len(), DATA_BLOCK)?);
+    let total = to_u32(w.pos(), DATA_BLOCK)?;
+    w.put_u16s(DB::SIGNATURE, &DB::PERF);
+    w.put_u32(DB::LITTLE_ENDIAN, u32::from(e == Endian::Little));
+    w.put_u32(DB::VERSION, 1);
+    w.put_u32(DB::REVISION, 1);
+    w.put_u32(DB::TOTAL_BYTE_LENGTH, total);
+    w.put_u32(DB::HEADER_LENGTH, header_length);
+    w.put_u32(
+        DB::NUM_OBJECT_TYPES,
+        to_u32(snapshot.objects.len(), DATA_BLOCK)?,
+    );
     let default_object = options
         .default_object
         .unwrap_or_else(|| snapshot.objects.first().map_or(-1, |o| o.index as i32));
-    w.put_i32(32, default_object);
+    w.put_i32(DB::DEFAULT_OBJECT, default_object);
     let t = &snapshot.system_time;
     w.put_u16s(
-        36,
+        DB::SYSTEM_TIME,
         &[
             t.year,
             t.month,
@@ -85,12 +89,12 @@ pub fn encode_with(snapshot: &Snapshot, options: EncodeOptions) -> Result<Vec<u8
             t.milliseconds,
         ],
     );
-    w.put_u64(56, snapshot.perf_time as u64);
-    w.put_u64(64, snapshot.perf_freq as u64);
-    w.put_u64(72, snapshot.perf_time_100ns as u64);
-    w.put_u32(80, name_len);
-    w.put_u32(84, DATA_BLOCK_LEN as u32);
-    Ok(out)
+    w.put_i64(DB::PERF_TIME, snapshot.perf_time);
+    w.put_i64(DB::PERF_FREQ, snapshot.perf_freq);
+    w.put_i64(DB::PERF_TIME_100NSEC, snapshot.perf_time_100ns);
+    w.put_u32(DB::SYSTEM_NAME_LENGTH, name_len);
+    w.put_u32(DB::SYSTEM_NAME_OFFSET, DB::LEN as u32);
+    Ok(w.into_bytes())
 }
 
 /// Lays out values of the given sizes in a counter block the way Windows does: in definition order,
@@ -125,63 +129,14 @@ pub fn layout_counter_block(sizes: impl IntoIterator<Item = u32>) -> Option<(Vec
     Some((offsets, cursor.checked_next_multiple_of(8)?))
 }
 
-struct Writer<'b> {
-    buf: &'b mut Vec<u8>,
-    base: usize,
-    e: Endian,
-}
-
-impl Writer<'_> {
-    fn put(&mut self, at: usize, bytes: &[u8]) {
-        let start = self.base.saturating_add(at);
-        if let Some(dst) = self.buf.get_mut(start..start.saturating_add(bytes.len())) {
-            dst.copy_from_slice(bytes);
-        }
-    }
-    fn put_u16s(&mut self, at: usize, v: &[u16]) {
-        for (i, x) in v.iter().enumerate() {
-            self.put(at + 2 * i, &self.e.u16_bytes(*x));
-        }
-    }
-    fn put_u32(&mut self, at: usize, v: u32) {
-        self.put(at, &self.e.u32_bytes(v));
-    }
-    fn put_i32(&mut self, at: usize, v: i32) {
-        self.put_u32(at, v as u32);
-    }
-    fn put_u64(&mut self, at: usize, v: u64) {
-        self.put(at, &self.e.u64_bytes(v));
-    }
-}
-
-fn len32(len: usize, structure: &'static str) -> Result<u32, EncodeError> {
-    u32::try_from(len).map_err(|_| EncodeError::TooLarge { structure })
-}
-
-fn pad8(out: &mut Vec<u8>) {
-    let padded = out.len().next_multiple_of(8);
-    out.resize(padded, 0);
-}
-
-/// UTF-16 with a NUL.
-fn utf16z(s: &str, e: Endian, structure: &'static str) -> Result<Vec<u8>, EncodeError> {
-    if s.contains('\0') {
-        return Err(EncodeError::InteriorNul { structure });
-    }
-    let mut v = Vec::with_capacity(s.len().saturating_mul(2).saturating_add(2));
-    for u in s.encode_utf16().chain([0]) {
-        v.extend_from_slice(&e.u16_bytes(u));
-    }
-    Ok(v)
-}
-
-/// The instance name bytes with a NUL, in UTF-16 or the code page; empty for an unnamed instance.
-fn name_bytes(s: &str, code_page: u32, e: Endian) -> Result<Vec<u8>, EncodeError> {
+/// Appends the instance name with its NUL, in UTF-16 or the code page; nothing for an unnamed
+/// instance.
+fn write_name(w: &mut Writer, s: &str, code_page: u32) -> Result<(), EncodeError> {
     if s.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     if code_page == 0 {
-        return utf16z(s, e, INSTANCE_DEFINITION);
+        return w.utf16z(s, INSTANCE_DEFINITION);
     }
     if s.contains('\0') {
         return Err(EncodeError::InteriorNul {
@@ -200,9 +155,9 @@ fn name_bytes(s: &str, code_page: u32, e: Endian) -> Result<Vec<u8>, EncodeError
             code_page,
         });
     }
-    let mut v = bytes.into_owned();
-    v.push(0);
-    Ok(v)
+    w.bytes(&bytes);
+    w.bytes(&[0]);
+    Ok(())
 }
 
 fn value_size(v: &Value) -> usize {
@@ -251,7 +206,7 @@ fn offsets_consistent(defs: &[CounterDefinition], lists: &[&[Value]]) -> bool {
     true
 }
 
-fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), EncodeError> {
+fn encode_object(w: &mut Writer, object: &Object) -> Result<(), EncodeError> {
     let defs = &object.counters;
     let lists = value_lists(object);
     for (n, list) in lists.iter().enumerate() {
@@ -290,38 +245,28 @@ fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), En
         layout_counter_block(defs.iter().map(|d| d.size)).ok_or(too_large(COUNTER_BLOCK))?
     };
 
-    let start = out.len();
-    out.resize(start + OBJECT_TYPE_LEN, 0);
+    let start = w.pos();
+    w.zeros(OT::LEN);
     for (d, &offset) in defs.iter().zip(&offsets) {
-        let at = out.len();
-        out.resize(at + COUNTER_DEFINITION_LEN, 0);
-        let mut w = Writer {
-            buf: out,
-            base: at,
-            e,
-        };
-        w.put_u32(0, COUNTER_DEFINITION_LEN as u32);
-        w.put_u32(4, d.index);
-        w.put_u32(12, d.help_index);
-        w.put_i32(20, d.scale);
-        w.put_u32(24, d.detail_level);
-        w.put_u32(28, d.counter_type.value());
-        w.put_u32(32, d.size);
-        w.put_u32(36, offset);
+        let at = w.pos();
+        w.zeros(CD::LEN);
+        w.put_u32(at + CD::BYTE_LENGTH, CD::LEN as u32);
+        w.put_u32(at + CD::COUNTER_NAME_TITLE_INDEX, d.index);
+        w.put_u32(at + CD::COUNTER_HELP_TITLE_INDEX, d.help_index);
+        w.put_i32(at + CD::DEFAULT_SCALE, d.scale);
+        w.put_u32(at + CD::DETAIL_LEVEL, d.detail_level);
+        w.put_u32(at + CD::COUNTER_TYPE, d.counter_type.value());
+        w.put_u32(at + CD::COUNTER_SIZE, d.size);
+        w.put_u32(at + CD::COUNTER_OFFSET, offset);
     }
-    let definition_length = len32(out.len() - start, OBJECT_TYPE)?;
-    let num_counters = len32(defs.len(), OBJECT_TYPE)?;
-    let write_block = |out: &mut Vec<u8>, values: &[Value]| {
-        let at = out.len();
-        out.resize(at + block_len as usize, 0);
-        let mut w = Writer {
-            buf: out,
-            base: at,
-            e,
-        };
-        w.put_u32(0, block_len);
+    let definition_length = to_u32(w.pos() - start, OBJECT_TYPE)?;
+    let num_counters = to_u32(defs.len(), OBJECT_TYPE)?;
+    let write_block = |w: &mut Writer, values: &[Value]| {
+        let at = w.pos();
+        w.zeros(block_len as usize);
+        w.put_u32(at + CB::BYTE_LENGTH, block_len);
         for (v, &offset) in values.iter().zip(&offsets) {
-            let o = offset as usize;
+            let o = at + offset as usize;
             match v {
                 Value::U32(x) => w.put_u32(o, *x),
                 Value::U64(x) => w.put_u64(o, *x),
@@ -331,7 +276,7 @@ fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), En
     };
     let num_instances = match &object.data {
         ObjectData::Single(values) => {
-            write_block(out, values);
+            write_block(w, values);
             PERF_NO_INSTANCES
         }
         ObjectData::MetadataOnly { multiple_instances } => {
@@ -343,47 +288,38 @@ fn encode_object(out: &mut Vec<u8>, object: &Object, e: Endian) -> Result<(), En
         }
         ObjectData::Instances(instances) => {
             for (n, inst) in instances.iter().enumerate() {
-                let name = name_bytes(&inst.raw_name, object.code_page, e)
+                let at = w.pos();
+                w.zeros(ID::LEN);
+                write_name(w, &inst.raw_name, object.code_page)
                     .map_err(|err| err.at("instance", n))?;
-                let at = out.len();
-                out.resize(at + INSTANCE_DEFINITION_LEN, 0);
-                out.extend_from_slice(&name);
-                pad8(out);
-                let byte_length = len32(out.len() - at, INSTANCE_DEFINITION)
+                let name_length = to_u32(w.pos() - at - ID::LEN, INSTANCE_DEFINITION)
                     .map_err(|err| err.at("instance", n))?;
-                let mut w = Writer {
-                    buf: out,
-                    base: at,
-                    e,
-                };
-                w.put_u32(0, byte_length);
-                w.put_u32(4, inst.parent_object);
-                w.put_u32(8, inst.parent_instance);
-                w.put_i32(12, inst.unique_id);
-                w.put_u32(16, INSTANCE_DEFINITION_LEN as u32);
-                w.put_u32(20, name.len() as u32);
-                write_block(out, &inst.values);
+                w.pad8();
+                let byte_length = to_u32(w.pos() - at, INSTANCE_DEFINITION)
+                    .map_err(|err| err.at("instance", n))?;
+                w.put_u32(at + ID::BYTE_LENGTH, byte_length);
+                w.put_u32(at + ID::PARENT_OBJECT_TITLE_INDEX, inst.parent_object);
+                w.put_u32(at + ID::PARENT_OBJECT_INSTANCE, inst.parent_instance);
+                w.put_i32(at + ID::UNIQUE_ID, inst.unique_id);
+                w.put_u32(at + ID::NAME_OFFSET, ID::LEN as u32);
+                w.put_u32(at + ID::NAME_LENGTH, name_length);
+                write_block(w, &inst.values);
             }
             i32::try_from(instances.len()).map_err(|_| too_large(OBJECT_TYPE))?
         }
     };
-    let total = len32(out.len() - start, OBJECT_TYPE)?;
-    let mut w = Writer {
-        buf: out,
-        base: start,
-        e,
-    };
-    w.put_u32(0, total);
-    w.put_u32(4, definition_length);
-    w.put_u32(8, OBJECT_TYPE_LEN as u32);
-    w.put_u32(12, object.index);
-    w.put_u32(20, object.help_index);
-    w.put_u32(28, object.detail_level);
-    w.put_u32(32, num_counters);
-    w.put_i32(36, object.default_counter);
-    w.put_i32(40, num_instances);
-    w.put_u32(44, object.code_page);
-    w.put_u64(48, object.perf_time as u64);
-    w.put_u64(56, object.perf_freq as u64);
+    let total = to_u32(w.pos() - start, OBJECT_TYPE)?;
+    w.put_u32(start + OT::TOTAL_BYTE_LENGTH, total);
+    w.put_u32(start + OT::DEFINITION_LENGTH, definition_length);
+    w.put_u32(start + OT::HEADER_LENGTH, OT::LEN as u32);
+    w.put_u32(start + OT::OBJECT_NAME_TITLE_INDEX, object.index);
+    w.put_u32(start + OT::OBJECT_HELP_TITLE_INDEX, object.help_index);
+    w.put_u32(start + OT::DETAIL_LEVEL, object.detail_level);
+    w.put_u32(start + OT::NUM_COUNTERS, num_counters);
+    w.put_i32(start + OT::DEFAULT_COUNTER, object.default_counter);
+    w.put_i32(start + OT::NUM_INSTANCES, num_instances);
+    w.put_u32(start + OT::CODE_PAGE, object.code_page);
+    w.put_i64(start + OT::PERF_TIME, object.perf_time);
+    w.put_i64(start + OT::PERF_FREQ, object.perf_freq);
     Ok(())
 }

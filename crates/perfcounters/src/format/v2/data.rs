@@ -12,7 +12,8 @@
 //!     dwType 6 PERF_COUNTERSET          PERF_MULTI_COUNTERS + ids, PERF_MULTI_INSTANCES with dwCounters values each
 //! ```
 
-use super::reader::{check_size, le_u32, le_u64, Reader, Utf16Str};
+use crate::format::read::{check_size, Endian::Little as LE, Reader, Utf16Str};
+use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 use crate::snapshot::{SystemTime, Value};
 
@@ -43,13 +44,6 @@ pub const COUNTER_DATA_SIZE: usize = 8;
 /// checks.
 pub const MIN_COUNTER_DATA_BLOCK: usize = 16;
 
-const S_DATA_HEADER: &str = "PERF_DATA_HEADER";
-const S_COUNTER_HEADER: &str = "PERF_COUNTER_HEADER";
-const S_MULTI_COUNTERS: &str = "PERF_MULTI_COUNTERS";
-const S_MULTI_INSTANCES: &str = "PERF_MULTI_INSTANCES";
-pub(crate) const S_INSTANCE_HEADER: &str = "PERF_INSTANCE_HEADER";
-const S_COUNTER_DATA: &str = "PERF_COUNTER_DATA";
-
 /// Reads a `SYSTEMTIME` (8 × u16) at `offset`.
 pub(crate) fn read_system_time(
     r: &Reader<'_>,
@@ -57,7 +51,7 @@ pub(crate) fn read_system_time(
     offset: usize,
 ) -> Result<SystemTime, DecodeError> {
     let b = r.bytes(s, offset, 16)?;
-    let w = |i: usize| u16::from_le_bytes([b[i * 2], b[i * 2 + 1]]);
+    let w = |i: usize| LE.u16_at(b, i * 2);
     Ok(SystemTime {
         year: w(0),
         month: w(1),
@@ -87,30 +81,30 @@ impl<'a> DataHeader<'a> {
     /// once by [`DataHeader::validate`].
     pub fn parse(buf: &'a [u8]) -> Result<Self, DecodeError> {
         let whole = Reader::new(buf);
-        whole.need(S_DATA_HEADER, 0, DATA_HEADER_SIZE)?;
-        let total = whole.u32(S_DATA_HEADER, 0)?;
+        whole.need(structure::PERF_DATA_HEADER, 0, DATA_HEADER_SIZE)?;
+        let total = whole.u32(structure::PERF_DATA_HEADER, 0)?;
         check_size(
-            S_DATA_HEADER,
+            structure::PERF_DATA_HEADER,
             0,
             u64::from(total),
             DATA_HEADER_SIZE as u64,
             true,
             buf.len() as u64,
         )?;
-        let r = whole.sub(S_DATA_HEADER, 0, u64::from(total))?;
+        let r = whole.sub(structure::PERF_DATA_HEADER, 0, u64::from(total))?;
         Ok(DataHeader {
             r,
-            num_counters: r.u32(S_DATA_HEADER, 4)?,
-            perf_time_stamp: r.i64(S_DATA_HEADER, 8)?,
-            perf_time_100ns: r.i64(S_DATA_HEADER, 16)?,
-            perf_freq: r.i64(S_DATA_HEADER, 24)?,
-            system_time: read_system_time(&r, S_DATA_HEADER, 32)?,
+            num_counters: r.u32(structure::PERF_DATA_HEADER, 4)?,
+            perf_time_stamp: r.i64(structure::PERF_DATA_HEADER, 8)?,
+            perf_time_100ns: r.i64(structure::PERF_DATA_HEADER, 16)?,
+            perf_freq: r.i64(structure::PERF_DATA_HEADER, 24)?,
+            system_time: read_system_time(&r, structure::PERF_DATA_HEADER, 32)?,
         })
     }
 
     /// `dwTotalSize`.
     pub fn total_size(&self) -> u32 {
-        (self.r.end - self.r.start) as u32
+        (self.r.len()) as u32
     }
 
     /// `dwNumCounters`: the number of `PERF_COUNTER_HEADER` blocks.
@@ -143,7 +137,7 @@ impl<'a> DataHeader<'a> {
     pub fn counters(&self) -> CounterHeaders<'a> {
         CounterHeaders {
             r: self.r,
-            offset: self.r.start + DATA_HEADER_SIZE,
+            offset: self.r.start() + DATA_HEADER_SIZE,
             left: self.num_counters,
             index: 0,
             failed: false,
@@ -228,20 +222,20 @@ pub struct CounterHeader<'a> {
 
 impl<'a> CounterHeader<'a> {
     fn parse(parent: &Reader<'a>, offset: usize, index: u32) -> Result<Self, DecodeError> {
-        parent.need(S_COUNTER_HEADER, offset, COUNTER_HEADER_SIZE)?;
-        let status = parent.u32(S_COUNTER_HEADER, offset)?;
-        let data_type = parent.u32(S_COUNTER_HEADER, offset + 4)?;
-        let size = parent.u32(S_COUNTER_HEADER, offset + 8)?;
-        let reserved = parent.u32(S_COUNTER_HEADER, offset + 12)?;
+        parent.need(structure::PERF_COUNTER_HEADER, offset, COUNTER_HEADER_SIZE)?;
+        let status = parent.u32(structure::PERF_COUNTER_HEADER, offset)?;
+        let data_type = parent.u32(structure::PERF_COUNTER_HEADER, offset + 4)?;
+        let size = parent.u32(structure::PERF_COUNTER_HEADER, offset + 8)?;
+        let reserved = parent.u32(structure::PERF_COUNTER_HEADER, offset + 12)?;
         check_size(
-            S_COUNTER_HEADER,
+            structure::PERF_COUNTER_HEADER,
             offset,
             u64::from(size),
             COUNTER_HEADER_SIZE as u64,
             true,
             parent.remaining(offset) as u64,
         )?;
-        let r = parent.sub(S_COUNTER_HEADER, offset, u64::from(size))?;
+        let r = parent.sub(structure::PERF_COUNTER_HEADER, offset, u64::from(size))?;
         let body = offset + COUNTER_HEADER_SIZE;
         let block = match data_type {
             PERF_ERROR_RETURN => CounterBlock::Error,
@@ -265,7 +259,7 @@ impl<'a> CounterHeader<'a> {
             }
             value => {
                 return Err(DecodeError::new(
-                    S_COUNTER_HEADER,
+                    structure::PERF_COUNTER_HEADER,
                     offset,
                     ErrorKind::UnknownType { value },
                 ))
@@ -357,11 +351,11 @@ pub struct MultiCounters<'a> {
 
 impl<'a> MultiCounters<'a> {
     fn parse(parent: &Reader<'a>, offset: usize) -> Result<Self, DecodeError> {
-        parent.need(S_MULTI_COUNTERS, offset, MULTI_COUNTERS_SIZE)?;
-        let size = parent.u32(S_MULTI_COUNTERS, offset)?;
-        let count = parent.u32(S_MULTI_COUNTERS, offset + 4)?;
+        parent.need(structure::PERF_MULTI_COUNTERS, offset, MULTI_COUNTERS_SIZE)?;
+        let size = parent.u32(structure::PERF_MULTI_COUNTERS, offset)?;
+        let count = parent.u32(structure::PERF_MULTI_COUNTERS, offset + 4)?;
         check_size(
-            S_MULTI_COUNTERS,
+            structure::PERF_MULTI_COUNTERS,
             offset,
             u64::from(size),
             MULTI_COUNTERS_SIZE as u64,
@@ -371,7 +365,7 @@ impl<'a> MultiCounters<'a> {
         let fits = (u64::from(size) - MULTI_COUNTERS_SIZE as u64) / 4;
         if u64::from(count) > fits {
             return Err(DecodeError::new(
-                S_MULTI_COUNTERS,
+                structure::PERF_MULTI_COUNTERS,
                 offset,
                 ErrorKind::CountTooLarge {
                     count: u64::from(count),
@@ -380,7 +374,7 @@ impl<'a> MultiCounters<'a> {
             ));
         }
         let ids = parent.bytes(
-            S_MULTI_COUNTERS,
+            structure::PERF_MULTI_COUNTERS,
             offset + MULTI_COUNTERS_SIZE,
             count as usize * 4,
         )?;
@@ -408,7 +402,7 @@ impl<'a> MultiCounters<'a> {
         if at.checked_add(4)? > self.ids.len() {
             return None;
         }
-        Some(le_u32(self.ids, at))
+        Some(LE.u32_at(self.ids, at))
     }
 
     /// The counter ids.
@@ -434,18 +428,22 @@ impl<'a> MultiInstances<'a> {
         offset: usize,
         values_per_instance: u32,
     ) -> Result<Self, DecodeError> {
-        parent.need(S_MULTI_INSTANCES, offset, MULTI_INSTANCES_SIZE)?;
-        let size = parent.u32(S_MULTI_INSTANCES, offset)?;
-        let count = parent.u32(S_MULTI_INSTANCES, offset + 4)?;
+        parent.need(
+            structure::PERF_MULTI_INSTANCES,
+            offset,
+            MULTI_INSTANCES_SIZE,
+        )?;
+        let size = parent.u32(structure::PERF_MULTI_INSTANCES, offset)?;
+        let count = parent.u32(structure::PERF_MULTI_INSTANCES, offset + 4)?;
         check_size(
-            S_MULTI_INSTANCES,
+            structure::PERF_MULTI_INSTANCES,
             offset,
             u64::from(size),
             MULTI_INSTANCES_SIZE as u64,
             true,
             parent.remaining(offset) as u64,
         )?;
-        let r = parent.sub(S_MULTI_INSTANCES, offset, u64::from(size))?;
+        let r = parent.sub(structure::PERF_MULTI_INSTANCES, offset, u64::from(size))?;
         Ok(MultiInstances {
             r,
             count,
@@ -455,12 +453,12 @@ impl<'a> MultiInstances<'a> {
 
     /// Absolute offset.
     pub fn offset(&self) -> usize {
-        self.r.start
+        self.r.start()
     }
 
     /// `dwTotalSize`.
     pub fn total_size(&self) -> u32 {
-        (self.r.end - self.r.start) as u32
+        (self.r.len()) as u32
     }
 
     /// `dwInstances`.
@@ -478,7 +476,7 @@ impl<'a> MultiInstances<'a> {
     pub fn iter(&self) -> InstanceBlocks<'a> {
         InstanceBlocks {
             r: self.r,
-            offset: self.r.start + MULTI_INSTANCES_SIZE,
+            offset: self.r.start() + MULTI_INSTANCES_SIZE,
             left: self.count,
             per: self.values_per_instance,
             failed: false,
@@ -541,11 +539,10 @@ impl<'a> InstanceBlock<'a> {
             let v = v?;
             end = v.offset + v.size as usize;
         }
-        values.r = Reader {
-            buf: parent.buf,
-            start: values.offset,
-            end,
-        };
+        // Every value was checked to lie inside the parent.
+        if let Some(r) = parent.window(values.offset, end - values.offset) {
+            values.r = r;
+        }
         Ok(InstanceBlock {
             header,
             values,
@@ -586,11 +583,15 @@ pub struct InstanceHeader<'a> {
 
 impl<'a> InstanceHeader<'a> {
     pub(crate) fn parse(parent: &Reader<'a>, offset: usize) -> Result<Self, DecodeError> {
-        parent.need(S_INSTANCE_HEADER, offset, INSTANCE_HEADER_SIZE)?;
-        let size = parent.u32(S_INSTANCE_HEADER, offset)?;
-        let instance_id = parent.u32(S_INSTANCE_HEADER, offset + 4)?;
+        parent.need(
+            structure::PERF_INSTANCE_HEADER,
+            offset,
+            INSTANCE_HEADER_SIZE,
+        )?;
+        let size = parent.u32(structure::PERF_INSTANCE_HEADER, offset)?;
+        let instance_id = parent.u32(structure::PERF_INSTANCE_HEADER, offset + 4)?;
         check_size(
-            S_INSTANCE_HEADER,
+            structure::PERF_INSTANCE_HEADER,
             offset,
             u64::from(size),
             INSTANCE_HEADER_SIZE as u64,
@@ -598,12 +599,16 @@ impl<'a> InstanceHeader<'a> {
             parent.remaining(offset) as u64,
         )?;
         let name_bytes = parent.bytes(
-            S_INSTANCE_HEADER,
+            structure::PERF_INSTANCE_HEADER,
             offset + INSTANCE_HEADER_SIZE,
             size as usize - INSTANCE_HEADER_SIZE,
         )?;
         let name = Utf16Str::terminated(name_bytes).ok_or_else(|| {
-            DecodeError::new(S_INSTANCE_HEADER, offset, ErrorKind::UnterminatedString)
+            DecodeError::new(
+                structure::PERF_INSTANCE_HEADER,
+                offset,
+                ErrorKind::UnterminatedString,
+            )
         })?;
         Ok(InstanceHeader {
             offset,
@@ -707,11 +712,11 @@ pub struct CounterData<'a> {
 
 impl<'a> CounterData<'a> {
     fn parse(parent: &Reader<'a>, offset: usize) -> Result<Self, DecodeError> {
-        parent.need(S_COUNTER_DATA, offset, COUNTER_DATA_SIZE)?;
-        let data_size = parent.u32(S_COUNTER_DATA, offset)?;
-        let size = parent.u32(S_COUNTER_DATA, offset + 4)?;
+        parent.need(structure::PERF_COUNTER_DATA, offset, COUNTER_DATA_SIZE)?;
+        let data_size = parent.u32(structure::PERF_COUNTER_DATA, offset)?;
+        let size = parent.u32(structure::PERF_COUNTER_DATA, offset + 4)?;
         check_size(
-            S_COUNTER_DATA,
+            structure::PERF_COUNTER_DATA,
             offset,
             u64::from(size),
             MIN_COUNTER_DATA_BLOCK as u64,
@@ -720,13 +725,13 @@ impl<'a> CounterData<'a> {
         )?;
         if u64::from(data_size) > u64::from(size) - COUNTER_DATA_SIZE as u64 {
             return Err(DecodeError::new(
-                S_COUNTER_DATA,
+                structure::PERF_COUNTER_DATA,
                 offset,
                 ErrorKind::DataSizeTooLarge { data_size, size },
             ));
         }
         let data = parent.bytes(
-            S_COUNTER_DATA,
+            structure::PERF_COUNTER_DATA,
             offset + COUNTER_DATA_SIZE,
             data_size as usize,
         )?;
@@ -756,8 +761,8 @@ impl<'a> CounterData<'a> {
     /// The value as an integer when `dwDataSize` is 4 or 8.
     pub fn as_u64(&self) -> Option<u64> {
         match self.data.len() {
-            4 => Some(u64::from(le_u32(self.data, 0))),
-            8 => Some(le_u64(self.data, 0)),
+            4 => Some(u64::from(LE.u32_at(self.data, 0))),
+            8 => Some(LE.u64_at(self.data, 0)),
             _ => None,
         }
     }
@@ -765,8 +770,8 @@ impl<'a> CounterData<'a> {
     /// The value: [`Value::U32`] for 4 bytes, [`Value::U64`] for 8, [`Value::Bytes`] (a copy) otherwise.
     pub fn value(&self) -> Value {
         match self.data.len() {
-            4 => Value::U32(le_u32(self.data, 0)),
-            8 => Value::U64(le_u64(self.data, 0)),
+            4 => Value::U32(LE.u32_at(self.data, 0)),
+            8 => Value::U64(LE.u64_at(self.data, 0)),
             _ => Value::Bytes(self.data.to_vec()),
         }
     }

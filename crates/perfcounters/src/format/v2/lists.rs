@@ -4,13 +4,12 @@
 
 use super::data::InstanceHeader;
 use super::guid::Guid;
-use super::reader::{check_size, le_u32, Reader, Utf16Str};
+use crate::format::read::{check_size, Endian::Little as LE, Reader, Utf16Str};
+use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 
 /// Size of `PERF_COUNTER_IDENTIFIER` (without the instance name).
 pub const COUNTER_IDENTIFIER_SIZE: usize = 40;
-
-const S_COUNTER_IDENTIFIER: &str = "PERF_COUNTER_IDENTIFIER";
 
 /// The `PerfEnumerateCounterSetInstances` result: `PERF_INSTANCE_HEADER` blocks (`Size`, `InstanceId`,
 /// NUL-terminated UTF-16 name, padding to a multiple of 8) back to back, filling the buffer.
@@ -48,7 +47,7 @@ impl<'a> Iterator for InstanceListIter<'a> {
     type Item = Result<InstanceHeader<'a>, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.offset >= self.r.end {
+        if self.failed || self.offset >= self.r.end() {
             return None;
         }
         let item = InstanceHeader::parse(&self.r, self.offset);
@@ -83,10 +82,14 @@ impl<'a> CounterIdentifier<'a> {
     }
 
     fn parse_at(r: &Reader<'a>, offset: usize) -> Result<Self, DecodeError> {
-        let b = r.bytes(S_COUNTER_IDENTIFIER, offset, COUNTER_IDENTIFIER_SIZE)?;
-        let size = le_u32(b, 20);
+        let b = r.bytes(
+            structure::PERF_COUNTER_IDENTIFIER,
+            offset,
+            COUNTER_IDENTIFIER_SIZE,
+        )?;
+        let size = LE.u32_at(b, 20);
         check_size(
-            S_COUNTER_IDENTIFIER,
+            structure::PERF_COUNTER_IDENTIFIER,
             offset,
             u64::from(size),
             COUNTER_IDENTIFIER_SIZE as u64,
@@ -95,12 +98,16 @@ impl<'a> CounterIdentifier<'a> {
         )?;
         let instance_name = if size as usize > COUNTER_IDENTIFIER_SIZE {
             let name = r.bytes(
-                S_COUNTER_IDENTIFIER,
+                structure::PERF_COUNTER_IDENTIFIER,
                 offset + COUNTER_IDENTIFIER_SIZE,
                 size as usize - COUNTER_IDENTIFIER_SIZE,
             )?;
             Some(Utf16Str::terminated(name).ok_or_else(|| {
-                DecodeError::new(S_COUNTER_IDENTIFIER, offset, ErrorKind::UnterminatedString)
+                DecodeError::new(
+                    structure::PERF_COUNTER_IDENTIFIER,
+                    offset,
+                    ErrorKind::UnterminatedString,
+                )
             })?)
         } else {
             None
@@ -108,12 +115,12 @@ impl<'a> CounterIdentifier<'a> {
         Ok(CounterIdentifier {
             offset,
             guid: Guid::from_slice(b).unwrap_or_default(),
-            status: le_u32(b, 16),
+            status: LE.u32_at(b, 16),
             size,
-            counter_id: le_u32(b, 24),
-            instance_id: le_u32(b, 28),
-            index: le_u32(b, 32),
-            reserved: le_u32(b, 36),
+            counter_id: LE.u32_at(b, 24),
+            instance_id: LE.u32_at(b, 28),
+            index: LE.u32_at(b, 32),
+            reserved: LE.u32_at(b, 36),
             instance_name,
         })
     }
@@ -199,7 +206,7 @@ impl<'a> Iterator for CounterIdentifierIter<'a> {
     type Item = Result<CounterIdentifier<'a>, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.offset >= self.r.end {
+        if self.failed || self.offset >= self.r.end() {
             return None;
         }
         let item = CounterIdentifier::parse_at(&self.r, self.offset);

@@ -23,14 +23,12 @@
 
 mod convert;
 mod data;
-mod encode;
 mod guid;
 mod lists;
 mod model;
-mod reader;
 mod reg;
 
-pub use crate::format::{DecodeError, EncodeError, ErrorKind};
+pub use crate::format::{DecodeError, EncodeError, ErrorKind, Utf16Str};
 pub use convert::{to_snapshot, BlockStatus, Conversion, ConvertError};
 pub use data::{
     CounterBlock, CounterData, CounterDataIter, CounterDataList, CounterHeader, CounterHeaders,
@@ -50,7 +48,7 @@ pub use model::{
     CounterSetRegistration, CounterSpec, EncodedRegistration, InstanceData, InstanceEntry,
     QueryBlock, QueryData, RegistrationBuffers,
 };
-pub use reader::Utf16Str;
+
 pub use reg::*;
 
 /// `PERF_WILDCARD_COUNTER`: all counters of the counterset.

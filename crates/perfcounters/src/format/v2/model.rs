@@ -3,11 +3,12 @@
 //! have no NUL and whose [`Value::Bytes`] are not 4 or 8 bytes long (those decode as integers).
 
 use super::data::*;
-use super::encode::{to_u32, Writer};
 use super::guid::Guid;
 use super::lists::{CounterIdentifiers, InstanceList, COUNTER_IDENTIFIER_SIZE};
 use super::reg::*;
 use crate::counter_type::CounterType;
+use crate::format::structure;
+use crate::format::write::{to_u32, Writer};
 use crate::format::DecodeError;
 use crate::format::EncodeError;
 use crate::snapshot::{SystemTime, Value};
@@ -80,13 +81,6 @@ pub struct InstanceData {
     pub values: Vec<Value>,
 }
 
-const S_DATA_HEADER: &str = "PERF_DATA_HEADER";
-const S_COUNTER_HEADER: &str = "PERF_COUNTER_HEADER";
-const S_MULTI_COUNTERS: &str = "PERF_MULTI_COUNTERS";
-const S_MULTI_INSTANCES: &str = "PERF_MULTI_INSTANCES";
-const S_INSTANCE_HEADER: &str = "PERF_INSTANCE_HEADER";
-const S_COUNTER_DATA: &str = "PERF_COUNTER_DATA";
-
 fn write_value(w: &mut Writer, v: &Value) -> Result<(), EncodeError> {
     let start = w.pos();
     let data: Vec<u8> = match v {
@@ -94,15 +88,15 @@ fn write_value(w: &mut Writer, v: &Value) -> Result<(), EncodeError> {
         Value::U64(x) => x.to_le_bytes().to_vec(),
         Value::Bytes(b) => b.clone(),
     };
-    w.u32(to_u32(data.len(), S_COUNTER_DATA)?);
+    w.u32(to_u32(data.len(), structure::PERF_COUNTER_DATA)?);
     w.u32(0);
     w.bytes(&data);
     w.pad8();
     while w.pos() - start < MIN_COUNTER_DATA_BLOCK {
         w.u64(0);
     }
-    let size = to_u32(w.pos() - start, S_COUNTER_DATA)?;
-    w.patch_u32(start + 4, size);
+    let size = to_u32(w.pos() - start, structure::PERF_COUNTER_DATA)?;
+    w.put_u32(start + 4, size);
     Ok(())
 }
 
@@ -110,20 +104,20 @@ fn write_instance_header(w: &mut Writer, id: u32, name: &str) -> Result<(), Enco
     let start = w.pos();
     w.u32(0);
     w.u32(id);
-    w.utf16z(name, S_INSTANCE_HEADER)?;
+    w.utf16z(name, structure::PERF_INSTANCE_HEADER)?;
     w.pad8();
-    w.patch_size(start, S_INSTANCE_HEADER)
+    w.put_size(start, structure::PERF_INSTANCE_HEADER)
 }
 
 fn write_multi_counters(w: &mut Writer, ids: &[u32]) -> Result<(), EncodeError> {
     let start = w.pos();
     w.u32(0);
-    w.u32(to_u32(ids.len(), S_MULTI_COUNTERS)?);
+    w.u32(to_u32(ids.len(), structure::PERF_MULTI_COUNTERS)?);
     for &id in ids {
         w.u32(id);
     }
     w.pad8();
-    w.patch_size(start, S_MULTI_COUNTERS)
+    w.put_size(start, structure::PERF_MULTI_COUNTERS)
 }
 
 fn write_multi_instances(
@@ -133,11 +127,11 @@ fn write_multi_instances(
 ) -> Result<(), EncodeError> {
     let start = w.pos();
     w.u32(0);
-    w.u32(to_u32(instances.len(), S_MULTI_INSTANCES)?);
+    w.u32(to_u32(instances.len(), structure::PERF_MULTI_INSTANCES)?);
     for inst in instances {
         if inst.values.len() != per {
             return Err(EncodeError::ValueCount {
-                structure: S_MULTI_INSTANCES,
+                structure: structure::PERF_MULTI_INSTANCES,
                 expected: per,
                 found: inst.values.len(),
             });
@@ -147,7 +141,7 @@ fn write_multi_instances(
             write_value(w, v)?;
         }
     }
-    w.patch_size(start, S_MULTI_INSTANCES)
+    w.put_size(start, structure::PERF_MULTI_INSTANCES)
 }
 
 impl QueryData {
@@ -155,7 +149,7 @@ impl QueryData {
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut w = Writer::default();
         w.u32(0);
-        w.u32(to_u32(self.blocks.len(), S_DATA_HEADER)?);
+        w.u32(to_u32(self.blocks.len(), structure::PERF_DATA_HEADER)?);
         w.i64(self.perf_time_stamp);
         w.i64(self.perf_time_100ns);
         w.i64(self.perf_freq);
@@ -199,11 +193,11 @@ impl QueryData {
                     write_multi_instances(&mut w, instances, counter_ids.len())?;
                 }
             }
-            let size = to_u32(w.pos() - start, S_COUNTER_HEADER)?;
-            w.patch_u32(start + 8, size);
+            let size = to_u32(w.pos() - start, structure::PERF_COUNTER_HEADER)?;
+            w.put_u32(start + 8, size);
         }
-        w.patch_size(0, S_DATA_HEADER)?;
-        Ok(w.buf)
+        w.put_size(0, structure::PERF_DATA_HEADER)?;
+        Ok(w.into_bytes())
     }
 
     /// Decodes a `PERF_DATA_HEADER` block completely.
@@ -439,12 +433,15 @@ impl CounterSetRegistration {
         w.bytes(&self.guid.to_bytes());
         w.u32(0);
         w.u32(self.detail_level);
-        w.u32(to_u32(self.counters.len(), "PERF_COUNTERSET_REG_INFO")?);
+        w.u32(to_u32(
+            self.counters.len(),
+            structure::PERF_COUNTERSET_REG_INFO,
+        )?);
         w.u32(self.instance_type);
         for c in &self.counters {
             w.bytes(&c.reg_info().to_bytes());
         }
-        Ok(w.buf)
+        Ok(w.into_bytes())
     }
 
     /// Encodes every result.
@@ -520,8 +517,8 @@ impl CounterSetRegistration {
 /// Encodes a NUL-terminated UTF-16LE string result (no padding).
 pub fn encode_string(s: &str) -> Result<Vec<u8>, EncodeError> {
     let mut w = Writer::default();
-    w.utf16z(s, "string")?;
-    Ok(w.buf)
+    w.utf16z(s, structure::STRING)?;
+    Ok(w.into_bytes())
 }
 
 /// Encodes a GUID result.
@@ -542,7 +539,7 @@ pub fn decode_guid_list(buf: &[u8]) -> Result<Vec<Guid>, DecodeError> {
 /// Encodes a `PERF_STRING_BUFFER_HEADER` block: the table in the given order, then the strings in the
 /// same order, each NUL-terminated; `None` gets offset 0xFFFFFFFF. `dwSize` is padded to a multiple of 8.
 pub fn encode_string_buffer(entries: &[(u32, Option<&str>)]) -> Result<Vec<u8>, EncodeError> {
-    const S: &str = "PERF_STRING_BUFFER_HEADER";
+    const S: &str = structure::PERF_STRING_BUFFER_HEADER;
     let mut w = Writer::default();
     w.u32(0);
     w.u32(to_u32(entries.len(), S)?);
@@ -555,12 +552,12 @@ pub fn encode_string_buffer(entries: &[(u32, Option<&str>)]) -> Result<Vec<u8>, 
         if let Some(s) = s {
             let at = to_u32(w.pos(), S)?;
             w.utf16z(s, S)?;
-            w.patch_u32(table + i * 8 + 4, at);
+            w.put_u32(table + i * 8 + 4, at);
         }
     }
     w.pad8();
-    w.patch_size(0, S)?;
-    Ok(w.buf)
+    w.put_size(0, S)?;
+    Ok(w.into_bytes())
 }
 
 /// Decodes a `PERF_STRING_BUFFER_HEADER` block into (counter id, string) pairs in table order.
@@ -586,7 +583,7 @@ pub fn encode_instance_list(instances: &[InstanceEntry]) -> Result<Vec<u8>, Enco
     for i in instances {
         write_instance_header(&mut w, i.id, &i.name)?;
     }
-    Ok(w.buf)
+    Ok(w.into_bytes())
 }
 
 /// Decodes a `PerfEnumerateCounterSetInstances` result.
@@ -641,7 +638,7 @@ impl CounterSpec {
     /// Encodes a sequence of `PERF_COUNTER_IDENTIFIER` blocks (a `PerfQueryCounterInfo` result or
     /// `PerfAddCounters` input), each padded to a multiple of 8.
     pub fn encode_list(specs: &[CounterSpec]) -> Result<Vec<u8>, EncodeError> {
-        const S: &str = "PERF_COUNTER_IDENTIFIER";
+        const S: &str = structure::PERF_COUNTER_IDENTIFIER;
         let mut w = Writer::default();
         for s in specs {
             let start = w.pos();
@@ -658,8 +655,8 @@ impl CounterSpec {
                 w.pad8();
             }
             let size = to_u32(w.pos() - start, S)?;
-            w.patch_u32(start + 20, size);
+            w.put_u32(start + 20, size);
         }
-        Ok(w.buf)
+        Ok(w.into_bytes())
     }
 }

@@ -9,7 +9,8 @@
 //! * `PerfEnumerateCounterSet` → [`GuidList`].
 
 use super::guid::Guid;
-use super::reader::{check_size, le_u32, le_u64, Reader, Utf16Str};
+use crate::format::read::{check_size, Endian::Little as LE, Reader, Utf16Str};
+use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 
 /// `PERF_REG_COUNTERSET_STRUCT`.
@@ -80,13 +81,6 @@ pub const STRING_BUFFER_HEADER_SIZE: usize = 8;
 /// Size of `PERF_STRING_COUNTER_HEADER`.
 pub const STRING_COUNTER_HEADER_SIZE: usize = 8;
 
-const S_COUNTERSET_REG_INFO: &str = "PERF_COUNTERSET_REG_INFO";
-const S_COUNTER_REG_INFO: &str = "PERF_COUNTER_REG_INFO";
-const S_STRING_BUFFER: &str = "PERF_STRING_BUFFER_HEADER";
-const S_STRING_COUNTER: &str = "PERF_STRING_COUNTER_HEADER";
-const S_STRING: &str = "string";
-const S_GUID: &str = "GUID";
-
 /// A `PERF_COUNTER_REG_INFO` structure (48 bytes), decoded. `*_id` fields are [`NO_COUNTER`] for none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct CounterRegInfo {
@@ -121,23 +115,27 @@ impl CounterRegInfo {
     }
 
     pub(crate) fn parse_at(r: &Reader<'_>, offset: usize) -> Result<Self, DecodeError> {
-        let b = r.bytes(S_COUNTER_REG_INFO, offset, COUNTER_REG_INFO_SIZE)?;
+        let b = r.bytes(
+            structure::PERF_COUNTER_REG_INFO,
+            offset,
+            COUNTER_REG_INFO_SIZE,
+        )?;
         Ok(Self::from_fixed(b))
     }
 
     fn from_fixed(b: &[u8]) -> Self {
         CounterRegInfo {
-            counter_id: le_u32(b, 0),
-            counter_type: le_u32(b, 4),
-            attrib: le_u64(b, 8),
-            detail_level: le_u32(b, 16),
-            default_scale: le_u32(b, 20) as i32,
-            base_counter_id: le_u32(b, 24),
-            perf_time_id: le_u32(b, 28),
-            perf_freq_id: le_u32(b, 32),
-            multi_id: le_u32(b, 36),
-            aggregate_func: le_u32(b, 40),
-            reserved: le_u32(b, 44),
+            counter_id: LE.u32_at(b, 0),
+            counter_type: LE.u32_at(b, 4),
+            attrib: LE.u64_at(b, 8),
+            detail_level: LE.u32_at(b, 16),
+            default_scale: LE.u32_at(b, 20) as i32,
+            base_counter_id: LE.u32_at(b, 24),
+            perf_time_id: LE.u32_at(b, 28),
+            perf_freq_id: LE.u32_at(b, 32),
+            multi_id: LE.u32_at(b, 36),
+            aggregate_func: LE.u32_at(b, 40),
+            reserved: LE.u32_at(b, 44),
         }
     }
 
@@ -180,13 +178,17 @@ impl<'a> CounterSetRegInfo<'a> {
     /// Decodes the block at the start of `buf`; all `NumCounters` structures must lie within `buf`.
     pub fn parse(buf: &'a [u8]) -> Result<Self, DecodeError> {
         let r = Reader::new(buf);
-        let head = r.bytes(S_COUNTERSET_REG_INFO, 0, COUNTERSET_REG_INFO_SIZE)?;
+        let head = r.bytes(
+            structure::PERF_COUNTERSET_REG_INFO,
+            0,
+            COUNTERSET_REG_INFO_SIZE,
+        )?;
         let guid = Guid::from_slice(head).unwrap_or_default();
-        let num = le_u32(head, 24);
+        let num = LE.u32_at(head, 24);
         let fits = (buf.len() - COUNTERSET_REG_INFO_SIZE) / COUNTER_REG_INFO_SIZE;
         if u64::from(num) > fits as u64 {
             return Err(DecodeError::new(
-                S_COUNTERSET_REG_INFO,
+                structure::PERF_COUNTERSET_REG_INFO,
                 0,
                 ErrorKind::CountTooLarge {
                     count: u64::from(num),
@@ -195,15 +197,15 @@ impl<'a> CounterSetRegInfo<'a> {
             ));
         }
         let counters = r.bytes(
-            S_COUNTERSET_REG_INFO,
+            structure::PERF_COUNTERSET_REG_INFO,
             COUNTERSET_REG_INFO_SIZE,
             num as usize * COUNTER_REG_INFO_SIZE,
         )?;
         Ok(CounterSetRegInfo {
             guid,
-            counterset_type: le_u32(head, 16),
-            detail_level: le_u32(head, 20),
-            instance_type: le_u32(head, 28),
+            counterset_type: LE.u32_at(head, 16),
+            detail_level: LE.u32_at(head, 20),
+            instance_type: LE.u32_at(head, 28),
             counters,
         })
     }
@@ -264,11 +266,15 @@ impl<'a> StringBuffer<'a> {
     /// strings are checked when read.
     pub fn parse(buf: &'a [u8]) -> Result<Self, DecodeError> {
         let whole = Reader::new(buf);
-        whole.need(S_STRING_BUFFER, 0, STRING_BUFFER_HEADER_SIZE)?;
-        let size = whole.u32(S_STRING_BUFFER, 0)?;
-        let count = whole.u32(S_STRING_BUFFER, 4)?;
+        whole.need(
+            structure::PERF_STRING_BUFFER_HEADER,
+            0,
+            STRING_BUFFER_HEADER_SIZE,
+        )?;
+        let size = whole.u32(structure::PERF_STRING_BUFFER_HEADER, 0)?;
+        let count = whole.u32(structure::PERF_STRING_BUFFER_HEADER, 4)?;
         check_size(
-            S_STRING_BUFFER,
+            structure::PERF_STRING_BUFFER_HEADER,
             0,
             u64::from(size),
             STRING_BUFFER_HEADER_SIZE as u64,
@@ -279,7 +285,7 @@ impl<'a> StringBuffer<'a> {
             / STRING_COUNTER_HEADER_SIZE as u64;
         if u64::from(count) > fits {
             return Err(DecodeError::new(
-                S_STRING_BUFFER,
+                structure::PERF_STRING_BUFFER_HEADER,
                 0,
                 ErrorKind::CountTooLarge {
                     count: u64::from(count),
@@ -287,13 +293,13 @@ impl<'a> StringBuffer<'a> {
                 },
             ));
         }
-        let r = whole.sub(S_STRING_BUFFER, 0, u64::from(size))?;
+        let r = whole.sub(structure::PERF_STRING_BUFFER_HEADER, 0, u64::from(size))?;
         Ok(StringBuffer { r, count })
     }
 
     /// `dwSize`.
     pub fn size(&self) -> u32 {
-        self.r.end as u32
+        self.r.end() as u32
     }
 
     /// `dwCounters`.
@@ -316,22 +322,25 @@ impl<'a> StringBuffer<'a> {
     }
 
     fn read_entry(&self, at: usize) -> Result<(u32, Option<Utf16Str<'a>>), DecodeError> {
-        let id = self.r.u32(S_STRING_COUNTER, at)?;
-        let offset = self.r.u32(S_STRING_COUNTER, at + 4)?;
+        let id = self.r.u32(structure::PERF_STRING_COUNTER_HEADER, at)?;
+        let offset = self.r.u32(structure::PERF_STRING_COUNTER_HEADER, at + 4)?;
         if offset == 0xFFFF_FFFF {
             return Ok((id, None));
         }
         let start = offset as usize;
-        if start < self.table_end() || start >= self.r.end {
+        if start < self.table_end() || start >= self.r.end() {
             return Err(DecodeError::new(
-                S_STRING_COUNTER,
+                structure::PERF_STRING_COUNTER_HEADER,
                 at,
                 ErrorKind::OffsetOutOfRange { offset },
             ));
         }
-        let bytes = self.r.bytes(S_STRING, start, self.r.end - start)?;
-        let s = Utf16Str::terminated(bytes)
-            .ok_or_else(|| DecodeError::new(S_STRING, start, ErrorKind::UnterminatedString))?;
+        let bytes = self
+            .r
+            .bytes(structure::STRING, start, self.r.end() - start)?;
+        let s = Utf16Str::terminated(bytes).ok_or_else(|| {
+            DecodeError::new(structure::STRING, start, ErrorKind::UnterminatedString)
+        })?;
         Ok((id, Some(s)))
     }
 
@@ -347,7 +356,7 @@ impl<'a> StringBuffer<'a> {
     pub fn get(&self, counter_id: u32) -> Option<Result<Option<Utf16Str<'a>>, DecodeError>> {
         for i in 0..self.count {
             let at = STRING_BUFFER_HEADER_SIZE + i as usize * STRING_COUNTER_HEADER_SIZE;
-            match self.r.u32(S_STRING_COUNTER, at) {
+            match self.r.u32(structure::PERF_STRING_COUNTER_HEADER, at) {
                 Ok(id) if id == counter_id => return Some(self.read_entry(at).map(|(_, s)| s)),
                 Ok(_) => {}
                 Err(e) => return Some(Err(e)),
@@ -360,12 +369,16 @@ impl<'a> StringBuffer<'a> {
 /// Decodes a NUL-terminated UTF-16LE string result (counterset name or help, provider name). The NUL
 /// must occur within `buf`.
 pub fn parse_string(buf: &[u8]) -> Result<Utf16Str<'_>, DecodeError> {
-    Utf16Str::terminated(buf).ok_or(DecodeError::new(S_STRING, 0, ErrorKind::UnterminatedString))
+    Utf16Str::terminated(buf).ok_or(DecodeError::new(
+        structure::STRING,
+        0,
+        ErrorKind::UnterminatedString,
+    ))
 }
 
 /// Decodes a GUID result (`PERF_REG_PROVIDER_GUID`): the first 16 bytes of `buf`.
 pub fn parse_guid(buf: &[u8]) -> Result<Guid, DecodeError> {
-    let b = Reader::new(buf).bytes(S_GUID, 0, Guid::SIZE)?;
+    let b = Reader::new(buf).bytes(structure::GUID, 0, Guid::SIZE)?;
     Ok(Guid::from_slice(b).unwrap_or_default())
 }
 
@@ -380,7 +393,7 @@ impl<'a> GuidList<'a> {
     pub fn parse(buf: &'a [u8]) -> Result<Self, DecodeError> {
         if buf.len() % Guid::SIZE != 0 {
             return Err(DecodeError::new(
-                S_GUID,
+                structure::GUID,
                 buf.len() - buf.len() % Guid::SIZE,
                 ErrorKind::LengthNotMultiple {
                     length: buf.len() as u64,
