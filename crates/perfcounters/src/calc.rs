@@ -270,7 +270,7 @@ pub enum Formula {
     QueueLen,
     /// `100 · (N1 − N0) / (B1 − B0)` (`PERF_SAMPLE_FRACTION`).
     SampleFraction,
-    /// `100 · N1 / B1` (`PERF_RAW_FRACTION`, `PERF_LARGE_RAW_FRACTION`). One sample.
+    /// `(N1 / B1) · 100` (`PERF_RAW_FRACTION`, `PERF_LARGE_RAW_FRACTION`). One sample.
     RawFraction,
     /// `((N1 − N0) / F) / (B1 − B0)`: seconds per operation (`PERF_AVERAGE_TIMER`).
     AverageTimer,
@@ -666,7 +666,9 @@ fn evaluate(
             } else if n < 0 {
                 Err(CalcError::NegativeValue)
             } else {
-                Ok(100.0 * n as f64 / b as f64)
+                // (N / B) · 100, in this order: relog's output of real logs matches it to the
+                // last digit, where 100 · N / B differs.
+                Ok(n as f64 / b as f64 * 100.0)
             }
         }
         Formula::AverageTimer => {

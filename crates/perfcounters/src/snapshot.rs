@@ -40,6 +40,90 @@ pub struct SystemTime {
     pub milliseconds: u16,
 }
 
+/// 100 ns units per day.
+const FILETIME_PER_DAY: i64 = 864_000_000_000;
+/// Days from 1601-01-01 (the FILETIME epoch) to 1970-01-01.
+const DAYS_1601_TO_1970: i64 = 134_774;
+
+impl SystemTime {
+    /// The calendar time of a FILETIME (100 ns units since 1601-01-01); negative values give
+    /// 1601-01-01 00:00. The zone is whatever the FILETIME's is (UTC in performance data, local time
+    /// in the time stamps PDH stores).
+    pub fn from_filetime(filetime: i64) -> SystemTime {
+        let ft = filetime.max(0);
+        let total_ms = ft / 10_000;
+        let ms_of_day = total_ms.rem_euclid(86_400_000);
+        let days_1601 = total_ms.div_euclid(86_400_000);
+        let z = days_1601 - DAYS_1601_TO_1970;
+        // Civil date from days since 1970 (H. Hinnant's algorithm).
+        let z2 = z + 719_468;
+        let era = z2.div_euclid(146_097);
+        let doe = z2 - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        let clamp = |v: i64| u16::try_from(v).unwrap_or(0);
+        SystemTime {
+            year: clamp(year),
+            month: clamp(month),
+            day_of_week: clamp((z + 4).rem_euclid(7)),
+            day: clamp(day),
+            hour: clamp(ms_of_day / 3_600_000),
+            minute: clamp(ms_of_day / 60_000 % 60),
+            second: clamp(ms_of_day / 1000 % 60),
+            milliseconds: clamp(ms_of_day % 1000),
+        }
+    }
+
+    /// The FILETIME of this calendar time (`day_of_week` is ignored), or `None` when a field is out
+    /// of range (month 1–12, day 1–31 and within the month, hour < 24, minute and second < 60,
+    /// milliseconds < 1000) or the date is before 1601.
+    pub fn to_filetime(&self) -> Option<i64> {
+        if !(1..=12).contains(&self.month)
+            || self.day == 0
+            || self.day > days_in_month(self.year, self.month)
+            || self.hour > 23
+            || self.minute > 59
+            || self.second > 59
+            || self.milliseconds > 999
+            || self.year < 1601
+        {
+            return None;
+        }
+        let days = days_from_civil(i64::from(self.year), self.month, self.day) + DAYS_1601_TO_1970;
+        let ms = ((i64::from(self.hour) * 60 + i64::from(self.minute)) * 60
+            + i64::from(self.second))
+            * 1000
+            + i64::from(self.milliseconds);
+        days.checked_mul(FILETIME_PER_DAY)?.checked_add(ms * 10_000)
+    }
+}
+
+/// Days in `month` (1–12) of `year` (Gregorian); 0 for an invalid month.
+pub fn days_in_month(year: u16, month: u16) -> u16 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
+/// Days from 1970-01-01 to the Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(year: i64, month: u16, day: u16) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// One raw counter value as stored in a counter block.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
@@ -371,6 +455,85 @@ pub fn pair_bases_by_position(counters: &mut [CounterDefinition]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filetime_to_calendar() {
+        // 2020-03-18 18:54:03.988 UTC, a Wednesday (the sample block's PerfTime100nSec).
+        let t = SystemTime::from_filetime(132290312439883752);
+        assert_eq!(
+            t,
+            SystemTime {
+                year: 2020,
+                month: 3,
+                day_of_week: 3,
+                day: 18,
+                hour: 18,
+                minute: 54,
+                second: 3,
+                milliseconds: 988
+            }
+        );
+        let epoch = SystemTime::from_filetime(116_444_736_000_000_000);
+        assert_eq!(
+            (epoch.year, epoch.month, epoch.day, epoch.day_of_week),
+            (1970, 1, 1, 4)
+        );
+        let t = SystemTime::from_filetime(0);
+        assert_eq!((t.year, t.month, t.day, t.day_of_week), (1601, 1, 1, 1));
+        let t = SystemTime::from_filetime(i64::MAX);
+        assert_eq!(t.year, 30828);
+    }
+
+    #[test]
+    fn calendar_to_filetime() {
+        for ft in [
+            0i64,
+            132290312439883752,
+            116_444_736_000_000_000,
+            130058022178440000,
+        ] {
+            let t = SystemTime::from_filetime(ft);
+            assert_eq!(t.to_filetime(), Some(ft - ft % 10_000), "{t:?}");
+        }
+        let leap = SystemTime {
+            year: 2024,
+            month: 2,
+            day: 29,
+            ..Default::default()
+        };
+        assert!(leap.to_filetime().is_some());
+        for bad in [
+            SystemTime {
+                year: 2023,
+                month: 2,
+                day: 29,
+                ..Default::default()
+            },
+            SystemTime {
+                year: 2023,
+                month: 13,
+                day: 1,
+                ..Default::default()
+            },
+            SystemTime {
+                year: 1600,
+                month: 1,
+                day: 1,
+                ..Default::default()
+            },
+            SystemTime {
+                year: 2023,
+                month: 1,
+                day: 1,
+                hour: 24,
+                ..Default::default()
+            },
+        ] {
+            assert_eq!(bad.to_filetime(), None, "{bad:?}");
+        }
+        assert_eq!(days_in_month(1900, 2), 28);
+        assert_eq!(days_in_month(2000, 2), 29);
+    }
 
     fn def(index: u32, ty: CounterType) -> CounterDefinition {
         CounterDefinition {

@@ -7,8 +7,9 @@ use std::fmt;
 
 /// A PDH status code (`PDH_CSTATUS_*` and the related `PDH_*` codes of pdhmsg.h).
 ///
-/// Severity is in the top two bits: `0xC…` error, `0x8…` warning, `0x0…` success.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Severity is in the top two bits: `0xC…` error, `0x8…` warning, `0x0…` success. The default is
+/// `PDH_CSTATUS_VALID_DATA` (0).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct PdhStatus(pub u32);
 
 macro_rules! statuses {

@@ -726,3 +726,13 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn raw_fraction_divides_first() {
+    // (1 / 3) · 100, not 100 · 1 / 3 (= 33.333333333333336): the last digit relog prints.
+    assert_eq!(one(T::PERF_RAW_FRACTION, r(1, 3), 0), Ok(33.33333333333333));
+    assert_eq!(
+        one(T::PERF_LARGE_RAW_FRACTION, r(7, 9), 0),
+        Ok(77.77777777777779)
+    );
+}

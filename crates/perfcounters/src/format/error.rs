@@ -342,6 +342,31 @@ pub enum ErrorKind {
         /// Its value.
         start: u64,
     },
+    /// A part of a record split over several events (fragments) does not continue the record being
+    /// assembled: a fragment out of order, a changing fragment count, or a later fragment with no
+    /// first one.
+    FragmentOutOfOrder {
+        /// The fragment's index (1-based).
+        index: u32,
+        /// The fragment count it declares.
+        count: u32,
+        /// The index that was expected.
+        expected_index: u32,
+        /// The fragment count of the record being assembled (0 when none is).
+        expected_count: u32,
+    },
+    /// The input ends before every fragment of a record arrived.
+    MissingFragments {
+        /// Fragments received.
+        received: u32,
+        /// Fragments declared.
+        count: u32,
+    },
+    /// A field that must hold a decimal number (a name-table index) does not.
+    NotANumber {
+        /// The field, in words.
+        field: &'static str,
+    },
 }
 
 impl fmt::Display for ErrorKind {
@@ -454,6 +479,29 @@ impl fmt::Display for ErrorKind {
                 f,
                 "{what} has no room for its {part}: {end_field} {end} is not greater than {start_field} {start}"
             ),
+            ErrorKind::FragmentOutOfOrder {
+                index,
+                count,
+                expected_index,
+                expected_count: 0,
+            } => write!(
+                f,
+                "fragment {index} of {count} does not start a record (fragment {expected_index} expected)"
+            ),
+            ErrorKind::FragmentOutOfOrder {
+                index,
+                count,
+                expected_index,
+                expected_count,
+            } => write!(
+                f,
+                "fragment {index} of {count} where fragment {expected_index} of {expected_count} was expected"
+            ),
+            ErrorKind::MissingFragments { received, count } => write!(
+                f,
+                "the input ends after fragment {received} of {count} of a record"
+            ),
+            ErrorKind::NotANumber { field } => write!(f, "{field} is not a decimal number"),
         }
     }
 }

@@ -4,11 +4,13 @@
 //!   `PERF_COUNTER_DEFINITION`, `PERF_INSTANCE_DEFINITION`, `PERF_COUNTER_BLOCK`);
 //! * [`v2`]: the PerfLib V2 consumer blocks (`PERF_DATA_HEADER` and friends, registration info,
 //!   instance lists);
-//! * [`capture`]: the capture directory, the raw data of a Windows machine saved for replay.
+//! * [`capture`]: the capture directory, the raw data of a Windows machine saved for replay;
+//! * [`blg`]: Performance Monitor's binary logs (the ETW container and the PDH records in it).
 //!
 //! Every decoder reports malformed input as one [`DecodeError`] (structure, byte offset, typed
 //! [`ErrorKind`]) and every encoder refuses a model with one [`EncodeError`].
 
+pub mod blg;
 pub mod capture;
 mod error;
 pub(crate) mod read;

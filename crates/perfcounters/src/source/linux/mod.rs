@@ -553,37 +553,6 @@ impl Row {
     const DEFAULT_DETAIL: u32 = crate::source::DETAIL_NOVICE;
 }
 
-/// The UTC calendar time of a FILETIME.
-pub fn system_time_from_filetime(filetime: i64) -> SystemTime {
-    let ft = filetime.max(0);
-    let total_ms = ft / 10_000;
-    let ms_of_day = total_ms.rem_euclid(86_400_000);
-    let days_1601 = total_ms.div_euclid(86_400_000);
-    // Days from 1601-01-01 to 1970-01-01.
-    let z = days_1601 - 134_774;
-    // Civil date from days since 1970 (H. Hinnant's algorithm).
-    let z2 = z + 719_468;
-    let era = z2.div_euclid(146_097);
-    let doe = z2 - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let clamp = |v: i64| u16::try_from(v).unwrap_or(0);
-    SystemTime {
-        year: clamp(year),
-        month: clamp(month),
-        day_of_week: clamp((z + 4).rem_euclid(7)),
-        day: clamp(day),
-        hour: clamp(ms_of_day / 3_600_000),
-        minute: clamp(ms_of_day / 60_000 % 60),
-        second: clamp(ms_of_day / 1000 % 60),
-        milliseconds: clamp(ms_of_day % 1000),
-    }
-}
-
 fn catalog() -> Catalog {
     Catalog {
         objects: defs::OBJECTS
@@ -653,7 +622,7 @@ impl Source for LinuxSource {
         }
         Ok(Snapshot {
             system_name: self.system_name(),
-            system_time: system_time_from_filetime(now.filetime),
+            system_time: SystemTime::from_filetime(now.filetime),
             perf_time: now.perf_time,
             perf_freq: PERF_FREQ,
             perf_time_100ns: now.filetime,
@@ -665,34 +634,6 @@ impl Source for LinuxSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn filetime_to_calendar() {
-        // 2020-03-18 18:54:03.988 UTC, a Wednesday (the sample block's PerfTime100nSec).
-        let t = system_time_from_filetime(132290312439883752);
-        assert_eq!(
-            t,
-            SystemTime {
-                year: 2020,
-                month: 3,
-                day_of_week: 3,
-                day: 18,
-                hour: 18,
-                minute: 54,
-                second: 3,
-                milliseconds: 988
-            }
-        );
-        let epoch = system_time_from_filetime(FILETIME_UNIX_EPOCH);
-        assert_eq!(
-            (epoch.year, epoch.month, epoch.day, epoch.day_of_week),
-            (1970, 1, 1, 4)
-        );
-        let t = system_time_from_filetime(0);
-        assert_eq!((t.year, t.month, t.day, t.day_of_week), (1601, 1, 1, 1));
-        let t = system_time_from_filetime(i64::MAX);
-        assert_eq!(t.year, 30828);
-    }
 
     #[test]
     fn fractions_fit_32_bits() {

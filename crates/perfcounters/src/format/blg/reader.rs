@@ -1,0 +1,505 @@
+//! The streaming reader: one buffer in memory at a time, records handed out borrowed.
+
+use std::io::{self, Read};
+
+use super::container::{
+    BufferHeader, EventHeader, LogFileHeader, BUFFER_HEADER_LEN, EVENT_TRACE_HEADER_LEN,
+    TRACE_HEADER_TYPE_FULL_HEADER32, TRACE_HEADER_TYPE_FULL_HEADER64,
+};
+use super::error::{ReadError, Warning};
+use super::record::{Fragment, Record, RecordKind};
+use super::{PDH_EVENT_HEADER_LEN, PDH_EVENT_VERSION, PDH_PROVIDER_GUID};
+use crate::format::v2::Guid;
+use crate::format::{Bound, DecodeError, ErrorKind};
+
+/// The largest record the reader assembles from fragments (64 MiB): far above any V1 block a
+/// real log stores, and a bound on memory for hostile files.
+pub const MAX_RECORD_LEN: usize = 64 << 20;
+/// The most warnings kept; later ones are only counted.
+pub const MAX_WARNINGS: usize = 100;
+
+/// A record being put together from its fragments.
+#[derive(Clone, Copy, Debug)]
+struct Assembly {
+    kind: u8,
+    count: u32,
+    received: u32,
+    time: i64,
+    offset: usize,
+}
+
+/// Reads a binary log buffer by buffer and hands out its PDH records in file order.
+///
+/// Memory stays flat in the file's length: one buffer (64 KiB) and the record being assembled from
+/// fragments (bounded by [`MAX_RECORD_LEN`]). Records that fit in one event are borrowed straight
+/// from the buffer.
+///
+/// Errors: a malformed buffer or event header, a fragment out of order, or a file that ends inside
+/// a record is a [`ReadError::Decode`] naming the structure and file offset; the reader then stops
+/// (every later call returns `None`), and the records already returned are intact. Things it can
+/// step over (events of other providers, unknown record kinds, a short last buffer, counts that
+/// disagree) become [`Warning`]s.
+///
+/// ```no_run
+/// use perfcounters::format::blg::{BlgReader, RecordKind};
+///
+/// let file = std::fs::File::open("log.blg")?;
+/// let mut reader = BlgReader::new(file)?;
+/// println!("written by build {}", reader.header().os_build);
+/// while let Some(record) = reader.next_record() {
+///     let record = record?;
+///     if record.kind == RecordKind::Sample {
+///         println!("{} sub-records", record.sample()?.len());
+///     }
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct BlgReader<R> {
+    src: R,
+    header: LogFileHeader,
+    buffer_size: usize,
+    buf: Vec<u8>,
+    /// File offset of `buf`.
+    buf_offset: usize,
+    /// End of the events in `buf`.
+    filled: usize,
+    /// Next event in `buf`.
+    pos: usize,
+    /// File offset of the next buffer.
+    next_offset: usize,
+    buffers: u32,
+    stopped: bool,
+    stitch: Vec<u8>,
+    fragments: Vec<Fragment>,
+    assembly: Option<Assembly>,
+    log_guid: Option<Guid>,
+    warnings: Vec<Warning>,
+    suppressed: u64,
+    warned_version: bool,
+}
+
+impl<R: Read> BlgReader<R> {
+    /// Reads and checks the first buffer and its log-file header.
+    pub fn new(mut src: R) -> Result<BlgReader<R>, ReadError> {
+        let mut first = vec![0u8; BUFFER_HEADER_LEN];
+        let got = read_full(&mut src, &mut first)?;
+        if got < BUFFER_HEADER_LEN {
+            return Err(DecodeError::new(
+                "WMI_BUFFER_HEADER",
+                0,
+                ErrorKind::Truncated {
+                    needed: BUFFER_HEADER_LEN as u64,
+                    available: got as u64,
+                },
+            )
+            .into());
+        }
+        let bh = BufferHeader::parse(&first, 0, None)?;
+        let buffer_size = bh.buffer_size as usize;
+        let mut buf = first;
+        buf.resize(buffer_size, 0);
+        let got = BUFFER_HEADER_LEN + read_full(&mut src, &mut buf[BUFFER_HEADER_LEN..])?;
+        let mut warnings = Vec::new();
+        let filled = bh.filled_bytes as usize;
+        if got < buffer_size {
+            if got < filled {
+                return Err(DecodeError::new(
+                    "WMI_BUFFER_HEADER",
+                    0,
+                    ErrorKind::Truncated {
+                        needed: filled as u64,
+                        available: got as u64,
+                    },
+                )
+                .into());
+            }
+            warnings.push(Warning {
+                offset: 0,
+                message: format!(
+                    "the file ends {got} bytes into its first buffer of {buffer_size} bytes"
+                ),
+            });
+        }
+        let (header, pos) = LogFileHeader::parse(&buf, filled)?;
+        if header.buffer_size != bh.buffer_size {
+            warnings.push(Warning {
+                offset: BUFFER_HEADER_LEN,
+                message: format!(
+                    "the log-file header says buffers of {} bytes, the buffer header {}; using {}",
+                    header.buffer_size, bh.buffer_size, bh.buffer_size
+                ),
+            });
+        }
+        if header.is_circular() {
+            warnings.push(Warning {
+                offset: BUFFER_HEADER_LEN,
+                message:
+                    "circular log: buffers are read in file order, which may not be time order, \
+                          and records cut by the wrap are skipped"
+                        .to_string(),
+            });
+        }
+        Ok(BlgReader {
+            src,
+            header,
+            buffer_size,
+            buf,
+            buf_offset: 0,
+            filled,
+            pos,
+            next_offset: buffer_size,
+            buffers: 1,
+            stopped: false,
+            stitch: Vec::new(),
+            fragments: Vec::new(),
+            assembly: None,
+            log_guid: None,
+            warnings,
+            suppressed: 0,
+            warned_version: false,
+        })
+    }
+
+    /// The log-file header.
+    pub fn header(&self) -> &LogFileHeader {
+        &self.header
+    }
+
+    /// The log GUID of the PDH events (known after the first record).
+    pub fn log_guid(&self) -> Option<Guid> {
+        self.log_guid
+    }
+
+    /// The warnings so far (at most [`MAX_WARNINGS`]; see [`BlgReader::suppressed_warnings`]).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// Takes the warnings collected so far.
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Warnings not kept because [`MAX_WARNINGS`] were already kept.
+    pub fn suppressed_warnings(&self) -> u64 {
+        self.suppressed
+    }
+
+    /// Buffers read so far.
+    pub fn buffers_read(&self) -> u32 {
+        self.buffers
+    }
+
+    /// Records a warning (kept up to [`MAX_WARNINGS`], counted after that).
+    pub(crate) fn warn(&mut self, offset: usize, message: String) {
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push(Warning { offset, message });
+        } else {
+            self.suppressed += 1;
+        }
+    }
+
+    /// Reads the next buffer. `Ok(false)` at the end of the file.
+    fn load_buffer(&mut self) -> Result<bool, ReadError> {
+        let got = read_full(&mut self.src, &mut self.buf)?;
+        if got == 0 {
+            return Ok(false);
+        }
+        let offset = self.next_offset;
+        if got < BUFFER_HEADER_LEN {
+            self.warn(
+                offset,
+                format!("the file ends with {got} bytes, too few for a buffer header; ignored"),
+            );
+            return Ok(false);
+        }
+        let bh = BufferHeader::parse(&self.buf[..got], offset, Some(self.buffer_size as u32))?;
+        let filled = bh.filled_bytes as usize;
+        if got < self.buffer_size {
+            self.warn(
+                offset,
+                format!(
+                    "the file ends {got} bytes into a buffer of {} bytes",
+                    self.buffer_size
+                ),
+            );
+        }
+        self.buf_offset = offset;
+        self.next_offset = offset.saturating_add(self.buffer_size);
+        // A short buffer's events end where the file does; an event cut there is reported below.
+        self.filled = filled.min(got);
+        self.pos = BUFFER_HEADER_LEN;
+        self.buffers = self.buffers.saturating_add(1);
+        Ok(true)
+    }
+
+    fn fail<T>(&mut self, e: DecodeError) -> Option<Result<T, ReadError>> {
+        self.stopped = true;
+        Some(Err(ReadError::Decode(e)))
+    }
+
+    fn at_end(&mut self) -> Option<Result<Record<'_>, ReadError>> {
+        if let Some(a) = self.assembly.take() {
+            if self.header.is_circular() {
+                self.warn(
+                    a.offset,
+                    format!(
+                        "a record of kind {:#x} misses fragments {} to {} at the end of the log; skipped",
+                        a.kind,
+                        a.received + 1,
+                        a.count
+                    ),
+                );
+            } else {
+                return self.fail(DecodeError::new(
+                    "PDH event",
+                    a.offset,
+                    ErrorKind::MissingFragments {
+                        received: a.received,
+                        count: a.count,
+                    },
+                ));
+            }
+        }
+        if self.header.buffers_written != 0 && self.header.buffers_written != self.buffers {
+            let message = format!(
+                "the log-file header counts {} buffers, the file holds {}",
+                self.header.buffers_written, self.buffers
+            );
+            self.warn(BUFFER_HEADER_LEN, message);
+        }
+        self.stopped = true;
+        None
+    }
+
+    /// The next record, or `None` at the end of the log (or after an error).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next_record(&mut self) -> Option<Result<Record<'_>, ReadError>> {
+        if self.stopped {
+            return None;
+        }
+        loop {
+            if self.pos + EVENT_TRACE_HEADER_LEN > self.filled {
+                if self.pos < self.filled {
+                    let offset = self.buf_offset + self.pos;
+                    let left = self.filled - self.pos;
+                    // Padding shorter than an event header at the end of the filled part.
+                    if self.buf[self.pos..self.filled].iter().any(|&b| b != 0) {
+                        return self.fail(DecodeError::new(
+                            "EVENT_TRACE_HEADER",
+                            offset,
+                            ErrorKind::Truncated {
+                                needed: EVENT_TRACE_HEADER_LEN as u64,
+                                available: left as u64,
+                            },
+                        ));
+                    }
+                }
+                match self.load_buffer() {
+                    Ok(true) => continue,
+                    Ok(false) => return self.at_end(),
+                    Err(e) => {
+                        self.stopped = true;
+                        return Some(Err(e));
+                    }
+                }
+            }
+            let at = self.pos;
+            let event_offset = self.buf_offset + at;
+            let h = match EventHeader::parse(&self.buf[..self.filled], at) {
+                Ok(h) => h,
+                Err(e) => {
+                    let e = super::read::shift(e, self.buf_offset);
+                    return self.fail(e);
+                }
+            };
+            let size = usize::from(h.size);
+            self.pos = (at + size).next_multiple_of(8);
+            if h.header_type != TRACE_HEADER_TYPE_FULL_HEADER32
+                && h.header_type != TRACE_HEADER_TYPE_FULL_HEADER64
+            {
+                self.warn(
+                    event_offset,
+                    format!(
+                        "event with header type {:#x} (not an EVENT_TRACE_HEADER); skipped",
+                        h.header_type
+                    ),
+                );
+                continue;
+            }
+            if h.guid != PDH_PROVIDER_GUID {
+                self.warn(
+                    event_offset,
+                    format!("event of provider {} (not PDH); skipped", h.guid),
+                );
+                continue;
+            }
+            if h.class_version != PDH_EVENT_VERSION && !self.warned_version {
+                self.warned_version = true;
+                self.warn(
+                    event_offset,
+                    format!(
+                        "PDH event of version {:#x} (only {PDH_EVENT_VERSION:#x} is known); read as usual",
+                        h.class_version
+                    ),
+                );
+            }
+            if size < EVENT_TRACE_HEADER_LEN + PDH_EVENT_HEADER_LEN {
+                return self.fail(DecodeError::new(
+                    "PDH event",
+                    event_offset,
+                    ErrorKind::SizeTooSmall {
+                        size: size as u64,
+                        minimum: (EVENT_TRACE_HEADER_LEN + PDH_EVENT_HEADER_LEN) as u64,
+                    },
+                ));
+            }
+            let p = at + EVENT_TRACE_HEADER_LEN;
+            let mut g = [0u8; 16];
+            g.copy_from_slice(&self.buf[p..p + 16]);
+            let log_guid = Guid::from_bytes(g);
+            let index = super::read::le_u32(&self.buf, p + 16);
+            let count = super::read::le_u32(&self.buf, p + 20);
+            let data_start = p + PDH_EVENT_HEADER_LEN;
+            let data_end = at + size;
+            match self.log_guid {
+                None => self.log_guid = Some(log_guid),
+                Some(known) if known != log_guid => {
+                    self.warn(
+                        event_offset,
+                        format!("PDH event of another log ({log_guid}, not {known}); skipped"),
+                    );
+                    continue;
+                }
+                Some(_) => {}
+            }
+            let kind = h.class_type;
+            let out_of_order = |expected_index: u32, expected_count: u32| {
+                DecodeError::new(
+                    "PDH event",
+                    event_offset + EVENT_TRACE_HEADER_LEN + 16,
+                    ErrorKind::FragmentOutOfOrder {
+                        index,
+                        count,
+                        expected_index,
+                        expected_count,
+                    },
+                )
+            };
+            match self.assembly {
+                None => {
+                    if index != 1 || count == 0 {
+                        let e = out_of_order(1, 0);
+                        if self.header.is_circular() && index > 1 && index <= count {
+                            self.warn(
+                                e.offset(),
+                                format!("{}; skipped (records cut by the wrap)", e.kind()),
+                            );
+                            continue;
+                        }
+                        return self.fail(e);
+                    }
+                    self.fragments.clear();
+                    self.fragments.push(Fragment {
+                        data_offset: 0,
+                        file_offset: self.buf_offset + data_start,
+                    });
+                    if count == 1 {
+                        if kind_is_unknown(kind) {
+                            self.warn(
+                                event_offset,
+                                format!("PDH record of unknown kind {kind:#x}"),
+                            );
+                        }
+                        return Some(Ok(Record::new(
+                            RecordKind::from_class_type(kind),
+                            h.time_stamp,
+                            event_offset,
+                            &self.buf[data_start..data_end],
+                            &self.fragments,
+                        )));
+                    }
+                    self.stitch.clear();
+                    self.stitch
+                        .extend_from_slice(&self.buf[data_start..data_end]);
+                    self.assembly = Some(Assembly {
+                        kind,
+                        count,
+                        received: 1,
+                        time: h.time_stamp,
+                        offset: event_offset,
+                    });
+                }
+                Some(a) => {
+                    if index != a.received + 1 || count != a.count || kind != a.kind {
+                        let e = out_of_order(a.received + 1, a.count);
+                        if self.header.is_circular() {
+                            self.warn(e.offset(), format!("{}; record skipped", e.kind()));
+                            self.assembly = None;
+                            // Re-read this event as the possible start of a new record.
+                            self.pos = at;
+                            continue;
+                        }
+                        return self.fail(e);
+                    }
+                    let len = data_end - data_start;
+                    let total = self.stitch.len().saturating_add(len);
+                    if total > MAX_RECORD_LEN {
+                        return self.fail(DecodeError::new(
+                            "PDH event",
+                            a.offset,
+                            ErrorKind::FieldExceeds {
+                                field: "assembled record length",
+                                value: total as u64,
+                                limit: Bound::Fixed {
+                                    size: MAX_RECORD_LEN as u64,
+                                    part: "record limit",
+                                },
+                            },
+                        ));
+                    }
+                    self.fragments.push(Fragment {
+                        data_offset: self.stitch.len(),
+                        file_offset: self.buf_offset + data_start,
+                    });
+                    self.stitch
+                        .extend_from_slice(&self.buf[data_start..data_end]);
+                    let received = a.received + 1;
+                    if received == a.count {
+                        self.assembly = None;
+                        if kind_is_unknown(kind) {
+                            self.warn(a.offset, format!("PDH record of unknown kind {kind:#x}"));
+                        }
+                        return Some(Ok(Record::new(
+                            RecordKind::from_class_type(kind),
+                            a.time,
+                            a.offset,
+                            &self.stitch,
+                            &self.fragments,
+                        )));
+                    }
+                    self.assembly = Some(Assembly { received, ..a });
+                }
+            }
+        }
+    }
+}
+
+fn kind_is_unknown(kind: u8) -> bool {
+    matches!(RecordKind::from_class_type(kind), RecordKind::Other(_))
+}
+
+/// Reads until `buf` is full or the source ends; returns the bytes read.
+fn read_full<R: Read>(src: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match src.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}

@@ -1,0 +1,469 @@
+//! Samples (record kind 0x22): one sub-record per counter-list entry, in list order.
+//!
+//! ```text
+//! "BL" 03 00, u32 total length
+//! then per entry: "BL" 03 kind, u32 length (8-byte header included), body:
+//!   kind 1  PDH_RAW_COUNTER (40 bytes, natural alignment):
+//!           u32 CStatus, FILETIME TimeStamp (local), 4 pad, i64 FirstValue, i64 SecondValue,
+//!           u32 MultiCount, 4 pad
+//!   kind 2  the instances of a wildcard counter:
+//!           u32 size (the body's length), u32 count, u32 CStatus, u32 reserved, FILETIME TimeStamp,
+//!           count × {u32 NameOffset (from the body's start), u32 MultiCount, i64 FirstValue,
+//!           i64 SecondValue}, then the NUL-terminated UTF-16 instance names
+//!   kind 5  a whole V1 PERF_DATA_BLOCK holding one object with all its instances
+//! ```
+
+use super::read::{le_i64, le_u32, shift, utf16_lossy, utf16_terminated, Bytes};
+use crate::format::v1::PerfDataBlock;
+use crate::format::{DecodeError, ErrorKind};
+use crate::raw::RawCounter;
+use crate::status::PdhStatus;
+
+/// The three signature bytes of a sample and of each sub-record: `"BL" 03`.
+pub const SAMPLE_SIGNATURE: [u8; 3] = [b'B', b'L', 3];
+/// Length of the sample header and of each sub-record header.
+pub const SUB_RECORD_HEADER_LEN: usize = 8;
+/// Sub-record kind of one `PDH_RAW_COUNTER`.
+pub const KIND_COUNTER: u8 = 1;
+/// Sub-record kind of the instances of a wildcard counter.
+pub const KIND_INSTANCES: u8 = 2;
+/// Sub-record kind of a whole V1 `PERF_DATA_BLOCK`.
+pub const KIND_BLOCK: u8 = 5;
+/// Length of a `PDH_RAW_COUNTER` as stored (natural alignment, 32- and 64-bit writers alike).
+pub const PDH_RAW_COUNTER_LEN: usize = 40;
+/// Length of the header of a wildcard-instance body.
+pub const INSTANCES_HEADER_LEN: usize = 24;
+/// Length of one item of a wildcard-instance body.
+pub const INSTANCE_ITEM_LEN: usize = 24;
+
+const SAMPLE: &str = "PDH sample";
+const SUB: &str = "PDH sample sub-record";
+const RAW: &str = "PDH_RAW_COUNTER";
+const ARRAY: &str = "PDH raw counter array";
+
+/// A checked sample record: the framing of every sub-record and the fixed layouts of kinds 1 and 2
+/// were validated when it was parsed, so iterating it cannot fail. V1 blocks (kind 5) are parsed when
+/// asked for, with [`BlockRecord::parse`].
+#[derive(Clone, Copy, Debug)]
+pub struct Sample<'a> {
+    data: &'a [u8],
+    count: usize,
+    trailing: usize,
+}
+
+impl<'a> Sample<'a> {
+    /// Parses and checks a sample record. Offsets in errors are relative to `data`.
+    pub fn parse(data: &'a [u8]) -> Result<Sample<'a>, DecodeError> {
+        let b = Bytes::new(data);
+        let head = b.array::<4>(SAMPLE, 0)?;
+        if head[..3] != SAMPLE_SIGNATURE || head[3] != 0 {
+            return Err(DecodeError::new(
+                SAMPLE,
+                0,
+                ErrorKind::BadSignature {
+                    field: "signature",
+                    found: Box::new(head),
+                    expected: "\"BL\" 03 00",
+                },
+            ));
+        }
+        let total = b.u32(SAMPLE, 4)? as usize;
+        if total < SUB_RECORD_HEADER_LEN {
+            return Err(DecodeError::new(
+                SAMPLE,
+                4,
+                ErrorKind::SizeTooSmall {
+                    size: total as u64,
+                    minimum: SUB_RECORD_HEADER_LEN as u64,
+                },
+            ));
+        }
+        if total > data.len() {
+            return Err(DecodeError::new(
+                SAMPLE,
+                0,
+                ErrorKind::SizeExceedsParent {
+                    size: total as u64,
+                    available: data.len() as u64,
+                },
+            ));
+        }
+        let body = &data[..total];
+        let mut at = SUB_RECORD_HEADER_LEN;
+        let mut count = 0usize;
+        while at < total {
+            let (kind, len) = sub_header(body, at)?;
+            let sub = &body[at + SUB_RECORD_HEADER_LEN..at + len];
+            let body_at = at + SUB_RECORD_HEADER_LEN;
+            if kind == KIND_COUNTER && sub.len() != PDH_RAW_COUNTER_LEN {
+                return Err(DecodeError::new(
+                    RAW,
+                    body_at,
+                    ErrorKind::InvalidValue {
+                        field: "sub-record length",
+                        value: len as i64,
+                        rule: "not 48 (a 40-byte PDH_RAW_COUNTER and its header)",
+                    },
+                ));
+            }
+            if kind == KIND_INSTANCES {
+                InstanceArray::check(sub, body_at)?;
+            }
+            at += len;
+            count += 1;
+        }
+        Ok(Sample {
+            data: body,
+            count,
+            trailing: data.len() - total,
+        })
+    }
+
+    /// Number of sub-records.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the sample has no sub-record.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Bytes of the record after the sample's declared total length (0 in every log seen).
+    pub fn trailing_bytes(&self) -> usize {
+        self.trailing
+    }
+
+    /// The sub-records, in counter-list order.
+    pub fn sub_records(&self) -> SubRecords<'a> {
+        SubRecords {
+            data: self.data,
+            at: SUB_RECORD_HEADER_LEN,
+        }
+    }
+}
+
+/// Reads and checks the sub-record header at `at`: its signature and a length between the header
+/// length and the bytes left.
+fn sub_header(data: &[u8], at: usize) -> Result<(u8, usize), DecodeError> {
+    let b = Bytes::new(data);
+    let head = b.array::<4>(SUB, at)?;
+    if head[..3] != SAMPLE_SIGNATURE {
+        return Err(DecodeError::new(
+            SUB,
+            at,
+            ErrorKind::BadSignature {
+                field: "signature",
+                found: Box::new(head),
+                expected: "\"BL\" 03 followed by the sub-record kind",
+            },
+        ));
+    }
+    let len = b.u32(SUB, at + 4)? as usize;
+    if len < SUB_RECORD_HEADER_LEN {
+        return Err(DecodeError::new(
+            SUB,
+            at,
+            ErrorKind::SizeTooSmall {
+                size: len as u64,
+                minimum: SUB_RECORD_HEADER_LEN as u64,
+            },
+        ));
+    }
+    if len > b.remaining(at) {
+        return Err(DecodeError::new(
+            SUB,
+            at,
+            ErrorKind::SizeExceedsParent {
+                size: len as u64,
+                available: b.remaining(at) as u64,
+            },
+        ));
+    }
+    Ok((head[3], len))
+}
+
+/// The sub-records of a [`Sample`].
+#[derive(Clone, Debug)]
+pub struct SubRecords<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Iterator for SubRecords<'a> {
+    type Item = SubRecord<'a>;
+
+    fn next(&mut self) -> Option<SubRecord<'a>> {
+        // The framing was checked by `Sample::parse`; a failure here only ends the iteration.
+        let (kind, len) = sub_header(self.data, self.at).ok()?;
+        let offset = self.at + SUB_RECORD_HEADER_LEN;
+        let body = self.data.get(offset..self.at + len)?;
+        self.at += len;
+        Some(match kind {
+            KIND_COUNTER => SubRecord::Counter(RawCounterRecord::read(body, offset)),
+            KIND_INSTANCES => SubRecord::Instances(InstanceArray::read(body, offset)),
+            KIND_BLOCK => SubRecord::Block(BlockRecord {
+                bytes: body,
+                offset,
+            }),
+            kind => SubRecord::Unknown { kind, body, offset },
+        })
+    }
+}
+
+impl std::iter::FusedIterator for SubRecords<'_> {}
+
+/// One sub-record of a sample.
+#[derive(Clone, Copy, Debug)]
+pub enum SubRecord<'a> {
+    /// Kind 1: one raw value.
+    Counter(RawCounterRecord),
+    /// Kind 2: the instances of a wildcard counter.
+    Instances(InstanceArray<'a>),
+    /// Kind 5: a whole V1 `PERF_DATA_BLOCK`.
+    Block(BlockRecord<'a>),
+    /// A kind this reader does not know.
+    Unknown {
+        /// The kind byte.
+        kind: u8,
+        /// The body.
+        body: &'a [u8],
+        /// Offset of the body in the record.
+        offset: usize,
+    },
+}
+
+impl SubRecord<'_> {
+    /// The kind byte (1, 2, 5, or an unknown value).
+    pub fn kind(&self) -> u8 {
+        match self {
+            SubRecord::Counter(_) => KIND_COUNTER,
+            SubRecord::Instances(_) => KIND_INSTANCES,
+            SubRecord::Block(_) => KIND_BLOCK,
+            SubRecord::Unknown { kind, .. } => *kind,
+        }
+    }
+}
+
+/// A stored `PDH_RAW_COUNTER`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RawCounterRecord {
+    /// `CStatus`.
+    pub status: PdhStatus,
+    /// `TimeStamp`: local time, a FILETIME.
+    pub time_stamp: i64,
+    /// `FirstValue`.
+    pub first: i64,
+    /// `SecondValue`.
+    pub second: i64,
+    /// `MultiCount`.
+    pub multi_count: u32,
+    /// Offset of the structure in the record.
+    pub offset: usize,
+}
+
+impl RawCounterRecord {
+    fn read(body: &[u8], offset: usize) -> RawCounterRecord {
+        RawCounterRecord {
+            status: PdhStatus(le_u32(body, 0)),
+            time_stamp: le_i64(body, 4),
+            first: le_i64(body, 16),
+            second: le_i64(body, 24),
+            multi_count: le_u32(body, 32),
+            offset,
+        }
+    }
+
+    /// The value as the calculator takes it (`time` left 0: the record time is the sample's).
+    pub fn raw(&self) -> RawCounter {
+        RawCounter::new(self.first, self.second).with_multi(self.multi_count)
+    }
+}
+
+/// The instances of a wildcard counter in one sample (`PdhGetRawCounterArray`'s result, stored).
+#[derive(Clone, Copy, Debug)]
+pub struct InstanceArray<'a> {
+    body: &'a [u8],
+    /// Offset of the body in the record.
+    pub offset: usize,
+}
+
+impl<'a> InstanceArray<'a> {
+    /// Checks the body: its size field, the item count against the bytes, every name offset and
+    /// terminator. `offset` is the body's offset in the record, for errors.
+    fn check(body: &[u8], offset: usize) -> Result<(), DecodeError> {
+        let b = Bytes::new(body);
+        let relocate = |e: DecodeError| shift(e, offset);
+        b.bytes(ARRAY, 0, INSTANCES_HEADER_LEN).map_err(relocate)?;
+        let size = le_u32(body, 0) as usize;
+        if size > body.len() || size < INSTANCES_HEADER_LEN {
+            return Err(DecodeError::new(
+                ARRAY,
+                offset,
+                ErrorKind::InvalidValue {
+                    field: "size",
+                    value: size as i64,
+                    rule: "not between the 24-byte header and the sub-record's length",
+                },
+            ));
+        }
+        let count = u64::from(le_u32(body, 4));
+        let fits = ((size - INSTANCES_HEADER_LEN) / INSTANCE_ITEM_LEN) as u64;
+        if count > fits {
+            return Err(DecodeError::new(
+                ARRAY,
+                offset + 4,
+                ErrorKind::CountTooLarge { count, fits },
+            ));
+        }
+        let names_start = INSTANCES_HEADER_LEN + count as usize * INSTANCE_ITEM_LEN;
+        for i in 0..count as usize {
+            let item = INSTANCES_HEADER_LEN + i * INSTANCE_ITEM_LEN;
+            let name_offset = le_u32(body, item) as usize;
+            if name_offset < names_start || name_offset >= size {
+                return Err(DecodeError::new(
+                    ARRAY,
+                    offset + item,
+                    ErrorKind::OffsetOutOfRange {
+                        offset: name_offset as u32,
+                    },
+                ));
+            }
+            if utf16_terminated(&body[name_offset..size]).is_none() {
+                return Err(DecodeError::new(
+                    ARRAY,
+                    offset + name_offset,
+                    ErrorKind::UnterminatedString,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn read(body: &'a [u8], offset: usize) -> InstanceArray<'a> {
+        let size = (le_u32(body, 0) as usize).min(body.len());
+        InstanceArray {
+            body: &body[..size],
+            offset,
+        }
+    }
+
+    /// Number of instances.
+    pub fn len(&self) -> usize {
+        le_u32(self.body, 4) as usize
+    }
+
+    /// Whether there is no instance.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `CStatus` of the whole array.
+    pub fn status(&self) -> PdhStatus {
+        PdhStatus(le_u32(self.body, 8))
+    }
+
+    /// The field after the status (0 in every log seen).
+    pub fn reserved(&self) -> u32 {
+        le_u32(self.body, 12)
+    }
+
+    /// `TimeStamp`: local time, a FILETIME.
+    pub fn time_stamp(&self) -> i64 {
+        le_i64(self.body, 16)
+    }
+
+    /// The instances in stored order.
+    pub fn items(&self) -> InstanceItems<'a> {
+        InstanceItems {
+            body: self.body,
+            next: 0,
+            count: self.len(),
+        }
+    }
+}
+
+/// The items of an [`InstanceArray`].
+#[derive(Clone, Debug)]
+pub struct InstanceItems<'a> {
+    body: &'a [u8],
+    next: usize,
+    count: usize,
+}
+
+impl<'a> Iterator for InstanceItems<'a> {
+    type Item = InstanceItem<'a>;
+
+    fn next(&mut self) -> Option<InstanceItem<'a>> {
+        if self.next >= self.count {
+            return None;
+        }
+        let at = INSTANCES_HEADER_LEN + self.next * INSTANCE_ITEM_LEN;
+        self.next += 1;
+        let name_offset = le_u32(self.body, at) as usize;
+        let name = self
+            .body
+            .get(name_offset..)
+            .and_then(utf16_terminated)
+            .unwrap_or_default();
+        Some(InstanceItem {
+            name,
+            multi_count: le_u32(self.body, at + 4),
+            first: le_i64(self.body, at + 8),
+            second: le_i64(self.body, at + 16),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.count.saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for InstanceItems<'_> {}
+impl std::iter::FusedIterator for InstanceItems<'_> {}
+
+/// One instance of an [`InstanceArray`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstanceItem<'a> {
+    name: &'a [u8],
+    /// `MultiCount`.
+    pub multi_count: u32,
+    /// `FirstValue`.
+    pub first: i64,
+    /// `SecondValue`.
+    pub second: i64,
+}
+
+impl InstanceItem<'_> {
+    /// The instance name as stored (duplicates are not numbered).
+    pub fn name(&self) -> String {
+        utf16_lossy(self.name)
+    }
+
+    /// The name's UTF-16LE bytes, without the terminator.
+    pub fn name_bytes(&self) -> &[u8] {
+        self.name
+    }
+
+    /// The value as the calculator takes it.
+    pub fn raw(&self) -> RawCounter {
+        RawCounter::new(self.first, self.second).with_multi(self.multi_count)
+    }
+}
+
+/// A whole V1 `PERF_DATA_BLOCK` stored as a sub-record.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockRecord<'a> {
+    /// The block's bytes.
+    pub bytes: &'a [u8],
+    /// Offset of the block in the record.
+    pub offset: usize,
+}
+
+impl<'a> BlockRecord<'a> {
+    /// Parses the block with the V1 decoder; offsets in errors are relative to the record.
+    pub fn parse(&self) -> Result<PerfDataBlock<'a>, DecodeError> {
+        PerfDataBlock::parse(self.bytes).map_err(|e| shift(e, self.offset))
+    }
+}

@@ -1,0 +1,404 @@
+//! Time zones of binary logs: the zone names relog prints, and the local ↔ UTC conversion the
+//! log's `TIME_ZONE_INFORMATION` defines.
+//!
+//! From Vista on, the log-file header names the zone by a resource reference into `tzres.dll`
+//! (`"@tzres.dll,-212"`) instead of a literal name. [`resolve_name`] turns the references of the
+//! usual zones into the English names Windows shows (`"Pacific Standard Time"`); the table has, for
+//! each zone, the standard name at `-x2` and the daylight name at `-x1` of the zone's block of ten
+//! resource numbers. A reference not in the table is kept as written.
+//!
+//! Which name and bias go into relog's header cell `(PDH-CSV 4.0) (<name>)(<bias>)` is decided by
+//! [`TimeZoneInformation::zone_at`]: the daylight name and `Bias + DaylightBias` when daylight saving
+//! time is in effect at the given local time by the header's rules, else the standard name and
+//! `Bias + StandardBias`, the way a live log names the zone it was written in (`(Eastern Daylight
+//! Time)(240)` in summer).
+
+use std::borrow::Cow;
+
+use super::container::TimeZoneInformation;
+use crate::snapshot::{days_in_month, SystemTime};
+
+/// `tzres.dll` string resources of the usual zones: `(resource number, English name)`.
+/// Standard names sit at numbers ending in 2, daylight names at numbers ending in 1.
+const TZRES: &[(u32, &str)] = &[
+    (11, "Azores Daylight Time"),
+    (12, "Azores Standard Time"),
+    (21, "Cape Verde Daylight Time"),
+    (22, "Cape Verde Standard Time"),
+    (31, "Mid-Atlantic Daylight Time"),
+    (32, "Mid-Atlantic Standard Time"),
+    (41, "E. South America Daylight Time"),
+    (42, "E. South America Standard Time"),
+    (51, "Greenland Daylight Time"),
+    (52, "Greenland Standard Time"),
+    (61, "SA Eastern Daylight Time"),
+    (62, "SA Eastern Standard Time"),
+    (71, "Newfoundland Daylight Time"),
+    (72, "Newfoundland Standard Time"),
+    (81, "Atlantic Daylight Time"),
+    (82, "Atlantic Standard Time"),
+    (91, "Pacific SA Daylight Time"),
+    (92, "Pacific SA Standard Time"),
+    (101, "SA Western Daylight Time"),
+    (102, "SA Western Standard Time"),
+    (104, "Central Brazilian Daylight Time"),
+    (105, "Central Brazilian Standard Time"),
+    (111, "Eastern Daylight Time"),
+    (112, "Eastern Standard Time"),
+    (121, "SA Pacific Daylight Time"),
+    (122, "SA Pacific Standard Time"),
+    (131, "US Eastern Daylight Time"),
+    (132, "US Eastern Standard Time"),
+    (141, "Canada Central Daylight Time"),
+    (142, "Canada Central Standard Time"),
+    (151, "Central America Daylight Time"),
+    (152, "Central America Standard Time"),
+    (161, "Central Daylight Time"),
+    (162, "Central Standard Time"),
+    (171, "Central Daylight Time (Mexico)"),
+    (172, "Central Standard Time (Mexico)"),
+    (181, "Mountain Daylight Time (Mexico)"),
+    (182, "Mountain Standard Time (Mexico)"),
+    (191, "Mountain Daylight Time"),
+    (192, "Mountain Standard Time"),
+    (201, "US Mountain Daylight Time"),
+    (202, "US Mountain Standard Time"),
+    (211, "Pacific Daylight Time"),
+    (212, "Pacific Standard Time"),
+    (214, "Pacific Daylight Time (Mexico)"),
+    (215, "Pacific Standard Time (Mexico)"),
+    (221, "Alaskan Daylight Time"),
+    (222, "Alaskan Standard Time"),
+    (231, "Hawaiian Daylight Time"),
+    (232, "Hawaiian Standard Time"),
+    (241, "Samoa Daylight Time"),
+    (242, "Samoa Standard Time"),
+    (251, "Dateline Daylight Time"),
+    (252, "Dateline Standard Time"),
+    (261, "GMT Daylight Time"),
+    (262, "GMT Standard Time"),
+    (271, "Greenwich Daylight Time"),
+    (272, "Greenwich Standard Time"),
+    (281, "Central Europe Daylight Time"),
+    (282, "Central Europe Standard Time"),
+    (291, "Central European Daylight Time"),
+    (292, "Central European Standard Time"),
+    (301, "Romance Daylight Time"),
+    (302, "Romance Standard Time"),
+    (311, "W. Central Africa Daylight Time"),
+    (312, "W. Central Africa Standard Time"),
+    (321, "W. Europe Daylight Time"),
+    (322, "W. Europe Standard Time"),
+    (331, "E. Europe Daylight Time"),
+    (332, "E. Europe Standard Time"),
+    (341, "Egypt Daylight Time"),
+    (342, "Egypt Standard Time"),
+    (351, "FLE Daylight Time"),
+    (352, "FLE Standard Time"),
+    (361, "GTB Daylight Time"),
+    (362, "GTB Standard Time"),
+    (371, "Jerusalem Daylight Time"),
+    (372, "Jerusalem Standard Time"),
+    (381, "South Africa Daylight Time"),
+    (382, "South Africa Standard Time"),
+    (391, "Arab Daylight Time"),
+    (392, "Arab Standard Time"),
+    (401, "Arabic Daylight Time"),
+    (402, "Arabic Standard Time"),
+    (411, "E. Africa Daylight Time"),
+    (412, "E. Africa Standard Time"),
+    (421, "Russian Daylight Time"),
+    (422, "Russian Standard Time"),
+    (431, "Iran Daylight Time"),
+    (432, "Iran Standard Time"),
+    (441, "Arabian Daylight Time"),
+    (442, "Arabian Standard Time"),
+    (461, "Afghanistan Daylight Time"),
+    (462, "Afghanistan Standard Time"),
+    (471, "Ekaterinburg Daylight Time"),
+    (472, "Ekaterinburg Standard Time"),
+    (481, "West Asia Daylight Time"),
+    (482, "West Asia Standard Time"),
+    (491, "India Daylight Time"),
+    (492, "India Standard Time"),
+    (501, "Nepal Daylight Time"),
+    (502, "Nepal Standard Time"),
+    (511, "Central Asia Daylight Time"),
+    (512, "Central Asia Standard Time"),
+    (561, "SE Asia Daylight Time"),
+    (562, "SE Asia Standard Time"),
+    (571, "China Daylight Time"),
+    (572, "China Standard Time"),
+    (591, "Malay Peninsula Daylight Time"),
+    (592, "Malay Peninsula Standard Time"),
+    (601, "Taipei Daylight Time"),
+    (602, "Taipei Standard Time"),
+    (611, "W. Australia Daylight Time"),
+    (612, "W. Australia Standard Time"),
+    (621, "Korea Daylight Time"),
+    (622, "Korea Standard Time"),
+    (631, "Tokyo Daylight Time"),
+    (632, "Tokyo Standard Time"),
+    (651, "AUS Central Daylight Time"),
+    (652, "AUS Central Standard Time"),
+    (661, "Cen. Australia Daylight Time"),
+    (662, "Cen. Australia Standard Time"),
+    (671, "AUS Eastern Daylight Time"),
+    (672, "AUS Eastern Standard Time"),
+    (681, "E. Australia Daylight Time"),
+    (682, "E. Australia Standard Time"),
+    (691, "Tasmania Daylight Time"),
+    (692, "Tasmania Standard Time"),
+    (711, "West Pacific Daylight Time"),
+    (712, "West Pacific Standard Time"),
+    (741, "New Zealand Daylight Time"),
+    (742, "New Zealand Standard Time"),
+    (841, "Argentina Daylight Time"),
+    (842, "Argentina Standard Time"),
+    (871, "Pakistan Daylight Time"),
+    (872, "Pakistan Standard Time"),
+    (891, "Morocco Daylight Time"),
+    (892, "Morocco Standard Time"),
+    (931, "Coordinated Universal Time"),
+    (932, "Coordinated Universal Time"),
+];
+
+/// The English name of `tzres.dll` string resource `number` (the `NNN` of `@tzres.dll,-NNN`), when
+/// it is one of the usual zones.
+pub fn tzres_name(number: u32) -> Option<&'static str> {
+    TZRES
+        .binary_search_by_key(&number, |&(n, _)| n)
+        .ok()
+        .and_then(|i| TZRES.get(i))
+        .map(|&(_, name)| name)
+}
+
+/// The zone name as Windows shows it: a `@tzres.dll,-NNN` reference of a known zone becomes its
+/// English name; literal names, and references not in the table, are returned as written.
+///
+/// ```
+/// use perfcounters::format::blg::timezone::resolve_name;
+/// assert_eq!(resolve_name("@tzres.dll,-212"), "Pacific Standard Time");
+/// assert_eq!(resolve_name("SA Eastern Standard Time"), "SA Eastern Standard Time");
+/// assert_eq!(resolve_name("@tzres.dll,-99999"), "@tzres.dll,-99999");
+/// ```
+pub fn resolve_name(name: &str) -> Cow<'_, str> {
+    let number = name
+        .trim()
+        .strip_prefix('@')
+        .and_then(|r| r.rsplit_once(','))
+        .filter(|(dll, _)| dll.trim().eq_ignore_ascii_case("tzres.dll"))
+        .and_then(|(_, n)| n.trim().strip_prefix('-'))
+        .and_then(|n| n.parse::<u32>().ok());
+    match number.and_then(tzres_name) {
+        Some(resolved) => Cow::Borrowed(resolved),
+        None => Cow::Borrowed(name),
+    }
+}
+
+/// The local time of a `TIME_ZONE_INFORMATION` transition rule in `year`, as a FILETIME; `None`
+/// when the rule is empty (month 0) or malformed.
+///
+/// With `wYear` = 0 the rule recurs: the `wDay`-th (1–5, 5 = last) `wDayOfWeek` of `wMonth` at
+/// `wHour:wMinute`. With a year, it is that date.
+fn transition(rule: &SystemTime, year: u16) -> Option<i64> {
+    if rule.month == 0 {
+        return None;
+    }
+    let day = if rule.year != 0 {
+        if rule.year != year {
+            return None;
+        }
+        rule.day
+    } else {
+        let first = SystemTime {
+            year,
+            month: rule.month,
+            day: 1,
+            ..Default::default()
+        };
+        let weekday_of_first = SystemTime::from_filetime(first.to_filetime()?).day_of_week;
+        let first_match = 1 + (rule.day_of_week + 7 - weekday_of_first % 7) % 7;
+        let mut day = first_match + 7 * (rule.day.clamp(1, 5) - 1);
+        while day > days_in_month(year, rule.month) {
+            day -= 7;
+        }
+        day
+    };
+    SystemTime {
+        year,
+        month: rule.month,
+        day,
+        hour: rule.hour,
+        minute: rule.minute,
+        second: rule.second,
+        milliseconds: rule.milliseconds,
+        day_of_week: 0,
+    }
+    .to_filetime()
+}
+
+impl TimeZoneInformation {
+    /// Whether daylight saving time is in effect at the local time `local` (a FILETIME) by the
+    /// header's rules. Zones without a daylight rule (month 0) never are.
+    pub fn is_daylight(&self, local: i64) -> bool {
+        let year = SystemTime::from_filetime(local).year;
+        let (Some(start), Some(end)) = (
+            transition(&self.daylight_date, year),
+            transition(&self.standard_date, year),
+        ) else {
+            return false;
+        };
+        if start < end {
+            start <= local && local < end
+        } else {
+            // Southern hemisphere: daylight time spans the new year.
+            local >= start || local < end
+        }
+    }
+
+    /// The bias in effect at `local`, in minutes: UTC = local + bias.
+    pub fn bias_at(&self, local: i64) -> i32 {
+        if self.is_daylight(local) {
+            self.bias.saturating_add(self.daylight_bias)
+        } else {
+            self.bias.saturating_add(self.standard_bias)
+        }
+    }
+
+    /// The UTC FILETIME of a local FILETIME.
+    pub fn to_utc(&self, local: i64) -> i64 {
+        local.saturating_add(i64::from(self.bias_at(local)) * 600_000_000)
+    }
+
+    /// The zone's name (resolved with [`resolve_name`]) and bias in effect at `local`: what relog
+    /// puts in its header cell.
+    pub fn zone_at(&self, local: i64) -> (String, i32) {
+        let daylight = self.is_daylight(local);
+        let (name, bias) = if daylight {
+            (&self.daylight_name, self.daylight_bias)
+        } else {
+            (&self.standard_name, self.standard_bias)
+        };
+        (
+            resolve_name(name).into_owned(),
+            self.bias.saturating_add(bias),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eastern() -> TimeZoneInformation {
+        // The Vista log's zone: US Eastern with the 2007 rules.
+        TimeZoneInformation {
+            bias: 300,
+            standard_name: "@tzres.dll,-112".into(),
+            standard_date: SystemTime {
+                month: 11,
+                day: 1,
+                hour: 2,
+                ..Default::default()
+            },
+            standard_bias: 0,
+            daylight_name: "@tzres.dll,-111".into(),
+            daylight_date: SystemTime {
+                month: 3,
+                day: 2,
+                hour: 2,
+                ..Default::default()
+            },
+            daylight_bias: -60,
+        }
+    }
+
+    fn local(y: u16, m: u16, d: u16, h: u16) -> i64 {
+        SystemTime {
+            year: y,
+            month: m,
+            day: d,
+            hour: h,
+            ..Default::default()
+        }
+        .to_filetime()
+        .unwrap()
+    }
+
+    #[test]
+    fn table_is_sorted_and_names_pair_up() {
+        assert!(TZRES.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(tzres_name(212), Some("Pacific Standard Time"));
+        assert_eq!(tzres_name(111), Some("Eastern Daylight Time"));
+        assert_eq!(tzres_name(632), Some("Tokyo Standard Time"));
+        assert_eq!(tzres_name(213), None);
+        assert_eq!(resolve_name(" @TZRES.DLL, -112 "), "Eastern Standard Time");
+        assert_eq!(resolve_name("@other.dll,-112"), "@other.dll,-112");
+        assert_eq!(resolve_name("@tzres.dll,112"), "@tzres.dll,112");
+    }
+
+    #[test]
+    fn daylight_rules() {
+        let tz = eastern();
+        // 2007: second Sunday of March is the 11th, first Sunday of November the 4th.
+        assert!(!tz.is_daylight(local(2007, 3, 11, 1)));
+        assert!(tz.is_daylight(local(2007, 3, 11, 2)));
+        assert!(tz.is_daylight(local(2007, 8, 14, 15)));
+        assert!(tz.is_daylight(local(2007, 11, 4, 1)));
+        assert!(!tz.is_daylight(local(2007, 11, 4, 2)));
+        assert_eq!(
+            tz.zone_at(local(2007, 8, 14, 15)),
+            ("Eastern Daylight Time".to_string(), 240)
+        );
+        assert_eq!(
+            tz.zone_at(local(2007, 12, 1, 0)),
+            ("Eastern Standard Time".to_string(), 300)
+        );
+        assert_eq!(tz.to_utc(local(2007, 8, 14, 15)), local(2007, 8, 14, 19));
+        // A zone without daylight time.
+        let sa = TimeZoneInformation {
+            bias: 180,
+            standard_name: "SA Eastern Standard Time".into(),
+            daylight_name: "SA Eastern Standard Time".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            sa.zone_at(local(2007, 7, 2, 14)),
+            ("SA Eastern Standard Time".to_string(), 180)
+        );
+        // Southern hemisphere: daylight time from October to April.
+        let south = TimeZoneInformation {
+            bias: -600,
+            standard_name: "@tzres.dll,-672".into(),
+            daylight_name: "@tzres.dll,-671".into(),
+            standard_date: SystemTime {
+                month: 4,
+                day: 1,
+                hour: 3,
+                ..Default::default()
+            },
+            daylight_date: SystemTime {
+                month: 10,
+                day: 1,
+                hour: 2,
+                ..Default::default()
+            },
+            daylight_bias: -60,
+            ..Default::default()
+        };
+        assert!(south.is_daylight(local(2020, 1, 15, 12)));
+        assert!(!south.is_daylight(local(2020, 6, 15, 12)));
+        assert_eq!(south.zone_at(local(2020, 1, 15, 12)).1, -660);
+        // The last (5th) Sunday of a month with four.
+        let last = SystemTime {
+            month: 2,
+            day: 5,
+            ..Default::default()
+        };
+        assert_eq!(
+            SystemTime::from_filetime(transition(&last, 2021).unwrap()).day,
+            28
+        );
+    }
+}

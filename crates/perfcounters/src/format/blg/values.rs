@@ -1,0 +1,621 @@
+//! A decoded log: counter columns as relog names them, and the raw values of every sample.
+//!
+//! [`BlgLog`] reads the records ahead of the first sample (the name-table chunks and the counter
+//! list), then hands out one [`LogSample`] per sample record: its time and one [`SampleValue`] (raw
+//! counter, status) per column present in that sample. Columns are discovered as the log is read:
+//!
+//! * a single counter (sub-record kind 1) is one column, the entry's path;
+//! * a wildcard counter (kind 2) has one column per instance name, numbered `#1`, `#2` … for
+//!   duplicates within a sample, the way PDH numbers them;
+//! * a whole object (kind 5) has one column per displayable counter and instance of its V1 block,
+//!   named from the log's embedded name table (or the built-in English table for indexes it lacks),
+//!   instances named `parent/child` and `#n` as PDH shows them.
+//!
+//! Instances that appear later get new columns; instances that vanish have no value in the samples
+//! that lack them. [`BlgLog::display_order`] gives the columns in the order relog prints them: entry
+//! by entry; within a whole object, counters by name, then instances by first appearance.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use super::counters::CounterSpec;
+use super::error::{ReadError, Warning};
+use super::read::shift;
+use super::reader::BlgReader;
+use super::record::{Record, RecordKind};
+use super::sample::{InstanceArray, SubRecord};
+use super::LogFileHeader;
+use crate::format::{DecodeError, ErrorKind};
+use crate::names::NameTable;
+use crate::path::fold_case;
+use crate::raw::RawCounter;
+use crate::snapshot::{instance_name, ObjectData, Snapshot, Value};
+use crate::status::PdhStatus;
+use crate::CounterType;
+
+/// One counter instance of the log: a column of relog's output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// The full path, `\\MACHINE\Object(instance)\Counter`.
+    pub path: String,
+    /// The counter-list entry it comes from.
+    pub entry: usize,
+    /// The object name.
+    pub object: String,
+    /// The instance as PDH shows it (`parent/name#n`), when the object has instances.
+    pub instance: Option<String>,
+    /// The counter name.
+    pub counter: String,
+    /// The counter type.
+    pub counter_type: CounterType,
+    /// The time base F the values are computed with.
+    pub time_base: i64,
+    /// `DefaultScale`.
+    pub default_scale: i32,
+    /// The 0-based number of the first sample that has this column.
+    pub first_sample: u64,
+}
+
+/// The raw value of one column in one sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleValue {
+    /// The column ([`BlgLog::columns`]).
+    pub column: usize,
+    /// The raw value; `time` is its UTC time stamp.
+    pub raw: RawCounter,
+    /// The stored `CStatus` (0 = valid).
+    pub status: PdhStatus,
+}
+
+/// One sample of a log.
+#[derive(Clone, Copy, Debug)]
+pub struct LogSample<'a> {
+    /// 0-based number of the sample.
+    pub index: u64,
+    /// The sample's time, local time as a FILETIME: the `TimeStamp` of its first stored
+    /// `PDH_RAW_COUNTER` (kinds 1 and 2), else the record's event time stamp (logs of whole objects,
+    /// where it equals the blocks' local `SystemTime`). This is the time relog prints.
+    pub time: i64,
+    /// The time stamp of the sample record's first event (local FILETIME). It equals `time` in the
+    /// Vista and Windows 8 logs; in the Server 2003 log it runs 86 s behind the counters' time
+    /// stamps and the log's start time.
+    pub record_time: i64,
+    /// File offset of the sample record.
+    pub offset: usize,
+    /// The values, one per column present in the sample.
+    pub values: &'a [SampleValue],
+}
+
+/// What the trailer of a closed log of whole objects says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrailerSummary {
+    /// Time of the first sample (local FILETIME).
+    pub first_time: i64,
+    /// Time of the last sample (local FILETIME).
+    pub last_time: i64,
+    /// Samples counted by the writer.
+    pub samples: u32,
+    /// Counter-list entries.
+    pub entries: u32,
+    /// File offset of the trailer record.
+    pub offset: usize,
+}
+
+#[derive(Debug, Default)]
+struct EntryColumns {
+    single: Option<usize>,
+    /// Kind 2: an instance name's UTF-16LE spelling → its group.
+    by_spelling: HashMap<Vec<u8>, usize>,
+    /// Kind 2: a folded instance name → its group.
+    by_folded: HashMap<String, usize>,
+    /// Kind 2: instance names equal ignoring case.
+    groups: Vec<Group>,
+    /// Kind 5: (folded counter name, folded instance) → column.
+    by_key: HashMap<(String, Option<String>), usize>,
+}
+
+/// The instances of a wildcard counter whose names are equal ignoring case: PDH numbers them
+/// `name`, `name#1`, … in data order within each sample.
+#[derive(Debug)]
+struct Group {
+    /// The column of the n-th occurrence.
+    columns: Vec<usize>,
+    /// The sample `seen` counts in.
+    sample: u64,
+    /// Occurrences so far in that sample.
+    seen: u32,
+}
+
+impl Default for Group {
+    fn default() -> Self {
+        Group {
+            columns: Vec::new(),
+            sample: u64::MAX,
+            seen: 0,
+        }
+    }
+}
+
+/// A binary log read sample by sample, with its columns.
+#[derive(Debug)]
+pub struct BlgLog<R> {
+    reader: BlgReader<R>,
+    specs: Vec<CounterSpec>,
+    names: NameTable,
+    columns: Vec<Column>,
+    entries: Vec<EntryColumns>,
+    values: Vec<SampleValue>,
+    samples: u64,
+    first_time: Option<i64>,
+    last_time: Option<i64>,
+    trailer: Option<TrailerSummary>,
+    counter_list_offset: usize,
+    tz: super::TimeZoneInformation,
+}
+
+impl<R: Read> BlgLog<R> {
+    /// Opens a log: reads the header and the records up to and including the counter list.
+    pub fn new(src: R) -> Result<BlgLog<R>, ReadError> {
+        let mut reader = BlgReader::new(src)?;
+        let mut names = NameTable::new();
+        let mut list: Option<(Vec<CounterSpec>, usize)> = None;
+        while list.is_none() {
+            let Some(record) = reader.next_record() else {
+                return Err(ReadError::NoCounterList);
+            };
+            let record = record?;
+            match record.kind {
+                RecordKind::NameTable => names.merge(&record.name_chunk()?.table()?),
+                RecordKind::CounterList => {
+                    let l = record.counter_list()?;
+                    let specs = l.entries().iter().map(|e| e.to_spec()).collect();
+                    let known = l.has_known_prefix();
+                    let offset = record.offset;
+                    list = Some((specs, offset));
+                    if !known {
+                        reader.warn(
+                            offset,
+                            "the counter list starts with an unknown prefix; read as usual".into(),
+                        );
+                    }
+                }
+                RecordKind::Sample => {
+                    return Err(DecodeError::new(
+                        "PDH sample",
+                        record.offset,
+                        ErrorKind::InvalidValue {
+                            field: "Class.Type",
+                            value: 0x22,
+                            rule: "a sample, which cannot come before the counter list",
+                        },
+                    )
+                    .into())
+                }
+                RecordKind::Trailer | RecordKind::Other(_) => {}
+            }
+        }
+        let (specs, counter_list_offset) = list.unwrap_or_default();
+        let entries = specs.iter().map(|_| EntryColumns::default()).collect();
+        let tz = reader.header().time_zone.clone();
+        Ok(BlgLog {
+            tz,
+            reader,
+            specs,
+            names,
+            columns: Vec::new(),
+            entries,
+            values: Vec::new(),
+            samples: 0,
+            first_time: None,
+            last_time: None,
+            trailer: None,
+            counter_list_offset,
+        })
+    }
+
+    /// The log-file header.
+    pub fn header(&self) -> &LogFileHeader {
+        self.reader.header()
+    }
+
+    /// The counter-list entries.
+    pub fn specs(&self) -> &[CounterSpec] {
+        &self.specs
+    }
+
+    /// File offset of the counter-list record.
+    pub fn counter_list_offset(&self) -> usize {
+        self.counter_list_offset
+    }
+
+    /// The embedded name table (empty for logs of single and wildcard counters).
+    pub fn names(&self) -> &NameTable {
+        &self.names
+    }
+
+    /// The columns discovered so far (all of them once the log has been read to its end).
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// Samples read so far.
+    pub fn samples_read(&self) -> u64 {
+        self.samples
+    }
+
+    /// Time of the first and the last sample read so far (local FILETIMEs).
+    pub fn time_range(&self) -> Option<(i64, i64)> {
+        self.first_time.zip(self.last_time)
+    }
+
+    /// The trailer, once read.
+    pub fn trailer(&self) -> Option<TrailerSummary> {
+        self.trailer
+    }
+
+    /// The warnings so far.
+    pub fn warnings(&self) -> &[Warning] {
+        self.reader.warnings()
+    }
+
+    /// Takes the warnings collected so far.
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        self.reader.take_warnings()
+    }
+
+    /// The underlying record reader.
+    pub fn reader(&self) -> &BlgReader<R> {
+        &self.reader
+    }
+
+    /// The columns in the order relog prints them: by entry; within a whole-object entry, by
+    /// counter name (case-insensitive), then by first appearance; otherwise by first appearance.
+    pub fn display_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.columns.len()).collect();
+        let whole = |c: &Column| {
+            self.specs
+                .get(c.entry)
+                .is_some_and(CounterSpec::is_whole_object)
+        };
+        order.sort_by(|&a, &b| {
+            let (ca, cb) = (&self.columns[a], &self.columns[b]);
+            ca.entry.cmp(&cb.entry).then_with(|| {
+                if whole(ca) {
+                    fold_cmp(&ca.counter, &cb.counter).then(a.cmp(&b))
+                } else {
+                    a.cmp(&b)
+                }
+            })
+        });
+        order
+    }
+
+    /// The next sample, or `None` at the end of the log.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next_sample(&mut self) -> Option<Result<LogSample<'_>, ReadError>> {
+        loop {
+            let record = match self.reader.next_record()? {
+                Ok(r) => r,
+                Err(e) => return Some(Err(e)),
+            };
+            match record.kind {
+                RecordKind::Sample => {
+                    // The record borrows the reader; decode it into owned values first.
+                    let (record_time, offset) = (record.time, record.offset);
+                    let mut decoder = Decoder {
+                        specs: &self.specs,
+                        names: &self.names,
+                        columns: &mut self.columns,
+                        entries: &mut self.entries,
+                        values: &mut self.values,
+                        sample: self.samples,
+                        tz: &self.tz,
+                        warnings: Vec::new(),
+                        time: None,
+                    };
+                    let result = decoder.decode(&record);
+                    let time = decoder.time.unwrap_or(record_time);
+                    let warnings = std::mem::take(&mut decoder.warnings);
+                    for (o, m) in warnings {
+                        self.reader.warn(o, m);
+                    }
+                    if let Err(e) = result {
+                        return Some(Err(e.into()));
+                    }
+                    let index = self.samples;
+                    self.samples += 1;
+                    self.first_time.get_or_insert(time);
+                    self.last_time = Some(time);
+                    return Some(Ok(LogSample {
+                        index,
+                        time,
+                        record_time,
+                        offset,
+                        values: &self.values,
+                    }));
+                }
+                RecordKind::NameTable => {
+                    let table = record.name_chunk().and_then(|c| c.table());
+                    match table {
+                        Ok(t) => self.names.merge(&t),
+                        Err(e) => return Some(Err(e.into())),
+                    }
+                }
+                RecordKind::Trailer => {
+                    let t = match record.trailer() {
+                        Ok(t) => t,
+                        Err(e) => return Some(Err(e.into())),
+                    };
+                    let summary = TrailerSummary {
+                        first_time: t.first_time(),
+                        last_time: t.last_time(),
+                        samples: t.samples(),
+                        entries: t.entries(),
+                        offset: record.offset,
+                    };
+                    self.trailer = Some(summary);
+                    if u64::from(summary.samples) != self.samples {
+                        let m = format!(
+                            "the trailer counts {} samples, the log holds {} before it",
+                            summary.samples, self.samples
+                        );
+                        self.reader.warn(summary.offset, m);
+                    }
+                }
+                RecordKind::CounterList => {
+                    let offset = record.offset;
+                    self.reader
+                        .warn(offset, "a second counter list; ignored".into());
+                }
+                RecordKind::Other(_) => {}
+            }
+        }
+    }
+}
+
+/// Case-insensitive comparison of counter names (Unicode lower case), ties broken ordinally.
+fn fold_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    a.chars()
+        .flat_map(char::to_lowercase)
+        .cmp(b.chars().flat_map(char::to_lowercase))
+        .then_with(|| a.cmp(b))
+}
+
+/// Decodes one sample into values, adding columns as they appear.
+struct Decoder<'s> {
+    specs: &'s [CounterSpec],
+    names: &'s NameTable,
+    columns: &'s mut Vec<Column>,
+    entries: &'s mut Vec<EntryColumns>,
+    values: &'s mut Vec<SampleValue>,
+    sample: u64,
+    tz: &'s super::TimeZoneInformation,
+    warnings: Vec<(usize, String)>,
+    /// The time stamp of the first stored `PDH_RAW_COUNTER`.
+    time: Option<i64>,
+}
+
+impl Decoder<'_> {
+    fn decode(&mut self, record: &Record<'_>) -> Result<(), DecodeError> {
+        self.values.clear();
+        let sample = record.sample()?;
+        if sample.len() != self.specs.len() {
+            self.warnings.push((
+                record.offset,
+                format!(
+                    "the sample has {} sub-records for {} counter-list entries; extra ones are ignored",
+                    sample.len(),
+                    self.specs.len()
+                ),
+            ));
+        }
+        if sample.trailing_bytes() != 0 {
+            self.warnings.push((
+                record.offset,
+                format!(
+                    "{} bytes after the sample's declared length; ignored",
+                    sample.trailing_bytes()
+                ),
+            ));
+        }
+        let mut blocks: Vec<(usize, Snapshot)> = Vec::new();
+        for (entry, sub) in sample.sub_records().enumerate().take(self.specs.len()) {
+            match sub {
+                SubRecord::Counter(r) => {
+                    self.time.get_or_insert(r.time_stamp);
+                    let column = self.single_column(entry);
+                    self.push(
+                        column,
+                        r.raw().with_time(self.tz.to_utc(r.time_stamp)),
+                        r.status,
+                    );
+                }
+                SubRecord::Instances(a) => {
+                    self.time.get_or_insert(a.time_stamp());
+                    self.instances(entry, &a);
+                }
+                SubRecord::Block(b) => {
+                    let block = b.parse().map_err(|e| record.relocate(e))?;
+                    let snap = block
+                        .to_snapshot()
+                        .map_err(|e| record.relocate(shift(e, b.offset)))?;
+                    blocks.push((entry, snap));
+                }
+                SubRecord::Unknown { kind, offset, .. } => self.warnings.push((
+                    record.file_offset(offset),
+                    format!("sample sub-record of unknown kind {kind}; skipped"),
+                )),
+            }
+        }
+        if !blocks.is_empty() {
+            self.blocks(blocks);
+        }
+        Ok(())
+    }
+
+    fn new_column(&mut self, column: Column) -> usize {
+        self.columns.push(column);
+        self.columns.len() - 1
+    }
+
+    fn push(&mut self, column: usize, raw: RawCounter, status: PdhStatus) {
+        self.values.push(SampleValue {
+            column,
+            raw,
+            status,
+        });
+    }
+
+    fn single_column(&mut self, entry: usize) -> usize {
+        if let Some(c) = self.entries[entry].single {
+            return c;
+        }
+        let spec = &self.specs[entry];
+        let column = Column {
+            path: spec.path().to_string(),
+            entry,
+            object: spec.object.clone(),
+            instance: spec.instance.clone(),
+            counter: spec.counter.clone(),
+            counter_type: spec.counter_type,
+            time_base: spec.time_base,
+            default_scale: spec.default_scale,
+            first_sample: self.sample,
+        };
+        let c = self.new_column(column);
+        self.entries[entry].single = Some(c);
+        c
+    }
+
+    fn instances(&mut self, entry: usize, array: &InstanceArray<'_>) {
+        let status = array.status();
+        let time = self.tz.to_utc(array.time_stamp());
+        let sample = self.sample;
+        for item in array.items() {
+            let raw = item.raw().with_time(time);
+            // The group of names equal ignoring case: found by the exact spelling (no allocation
+            // for names seen before), else by the folded name.
+            let group = match self.entries[entry].by_spelling.get(item.name_bytes()) {
+                Some(&g) => g,
+                None => {
+                    let name = item.name();
+                    let folded = fold_case(&name).into_owned();
+                    let e = &mut self.entries[entry];
+                    let g = match e.by_folded.get(&folded) {
+                        Some(&g) => g,
+                        None => {
+                            e.groups.push(Group::default());
+                            e.by_folded.insert(folded, e.groups.len() - 1);
+                            e.groups.len() - 1
+                        }
+                    };
+                    e.by_spelling.insert(item.name_bytes().to_vec(), g);
+                    g
+                }
+            };
+            // The n-th occurrence of the name in this sample is instance `name#n`.
+            let g = &mut self.entries[entry].groups[group];
+            if g.sample != sample {
+                g.sample = sample;
+                g.seen = 0;
+            }
+            let n = g.seen;
+            g.seen = g.seen.saturating_add(1);
+            let column = match g.columns.get(n as usize) {
+                Some(&c) => c,
+                None => {
+                    let spec = &self.specs[entry];
+                    let name = item.name();
+                    let instance = instance_name(spec.parent.as_deref(), &name, n);
+                    let mut path = spec.path();
+                    path.instance = Some(name);
+                    path.index = (n > 0).then_some(n);
+                    let column = Column {
+                        path: path.to_string(),
+                        entry,
+                        object: spec.object.clone(),
+                        instance: Some(instance),
+                        counter: spec.counter.clone(),
+                        counter_type: spec.counter_type,
+                        time_base: spec.time_base,
+                        default_scale: spec.default_scale,
+                        first_sample: sample,
+                    };
+                    let c = self.new_column(column);
+                    self.entries[entry].groups[group].columns.push(c);
+                    c
+                }
+            };
+            self.push(column, raw, status);
+        }
+    }
+
+    /// Whole-object entries: the V1 blocks of one sample, named together (parents may sit in
+    /// another entry's block), each object keeping its own block's clock.
+    fn blocks(&mut self, blocks: Vec<(usize, Snapshot)>) {
+        let mut merged = Snapshot::default();
+        let mut owners = Vec::new();
+        for (entry, snap) in blocks {
+            let clock = snap.clock();
+            for mut object in snap.objects {
+                object.sample_clock = Some(clock);
+                owners.push(entry);
+                merged.objects.push(object);
+            }
+        }
+        self.names.apply(&mut merged);
+        NameTable::builtin_english().apply(&mut merged);
+        crate::format::v1::resolve_instance_names(&mut merged);
+        for (object, entry) in merged.objects.iter().zip(owners) {
+            let spec = &self.specs[entry];
+            let rows: Vec<(Option<&str>, &[Value])> = match &object.data {
+                ObjectData::Single(values) => vec![(None, values.as_slice())],
+                ObjectData::Instances(instances) => instances
+                    .iter()
+                    .map(|i| (Some(i.name.as_str()), i.values.as_slice()))
+                    .collect(),
+                ObjectData::MetadataOnly { .. } => Vec::new(),
+            };
+            for (i, def) in object.counters.iter().enumerate() {
+                if !def.counter_type.is_displayable() {
+                    continue;
+                }
+                let counter = def.name.clone().unwrap_or_else(|| def.index.to_string());
+                for &(instance, values) in &rows {
+                    let Some(raw) = merged.raw_counter(object, values, i) else {
+                        continue;
+                    };
+                    let key = (
+                        fold_case(&counter).into_owned(),
+                        instance.map(|n| fold_case(n).into_owned()),
+                    );
+                    let column = match self.entries[entry].by_key.get(&key) {
+                        Some(&c) => c,
+                        None => {
+                            let mut path = spec.path();
+                            path.counter = counter.clone();
+                            path.parent = None;
+                            path.index = None;
+                            path.instance = instance.map(str::to_owned);
+                            let column = Column {
+                                path: path.to_string(),
+                                entry,
+                                object: spec.object.clone(),
+                                instance: instance.map(str::to_owned),
+                                counter: counter.clone(),
+                                counter_type: def.counter_type,
+                                time_base: merged.time_base(object, def.counter_type),
+                                default_scale: def.scale,
+                                first_sample: self.sample,
+                            };
+                            let c = self.new_column(column);
+                            self.entries[entry].by_key.insert(key, c);
+                            c
+                        }
+                    };
+                    self.push(column, raw, PdhStatus::PDH_CSTATUS_VALID_DATA);
+                }
+            }
+        }
+    }
+}
