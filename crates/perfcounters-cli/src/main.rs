@@ -5,6 +5,7 @@ mod collect;
 mod decode;
 mod interval;
 mod output;
+mod relog;
 mod typeperf;
 
 use std::io::Write;
@@ -56,6 +57,14 @@ enum Command {
     Watch(WatchArgs),
     /// Save raw performance data of this machine (Windows) to a directory that replays anywhere
     Capture(capture::CaptureArgs),
+    /// Convert, filter, merge and summarize counter logs (PDH-CSV/TSV, SQL), relog-compatible
+    /// (-a -c -cf -f -t -o -b -e -config -q -y; --names, --code-page, --stats)
+    #[command(disable_help_flag = true)]
+    Relog {
+        /// relog arguments
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Decode a raw V1 (PERF_DATA_BLOCK) or V2 (PERF_DATA_HEADER) block file, or every sample of a capture directory
     Decode(decode::DecodeArgs),
     /// typeperf-compatible command line (-cf, -si, -sc, -f, -o, -q, -qx, -y, -config)
@@ -94,6 +103,8 @@ pub enum OutputFormat {
     Tsv,
     /// One JSON object per row
     Json,
+    /// A SQL log (DisplayToID, CounterDetails, CounterData) in SQLite: --output SQL:file.db!logname
+    Sql,
 }
 
 #[derive(clap::Args, Debug)]
@@ -112,7 +123,7 @@ struct WatchArgs {
     /// Output format (default: table on a terminal, csv otherwise)
     #[arg(long, short = 'f', value_enum)]
     format: Option<OutputFormat>,
-    /// Write to this file instead of standard output
+    /// Write to this file instead of standard output (SQL:file.db!logname for --format sql)
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
     /// Read recorded V1 block files (one per collection, in order, without sleeping), or a capture
@@ -228,6 +239,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Capture(a) => capture::run(&a).map(|()| ExitCode::SUCCESS),
         Command::Decode(a) => decode::run(&a),
         Command::Typeperf { args } => run_typeperf(&args),
+        Command::Relog { args } => relog::run(&args),
     }
 }
 
@@ -356,12 +368,12 @@ fn watch(opts: WatchOptions) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     if let Some(p) = &opts.output {
-        if p.exists() && !opts.overwrite {
+        if opts.format != OutputFormat::Sql && p.exists() && !opts.overwrite {
             bail!("{} already exists; add -y to overwrite it", p.display());
         }
     }
     let mut collector = collect::open(&opts.replay, opts.names.as_deref())?;
-    let mut output = Output::new(opts.format, opts.output.as_deref())?;
+    let mut output = Output::new(opts.format, opts.output.as_deref(), opts.overwrite)?;
     let mut rows = 0u64;
     let mut next = Instant::now();
     let mut primed = false;
@@ -384,7 +396,7 @@ fn watch(opts: WatchOptions) -> Result<ExitCode> {
                 }
                 return Ok(ExitCode::FAILURE);
             }
-            output.header(&query)?;
+            output.header(&query, &snapshot, &local_time, &values)?;
         } else {
             output.row(&query, &local_time, &values)?;
             rows += 1;

@@ -1,14 +1,19 @@
-//! The output formats of `watch`: a live table, PDH-CSV / PDH-TSV, and JSON lines.
+//! The output formats of `watch`: a live table, PDH-CSV / PDH-TSV, JSON lines, and SQL logs.
 
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use chrono::{DateTime, Datelike, Local, Timelike};
-use perfcounters::log::{CsvFlavor, PdhCsvWriter};
+use perfcounters::log::sql::{SqlLogWriter, SqlTarget, SqlWriteOptions};
+use perfcounters::log::{
+    Cell, CounterInfo, CsvFlavor, LogCounter, LogHeader, LogKind, LogTime, LogWriter, PdhCsvWriter,
+    RawCell, Record, TimeZone,
+};
 use perfcounters::query::{CounterValue, Query};
-use perfcounters::snapshot::SystemTime;
+use perfcounters::snapshot::{Snapshot, SystemTime};
+use perfcounters::PdhStatus;
 
 use crate::OutputFormat;
 
@@ -18,11 +23,39 @@ pub struct Output {
     out: Box<dyn Write>,
     refresh_in_place: bool,
     paths: Vec<String>,
+    sql: Option<SqlLogWriter>,
+    record: Record,
 }
 
 impl Output {
-    /// Opens standard output or a file.
-    pub fn new(format: OutputFormat, file: Option<&Path>) -> Result<Self> {
+    /// Opens standard output, a file, or (for [`OutputFormat::Sql`]) a log in a SQLite database;
+    /// `overwrite` replaces a SQL log of the same name.
+    pub fn new(format: OutputFormat, file: Option<&Path>, overwrite: bool) -> Result<Self> {
+        if format == OutputFormat::Sql {
+            let target = file
+                .map(|f| f.to_string_lossy().into_owned())
+                .and_then(|f| SqlTarget::parse(&f))
+                .ok_or_else(|| anyhow!("the SQL format writes to --output SQL:file.db!logname"))?;
+            let log = target
+                .log
+                .ok_or_else(|| anyhow!("name the log: SQL:{}!logname", target.path.display()))?;
+            let writer = SqlLogWriter::create(
+                &target.path,
+                &log,
+                SqlWriteOptions {
+                    append: false,
+                    overwrite,
+                },
+            )?;
+            return Ok(Output {
+                format,
+                out: Box::new(io::sink()),
+                refresh_in_place: false,
+                paths: Vec::new(),
+                sql: Some(writer),
+                record: Record::default(),
+            });
+        }
         let (out, tty): (Box<dyn Write>, bool) = match file {
             Some(p) => {
                 let f =
@@ -36,12 +69,52 @@ impl Output {
             out,
             refresh_in_place: tty,
             paths: Vec::new(),
+            sql: None,
+            record: Record::default(),
         })
     }
 
-    /// Called once after the priming collection, when the columns are known.
-    pub fn header(&mut self, query: &Query) -> Result<()> {
+    /// Called once after the priming collection, when the columns are known. A SQL log also
+    /// stores the priming collection as its first record, as typeperf does: its raw samples are the
+    /// previous samples of the second record's values.
+    pub fn header(
+        &mut self,
+        query: &Query,
+        snapshot: &Snapshot,
+        time: &DateTime<Local>,
+        values: &[CounterValue],
+    ) -> Result<()> {
         self.paths = query.counters().iter().map(|c| c.path_string()).collect();
+        if let Some(sql) = &mut self.sql {
+            let bias = -time.offset().local_minus_utc() / 60;
+            let header = LogHeader {
+                source: "watch".into(),
+                kind: LogKind::Sql,
+                time_zone: Some(TimeZone {
+                    name: format!("UTC{:+03}:{:02}", -bias / 60, (bias % 60).abs()),
+                    bias: Some(bias),
+                }),
+                counters: query
+                    .counters()
+                    .iter()
+                    .map(|c| {
+                        let time_base = snapshot
+                            .object_by_name(&c.path.object)
+                            .map_or(0, |o| snapshot.time_base(o, c.counter_type));
+                        LogCounter::new(
+                            c.path.clone(),
+                            Some(CounterInfo {
+                                counter_type: c.counter_type,
+                                default_scale: 0,
+                                time_base,
+                            }),
+                        )
+                    })
+                    .collect(),
+            };
+            sql.write_header(&header)?;
+            return self.row(query, time, values);
+        }
         match self.format {
             OutputFormat::Csv | OutputFormat::Tsv => {
                 let flavor = if self.format == OutputFormat::Csv {
@@ -51,8 +124,8 @@ impl Output {
                 };
                 PdhCsvWriter::new(&mut self.out, flavor).write_header(&self.paths)?;
             }
-            // JSON rows and table frames carry their own paths.
-            OutputFormat::Json | OutputFormat::Table => {}
+            // JSON rows and table frames carry their own paths; SQL is handled above.
+            OutputFormat::Json | OutputFormat::Table | OutputFormat::Sql => {}
         }
         self.out.flush()?;
         Ok(())
@@ -66,6 +139,35 @@ impl Output {
         values: &[CounterValue],
     ) -> Result<()> {
         match self.format {
+            OutputFormat::Sql => {
+                let t = system_time(time);
+                self.record.time = LogTime::from_parts(
+                    t.year.into(),
+                    t.month.into(),
+                    t.day.into(),
+                    t.hour.into(),
+                    t.minute.into(),
+                    t.second.into(),
+                    t.milliseconds.into(),
+                )
+                .ok_or_else(|| anyhow!("collection time {time} is out of range"))?;
+                self.record.cells.clear();
+                self.record.cells.extend(values.iter().map(|v| match v.raw {
+                    Some(raw) => Cell::Raw(
+                        RawCell {
+                            status: PdhStatus::PDH_CSTATUS_VALID_DATA,
+                            raw,
+                        },
+                        v.value,
+                    ),
+                    None => v.value.map_or(Cell::Blank, Cell::Value),
+                }));
+                if let Some(sql) = &mut self.sql {
+                    sql.write_record(&self.record)?;
+                    // Each row is committed, so an interrupted watch keeps what it wrote.
+                    sql.checkpoint()?;
+                }
+            }
             OutputFormat::Csv | OutputFormat::Tsv => {
                 let flavor = if self.format == OutputFormat::Csv {
                     CsvFlavor::Csv
@@ -109,6 +211,9 @@ impl Output {
 
     /// Flushes everything.
     pub fn finish(&mut self) -> Result<()> {
+        if let Some(sql) = &mut self.sql {
+            sql.finish()?;
+        }
         self.out.flush()?;
         Ok(())
     }

@@ -44,10 +44,11 @@ Parameters:
 
 Options:
   -?                            Displays context sensitive help.
-  -f <CSV|TSV>                  Output file format. Default is CSV.
+  -f <CSV|TSV|SQL>              Output file format. Default is CSV. SQL writes to -o SQL:file.db!logname
+                                (a SQLite database).
   -cf <filename>                File containing performance counters to monitor, one per line.
   -si <[[hh:]mm:]ss>            Time between samples. Default is 1 second.
-  -o <filename>                 Path of output file. Default is stdout.
+  -o <filename|SQL:db!log>      Path of output file or SQL log. Default is stdout.
   -q [object]                   List installed counters (no instances). To list counters for one object,
                                 include the object name, such as Processor.
   -qx [object]                  List installed counters with instances.
@@ -99,12 +100,17 @@ pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
                 format = match v.to_ascii_lowercase().as_str() {
                     "csv" => OutputFormat::Csv,
                     "tsv" => OutputFormat::Tsv,
-                    "bin" | "sql" => {
+                    "sql" => OutputFormat::Sql,
+                    "bin" => {
                         return Err(format!(
-                            "output format {v} is not supported; use CSV or TSV (perfcounters record writes SQL logs)"
+                            "output format {v} (.blg) is not supported; use CSV, TSV or SQL"
                         ))
                     }
-                    _ => return Err(format!("unknown output format \"{v}\": expected CSV, TSV, BIN or SQL")),
+                    _ => {
+                        return Err(format!(
+                            "unknown output format \"{v}\": expected CSV, TSV, BIN or SQL"
+                        ))
+                    }
                 };
                 i += 1;
             }
@@ -188,7 +194,7 @@ pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
 
 /// Replaces a leading `-config FILE` with the options it contains (`[option]` on one line, its value on
 /// the next, as relog and typeperf document).
-fn expand_config(args: &[String]) -> Result<Vec<String>, String> {
+pub(crate) fn expand_config(args: &[String]) -> Result<Vec<String>, String> {
     let pos = args.iter().position(|a| {
         let l = a.to_ascii_lowercase();
         l == "-config" || l == "/config"

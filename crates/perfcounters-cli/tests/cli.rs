@@ -768,3 +768,62 @@ fn capture_outside_windows_says_what_to_use_instead() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("invalid value 'many' for '--samples <SAMPLES>'"));
 }
+
+#[test]
+fn replayed_watch_writes_a_sql_log_that_relog_reads_back() {
+    use perfcounters::log::pdh_csv::format_precise;
+    let dir = tempdir("sql");
+    let files = write_blocks(&dir);
+    let target = format!("SQL:{}!replay", dir.join("logs.db").display());
+    let mut args = vec![
+        "watch",
+        r"\Processor(*)\% Processor Time",
+        r"\System\Processes",
+        r"\System\System Up Time",
+        "--format",
+        "sql",
+        "--output",
+        &target,
+        "--replay",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    // The SQL log keeps the priming collection as its first record, with raw values, so relog computes
+    // the same values as watch printed (and nothing for the rates of the first record).
+    let o = run(&["relog", &target]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let up = |s: f64| format_precise(85515.4883752 + s);
+    let expected = format!(
+        "\"(PDH-CSV 4.0) (UTC+00:00)(0)\",\"\\\\GETAWAY\\Processor(0)\\% Processor Time\",\"\\\\GETAWAY\\Processor(1)\\% Processor Time\",\"\\\\GETAWAY\\Processor(_Total)\\% Processor Time\",\"\\\\GETAWAY\\System\\Processes\",\"\\\\GETAWAY\\System\\System Up Time\"\r\n\
+\"03/18/2020 18:54:03.988\",\" \",\" \",\" \",\"100\",\"{}\"\r\n\
+\"03/18/2020 18:54:04.988\",\"75\",\"50\",\"62.5\",\"101\",\"{}\"\r\n\
+\"03/18/2020 18:54:05.988\",\"0\",\"100\",\"50\",\"99\",\"{}\"\r\n",
+        up(0.0),
+        up(1.0),
+        up(2.0)
+    );
+    assert_eq!(stdout(&o), expected);
+    // typeperf's spelling of the same output is accepted (-f SQL with -o SQL:…); BIN is not.
+    let o = run(&["typeperf", r"\System\Processes", "-f", "BIN", "-o", "x.blg"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "Error: output format BIN (.blg) is not supported; use CSV, TSV or SQL\n"
+    );
+    let o = run(&[
+        "watch",
+        r"\System\Processes",
+        "--format",
+        "sql",
+        "--replay",
+        &files[0],
+    ]);
+    assert!(!o.status.success());
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: the SQL format writes to --output SQL:file.db!logname\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -319,6 +319,32 @@ impl SqlLogWriter {
     }
 }
 
+impl SqlLogWriter {
+    /// Commits what was written so far (and updates the log's `DisplayToID` row), then goes on in a
+    /// new transaction: a writer fed live collections calls it so that an interrupted run keeps its
+    /// records.
+    pub fn checkpoint(&mut self) -> Result<(), LogError> {
+        self.update_display()?;
+        self.conn.execute_batch("COMMIT; BEGIN").map_err(self.err())
+    }
+
+    fn update_display(&self) -> Result<(), LogError> {
+        self.conn
+            .execute(
+                "UPDATE DisplayToID SET LogStartTime = ?2, LogStopTime = ?3, NumberOfRecords = ?4
+                 WHERE GUID = ?1",
+                params![
+                    self.guid,
+                    self.first.and_then(format_sql_time),
+                    self.last.and_then(format_sql_time),
+                    self.records
+                ],
+            )
+            .map(|_| ())
+            .map_err(self.err())
+    }
+}
+
 impl LogWriter for SqlLogWriter {
     fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
         self.conn.execute_batch(SCHEMA).map_err(self.err())?;
@@ -480,18 +506,7 @@ impl LogWriter for SqlLogWriter {
     }
 
     fn finish(&mut self) -> Result<(), LogError> {
-        self.conn
-            .execute(
-                "UPDATE DisplayToID SET LogStartTime = ?2, LogStopTime = ?3, NumberOfRecords = ?4
-                 WHERE GUID = ?1",
-                params![
-                    self.guid,
-                    self.first.and_then(format_sql_time),
-                    self.last.and_then(format_sql_time),
-                    self.records
-                ],
-            )
-            .map_err(self.err())?;
+        self.update_display()?;
         self.conn.execute_batch("COMMIT").map_err(self.err())
     }
 }

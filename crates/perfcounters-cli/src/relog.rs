@@ -1,0 +1,777 @@
+//! `perfcounters relog`: relog's command line over the library's log readers, stages and writers.
+//!
+//! ```text
+//! relog <input ...> [-a] [-c <path ...>] [-cf <file>] [-f csv|tsv|sql] [-t <n>] [-o <file|SQL:db!log>]
+//!       [-b <M/d/yyyy [[hh:]mm:]ss>] [-e <M/d/yyyy [[hh:]mm:]ss>] [-config <file>] [-q] [-y]
+//!       [--code-page <n>] [--names <file>] [--stats [table|csv]]
+//! ```
+//!
+//! Options start with `-` or `/` and are case-insensitive, as on Windows.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+use perfcounters::log::sql::{SqlLogReader, SqlLogWriter, SqlTarget, SqlWriteOptions};
+use perfcounters::log::{
+    log_statistics, parse_relog_time, CounterFilter, CsvFlavor, CsvReadOptions, Filtered,
+    LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge, PdhCsvLogWriter, PdhCsvReader,
+    Record, RelogFilter,
+};
+use perfcounters::names::ini::{looks_like_ini, parse_perf_string_backup};
+use perfcounters::names::NameTable;
+use perfcounters::CounterPath;
+
+/// The usage text, modelled on `relog /?`.
+pub const USAGE: &str = "\
+Microsoft-compatible Relog: extracts performance counters from logs into other formats, filters them,
+merges several logs, and summarizes them.
+
+Usage:
+perfcounters relog <input [input ...]> [options]
+
+Parameters:
+  <input [input ...]>           PDH-CSV or PDH-TSV files, or SQL logs as SQL:file.db!logname.
+
+Options:
+  -?                            Displays context sensitive help.
+  -a                            Append to the output file (or SQL log) instead of overwriting it.
+  -c <path [path ...]>          Counters to keep (wildcards as in watch); the default is all.
+  -cf <filename>                File of counters to keep, one per line.
+  -f <CSV|TSV|SQL>              Output format. Default: from the output name (SQL: prefix, .tsv), else CSV.
+  -t <value>                    Keep only every nth record.
+  -o <filename|SQL:db!log>      Output file or SQL log. Default: standard output.
+  -b <M/d/yyyy [[hh:]mm:]ss>    Begin: the first time to keep.
+  -e <M/d/yyyy [[hh:]mm:]ss>    End: the last time to keep.
+  -config <filename>            Settings file with command options ([option] lines, value below).
+  -q                            List the input's time range, samples and counters.
+  -y                            Answer yes to all questions (overwrite the output).
+  --code-page <n>               ANSI code page of input files without a BOM that are not UTF-8
+                                (default 1252).
+  --names <filename>            Name tables (PerfStringBackup.INI, REG_MULTI_SZ dump or `index name`
+                                text) so that -c paths match in any of their languages. Repeatable.
+  --stats [table|csv]           Print minimum, average and maximum per counter instead of a log.
+";
+
+/// Output formats of relog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    /// PDH-CSV.
+    Csv,
+    /// PDH-TSV.
+    Tsv,
+    /// A SQL log.
+    Sql,
+}
+
+/// How `--stats` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatsFormat {
+    /// An aligned table.
+    Table,
+    /// CSV.
+    Csv,
+}
+
+/// A parsed relog command line.
+#[derive(Debug, Default, PartialEq)]
+pub struct RelogArgs {
+    /// Input logs.
+    pub inputs: Vec<String>,
+    /// `-a`.
+    pub append: bool,
+    /// `-c`.
+    pub counters: Vec<String>,
+    /// `-cf`.
+    pub counter_file: Option<PathBuf>,
+    /// `-f`.
+    pub format: Option<LogFormat>,
+    /// `-t`.
+    pub every: u64,
+    /// `-o`.
+    pub output: Option<String>,
+    /// `-b`.
+    pub begin: Option<LogTime>,
+    /// `-e`.
+    pub end: Option<LogTime>,
+    /// `-q`.
+    pub query: bool,
+    /// `-y`.
+    pub yes: bool,
+    /// `--code-page`.
+    pub code_page: Option<u16>,
+    /// `--names`.
+    pub names: Vec<PathBuf>,
+    /// `--stats`.
+    pub stats: Option<StatsFormat>,
+    /// `-?`.
+    pub help: bool,
+}
+
+/// `-x` is an option; `/x` too, as on Windows, unless it is a path (`/x/y`, an existing file).
+fn is_option(a: &str) -> bool {
+    match (a.strip_prefix('-'), a.strip_prefix('/')) {
+        (Some(rest), _) => !rest.is_empty(),
+        (_, Some(rest)) => {
+            !rest.is_empty()
+                && rest.chars().all(|c| c.is_ascii_alphabetic() || c == '?')
+                && !Path::new(a).exists()
+        }
+        _ => false,
+    }
+}
+
+/// Parses relog arguments (without the program name).
+pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
+    let args = crate::typeperf::expand_config(args)?;
+    let mut out = RelogArgs {
+        every: 1,
+        ..RelogArgs::default()
+    };
+    let mut i = 0;
+    let value = |i: usize, flag: &str| -> Result<String, String> {
+        args.get(i + 1)
+            .cloned()
+            .ok_or_else(|| format!("option {flag} needs a value"))
+    };
+    while i < args.len() {
+        let a = &args[i];
+        let flag = if is_option(a) {
+            a.strip_prefix("--")
+                .or_else(|| a.strip_prefix('-'))
+                .or_else(|| a.strip_prefix('/'))
+                .map(str::to_ascii_lowercase)
+        } else {
+            None
+        };
+        match flag.as_deref() {
+            None => out.inputs.push(a.clone()),
+            Some("?" | "h" | "help") => out.help = true,
+            Some("a") => out.append = true,
+            Some("y") => out.yes = true,
+            Some("q") => out.query = true,
+            // The placeholder for the input files in a settings file: they are on the command line.
+            Some("i") => {}
+            Some("c") => {
+                let mut n = 0;
+                while let Some(p) = args
+                    .get(i + 1)
+                    .filter(|p| !is_option(p) || p.starts_with('\\'))
+                {
+                    out.counters.push(p.clone());
+                    i += 1;
+                    n += 1;
+                }
+                if n == 0 {
+                    return Err(format!("option {a} needs at least one counter path"));
+                }
+            }
+            Some("cf") => {
+                out.counter_file = Some(PathBuf::from(value(i, a)?));
+                i += 1;
+            }
+            Some("f") => {
+                let v = value(i, a)?;
+                out.format = Some(match v.to_ascii_lowercase().as_str() {
+                    "csv" => LogFormat::Csv,
+                    "tsv" => LogFormat::Tsv,
+                    "sql" => LogFormat::Sql,
+                    "bin" => {
+                        return Err(
+                            "output format BIN (.blg) is not supported; use CSV, TSV or SQL".into(),
+                        )
+                    }
+                    _ => {
+                        return Err(format!(
+                            "unknown output format \"{v}\": expected CSV, TSV, SQL or BIN"
+                        ))
+                    }
+                });
+                i += 1;
+            }
+            Some("t") => {
+                let v = value(i, a)?;
+                out.every = v.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    format!("invalid -t value \"{v}\": expected a positive whole number")
+                })?;
+                i += 1;
+            }
+            Some("o") => {
+                out.output = Some(value(i, a)?);
+                i += 1;
+            }
+            Some(f @ ("b" | "e")) => {
+                let v = value(i, a)?;
+                let t = parse_relog_time(&v).ok_or_else(|| {
+                    format!("invalid time \"{v}\" for -{f}: expected M/d/yyyy [[hh:]mm:]ss")
+                })?;
+                if f == "b" {
+                    out.begin = Some(t);
+                } else {
+                    out.end = Some(t);
+                }
+                i += 1;
+            }
+            Some("code-page") => {
+                let v = value(i, a)?;
+                let cp: u16 = v
+                    .parse()
+                    .map_err(|_| format!("invalid code page \"{v}\""))?;
+                if !perfcounters::log::text::code_page_supported(cp) {
+                    return Err(format!("code page {cp} is not supported"));
+                }
+                out.code_page = Some(cp);
+                i += 1;
+            }
+            Some("names") => {
+                out.names.push(PathBuf::from(value(i, a)?));
+                i += 1;
+            }
+            Some("stats") => {
+                out.stats = Some(match args.get(i + 1).map(|s| s.to_ascii_lowercase()) {
+                    Some(s) if s == "csv" => {
+                        i += 1;
+                        StatsFormat::Csv
+                    }
+                    Some(s) if s == "table" => {
+                        i += 1;
+                        StatsFormat::Table
+                    }
+                    _ => StatsFormat::Table,
+                });
+            }
+            Some("config") => return Err("-config must be the first option".into()),
+            Some(_) => return Err(format!("unknown option \"{a}\"; see perfcounters relog -?")),
+        }
+        i += 1;
+    }
+    if out.help {
+        return Ok(out);
+    }
+    if out.inputs.is_empty() {
+        return Err("no input log: name PDH-CSV/TSV files or SQL:file.db!log".into());
+    }
+    if let (Some(b), Some(e)) = (out.begin, out.end) {
+        if b > e {
+            return Err(format!("-b {b} is after -e {e}"));
+        }
+    }
+    Ok(out)
+}
+
+/// Expands `*` and `?` in the file-name part of an input (Windows' shell does not).
+fn expand_input(input: &str) -> Result<Vec<PathBuf>> {
+    let path = Path::new(input);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    match name {
+        Some(n) if n.contains(['*', '?']) => {
+            let dir = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .with_context(|| format!("cannot list {}", dir.display()))?
+                .filter_map(|e| e.ok())
+                .filter(|e| glob(&n, &e.file_name().to_string_lossy()))
+                .map(|e| dir.join(e.file_name()))
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                bail!("no file matches {input}");
+            }
+            Ok(found)
+        }
+        _ => Ok(vec![path.to_path_buf()]),
+    }
+}
+
+/// `*` and `?` glob, case-insensitive as on Windows.
+fn glob(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.to_lowercase().chars().collect();
+    let t: Vec<char> = name.to_lowercase().chars().collect();
+    let (mut pi, mut ti, mut star) = (0, 0, None);
+    while ti < t.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi + 1, ti));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == t[ti] => {
+                pi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    pi = sp;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// Opens one input log.
+pub fn open_input(input: &str, code_page: Option<u16>) -> Result<Vec<Box<dyn LogReader>>> {
+    if let Some(t) = SqlTarget::parse(input) {
+        return Ok(vec![Box::new(SqlLogReader::open(
+            &t.path,
+            t.log.as_deref(),
+        )?)]);
+    }
+    let mut out: Vec<Box<dyn LogReader>> = Vec::new();
+    for path in expand_input(input)? {
+        let is_blg = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("blg"));
+        if is_blg {
+            bail!(
+                "{}: binary logs (.blg) cannot be read yet; convert it with relog -f csv on Windows",
+                path.display()
+            );
+        }
+        out.push(Box::new(PdhCsvReader::open(
+            &path,
+            CsvReadOptions { code_page },
+        )?));
+    }
+    Ok(out)
+}
+
+/// The name tables of `--names`: every language of a `PerfStringBackup.INI`, or one table from a
+/// REG_MULTI_SZ dump or text; the built-in English table is always included.
+fn load_tables(files: &[PathBuf], code_page: Option<u16>) -> Result<Vec<NameTable>> {
+    let mut tables = vec![NameTable::builtin_english().clone()];
+    for f in files {
+        let bytes =
+            std::fs::read(f).with_context(|| format!("cannot read name table {}", f.display()))?;
+        if looks_like_ini(&bytes) {
+            let ini = parse_perf_string_backup(&bytes, code_page)
+                .map_err(|e| anyhow!("{}: {e}", f.display()))?;
+            tables.extend(ini.languages.into_iter().map(|l| l.names));
+        } else {
+            tables.push(crate::collect::load_names(f)?);
+        }
+    }
+    Ok(tables)
+}
+
+fn output_format(args: &RelogArgs) -> LogFormat {
+    if let Some(f) = args.format {
+        return f;
+    }
+    match args.output.as_deref() {
+        Some(o) if SqlTarget::parse(o).is_some() => LogFormat::Sql,
+        Some(o) if o.to_ascii_lowercase().ends_with(".tsv") => LogFormat::Tsv,
+        _ => LogFormat::Csv,
+    }
+}
+
+/// Opens the output of `format` at `output` (`None`: standard output).
+pub fn open_output(
+    format: LogFormat,
+    output: Option<&str>,
+    append: bool,
+    yes: bool,
+) -> Result<Box<dyn LogWriter>> {
+    match format {
+        LogFormat::Sql => {
+            let o = output.ok_or_else(|| anyhow!("SQL output needs -o SQL:file.db!logname"))?;
+            let t = SqlTarget::parse(o)
+                .ok_or_else(|| anyhow!("SQL output must be named SQL:file.db!logname, not {o}"))?;
+            let log = t
+                .log
+                .ok_or_else(|| anyhow!("name the log: SQL:{}!logname", t.path.display()))?;
+            Ok(Box::new(SqlLogWriter::create(
+                &t.path,
+                &log,
+                SqlWriteOptions {
+                    append,
+                    overwrite: yes,
+                },
+            )?))
+        }
+        LogFormat::Csv | LogFormat::Tsv => {
+            let flavor = if format == LogFormat::Csv {
+                CsvFlavor::Csv
+            } else {
+                CsvFlavor::Tsv
+            };
+            match output {
+                None => Ok(Box::new(PdhCsvLogWriter::new(
+                    std::io::BufWriter::new(std::io::stdout()),
+                    flavor,
+                    "standard output",
+                ))),
+                Some(o) => {
+                    if SqlTarget::parse(o).is_some() {
+                        bail!("{o} is a SQL log: use -f SQL");
+                    }
+                    let path = Path::new(o);
+                    let exists = path.exists();
+                    if exists && append {
+                        return Ok(Box::new(AppendCsv::open(path, flavor)?));
+                    }
+                    if exists && !yes {
+                        bail!("{o} already exists; add -y to overwrite it or -a to append to it");
+                    }
+                    let f = std::fs::File::create(path)
+                        .with_context(|| format!("cannot create {o}"))?;
+                    Ok(Box::new(PdhCsvLogWriter::new(
+                        std::io::BufWriter::with_capacity(256 * 1024, f),
+                        flavor,
+                        o,
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// `-a` on a PDH-CSV/TSV file: the records go after the existing ones; the columns must be the same.
+struct AppendCsv {
+    path: PathBuf,
+    columns: Vec<String>,
+    writer: PdhCsvLogWriter<std::io::BufWriter<std::fs::File>>,
+}
+
+impl AppendCsv {
+    fn open(path: &Path, flavor: CsvFlavor) -> Result<Self> {
+        let existing = PdhCsvReader::open(path, CsvReadOptions::default())?;
+        let columns = existing
+            .header()
+            .counters
+            .iter()
+            .map(|c| c.name.to_lowercase())
+            .collect();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open {} to append", path.display()))?;
+        // A file that does not end its last line gets one.
+        let len = f.metadata()?.len();
+        if len > 0 {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut r = std::fs::File::open(path)?;
+            r.seek(SeekFrom::End(-1))?;
+            let mut last = [0u8; 1];
+            r.read_exact(&mut last)?;
+            if last[0] != b'\n' {
+                f.write_all(b"\r\n")?;
+            }
+        }
+        Ok(AppendCsv {
+            path: path.to_owned(),
+            columns,
+            writer: PdhCsvLogWriter::new(
+                std::io::BufWriter::new(f),
+                flavor,
+                &path.display().to_string(),
+            ),
+        })
+    }
+}
+
+impl LogWriter for AppendCsv {
+    fn write_header(&mut self, header: &LogHeader) -> Result<(), perfcounters::log::LogError> {
+        let cols: Vec<String> = header
+            .counters
+            .iter()
+            .map(|c| c.name.to_lowercase())
+            .collect();
+        if cols != self.columns {
+            return Err(perfcounters::log::LogError::usage(
+                &self.path.display().to_string(),
+                "cannot append: the file has other counters than the records to add",
+            ));
+        }
+        Ok(())
+    }
+    fn write_record(&mut self, record: &Record) -> Result<(), perfcounters::log::LogError> {
+        self.writer.write_record(record)
+    }
+    fn finish(&mut self) -> Result<(), perfcounters::log::LogError> {
+        self.writer.finish()
+    }
+}
+
+/// Runs relog.
+pub fn run(argv: &[String]) -> Result<ExitCode> {
+    let args = match parse(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if args.help {
+        print!("{USAGE}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut inputs: Vec<Box<dyn LogReader>> = Vec::new();
+    for i in &args.inputs {
+        inputs.extend(open_input(i, args.code_page)?);
+    }
+    let files: Vec<(String, String)> = inputs
+        .iter()
+        .map(|r| (r.header().source.clone(), r.header().kind.to_string()))
+        .collect();
+    let mut patterns = Vec::new();
+    let mut paths = args.counters.clone();
+    if let Some(f) = &args.counter_file {
+        paths.extend(crate::read_counter_file(f)?);
+    }
+    for p in &paths {
+        patterns.push(CounterPath::parse(p).map_err(|e| anyhow!("invalid counter path {p}: {e}"))?);
+    }
+    let counters = if patterns.is_empty() {
+        None
+    } else {
+        Some(CounterFilter::new(patterns).with_names(load_tables(&args.names, args.code_page)?))
+    };
+    let filter = RelogFilter {
+        counters,
+        begin: args.begin,
+        end: args.end,
+        every: args.every,
+        ..RelogFilter::default()
+    };
+    let merged: Box<dyn LogReader> = if inputs.len() == 1 {
+        inputs.pop().ok_or_else(|| anyhow!("no input"))?
+    } else {
+        Box::new(Merge::new(inputs)?)
+    };
+    let mut filtered = Filtered::new(merged, &filter)?;
+    if filtered.header().counters.is_empty() {
+        bail!("no counter of the input matches -c / -cf");
+    }
+    let mut out = std::io::stdout().lock();
+    let print_inputs = |out: &mut dyn Write| -> std::io::Result<()> {
+        write!(out, "\r\nInput\r\n----------------\r\nFile(s):\r\n")?;
+        for (f, kind) in &files {
+            write!(out, "     {f} ({kind})\r\n")?;
+        }
+        write!(out, "\r\n")
+    };
+    let print_range = |out: &mut dyn Write, s: &LogSummary| -> std::io::Result<()> {
+        let t = |t: Option<LogTime>| t.map_or_else(String::new, |t| t.to_string());
+        write!(
+            out,
+            "Begin:    {}\r\nEnd:      {}\r\nSamples:  {}\r\n\r\n",
+            t(s.begin),
+            t(s.end),
+            s.samples
+        )
+    };
+    if args.query {
+        let s = LogSummary::of(&mut filtered)?;
+        print_inputs(&mut out)?;
+        print_range(&mut out, &s)?;
+        for c in &s.counters {
+            write!(out, "{c}\r\n")?;
+        }
+        write!(out, "\r\nThe command completed successfully.\r\n")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(fmt) = args.stats {
+        let stats = log_statistics(&mut filtered, &filter.format)?;
+        print_stats(&mut out, &stats, fmt)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let format = output_format(&args);
+    let mut writer = open_output(format, args.output.as_deref(), args.append, args.yes)?;
+    let mut counting = Counting {
+        inner: &mut *writer,
+        summary: LogSummary {
+            begin: None,
+            end: None,
+            samples: 0,
+            counters: Vec::new(),
+        },
+    };
+    perfcounters::log::copy(&mut filtered, &mut counting)?;
+    if let Some(o) = &args.output {
+        let summary = counting.summary;
+        print_inputs(&mut out)?;
+        write!(out, "Output\r\n----------------\r\nFile:     {o}\r\n\r\n")?;
+        print_range(&mut out, &summary)?;
+        write!(out, "The command completed successfully.\r\n")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A writer that remembers the time range and number of records it passed on.
+struct Counting<'a> {
+    inner: &'a mut dyn LogWriter,
+    summary: LogSummary,
+}
+
+impl LogWriter for Counting<'_> {
+    fn write_header(&mut self, header: &LogHeader) -> Result<(), perfcounters::log::LogError> {
+        self.inner.write_header(header)
+    }
+    fn write_record(&mut self, record: &Record) -> Result<(), perfcounters::log::LogError> {
+        self.summary.begin.get_or_insert(record.time);
+        self.summary.end = Some(record.time);
+        self.summary.samples += 1;
+        self.inner.write_record(record)
+    }
+    fn finish(&mut self) -> Result<(), perfcounters::log::LogError> {
+        self.inner.finish()
+    }
+}
+
+fn print_stats(
+    out: &mut dyn Write,
+    stats: &[perfcounters::log::CounterStatistics],
+    fmt: StatsFormat,
+) -> Result<()> {
+    use perfcounters::log::pdh_csv::format_precise;
+    match fmt {
+        StatsFormat::Csv => {
+            let mut w = String::from(
+                "\"Counter\",\"Minimum\",\"Average\",\"Maximum\",\"Samples\",\"Values\"\r\n",
+            );
+            for s in stats {
+                let q = |t: &str| format!("\"{}\"", t.replace('"', "\"\""));
+                match &s.stats {
+                    Ok(st) => w.push_str(&format!(
+                        "{},{},{},{},{},{}\r\n",
+                        q(&s.name),
+                        q(&format_precise(st.min)),
+                        q(&format_precise(st.mean)),
+                        q(&format_precise(st.max)),
+                        q(&st.samples.to_string()),
+                        q(&st.count.to_string())
+                    )),
+                    Err(_) => {
+                        w.push_str(&format!("{},\" \",\" \",\" \",\" \",\"0\"\r\n", q(&s.name)))
+                    }
+                }
+            }
+            out.write_all(w.as_bytes())?;
+        }
+        StatsFormat::Table => {
+            let cell = |v: f64| crate::output::human(v);
+            let rows: Vec<[String; 4]> = stats
+                .iter()
+                .map(|s| match &s.stats {
+                    Ok(st) => [cell(st.min), cell(st.mean), cell(st.max), s.name.clone()],
+                    Err(e) => [
+                        "-".into(),
+                        "-".into(),
+                        "-".into(),
+                        format!("{} ({})", s.name, e.status().description()),
+                    ],
+                })
+                .collect();
+            let w = |i: usize, title: &str| {
+                rows.iter()
+                    .map(|r| r[i].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .max(title.len())
+            };
+            let (a, b, c) = (w(0, "MINIMUM"), w(1, "AVERAGE"), w(2, "MAXIMUM"));
+            writeln!(
+                out,
+                "{:>a$}  {:>b$}  {:>c$}  COUNTER",
+                "MINIMUM", "AVERAGE", "MAXIMUM"
+            )?;
+            for r in rows {
+                writeln!(out, "{:>a$}  {:>b$}  {:>c$}  {}", r[0], r[1], r[2], r[3])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn flags() {
+        let a = parse(&s(&[
+            "in.csv",
+            "/C",
+            r"\Processor(*)\% Processor Time",
+            r"\Memory\Available Bytes",
+            "-f",
+            "sql",
+            "-o",
+            "SQL:x.db!run",
+            "-t",
+            "3",
+            "-b",
+            "2/1/2014 00:20:00",
+            "-e",
+            "2/1/2014 01:00:00",
+            "-a",
+            "-y",
+            "--names",
+            "n.ini",
+            "--code-page",
+            "1251",
+        ]))
+        .unwrap();
+        assert_eq!(a.inputs, ["in.csv"]);
+        assert_eq!(
+            a.counters,
+            [
+                r"\Processor(*)\% Processor Time",
+                r"\Memory\Available Bytes"
+            ]
+        );
+        assert_eq!(a.format, Some(LogFormat::Sql));
+        assert_eq!(a.every, 3);
+        assert_eq!(a.begin, LogTime::from_parts(2014, 2, 1, 0, 20, 0, 0));
+        assert!(a.append && a.yes);
+        assert_eq!(a.code_page, Some(1251));
+        assert_eq!(a.names, [PathBuf::from("n.ini")]);
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(
+            parse(&s(&[])).unwrap_err(),
+            "no input log: name PDH-CSV/TSV files or SQL:file.db!log"
+        );
+        assert_eq!(
+            parse(&s(&["x.csv", "-t", "0"])).unwrap_err(),
+            "invalid -t value \"0\": expected a positive whole number"
+        );
+        assert_eq!(
+            parse(&s(&["x.csv", "-b", "2014-02-01"])).unwrap_err(),
+            "invalid time \"2014-02-01\" for -b: expected M/d/yyyy [[hh:]mm:]ss"
+        );
+        assert_eq!(
+            parse(&s(&["x.csv", "-f", "bin"])).unwrap_err(),
+            "output format BIN (.blg) is not supported; use CSV, TSV or SQL"
+        );
+        assert_eq!(
+            parse(&s(&["x.csv", "-c"])).unwrap_err(),
+            "option -c needs at least one counter path"
+        );
+        assert_eq!(
+            parse(&s(&["x.csv", "-b", "1/2/2020", "-e", "1/1/2020"])).unwrap_err(),
+            "-b 1/2/2020 00:00:00.000 is after -e 1/1/2020 00:00:00.000"
+        );
+        assert!(parse(&s(&["x.csv", "--code-page", "99999"])).is_err());
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob("*.csv", "A.CSV"));
+        assert!(glob("log?.csv", "log1.csv"));
+        assert!(!glob("log?.csv", "log10.csv"));
+        assert!(glob("*", ""));
+    }
+}

@@ -1,0 +1,358 @@
+//! `perfcounters relog` end to end: conversions (CSV, TSV, SQL), filters, merges, `-q`, statistics,
+//! name tables, and errors, on logs built the way Windows writes them and on the real ones in
+//! `../shared/data/logs` (skipped with a message when that folder is absent).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_perfcounters"));
+    c.env("TZ", "UTC");
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run perfcounters")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let d =
+            std::env::temp_dir().join(format!("perfcounters-relog-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    fn file(&self, name: &str, bytes: &[u8]) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_owned()
+    }
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_owned()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `../shared/data` beside the repository root (`PERFCOUNTERS_SHARED_DATA` names another place).
+fn data_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("PERFCOUNTERS_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
+        });
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipped: {} is absent (the real Windows logs live beside the repository)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// A relog-style log of a Spanish machine (written in code page 1252, CRLF).
+const ES: &str = "\"(PDH-CSV 4.0) (Hora de verano romance)(-120)\",\"\\\\SRV\\Disco físico(_Total)\\% de tiempo inactivo\",\"\\\\SRV\\Memoria\\Bytes disponibles\",\"\\\\SRV\\Procesador(_Total)\\% de tiempo de procesador\"\r\n\
+\"07/01/2023 10:00:00.000\",\"97.5\",\"1024\",\" \"\r\n\
+\"07/01/2023 10:00:15.000\",\"90\",\"2048\",\"6.9494827586206889356e-005\"\r\n\
+\"07/01/2023 10:00:30.000\",\"80.25\",\"4096\",\"12.5\"\r\n\
+\"07/01/2023 10:00:45.000\",\"70\",\"8192\",\"25\"\r\n";
+
+fn es_1252() -> Vec<u8> {
+    let (b, _, bad) = encoding_rs::WINDOWS_1252.encode(ES);
+    assert!(!bad);
+    b.into_owned()
+}
+
+/// Both languages of a `PerfStringBackup.INI`, UTF-16LE without a BOM, as `lodctr /S` writes it.
+fn ini() -> Vec<u8> {
+    let text = "\r\n[Perflib]\r\nBase Index=1847\r\nLast Counter=1848\r\nLast Help=1849\r\n\r\n\
+        [PerfStrings_009]\r\n1=1847\r\n4=Memory\r\n5=help\r\n24=Available Bytes\r\n234=PhysicalDisk\r\n238=Processor\r\n6=% Processor Time\r\n1482=% Idle Time\r\n\r\n\
+        [PerfStrings_00A]\r\n1=1847\r\n4=Memoria\r\n5=ayuda\r\n24=Bytes disponibles\r\n234=Disco físico\r\n238=Procesador\r\n6=% de tiempo de procesador\r\n1482=% de tiempo inactivo\r\n";
+    text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+}
+
+#[test]
+fn filters_times_and_every_nth_record_to_tsv() {
+    let d = Dir::new("filter");
+    let input = d.file("es.csv", &es_1252());
+    let o = run(&[
+        "relog",
+        &input,
+        "-c",
+        r"\Memoria\*",
+        r"\Procesador(*)\*",
+        "-b",
+        "7/1/2023 10:00:15",
+        "-e",
+        "7/1/2023 10:00:45",
+        "-t",
+        "2",
+        "-f",
+        "tsv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "\"(PDH-TSV 4.0) (Hora de verano romance)(-120)\"\t\"\\\\SRV\\Memoria\\Bytes disponibles\"\t\"\\\\SRV\\Procesador(_Total)\\% de tiempo de procesador\"\r\n\
+         \"07/01/2023 10:00:15.000\"\t\"2048\"\t\"6.9494827586206889356e-005\"\r\n\
+         \"07/01/2023 10:00:45.000\"\t\"8192\"\t\"25\"\r\n"
+    );
+}
+
+#[test]
+fn english_paths_select_spanish_columns_through_perf_string_backup() {
+    let d = Dir::new("names");
+    let input = d.file("es.csv", &es_1252());
+    let names = d.file("PerfStringBackup.INI", &ini());
+    let counters = d.file(
+        "counters.txt",
+        b"\\PhysicalDisk(_Total)\\% Idle Time\r\n\\Processor(*)\\% Processor Time\r\n",
+    );
+    // Without the name tables nothing matches.
+    let o = run(&["relog", &input, "-cf", &counters]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: no counter of the input matches -c / -cf\n"
+    );
+    let o = run(&["relog", &input, "-cf", &counters, "--names", &names, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "\r\nInput\r\n----------------\r\nFile(s):\r\n     {input} (CSV)\r\n\r\n\
+             Begin:    7/1/2023 10:00:00.000\r\nEnd:      7/1/2023 10:00:45.000\r\nSamples:  4\r\n\r\n\
+             \\\\SRV\\Disco físico(_Total)\\% de tiempo inactivo\r\n\
+             \\\\SRV\\Procesador(_Total)\\% de tiempo de procesador\r\n\
+             \r\nThe command completed successfully.\r\n"
+        )
+    );
+}
+
+#[test]
+fn statistics_as_table_and_csv() {
+    let d = Dir::new("stats");
+    let input = d.file("es.csv", &es_1252());
+    let o = run(&["relog", &input, "--stats", "csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "\"Counter\",\"Minimum\",\"Average\",\"Maximum\",\"Samples\",\"Values\"\r\n\
+         \"\\\\SRV\\Disco físico(_Total)\\% de tiempo inactivo\",\"70\",\"84.4375\",\"97.5\",\"4\",\"4\"\r\n\
+         \"\\\\SRV\\Memoria\\Bytes disponibles\",\"1024\",\"3840\",\"8192\",\"4\",\"4\"\r\n\
+         \"\\\\SRV\\Procesador(_Total)\\% de tiempo de procesador\",\"6.9494827586206889356e-005\",\"12.500023164942527742\",\"25\",\"4\",\"3\"\r\n"
+    );
+    let o = run(&["relog", &input, "--stats", "-c", r"\Memoria\*"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "MINIMUM  AVERAGE  MAXIMUM  COUNTER\n  1,024    3,840    8,192  \\\\SRV\\Memoria\\Bytes disponibles\n"
+    );
+}
+
+#[test]
+fn csv_to_sql_and_back_and_appending() {
+    let d = Dir::new("sql");
+    let input = d.file("es.csv", &es_1252());
+    let db = d.path("logs.db");
+    let target = format!("SQL:{db}!spanish");
+    let o = run(&["relog", &input, "-o", &target]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "\r\nInput\r\n----------------\r\nFile(s):\r\n     {input} (CSV)\r\n\r\n\
+             Output\r\n----------------\r\nFile:     {target}\r\n\r\n\
+             Begin:    7/1/2023 10:00:00.000\r\nEnd:      7/1/2023 10:00:45.000\r\nSamples:  4\r\n\r\n\
+             The command completed successfully.\r\n"
+        )
+    );
+    let o = run(&["relog", &target]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), ES);
+    // A second log in the same database; the first one is refused without -a / -y.
+    let tsv = d.file(
+        "b.tsv",
+        b"\"(PDH-TSV 4.0)\"\t\"\\\\H\\Memory\\Available Bytes\"\r\n\"01/01/2024 00:00:00.000\"\t\"1\"\r\n",
+    );
+    assert!(run(&["relog", &tsv, "-o", &format!("SQL:{db}!b")])
+        .status
+        .success());
+    let o = run(&["relog", &tsv, "-o", &format!("SQL:{db}!b")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: SQL:{db}!b: the database already holds a log of this name; append to it (-a) or replace it (-y)\n")
+    );
+    assert!(run(&["relog", &tsv, "-o", &format!("SQL:{db}!b"), "-a"])
+        .status
+        .success());
+    let o = run(&["relog", &format!("SQL:{db}!b"), "-q"]);
+    assert!(stdout(&o).contains("Samples:  2\r\n"), "{}", stdout(&o));
+    // Two inputs merge in time order: the Spanish log (UTC+2) and b (no zone: its wall clock).
+    let out = d.path("merged.csv");
+    let o = run(&[
+        "relog",
+        &target,
+        &format!("SQL:{db}!b"),
+        "-o",
+        &out,
+        "-c",
+        r"\Memoria\*",
+        r"\Memory\*",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let merged = std::fs::read_to_string(&out).unwrap();
+    // b holds its record twice (appended twice).
+    assert_eq!(merged.lines().count(), 1 + 4 + 2, "{merged}");
+    assert!(merged.ends_with("\"01/01/2024 00:00:00.000\",\" \",\"1\"\r\n"));
+    assert!(merged.starts_with("\"(PDH-CSV 4.0) (Hora de verano romance)(-120)\",\"\\\\SRV\\Memoria\\Bytes disponibles\",\"\\\\H\\Memory\\Available Bytes\"\r\n"));
+    // CSV output: -y overwrites, -a appends when the columns are the same.
+    let o = run(&["relog", &input, "-o", &out]);
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {out} already exists; add -y to overwrite it or -a to append to it\n"
+        )
+    );
+    assert!(
+        run(&["relog", &input, "-o", &out, "-y", "-b", "7/1/2023 10:00:30"])
+            .status
+            .success()
+    );
+    assert!(
+        run(&["relog", &input, "-o", &out, "-a", "-e", "7/1/2023 10:00:15"])
+            .status
+            .success()
+    );
+    let text = std::fs::read(&out).unwrap();
+    let (text, _, _) = encoding_rs::UTF_8.decode(&text);
+    let times: Vec<&str> = text.lines().skip(1).map(|l| &l[1..24]).collect();
+    assert_eq!(
+        times,
+        [
+            "07/01/2023 10:00:30.000",
+            "07/01/2023 10:00:45.000",
+            "07/01/2023 10:00:00.000",
+            "07/01/2023 10:00:15.000"
+        ]
+    );
+}
+
+#[test]
+fn errors_name_the_file_line_and_column() {
+    let d = Dir::new("errors");
+    let bad = d.file(
+        "bad.csv",
+        b"\"(PDH-CSV 4.0)\",\"\\\\H\\A\\B\"\r\n\"01/01/2024 00:00:00.000\",\"1\"\r\n\"01/01/2024 00:00:01.000\",\"1\",\"2\"\r\n",
+    );
+    let o = run(&["relog", &bad]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {bad}: line 3, column 3: the row has 3 cells, the header 2 (a time stamp and 1 counters)\n")
+    );
+    let not_log = d.file("x.csv", b"Time,Value\r\n");
+    let o = run(&["relog", &not_log, "-q"]);
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {not_log}: line 1, column 1: not a PDH log: the first cell is not \"(PDH-CSV 4.0)\" or \"(PDH-TSV 4.0)\"\n")
+    );
+    let o = run(&["relog"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "Error: no input log: name PDH-CSV/TSV files or SQL:file.db!log\n"
+    );
+    let o = run(&["relog", &not_log, "-zz"]);
+    assert_eq!(
+        stderr(&o),
+        "Error: unknown option \"-zz\"; see perfcounters relog -?\n"
+    );
+    let blg = d.file("x.blg", b"\0\0\x01\0");
+    let o = run(&["relog", &blg]);
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {blg}: binary logs (.blg) cannot be read yet; convert it with relog -f csv on Windows\n")
+    );
+    let o = run(&["relog", "-?"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).starts_with("Microsoft-compatible Relog"));
+}
+
+#[test]
+fn config_file_and_input_wildcards() {
+    let d = Dir::new("config");
+    d.file("a1.csv", ES.as_bytes());
+    let config = d.file("relog.cfg", b"[c]\r\n\\Memoria\\*\r\n[t]\r\n3\r\n[i]\r\n");
+    let pattern = Path::new(&d.0).join("a?.csv");
+    let o = run(&["relog", "-config", &config, pattern.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "\"(PDH-CSV 4.0) (Hora de verano romance)(-120)\",\"\\\\SRV\\Memoria\\Bytes disponibles\"\r\n\
+         \"07/01/2023 10:00:00.000\",\"1024\"\r\n\"07/01/2023 10:00:45.000\",\"8192\"\r\n"
+    );
+}
+
+#[test]
+fn real_logs_convert_filter_and_summarize() {
+    let Some(data) = data_dir() else { return };
+    let logs = data.join("logs");
+    let pst = logs.join("en-pst-BM_Active_Load_Test.csv");
+    let pst = pst.to_str().unwrap();
+    let o = run(&["relog", pst, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(
+        "Begin:    2/1/2014 00:19:44.718\r\nEnd:      2/1/2014 01:47:14.718\r\nSamples:  351\r\n\r\n\\\\ATTCOREU01\\Memory\\% Committed Bytes In Use\r\n"
+    ));
+    let o = run(&[
+        "relog",
+        pst,
+        "-c",
+        r"\Processor(*)\*",
+        "-b",
+        "2/1/2014 00:20:00",
+        "-e",
+        "2/1/2014 00:20:30",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\ATTCOREU01\\Processor(_Total)\\% Processor Time\"\r\n\
+         \"02/01/2014 00:20:14.718\",\"0.58593799999999696126\"\r\n\
+         \"02/01/2014 00:20:29.718\",\"0.41666666666666518637\"\r\n"
+    );
+    // The 5,964-column log: through SQL and back, every value identical.
+    let d = Dir::new("real");
+    let tokyo = logs.join("en-tokyo-5964cols-Sample01.csv");
+    let tokyo = tokyo.to_str().unwrap();
+    let target = format!("SQL:{}!tokyo", d.path("t.db"));
+    assert!(run(&["relog", tokyo, "-o", &target]).status.success());
+    let back = d.path("back.csv");
+    assert!(run(&["relog", &target, "-o", &back]).status.success());
+    let direct = d.path("direct.csv");
+    assert!(run(&["relog", tokyo, "-o", &direct]).status.success());
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        std::fs::read(&direct).unwrap()
+    );
+    let o = run(&["relog", &back, "-q"]);
+    assert!(stdout(&o).contains("Samples:  16\r\n"));
+}
