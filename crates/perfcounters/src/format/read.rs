@@ -291,6 +291,26 @@ impl<'a> Reader<'a> {
             })
     }
 
+    /// The byte at `offset`.
+    #[inline]
+    pub(crate) fn u8(&self, structure: &'static str, offset: usize) -> Result<u8, DecodeError> {
+        let b = self.bytes(structure, offset, 1)?;
+        Ok(b.first().copied().unwrap_or(0))
+    }
+
+    /// The `u16` at `offset`, in the window's byte order.
+    #[inline]
+    pub(crate) fn u16(&self, structure: &'static str, offset: usize) -> Result<u16, DecodeError> {
+        let b = self.bytes(structure, offset, 2)?;
+        Ok(self.endian.u16_at(b, 0))
+    }
+
+    /// The `i32` at `offset`, in the window's byte order.
+    #[inline]
+    pub(crate) fn i32(&self, structure: &'static str, offset: usize) -> Result<i32, DecodeError> {
+        self.u32(structure, offset).map(|v| v as i32)
+    }
+
     /// The `u32` at `offset`, in the window's byte order.
     #[inline]
     pub(crate) fn u32(&self, structure: &'static str, offset: usize) -> Result<u32, DecodeError> {

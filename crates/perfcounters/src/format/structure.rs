@@ -39,3 +39,30 @@ pub const PERF_STRING_COUNTER_HEADER: &str = "PERF_STRING_COUNTER_HEADER";
 pub const STRING: &str = "string";
 /// A `GUID` result or list.
 pub const GUID: &str = "GUID";
+
+/// `.blg` `WMI_BUFFER_HEADER`: the header of every 64 KiB buffer of an ETW trace file.
+pub const WMI_BUFFER_HEADER: &str = "WMI_BUFFER_HEADER";
+/// `.blg` `SYSTEM_TRACE_HEADER`: the header of the log-file header event.
+pub const SYSTEM_TRACE_HEADER: &str = "SYSTEM_TRACE_HEADER";
+/// `.blg` `TRACE_LOGFILE_HEADER`.
+pub const TRACE_LOGFILE_HEADER: &str = "TRACE_LOGFILE_HEADER";
+/// `.blg` `EVENT_TRACE_HEADER`: the header of every other event.
+pub const EVENT_TRACE_HEADER: &str = "EVENT_TRACE_HEADER";
+/// `.blg`: the PDH part of an event (log GUID, fragment index and count).
+pub const PDH_EVENT: &str = "PDH event";
+/// `.blg`: the counter-list record.
+pub const PDH_COUNTER_LIST: &str = "PDH counter list";
+/// `.blg`: one entry of the counter list.
+pub const PDH_COUNTER_ENTRY: &str = "PDH counter-list entry";
+/// `.blg`: a sample record.
+pub const PDH_SAMPLE: &str = "PDH sample";
+/// `.blg`: a sub-record of a sample.
+pub const PDH_SUB_RECORD: &str = "PDH sample sub-record";
+/// `.blg` `PDH_RAW_COUNTER`: a stored raw value.
+pub const PDH_RAW_COUNTER: &str = "PDH_RAW_COUNTER";
+/// `.blg`: the instances of a wildcard counter in a sample.
+pub const PDH_RAW_COUNTER_ARRAY: &str = "PDH raw counter array";
+/// `.blg`: a chunk of the embedded counter name table.
+pub const PDH_NAME_TABLE: &str = "PDH name-table chunk";
+/// `.blg`: the trailer record.
+pub const PDH_TRAILER: &str = "PDH trailer";

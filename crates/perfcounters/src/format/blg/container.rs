@@ -6,7 +6,9 @@
 //! `SYSTEM_TRACE_HEADER` event carrying the `TRACE_LOGFILE_HEADER`; every other event has a 48-byte
 //! `EVENT_TRACE_HEADER`. Events are 8-byte aligned.
 
-use super::read::{shift, utf16_field, utf16_lossy, utf16_terminated, Bytes};
+use super::read::{shift, utf16_lossy, utf16_terminated};
+use crate::format::read::{fixed, Reader};
+use crate::format::structure;
 use crate::format::v2::Guid;
 use crate::format::{DecodeError, ErrorKind};
 use crate::snapshot::SystemTime;
@@ -59,9 +61,9 @@ impl BufferHeader {
         file_offset: usize,
         expected_size: Option<u32>,
     ) -> Result<BufferHeader, DecodeError> {
-        const S: &str = "WMI_BUFFER_HEADER";
+        const S: &str = structure::WMI_BUFFER_HEADER;
         let relocate = |e: DecodeError| shift(e, file_offset);
-        let b = Bytes::new(buf);
+        let b = Reader::new(buf);
         b.bytes(S, 0, BUFFER_HEADER_LEN).map_err(relocate)?;
         let buffer_size = b.u32(S, 0).map_err(relocate)?;
         match expected_size {
@@ -140,10 +142,10 @@ impl TimeZoneInformation {
         let time_at = |o: usize| system_time(b.get(o..o + 16).unwrap_or(&[]));
         TimeZoneInformation {
             bias: i32_at(0),
-            standard_name: utf16_field(b.get(4..68).unwrap_or(&[])),
+            standard_name: utf16_lossy(b.get(4..68).unwrap_or(&[])),
             standard_date: time_at(68),
             standard_bias: i32_at(84),
-            daylight_name: utf16_field(b.get(88..152).unwrap_or(&[])),
+            daylight_name: utf16_lossy(b.get(88..152).unwrap_or(&[])),
             daylight_date: time_at(152),
             daylight_bias: i32_at(168),
         }
@@ -231,10 +233,10 @@ impl LogFileHeader {
     /// file offset 0 and whose events end at `filled`). Returns the header and the offset of the
     /// next event in the buffer.
     pub(crate) fn parse(buf: &[u8], filled: usize) -> Result<(LogFileHeader, usize), DecodeError> {
-        const S: &str = "SYSTEM_TRACE_HEADER";
-        const L: &str = "TRACE_LOGFILE_HEADER";
+        const S: &str = structure::SYSTEM_TRACE_HEADER;
+        const L: &str = structure::TRACE_LOGFILE_HEADER;
         let at = BUFFER_HEADER_LEN;
-        let events = Bytes::new(buf.get(..filled).unwrap_or(buf));
+        let events = Reader::new(buf.get(..filled).unwrap_or(buf));
         let header_version = events.u16(S, at)?;
         let header_type = events.u8(S, at + 2)?;
         if header_type != TRACE_HEADER_TYPE_SYSTEM32 && header_type != TRACE_HEADER_TYPE_SYSTEM64 {
@@ -260,7 +262,7 @@ impl LogFileHeader {
                 },
             ));
         }
-        let event = Bytes::new(events.bytes(S, at, size).map_err(|e| {
+        let event = Reader::new(events.bytes(S, at, size).map_err(|e| {
             DecodeError::new(
                 e.structure(),
                 e.offset(),
@@ -312,12 +314,12 @@ impl LogFileHeader {
                 .map_err(relocate)?,
         );
         // The two strings follow the fixed part, each NUL-terminated; a missing one is empty.
-        let rest = event.data.get(fixed_end..).unwrap_or(&[]);
+        let rest = event.as_bytes().get(fixed_end..).unwrap_or(&[]);
         let (logger_name, rest) = match utf16_terminated(rest) {
             Some(s) => (utf16_lossy(s), rest.get(s.len() + 2..).unwrap_or(&[])),
             None => (utf16_lossy(rest), &[][..]),
         };
-        let log_file_name = utf16_field(rest);
+        let log_file_name = utf16_lossy(rest);
         let header = LogFileHeader {
             header_version,
             header_type,
@@ -388,10 +390,10 @@ impl EventHeader {
     /// Parses the event header at `at` of `events` (the filled part of a buffer) and checks that
     /// the event lies inside it. Offsets in errors are relative to `events`.
     pub(crate) fn parse(events: &[u8], at: usize) -> Result<EventHeader, DecodeError> {
-        const S: &str = "EVENT_TRACE_HEADER";
-        let b = Bytes::new(events);
+        const S: &str = structure::EVENT_TRACE_HEADER;
+        let b = Reader::new(events);
         let raw = b.bytes(S, at, EVENT_TRACE_HEADER_LEN)?;
-        let r = Bytes::new(raw);
+        let r = Reader::new(raw);
         let header = EventHeader {
             size: r.u16(S, 0)?,
             header_type: r.u8(S, 2)?,
@@ -402,7 +404,7 @@ impl EventHeader {
             thread_id: r.u32(S, 8)?,
             process_id: r.u32(S, 12)?,
             time_stamp: r.i64(S, 16)?,
-            guid: Guid::from_bytes(r.array(S, 24)?),
+            guid: Guid::from_bytes(r.bytes(S, 24, 16).map(|b| fixed::<16>(b, 0))?),
             processor_time: r.u64(S, 40)?,
         };
         if usize::from(header.size) < EVENT_TRACE_HEADER_LEN {

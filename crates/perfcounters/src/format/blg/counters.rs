@@ -18,7 +18,9 @@
 //!   +0x34     NUL-terminated UTF-16 strings, padding to Size
 //! ```
 
-use super::read::{shift, utf16_lossy, utf16_terminated, Bytes};
+use super::read::{shift, utf16_lossy, utf16_terminated};
+use crate::format::read::{fixed, Reader};
+use crate::format::structure;
 use crate::format::{Bound, DecodeError, ErrorKind};
 use crate::path::CounterPath;
 use crate::CounterType;
@@ -30,7 +32,7 @@ pub const COUNTER_LIST_SIGNATURE: u32 = 0x0000_06FF;
 /// Length of the fixed part of a counter-list entry; the strings follow it.
 pub const COUNTER_ENTRY_HEADER_LEN: usize = 0x34;
 
-const S: &str = "PDH counter-list entry";
+const S: &str = structure::PDH_COUNTER_ENTRY;
 
 /// The names of the fields at 0x1C, 0x20, 0x24, 0x28, 0x2C and 0x30.
 const FIELD_NAMES: [&str; 6] = [
@@ -52,8 +54,10 @@ pub struct CounterList<'a> {
 impl<'a> CounterList<'a> {
     /// Parses and checks a counter-list record. Offsets in errors are relative to `data`.
     pub fn parse(data: &'a [u8]) -> Result<CounterList<'a>, DecodeError> {
-        let b = Bytes::new(data);
-        let prefix = b.array::<COUNTER_LIST_PREFIX_LEN>("PDH counter list", 0)?;
+        let b = Reader::new(data);
+        let prefix = b
+            .bytes(structure::PDH_COUNTER_LIST, 0, COUNTER_LIST_PREFIX_LEN)
+            .map(|b| fixed::<COUNTER_LIST_PREFIX_LEN>(b, 0))?;
         let mut entries = Vec::new();
         let mut at = COUNTER_LIST_PREFIX_LEN;
         while at < data.len() {
@@ -120,7 +124,7 @@ pub struct CounterEntry<'a> {
 
 impl<'a> CounterEntry<'a> {
     fn parse(bytes: &'a [u8], record_offset: usize) -> Result<CounterEntry<'a>, DecodeError> {
-        let b = Bytes::new(bytes);
+        let b = Reader::new(bytes);
         let relocate = |e: DecodeError| shift(e, record_offset);
         let strings = &bytes[COUNTER_ENTRY_HEADER_LEN..];
         let string = |field: usize, optional: bool| -> Result<Option<&'a [u8]>, DecodeError> {

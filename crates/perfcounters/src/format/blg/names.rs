@@ -6,10 +6,11 @@
 //! `"1"`, `"<last index>"` pair. Chunks hold whole pairs.
 
 use super::read::{utf16_lossy, utf16_terminated};
+use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 use crate::names::{parse_multi_sz, NameError, NameTable};
 
-const S: &str = "PDH name-table chunk";
+const S: &str = structure::PDH_NAME_TABLE;
 
 /// One chunk of the embedded name table.
 #[derive(Clone, Copy, Debug)]

@@ -9,6 +9,7 @@ use super::container::{
 use super::error::{ReadError, Warning};
 use super::record::{Fragment, Record, RecordKind};
 use super::{PDH_EVENT_HEADER_LEN, PDH_EVENT_VERSION, PDH_PROVIDER_GUID};
+use crate::format::structure;
 use crate::format::v2::Guid;
 use crate::format::{Bound, DecodeError, ErrorKind};
 
@@ -86,7 +87,7 @@ impl<R: Read> BlgReader<R> {
         let got = read_full(&mut src, &mut first)?;
         if got < BUFFER_HEADER_LEN {
             return Err(DecodeError::new(
-                "WMI_BUFFER_HEADER",
+                structure::WMI_BUFFER_HEADER,
                 0,
                 ErrorKind::Truncated {
                     needed: BUFFER_HEADER_LEN as u64,
@@ -105,7 +106,7 @@ impl<R: Read> BlgReader<R> {
         if got < buffer_size {
             if got < filled {
                 return Err(DecodeError::new(
-                    "WMI_BUFFER_HEADER",
+                    structure::WMI_BUFFER_HEADER,
                     0,
                     ErrorKind::Truncated {
                         needed: filled as u64,
@@ -253,7 +254,7 @@ impl<R: Read> BlgReader<R> {
                 );
             } else {
                 return self.fail(DecodeError::new(
-                    "PDH event",
+                    structure::PDH_EVENT,
                     a.offset,
                     ErrorKind::MissingFragments {
                         received: a.received,
@@ -287,7 +288,7 @@ impl<R: Read> BlgReader<R> {
                     // Padding shorter than an event header at the end of the filled part.
                     if self.buf[self.pos..self.filled].iter().any(|&b| b != 0) {
                         return self.fail(DecodeError::new(
-                            "EVENT_TRACE_HEADER",
+                            structure::EVENT_TRACE_HEADER,
                             offset,
                             ErrorKind::Truncated {
                                 needed: EVENT_TRACE_HEADER_LEN as u64,
@@ -347,7 +348,7 @@ impl<R: Read> BlgReader<R> {
             }
             if size < EVENT_TRACE_HEADER_LEN + PDH_EVENT_HEADER_LEN {
                 return self.fail(DecodeError::new(
-                    "PDH event",
+                    structure::PDH_EVENT,
                     event_offset,
                     ErrorKind::SizeTooSmall {
                         size: size as u64,
@@ -377,7 +378,7 @@ impl<R: Read> BlgReader<R> {
             let kind = h.class_type;
             let out_of_order = |expected_index: u32, expected_count: u32| {
                 DecodeError::new(
-                    "PDH event",
+                    structure::PDH_EVENT,
                     event_offset + EVENT_TRACE_HEADER_LEN + 16,
                     ErrorKind::FragmentOutOfOrder {
                         index,
@@ -447,7 +448,7 @@ impl<R: Read> BlgReader<R> {
                     let total = self.stitch.len().saturating_add(len);
                     if total > MAX_RECORD_LEN {
                         return self.fail(DecodeError::new(
-                            "PDH event",
+                            structure::PDH_EVENT,
                             a.offset,
                             ErrorKind::FieldExceeds {
                                 field: "assembled record length",

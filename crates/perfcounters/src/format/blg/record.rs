@@ -4,6 +4,7 @@ use super::counters::CounterList;
 use super::names::NameChunk;
 use super::sample::Sample;
 use super::trailer::Trailer;
+use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 
 /// The kind of a PDH record: the `Class.Type` of its events.
@@ -148,25 +149,25 @@ impl<'a> Record<'a> {
 
     /// The counter list of a [`RecordKind::CounterList`] record.
     pub fn counter_list(&self) -> Result<CounterList<'a>, DecodeError> {
-        self.expect(RecordKind::CounterList, "PDH counter list")?;
+        self.expect(RecordKind::CounterList, structure::PDH_COUNTER_LIST)?;
         CounterList::parse(self.data).map_err(|e| self.relocate(e))
     }
 
     /// The sample of a [`RecordKind::Sample`] record.
     pub fn sample(&self) -> Result<Sample<'a>, DecodeError> {
-        self.expect(RecordKind::Sample, "PDH sample")?;
+        self.expect(RecordKind::Sample, structure::PDH_SAMPLE)?;
         Sample::parse(self.data).map_err(|e| self.relocate(e))
     }
 
     /// The name-table chunk of a [`RecordKind::NameTable`] record.
     pub fn name_chunk(&self) -> Result<NameChunk<'a>, DecodeError> {
-        self.expect(RecordKind::NameTable, "PDH name table")?;
+        self.expect(RecordKind::NameTable, structure::PDH_NAME_TABLE)?;
         NameChunk::parse(self.data).map_err(|e| self.relocate(e))
     }
 
     /// The trailer of a [`RecordKind::Trailer`] record.
     pub fn trailer(&self) -> Result<Trailer<'a>, DecodeError> {
-        self.expect(RecordKind::Trailer, "PDH trailer")?;
+        self.expect(RecordKind::Trailer, structure::PDH_TRAILER)?;
         Trailer::parse(self.data).map_err(|e| self.relocate(e))
     }
 }

@@ -13,7 +13,9 @@
 //!   kind 5  a whole V1 PERF_DATA_BLOCK holding one object with all its instances
 //! ```
 
-use super::read::{le_i64, le_u32, shift, utf16_lossy, utf16_terminated, Bytes};
+use super::read::{le_i64, le_u32, shift, utf16_lossy, utf16_terminated};
+use crate::format::read::{fixed, Reader};
+use crate::format::structure;
 use crate::format::v1::PerfDataBlock;
 use crate::format::{DecodeError, ErrorKind};
 use crate::raw::RawCounter;
@@ -36,10 +38,10 @@ pub const INSTANCES_HEADER_LEN: usize = 24;
 /// Length of one item of a wildcard-instance body.
 pub const INSTANCE_ITEM_LEN: usize = 24;
 
-const SAMPLE: &str = "PDH sample";
-const SUB: &str = "PDH sample sub-record";
-const RAW: &str = "PDH_RAW_COUNTER";
-const ARRAY: &str = "PDH raw counter array";
+const SAMPLE: &str = structure::PDH_SAMPLE;
+const SUB: &str = structure::PDH_SUB_RECORD;
+const RAW: &str = structure::PDH_RAW_COUNTER;
+const ARRAY: &str = structure::PDH_RAW_COUNTER_ARRAY;
 
 /// A checked sample record: the framing of every sub-record and the fixed layouts of kinds 1 and 2
 /// were validated when it was parsed, so iterating it cannot fail. V1 blocks (kind 5) are parsed when
@@ -54,8 +56,8 @@ pub struct Sample<'a> {
 impl<'a> Sample<'a> {
     /// Parses and checks a sample record. Offsets in errors are relative to `data`.
     pub fn parse(data: &'a [u8]) -> Result<Sample<'a>, DecodeError> {
-        let b = Bytes::new(data);
-        let head = b.array::<4>(SAMPLE, 0)?;
+        let b = Reader::new(data);
+        let head = b.bytes(SAMPLE, 0, 4).map(|b| fixed::<4>(b, 0))?;
         if head[..3] != SAMPLE_SIGNATURE || head[3] != 0 {
             return Err(DecodeError::new(
                 SAMPLE,
@@ -146,8 +148,8 @@ impl<'a> Sample<'a> {
 /// Reads and checks the sub-record header at `at`: its signature and a length between the header
 /// length and the bytes left.
 fn sub_header(data: &[u8], at: usize) -> Result<(u8, usize), DecodeError> {
-    let b = Bytes::new(data);
-    let head = b.array::<4>(SUB, at)?;
+    let b = Reader::new(data);
+    let head = b.bytes(SUB, at, 4).map(|b| fixed::<4>(b, 0))?;
     if head[..3] != SAMPLE_SIGNATURE {
         return Err(DecodeError::new(
             SUB,
@@ -292,7 +294,7 @@ impl<'a> InstanceArray<'a> {
     /// Checks the body: its size field, the item count against the bytes, every name offset and
     /// terminator. `offset` is the body's offset in the record, for errors.
     fn check(body: &[u8], offset: usize) -> Result<(), DecodeError> {
-        let b = Bytes::new(body);
+        let b = Reader::new(body);
         let relocate = |e: DecodeError| shift(e, offset);
         b.bytes(ARRAY, 0, INSTANCES_HEADER_LEN).map_err(relocate)?;
         let size = le_u32(body, 0) as usize;

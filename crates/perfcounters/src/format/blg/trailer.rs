@@ -13,14 +13,16 @@
 //!                 and counter count, then lists that look like counter indexes and types: not decoded
 //! ```
 
-use super::read::{le_i64, le_u32, Bytes};
+use super::read::{le_i64, le_u32};
 use super::sample::{SAMPLE_SIGNATURE, SUB_RECORD_HEADER_LEN};
+use crate::format::read::{fixed, Reader};
+use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 
 /// Length of the trailer's fixed part.
 pub const TRAILER_HEADER_LEN: usize = 0x20;
 
-const S: &str = "PDH trailer";
+const S: &str = structure::PDH_TRAILER;
 
 /// The trailer record.
 #[derive(Clone, Copy, Debug)]
@@ -32,12 +34,12 @@ impl<'a> Trailer<'a> {
     /// Parses and checks a trailer: the fixed part, and the framing of the sub-records that follow
     /// it up to the declared length. Offsets in errors are relative to `data`.
     pub fn parse(data: &'a [u8]) -> Result<Trailer<'a>, DecodeError> {
-        let b = Bytes::new(data);
+        let b = Reader::new(data);
         b.bytes(S, 0, TRAILER_HEADER_LEN)?;
         let end = (le_u32(data, 0x18) as usize).clamp(TRAILER_HEADER_LEN, data.len());
         let mut at = TRAILER_HEADER_LEN;
         while at < end {
-            let head = b.array::<4>(S, at)?;
+            let head = b.bytes(S, at, 4).map(|b| fixed::<4>(b, 0))?;
             let len = b.u32(S, at + 4)? as usize;
             if head[..3] != SAMPLE_SIGNATURE {
                 return Err(DecodeError::new(

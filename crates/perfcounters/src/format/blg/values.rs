@@ -25,6 +25,7 @@ use super::reader::BlgReader;
 use super::record::{Record, RecordKind};
 use super::sample::{InstanceArray, SubRecord};
 use super::LogFileHeader;
+use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 use crate::names::NameTable;
 use crate::path::fold_case;
@@ -181,7 +182,7 @@ impl<R: Read> BlgLog<R> {
                 }
                 RecordKind::Sample => {
                     return Err(DecodeError::new(
-                        "PDH sample",
+                        structure::PDH_SAMPLE,
                         record.offset,
                         ErrorKind::InvalidValue {
                             field: "Class.Type",
