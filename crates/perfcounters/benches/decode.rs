@@ -5,12 +5,29 @@
 //!   every instance through the borrowed views;
 //! * `v1/zero_copy_values_and_names`: the same, also decoding every instance name to a `String`;
 //! * `v1/to_snapshot`: the owned conversion (definitions, values, parent/child and `#n` names).
+//!
+//! The `v1_global` group measures the path real callers take, on a larger block of the same shape with
+//! realistic process names (about 828 KB):
+//!
+//! * `v1_global/walk`: every object, every instance name (decoded to text) and every counter value,
+//!   through the borrowed views;
+//! * `v1_global/snapshot`: the owned snapshot (`PerfDataBlock::to_snapshot`);
+//! * `v1_global/query`: one collection of a `Query` of about 200 paths (wildcards and concrete
+//!   instances) as `watch --replay` makes it: block → snapshot → names → values, with the previous
+//!   block's samples in the query, so every rate is computed from two consecutive blocks.
+//!
+//! Run: `cargo bench -p perfcounters --bench decode -- --warm-up-time 1 --measurement-time 3`.
+//! With `PERFCOUNTERS_BENCH_BLOCK=FILE` set, the `v1_global` block is also written to `FILE` (to feed
+//! the same bytes to another implementation).
 
 use std::collections::HashMap;
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use perfcounters::format::v1::{encode, layout_counter_block, PerfDataBlock, RawValue};
+use perfcounters::names::NameTable;
+use perfcounters::query::Query;
+use perfcounters::FormatOptions;
 use perfcounters::snapshot::{
     pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, Snapshot, Value,
 };
@@ -128,6 +145,7 @@ fn object(
     index: u32,
     counters: &[(u32, String, CounterType)],
     instances: impl Iterator<Item = (String, u32, u32)>,
+    generation: u64,
 ) -> Object {
     let sizes: Vec<u32> = counters
         .iter()
@@ -162,7 +180,12 @@ fn object(
                 .iter()
                 .enumerate()
                 .map(|(c, &s)| {
-                    let x = (n as u64) * 1000 + c as u64;
+                    let x = if counters[c].2 == CounterType::PERF_ELAPSED_TIME {
+                        // A start time, before the object's clock.
+                        132_289_457_285_000_000 + n as u64
+                    } else {
+                        (n as u64) * 1000 + c as u64 + generation * (c as u64 + 1) * 7
+                    };
                     if s == 8 {
                         Value::U64(x)
                     } else {
@@ -179,8 +202,9 @@ fn object(
         detail_level: 100,
         default_counter: 0,
         code_page: 0,
-        perf_time: 0,
-        perf_freq: 0,
+        // Process and Thread keep a 100 ns clock for their elapsed times.
+        perf_time: 132_290_312_439_883_752 + generation as i64 * 10_000_000,
+        perf_freq: 10_000_000,
         sample_clock: None,
         counters: defs,
         data: ObjectData::Instances(instances),
@@ -193,11 +217,13 @@ fn global_block() -> Vec<u8> {
         PROCESS,
         &process_counters(),
         (0..500u32).map(|i| (process_names[i as usize % 5].to_owned(), 0, 0)),
+        0,
     );
     let thread = object(
         THREAD,
         &thread_counters(),
         (0..5000u32).map(|i| ((i % 10).to_string(), PROCESS, i / 10)),
+        0,
     );
     let snap = Snapshot {
         system_name: "BENCHHOST".into(),
@@ -208,6 +234,153 @@ fn global_block() -> Vec<u8> {
         ..Default::default()
     };
     encode(&snap).unwrap()
+}
+
+/// Process names of a busy Windows machine, used in rotation (so most names repeat and get `#n`).
+const PROCESS_NAMES: &[&str] = &[
+    "svchost",
+    "chrome",
+    "msedge",
+    "RuntimeBroker",
+    "SearchIndexer",
+    "explorer",
+    "svchost",
+    "conhost",
+    "WmiPrvSE",
+    "MicrosoftEdgeUpdate",
+    "svchost",
+    "dwm",
+    "SecurityHealthService",
+    "taskhostw",
+    "svchost",
+    "ApplicationFrameHost",
+    "dllhost",
+    "ShellExperienceHost",
+    "svchost",
+    "powershell",
+];
+
+/// The `v1_global` block: Process (500 × 30 counters) and Thread (5,000 × 12, ten per process, named
+/// `0`..`9` with their process as parent). `generation` 1 is the collection one second after 0: later
+/// clocks and larger values, as two consecutive collections of a running machine.
+fn global_block_of(generation: u64) -> Vec<u8> {
+    let process = object(
+        PROCESS,
+        &process_counters(),
+        (0..500u32).map(|i| {
+            (
+                PROCESS_NAMES[i as usize % PROCESS_NAMES.len()].to_owned(),
+                0,
+                0,
+            )
+        }),
+        generation,
+    );
+    let thread = object(
+        THREAD,
+        &thread_counters(),
+        (0..5000u32).map(|i| ((i % 10).to_string(), PROCESS, i / 10)),
+        generation,
+    );
+    let second = generation as i64;
+    let snap = Snapshot {
+        system_name: "BENCHHOST".into(),
+        perf_time: 81_234_567_890 + second * 10_000_000,
+        perf_freq: 10_000_000,
+        perf_time_100ns: 132_290_312_439_883_752 + second * 10_000_000,
+        objects: vec![process, thread],
+        ..Default::default()
+    };
+    encode(&snap).unwrap()
+}
+
+/// Every object, every instance name and every counter value, through the borrowed views.
+fn walk(bytes: &[u8]) -> u64 {
+    let block = PerfDataBlock::parse(bytes).unwrap();
+    let mut sum = 0u64;
+    let mut defs = Vec::new();
+    for object in block.objects() {
+        let object = object.unwrap();
+        defs.clear();
+        for d in object.counters() {
+            defs.push(d.unwrap());
+        }
+        let value = |v: RawValue<'_>| match v {
+            RawValue::U32(v) => u64::from(v),
+            RawValue::U64(v) => v,
+            RawValue::Bytes(b) => b.len() as u64,
+        };
+        if let Some(cb) = object.counter_block().unwrap() {
+            for d in &defs {
+                sum = sum.wrapping_add(value(cb.value(d).unwrap()));
+            }
+        }
+        for inst in object.instances() {
+            let inst = inst.unwrap();
+            let name_len = inst.name().unwrap().len() as u64;
+            let cb = inst.counter_block();
+            for d in &defs {
+                sum = sum.wrapping_add(value(cb.value(d).unwrap()));
+            }
+            sum = sum.wrapping_add(name_len);
+        }
+    }
+    sum
+}
+
+/// The name table a replay applies: the bench's own names (the block's "Counter 009"), completed by
+/// the built-in English table.
+fn bench_names() -> NameTable {
+    let mut table: NameTable = process_counters()
+        .iter()
+        .chain(thread_counters().iter())
+        .map(|(i, n, _)| (*i, n.as_str()))
+        .chain([(PROCESS, "Process"), (THREAD, "Thread")])
+        .collect();
+    table.merge(NameTable::builtin_english());
+    table
+}
+
+/// About 200 paths: each Process counter for all processes, every Thread counter for all threads, and
+/// concrete instances (parents, `#n` duplicates) of both objects.
+fn query_paths() -> Vec<String> {
+    let mut paths: Vec<String> = process_counters()
+        .iter()
+        .filter(|c| !c.2.is_base())
+        .map(|c| format!(r"\Process(*)\{}", c.1))
+        .collect();
+    paths.dedup();
+    paths.push(r"\Thread(*)\*".to_owned());
+    for i in 0..60 {
+        let name = PROCESS_NAMES[i % PROCESS_NAMES.len()];
+        // The process's `#n`: how many earlier processes have the same name.
+        let dup = PROCESS_NAMES
+            .iter()
+            .cycle()
+            .take(i)
+            .filter(|n| **n == name)
+            .count();
+        let suffix = if dup == 0 {
+            String::new()
+        } else {
+            format!("#{dup}")
+        };
+        paths.push(format!(r"\Process({name}{suffix})\% Processor Time"));
+        paths.push(format!(r"\Process({name}{suffix})\Working Set"));
+        paths.push(format!(
+            r"\Thread({name}/{}{suffix})\Context Switches/sec",
+            i % 10
+        ));
+    }
+    paths
+}
+
+/// One collection as `watch --replay` makes it: the block is decoded, named from the table, and fed
+/// to the query.
+fn replay_collect(bytes: &[u8], names: &NameTable, query: &mut Query) -> usize {
+    let mut snapshot = PerfDataBlock::parse(bytes).unwrap().to_snapshot().unwrap();
+    names.apply(&mut snapshot);
+    query.update(&snapshot).len()
 }
 
 /// Reads every value of every instance, resolving each counter name once per object.
@@ -302,5 +475,65 @@ fn bench(c: &mut Criterion) {
     eprintln!("block size: {} bytes", bytes.len());
 }
 
-criterion_group!(benches, bench);
+fn bench_global(c: &mut Criterion) {
+    let first = global_block_of(0);
+    let second = global_block_of(1);
+    if let Some(path) = std::env::var_os("PERFCOUNTERS_BENCH_BLOCK") {
+        std::fs::write(&path, &first).unwrap();
+    }
+    let names = bench_names();
+    let paths = query_paths();
+    let mut primed = Query::new(FormatOptions::typeperf());
+    for p in &paths {
+        primed.add(p).unwrap();
+    }
+    replay_collect(&first, &names, &mut primed);
+    // The collection the bench measures: every counter resolves and has a value.
+    let mut check = primed.clone();
+    let mut snapshot = PerfDataBlock::parse(&second).unwrap().to_snapshot().unwrap();
+    names.apply(&mut snapshot);
+    let values = check.update(&snapshot);
+    for e in check.errors().take(5) {
+        eprintln!("{e}");
+    }
+    assert_eq!(check.errors().count(), 0);
+    for (c, v) in check.counters().iter().zip(&values).filter(|(_, v)| v.value.is_none()).take(5) {
+        eprintln!("{} {:?} {:?}", c.path_string(), v.status, v.raw);
+    }
+    assert!(values.iter().all(|v| v.value.is_some()), "every counter has a value");
+    assert_eq!(
+        snapshot.objects[0].instances()[20].name,
+        "svchost#5",
+        "names repeat and get #n"
+    );
+    eprintln!(
+        "v1_global block: {} bytes, walk checksum {}; query: {} paths, {} counters",
+        first.len(),
+        walk(&first),
+        paths.len(),
+        values.len()
+    );
+
+    let mut group = c.benchmark_group("v1_global");
+    group.throughput(Throughput::Bytes(first.len() as u64));
+    group.bench_function("walk", |b| b.iter(|| walk(black_box(&first))));
+    group.bench_function("snapshot", |b| {
+        b.iter(|| {
+            PerfDataBlock::parse(black_box(&first))
+                .unwrap()
+                .to_snapshot()
+                .unwrap()
+        })
+    });
+    group.bench_function("query", |b| {
+        b.iter_batched_ref(
+            || primed.clone(),
+            |query| replay_collect(black_box(&second), &names, query),
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_global);
 criterion_main!(benches);
