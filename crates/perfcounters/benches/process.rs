@@ -1,5 +1,6 @@
 //! Cost of collecting the full Process object from procfs, per process, compared in the same run
-//! with the `procfs` crate reading the same files and extracting the same fields.
+//! with the `procfs` crate reading the same files and extracting the same fields, and with the floor
+//! of the system calls: the same files read with plain `read` into a reused buffer, no parsing.
 //!
 //! Run: `cargo bench -p perfcounters --bench process -- --warm-up-time 1 --measurement-time 5`
 //!
@@ -10,7 +11,9 @@
 
 #[cfg(target_os = "linux")]
 mod linux {
+    use std::fs::File;
     use std::hint::black_box;
+    use std::io::Read;
 
     use criterion::{Criterion, Throughput};
     use perfcounters::source::linux::LinuxSource;
@@ -109,6 +112,47 @@ mod linux {
         out
     }
 
+    /// The system calls of a collection and nothing else: list `/proc`, read `/proc/uptime` once,
+    /// then per process read `stat` (and for the full object `status` and `io`) with one `open`,
+    /// one `read` into a reused 4 KiB buffer and one `close` each, and `statx` the `fd` directory
+    /// (its size is the descriptor count). Returns the bytes read, so nothing is optimised away.
+    fn syscall_floor(full: bool, buf: &mut [u8], path: &mut String) -> usize {
+        let read = |path: &str, buf: &mut [u8]| -> Option<usize> {
+            let mut f = File::open(path).ok()?;
+            f.read(buf).ok()
+        };
+        let mut total = read("/proc/uptime", buf).unwrap_or(0);
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return total;
+        };
+        for entry in dir.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            else {
+                continue;
+            };
+            path.clear();
+            path.push_str("/proc/");
+            path.push_str(pid);
+            let base = path.len();
+            path.push_str("/stat");
+            total += read(path, buf).unwrap_or(0);
+            if full {
+                for file in ["/status", "/io"] {
+                    path.truncate(base);
+                    path.push_str(file);
+                    total += read(path, buf).unwrap_or(0);
+                }
+                path.truncate(base);
+                path.push_str("/fd");
+                total += std::fs::metadata(&*path).map_or(0, |m| m.len() as usize);
+            }
+        }
+        total
+    }
+
     fn process_count() -> u64 {
         std::fs::read_dir("/proc")
             .map(|d| {
@@ -146,11 +190,19 @@ mod linux {
         g.bench_function("procfs_full", |b| {
             b.iter(|| black_box(procfs_collect(true)))
         });
+        let mut buf = vec![0u8; 4096];
+        let mut path = String::new();
+        g.bench_function("syscall_floor_full", |b| {
+            b.iter(|| black_box(syscall_floor(true, &mut buf, &mut path)))
+        });
         g.bench_function("perfcounters_stat_only", |b| {
             b.iter(|| black_box(src.collect(black_box(&stat_only)).expect("collect")))
         });
         g.bench_function("procfs_stat_only", |b| {
             b.iter(|| black_box(procfs_collect(false)))
+        });
+        g.bench_function("syscall_floor_stat_only", |b| {
+            b.iter(|| black_box(syscall_floor(false, &mut buf, &mut path)))
         });
         g.finish();
     }
