@@ -27,11 +27,11 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use perfcounters::format::v1::{encode, layout_counter_block, PerfDataBlock, RawValue};
 use perfcounters::names::NameTable;
 use perfcounters::query::Query;
-use perfcounters::FormatOptions;
 use perfcounters::snapshot::{
     pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, Snapshot, Value,
 };
 use perfcounters::CounterType;
+use perfcounters::FormatOptions;
 
 const PROCESS: u32 = 230;
 const THREAD: u32 = 232;
@@ -490,17 +490,29 @@ fn bench_global(c: &mut Criterion) {
     replay_collect(&first, &names, &mut primed);
     // The collection the bench measures: every counter resolves and has a value.
     let mut check = primed.clone();
-    let mut snapshot = PerfDataBlock::parse(&second).unwrap().to_snapshot().unwrap();
+    let mut snapshot = PerfDataBlock::parse(&second)
+        .unwrap()
+        .to_snapshot()
+        .unwrap();
     names.apply(&mut snapshot);
     let values = check.update(&snapshot);
     for e in check.errors().take(5) {
         eprintln!("{e}");
     }
     assert_eq!(check.errors().count(), 0);
-    for (c, v) in check.counters().iter().zip(&values).filter(|(_, v)| v.value.is_none()).take(5) {
+    for (c, v) in check
+        .counters()
+        .iter()
+        .zip(&values)
+        .filter(|(_, v)| v.value.is_none())
+        .take(5)
+    {
         eprintln!("{} {:?} {:?}", c.path_string(), v.status, v.raw);
     }
-    assert!(values.iter().all(|v| v.value.is_some()), "every counter has a value");
+    assert!(
+        values.iter().all(|v| v.value.is_some()),
+        "every counter has a value"
+    );
     assert_eq!(
         snapshot.objects[0].instances()[20].name,
         "svchost#5",

@@ -304,9 +304,14 @@ fn write_instance(
     }
     f.write_str(name)?;
     if let Some(index) = index {
-        write!(f, "#{index}")?;
+        write_index(f, index)?;
     }
     Ok(())
+}
+
+/// Appends the duplicate suffix `#index` of an instance name.
+pub(crate) fn write_index(f: &mut impl fmt::Write, index: u32) -> fmt::Result {
+    write!(f, "#{index}")
 }
 
 /// Formats an instance string `parent/name#index` (the inverse of [`parse_instance`]); the parent
@@ -870,6 +875,9 @@ fn char_eq_ignore_case(a: char, b: char) -> bool {
 /// same per-character folding as [`wildcard_match`], without wildcards. `fold_case(a) == fold_case(b)`
 /// gives the same answer (see [`fold_case`]).
 pub fn eq_ignore_case(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
     if a.is_ascii() && b.is_ascii() {
         a.eq_ignore_ascii_case(b)
     } else {

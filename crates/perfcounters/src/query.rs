@@ -33,11 +33,11 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::calc::{calculate, FormatOptions};
+use crate::calc::{CalcError, Calculator, FormatOptions};
 use crate::counter_type::CounterType;
 use crate::path::{eq_ignore_case, fold_case, format_instance, CounterPath, PathError};
 use crate::raw::RawCounter;
-use crate::snapshot::{instance_name, Instance, Object, ObjectData, Snapshot};
+use crate::snapshot::{instance_name, Instance, Object, ObjectData, RawPacker, Snapshot};
 use crate::status::PdhStatus;
 
 /// Why a counter path could not be resolved against a snapshot.
@@ -178,9 +178,14 @@ pub struct QueryCounter {
     /// The instance's name as its source named it ([`Instance::name`]), found again in later
     /// collections ignoring case; `None` for a single-instance object.
     instance: Option<String>,
+    /// Where expansion found the object, counter and instance; [`Plan`] starts from them.
     object_pos: usize,
     counter_pos: usize,
     instance_pos: usize,
+    /// This counter's entries in [`Query::plan`].
+    object_slot: usize,
+    counter_slot: usize,
+    instance_slot: Option<usize>,
     previous: Option<Previous>,
 }
 
@@ -197,7 +202,175 @@ pub struct Query {
     options: FormatOptions,
     added: Vec<CounterPath>,
     counters: Vec<QueryCounter>,
+    /// The distinct objects, counters and instances the expanded counters read, each looked up
+    /// once per collection.
+    plan: Plan,
     expanded: bool,
+}
+
+/// One name the query looks up in each collection, and where it was found last time.
+#[derive(Clone, Debug)]
+struct Slot {
+    /// The object index in [`Plan::objects`] (unused for objects themselves).
+    object: usize,
+    name: String,
+    pos: usize,
+}
+
+/// The distinct names the expanded counters refer to. Many counters read the same object, counter
+/// and instance (a wildcard over 500 processes and 30 counters is 15,000 counters but 1 object, 30
+/// counter names and 500 instance names), so [`Query::update`] resolves each name once per collection
+/// and each counter then reads its value through positions.
+#[derive(Clone, Debug, Default)]
+struct Plan {
+    objects: Vec<Slot>,
+    counters: Vec<Slot>,
+    instances: Vec<Slot>,
+}
+
+impl Plan {
+    /// Assigns every counter its slots; counters that name the same thing share one.
+    fn build(counters: &mut [QueryCounter]) -> Plan {
+        fn slot(
+            list: &mut Vec<Slot>,
+            index: &mut HashMap<(usize, String), usize>,
+            object: usize,
+            name: &str,
+            pos: usize,
+        ) -> usize {
+            if let Some(&i) = index.get(&(object, name.to_owned())) {
+                return i;
+            }
+            list.push(Slot {
+                object,
+                name: name.to_owned(),
+                pos,
+            });
+            index.insert((object, name.to_owned()), list.len() - 1);
+            list.len() - 1
+        }
+        let mut plan = Plan::default();
+        let (mut objects, mut counter_index, mut instance_index) =
+            (HashMap::new(), HashMap::new(), HashMap::new());
+        for c in counters.iter_mut() {
+            c.object_slot = slot(
+                &mut plan.objects,
+                &mut objects,
+                0,
+                &c.path.object,
+                c.object_pos,
+            );
+            c.counter_slot = slot(
+                &mut plan.counters,
+                &mut counter_index,
+                c.object_slot,
+                &c.path.counter,
+                c.counter_pos,
+            );
+            c.instance_slot = c.instance.as_deref().map(|name| {
+                slot(
+                    &mut plan.instances,
+                    &mut instance_index,
+                    c.object_slot,
+                    name,
+                    c.instance_pos,
+                )
+            });
+        }
+        plan
+    }
+}
+
+/// Where the plan's names are in one snapshot (`None`: not there).
+struct Resolved {
+    objects: Vec<Option<usize>>,
+    counters: Vec<Option<Prepared>>,
+    instances: Vec<Option<usize>>,
+}
+
+/// One counter of one object, ready for every instance: how its raw sample is packed and the
+/// calculator of its type and time base.
+struct Prepared {
+    packer: RawPacker,
+    calculator: Result<Calculator, CalcError>,
+}
+
+impl Plan {
+    /// Finds every object, counter and instance of the plan in `snapshot`: first at the position
+    /// of the previous collection (a name comparison), else by name; found positions are kept for
+    /// the next collection.
+    fn resolve(&mut self, snapshot: &Snapshot, options: &FormatOptions) -> Resolved {
+        let objects: Vec<Option<usize>> = self
+            .objects
+            .iter_mut()
+            .map(|s| match snapshot.objects.get(s.pos) {
+                Some(o) if name_eq(o.name.as_deref(), &s.name) => Some(s.pos),
+                _ => {
+                    let found = snapshot
+                        .objects
+                        .iter()
+                        .position(|o| name_eq(o.name.as_deref(), &s.name))?;
+                    s.pos = found;
+                    Some(found)
+                }
+            })
+            .collect();
+        let object_of = |slot: usize| {
+            objects
+                .get(slot)
+                .copied()
+                .flatten()
+                .and_then(|pos| snapshot.objects.get(pos))
+        };
+        let counters = self
+            .counters
+            .iter_mut()
+            .map(|s| {
+                let object = object_of(s.object)?;
+                let pos = match object.counters.get(s.pos) {
+                    Some(d) if !d.counter_type.is_base() && name_eq(d.name.as_deref(), &s.name) => {
+                        s.pos
+                    }
+                    _ => {
+                        let found = object.counter_position_by_name(&s.name)?;
+                        s.pos = found;
+                        found
+                    }
+                };
+                let ty = object.counters.get(pos)?.counter_type;
+                Some(Prepared {
+                    packer: snapshot.raw_packer(object, pos)?,
+                    calculator: Calculator::new(ty, snapshot.time_base(object, ty), options),
+                })
+            })
+            .collect();
+        let mut maps: HashMap<usize, HashMap<String, usize>> = HashMap::new();
+        let instances = self
+            .instances
+            .iter_mut()
+            .map(|s| {
+                let ObjectData::Instances(list) = &object_of(s.object)?.data else {
+                    return None;
+                };
+                match list.get(s.pos) {
+                    Some(i) if eq_ignore_case(&i.name, &s.name) => Some(s.pos),
+                    _ => {
+                        let map = maps
+                            .entry(s.object)
+                            .or_insert_with(|| instance_positions(list));
+                        let found = *map.get(fold_case(&s.name).as_ref())?;
+                        s.pos = found;
+                        Some(found)
+                    }
+                }
+            })
+            .collect();
+        Resolved {
+            objects,
+            counters,
+            instances,
+        }
+    }
 }
 
 impl Query {
@@ -305,6 +478,7 @@ impl Query {
         for c in &mut counters {
             c.previous = old.remove(fold_case(&c.path.to_string()).as_ref());
         }
+        self.plan = Plan::build(&mut counters);
         self.counters = counters;
         self.expanded = true;
     }
@@ -316,21 +490,16 @@ impl Query {
             self.expand(snapshot);
         }
         let options = self.options;
-        let mut instance_maps: HashMap<usize, HashMap<String, usize>> = HashMap::new();
+        let resolved = self.plan.resolve(snapshot, &options);
         let mut out = Vec::with_capacity(self.counters.len());
         for c in &mut self.counters {
-            out.push(update_one(snapshot, c, &options, &mut instance_maps));
+            out.push(update_one(snapshot, c, &resolved));
         }
         out
     }
 }
 
-fn update_one(
-    snapshot: &Snapshot,
-    c: &mut QueryCounter,
-    options: &FormatOptions,
-    instance_maps: &mut HashMap<usize, HashMap<String, usize>>,
-) -> CounterValue {
+fn update_one(snapshot: &Snapshot, c: &mut QueryCounter, resolved: &Resolved) -> CounterValue {
     let missing = |status| CounterValue {
         value: None,
         status,
@@ -342,87 +511,47 @@ fn update_one(
             return missing(e.status());
         }
     }
-    // Object: cached position, else by name.
-    let object = match snapshot.objects.get(c.object_pos) {
-        Some(o) if name_eq(o.name.as_deref(), &c.path.object) => o,
-        _ => match snapshot
-            .objects
-            .iter()
-            .position(|o| name_eq(o.name.as_deref(), &c.path.object))
-        {
-            Some(i) => {
-                c.object_pos = i;
-                &snapshot.objects[i]
-            }
-            None => {
-                c.previous = None;
-                return missing(PdhStatus::PDH_CSTATUS_NO_OBJECT);
-            }
-        },
+    let found = |list: &[Option<usize>], slot: usize| list.get(slot).copied().flatten();
+    let Some(object) =
+        found(&resolved.objects, c.object_slot).and_then(|p| snapshot.objects.get(p))
+    else {
+        c.previous = None;
+        return missing(PdhStatus::PDH_CSTATUS_NO_OBJECT);
     };
-    let counter_pos = match object.counters.get(c.counter_pos) {
-        Some(d) if !d.counter_type.is_base() && name_eq(d.name.as_deref(), &c.path.counter) => {
-            c.counter_pos
-        }
-        _ => match object.counter_position_by_name(&c.path.counter) {
-            Some(i) => {
-                c.counter_pos = i;
-                i
-            }
-            None => {
-                c.previous = None;
-                return missing(PdhStatus::PDH_CSTATUS_NO_COUNTER);
-            }
-        },
+    let Some(Some(prepared)) = resolved.counters.get(c.counter_slot) else {
+        c.previous = None;
+        return missing(PdhStatus::PDH_CSTATUS_NO_COUNTER);
     };
-    let (values, unique_id) = match (&object.data, &c.instance) {
+    let instance = c.instance_slot.map(|slot| found(&resolved.instances, slot));
+    let (values, unique_id) = match (&object.data, instance) {
         (ObjectData::Single(v), None) => (v.as_slice(), PERF_NO_UNIQUE_ID),
-        (ObjectData::Instances(list), Some(name)) => {
-            let pos = match list.get(c.instance_pos) {
-                Some(i) if eq_ignore_case(&i.name, name) => c.instance_pos,
-                _ => {
-                    let map = instance_maps
-                        .entry(c.object_pos)
-                        .or_insert_with(|| instance_positions(list));
-                    match map.get(fold_case(name).as_ref()) {
-                        Some(&i) => {
-                            c.instance_pos = i;
-                            i
-                        }
-                        None => {
-                            c.previous = None;
-                            return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
-                        }
-                    }
-                }
-            };
-            let instance = &list[pos];
-            (instance.values.as_slice(), instance.unique_id)
-        }
+        (ObjectData::Instances(list), Some(Some(pos))) => match list.get(pos) {
+            Some(instance) => (instance.values.as_slice(), instance.unique_id),
+            None => {
+                c.previous = None;
+                return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+            }
+        },
         _ => {
             c.previous = None;
             return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
         }
     };
-    let Some(raw) = snapshot.raw_counter(object, values, counter_pos) else {
+    let Some(raw) = prepared.packer.pack(values) else {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_INVALID_DATA);
     };
-    let def = &object.counters[counter_pos];
-    let time_base = snapshot.time_base(object, def.counter_type);
     // Another instance now holds the name: its sample does not pair with the previous one.
     let previous = c
         .previous
         .replace(Previous { raw, unique_id })
         .filter(|p| p.unique_id == unique_id)
         .map(|p| p.raw);
-    match calculate(
-        def.counter_type,
-        &raw,
-        previous.as_ref(),
-        time_base,
-        options,
-    ) {
+    let value = match &prepared.calculator {
+        Ok(calculator) => calculator.compute(&raw, previous.as_ref()),
+        Err(e) => Err(*e),
+    };
+    match value {
         Ok(v) => {
             let changed = previous.is_none_or(|p| p.first != raw.first || p.second != raw.second);
             let status = if changed {
@@ -478,6 +607,9 @@ fn expand_one(
         object_pos: 0,
         counter_pos: 0,
         instance_pos: 0,
+        object_slot: 0,
+        counter_slot: 0,
+        instance_slot: None,
         previous: None,
     };
     let objects: Vec<(usize, &Object)> = snapshot
@@ -623,6 +755,9 @@ fn expand_one(
                     object_pos,
                     counter_pos: *counter_pos,
                     instance_pos: *instance_pos,
+                    object_slot: 0,
+                    counter_slot: 0,
+                    instance_slot: None,
                     previous: None,
                 });
             }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use crate::counter_type::{CounterType, TimeBase};
-use crate::path::{fold_case, format_instance};
+use crate::path::{fold_case, format_instance, write_index};
 use crate::raw::RawCounter;
 
 /// The 100 ns time base (`PERF_TIMER_100NS`): 10,000,000 units per second.
@@ -331,9 +331,13 @@ impl Snapshot {
         values: &[Value],
         counter: usize,
     ) -> Option<RawCounter> {
+        self.raw_packer(object, counter)?.pack(values)
+    }
+
+    /// How [`Snapshot::raw_counter`] packs counter `counter` of `object`, decided once: a query reads
+    /// the same counter from every instance of an object with one packer.
+    pub(crate) fn raw_packer(&self, object: &Object, counter: usize) -> Option<RawPacker> {
         let def = object.counters.get(counter)?;
-        let n = values.get(counter)?.as_i64()?;
-        let companion = || def.base.and_then(|b| values.get(b)).and_then(Value::as_i64);
         let ty = def.counter_type;
         let clock = self.clock_of(object);
         let time_stamp = match ty.time_base() {
@@ -341,22 +345,69 @@ impl Snapshot {
             TimeBase::Ns100 => clock.perf_time_100ns,
             TimeBase::Object => object.perf_time,
         };
-        let mut raw = RawCounter::new(n, 0).with_time(clock.perf_time_100ns);
         use crate::counter_type::{Subtype, TypeField};
-        if ty.kind() != TypeField::Counter || ty.is_base() {
-            return Some(raw);
-        }
-        match ty.subtype() {
-            Subtype::CounterFraction | Subtype::CounterPrecision => {
-                raw.second = companion().unwrap_or(0);
+        let second = if ty.kind() != TypeField::Counter || ty.is_base() {
+            Second::Zero
+        } else {
+            match ty.subtype() {
+                Subtype::CounterFraction | Subtype::CounterPrecision => Second::Companion,
+                Subtype::CounterElapsed => Second::Fixed(object.perf_time),
+                Subtype::CounterValue => Second::Zero,
+                _ if ty.is_multi() => Second::TimeAndMultiCount(time_stamp),
+                _ => Second::Fixed(time_stamp),
             }
-            Subtype::CounterElapsed => raw.second = object.perf_time,
-            Subtype::CounterValue => {}
-            _ => {
-                raw.second = time_stamp;
-                if ty.is_multi() {
-                    raw.multi_count = companion().map_or(0, |b| b as u32);
-                }
+        };
+        Some(RawPacker {
+            counter,
+            companion: def.base,
+            second,
+            time: clock.perf_time_100ns,
+        })
+    }
+}
+
+/// Where [`RawPacker::pack`] takes the second value of a [`RawCounter`] from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Second {
+    /// Nothing (one-value types, bases).
+    Zero,
+    /// The companion counter's value (fractions, precision timers), 0 without one.
+    Companion,
+    /// A time stamp, or the object's clock for elapsed times.
+    Fixed(i64),
+    /// A time stamp, and the companion's value as the multi count (multi timers).
+    TimeAndMultiCount(i64),
+}
+
+/// Packs the values of one counter of one object into [`RawCounter`]s; see
+/// [`Snapshot::raw_counter`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawPacker {
+    counter: usize,
+    companion: Option<usize>,
+    second: Second,
+    time: i64,
+}
+
+impl RawPacker {
+    /// The raw sample of this counter in `values` (an instance's values, or the single block);
+    /// `None` if the value is missing or not numeric.
+    #[inline]
+    pub(crate) fn pack(&self, values: &[Value]) -> Option<RawCounter> {
+        let n = values.get(self.counter)?.as_i64()?;
+        let companion = || {
+            self.companion
+                .and_then(|b| values.get(b))
+                .and_then(Value::as_i64)
+        };
+        let mut raw = RawCounter::new(n, 0).with_time(self.time);
+        match self.second {
+            Second::Zero => {}
+            Second::Companion => raw.second = companion().unwrap_or(0),
+            Second::Fixed(t) => raw.second = t,
+            Second::TimeAndMultiCount(t) => {
+                raw.second = t;
+                raw.multi_count = companion().map_or(0, |b| b as u32);
             }
         }
         Some(raw)
@@ -419,11 +470,19 @@ impl Object {
 pub fn name_instances(instances: &mut [Instance]) {
     let mut seen: HashMap<String, u32> = HashMap::with_capacity(instances.len());
     for inst in instances.iter_mut() {
-        let full = format_instance(inst.parent.as_deref(), &inst.raw_name, None);
-        let count = seen.entry(fold_case(&full).into_owned()).or_insert(0);
+        let mut name = format_instance(inst.parent.as_deref(), &inst.raw_name, None);
+        let key = fold_case(&name);
+        let count = match seen.get_mut(key.as_ref()) {
+            Some(count) => count,
+            None => seen.entry(key.into_owned()).or_insert(0),
+        };
         inst.index = *count;
         *count = count.saturating_add(1);
-        inst.name = instance_name(inst.parent.as_deref(), &inst.raw_name, inst.index);
+        if inst.index > 0 {
+            // The name is built as `instance_name` builds it: the full name, then `#n`.
+            let _ = write_index(&mut name, inst.index);
+        }
+        inst.name = name;
     }
 }
 

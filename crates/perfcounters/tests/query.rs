@@ -467,3 +467,71 @@ fn names_that_differ_only_in_case_are_duplicates() {
     assert_eq!(v[0].value, Some(20.0));
     assert_eq!(v[2].value, Some(20.0));
 }
+
+/// Each object, counter and instance name is looked up once per collection and shared by every
+/// counter that reads it; when the next collection has them at other positions (objects in another
+/// order, a counter definition inserted before, instances reordered) every value still follows its
+/// name, and a name that disappears reports its status without disturbing the others.
+#[test]
+fn values_follow_names_when_positions_move() {
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\Process(*)\% Processor Time").unwrap();
+    q.add(r"\Process(*)\Working Set").unwrap();
+    q.add(r"\System\Processes").unwrap();
+    let procs0 = [("a", 0), ("b", 0), ("c", 0)];
+    q.update(&snap(100 * S, &[("0", 0)], 3, 0, &procs0));
+    assert_eq!(q.counters().len(), 7);
+
+    // One second later: the objects come in reverse order, Process has a new counter first, and
+    // its instances are reordered, with `b` gone.
+    let mut next = snap(
+        101 * S,
+        &[("0", 0)],
+        4,
+        0,
+        &[("c", 3_000_000), ("a", 1_000_000)],
+    );
+    next.objects.reverse();
+    let process = &mut next.objects[0];
+    assert_eq!(process.name.as_deref(), Some("Process"));
+    process
+        .counters
+        .insert(0, def("Handle Count", CounterType::PERF_COUNTER_RAWCOUNT));
+    pair_bases_by_position(&mut process.counters);
+    let ObjectData::Instances(list) = &mut process.data else {
+        unreachable!()
+    };
+    for (i, inst) in list.iter_mut().enumerate() {
+        inst.values.insert(0, Value::U32(100 + i as u32));
+        inst.values[2] = Value::U64(8192 * (i as u64 + 1));
+    }
+    let values = q.update(&next);
+    let got: Vec<(String, Option<f64>, PdhStatus)> = q
+        .counters()
+        .iter()
+        .zip(&values)
+        .map(|(c, v)| (c.path_string(), v.value, v.status))
+        .collect();
+    let new = PdhStatus::PDH_CSTATUS_NEW_DATA;
+    let gone = PdhStatus::PDH_CSTATUS_NO_INSTANCE;
+    assert_eq!(
+        got,
+        [
+            (
+                r"\\HOST\Process(a)\% Processor Time".into(),
+                Some(10.0),
+                new
+            ),
+            (r"\\HOST\Process(b)\% Processor Time".into(), None, gone),
+            (
+                r"\\HOST\Process(c)\% Processor Time".into(),
+                Some(30.0),
+                new
+            ),
+            (r"\\HOST\Process(a)\Working Set".into(), Some(16384.0), new),
+            (r"\\HOST\Process(b)\Working Set".into(), None, gone),
+            (r"\\HOST\Process(c)\Working Set".into(), Some(8192.0), new),
+            (r"\\HOST\System\Processes".into(), Some(4.0), new),
+        ]
+    );
+}

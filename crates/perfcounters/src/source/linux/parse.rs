@@ -503,24 +503,32 @@ pub(crate) struct ProcStatus {
 }
 
 /// Parses `/proc/[pid]/status`.
+///
+/// The four fields are read in any order; the lines after the last of them (signal masks,
+/// capabilities, CPU lists: about half of the file) are not looked at.
 pub(crate) fn proc_status(buf: &[u8]) -> PResult<ProcStatus> {
     let mut s = ProcStatus::default();
+    let mut found = 0u8;
     for (ln, line) in lines(buf) {
         let Some(colon) = line.iter().position(|&b| b == b':') else {
             continue;
         };
         let (key, rest) = line.split_at(colon);
-        let slot = match key {
-            b"VmPeak" => &mut s.vm_peak,
-            b"VmHWM" => &mut s.vm_hwm,
-            b"RssAnon" => &mut s.rss_anon,
-            b"VmSwap" => &mut s.vm_swap,
+        let (slot, bit) = match key {
+            b"VmPeak" => (&mut s.vm_peak, 1),
+            b"VmHWM" => (&mut s.vm_hwm, 2),
+            b"RssAnon" => (&mut s.rss_anon, 4),
+            b"VmSwap" => (&mut s.vm_swap, 8),
             _ => continue,
         };
         let tok = tokens(rest.get(1..).unwrap_or_default())
             .next()
             .unwrap_or_default();
         *slot = number(ln, tok, key)?;
+        found |= bit;
+        if found == 15 {
+            break;
+        }
     }
     Ok(s)
 }
