@@ -11,7 +11,9 @@
 //! * [`format`](mod@format): zero-copy, validated decoders and encoders for V1 (`PERF_DATA_BLOCK`) and PerfLib V2
 //!   (`PERF_DATA_HEADER`) blocks;
 //! * [`names`]: counter name tables (index → names) and a built-in English table;
-//! * [`log`]: the PDH-CSV / PDH-TSV log formats.
+//! * [`log`]: the PDH-CSV / PDH-TSV log formats;
+//! * [`export`]: snapshots as Prometheus / OpenMetrics text (raw cumulative values, types from counter
+//!   types, windows_exporter-compatible names).
 //!
 //! The library never panics on hostile input: every length and offset is checked, and malformed data is
 //! an error that names the structure and the byte offset.
@@ -19,6 +21,7 @@
 
 pub mod calc;
 pub mod counter_type;
+pub mod export;
 pub mod format;
 pub mod log;
 pub mod names;

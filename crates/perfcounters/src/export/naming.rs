@@ -1,0 +1,490 @@
+//! Metric names and types from counter names and counter types.
+//!
+//! `perfcounters_<object>_<counter>` in snake case, with the suffix and type the counter type calls
+//! for. The table of rules is in `docs/serve.md`; [`rule_for`] is its only implementation.
+
+use crate::counter_type::{CounterType, Subtype, TimeBase, TypeField};
+
+use super::MetricKind;
+
+/// How a counter's raw value becomes a sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Conversion {
+    /// `N × factor`; cumulative values pass through the zero-dip guard.
+    Scaled {
+        /// The multiplier.
+        factor: f64,
+    },
+    /// `N / F`, F the time base of the counter type (tick, 100 ns or object frequency).
+    PerTimeBase,
+    /// The base (companion) value, `× factor`.
+    Base {
+        /// The multiplier.
+        factor: f64,
+    },
+    /// A `_sum`/`_count` pair: `N / F` (`time = true`) or `N` as the sum, the base as the count.
+    Summary {
+        /// Divide the sum by the time base.
+        time: bool,
+    },
+    /// An elapsed-time counter exported as the Unix time of its start.
+    StartTime,
+    /// `(D − N) / F` for an inverted timer: the time it inverts back, with D its time stamp.
+    Complement,
+    /// A volume size in bytes from `% Free Space` (N free, B its base) and `Free Megabytes` (M):
+    /// `M × 2^20 × B / N`, right whatever unit the fraction uses.
+    FreeSpaceSize,
+}
+
+/// What one counter becomes: a metric name (without prefix and object), type, conversion, unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rule {
+    /// The counter part of the name, with its suffixes (`context_switches_total`).
+    pub name: String,
+    /// The Prometheus type.
+    pub kind: MetricKind,
+    /// How the value is computed.
+    pub conversion: Conversion,
+    /// Whether the value is cumulative (guarded against drops).
+    pub cumulative: bool,
+    /// The base unit, if the name carries one.
+    pub unit: Option<&'static str>,
+    /// What HELP adds after the counter path and type.
+    pub note: &'static str,
+}
+
+/// The rules for one displayable counter: usually one, two for a raw fraction (numerator and base),
+/// none for types that have no numeric meaning (text, no data, histograms, bases on their own).
+pub fn rule_for(counter: &str, ty: CounterType) -> Vec<Rule> {
+    if !ty.is_displayable() || ty.kind() == TypeField::Text {
+        return Vec::new();
+    }
+    let base = snake(strip_avg(counter));
+    let rule = |name: String, kind, conversion, cumulative, unit, note| Rule {
+        name,
+        kind,
+        conversion,
+        cumulative,
+        unit,
+        note,
+    };
+    match ty.kind() {
+        TypeField::Number => {
+            let (name, factor) = byte_unit(counter);
+            let scale = if ty.subtype() == Subtype::NumberDec1000 {
+                factor / 1000.0
+            } else {
+                factor
+            };
+            let unit = name.ends_with("_bytes").then_some("bytes");
+            vec![rule(
+                name,
+                MetricKind::Gauge,
+                Conversion::Scaled { factor: scale },
+                false,
+                unit,
+                "",
+            )]
+        }
+        TypeField::Counter => match ty.subtype() {
+            Subtype::CounterValue if ty.is_delta() => {
+                // PERF_COUNTER_DELTA / LARGE_DELTA: the raw value is cumulative, PDH shows N1 − N0.
+                let stem = snake(strip_per_sec(counter));
+                vec![rule(
+                    format!("{}_total", stem.strip_suffix("_total").unwrap_or(&stem)),
+                    MetricKind::Counter,
+                    Conversion::Scaled { factor: 1.0 },
+                    true,
+                    None,
+                    "increase() over the interval is the value",
+                )]
+            }
+            Subtype::CounterValue => {
+                let (name, factor) = byte_unit(counter);
+                let unit = name.ends_with("_bytes").then_some("bytes");
+                vec![rule(
+                    name,
+                    MetricKind::Gauge,
+                    Conversion::Scaled { factor },
+                    false,
+                    unit,
+                    "",
+                )]
+            }
+            Subtype::CounterRate | Subtype::CounterPrecision if is_timer(ty) => {
+                let stem = strip_time(&base);
+                if ty.is_inverse() {
+                    vec![rule(
+                        format!("{stem}_inverse_seconds_total"),
+                        MetricKind::Counter,
+                        Conversion::PerTimeBase,
+                        true,
+                        Some("seconds"),
+                        "an inverted timer: this is the time it does NOT count; the percentage is 100 × (1 − rate())",
+                    )]
+                } else {
+                    vec![rule(
+                        format!("{stem}_seconds_total"),
+                        MetricKind::Counter,
+                        Conversion::PerTimeBase,
+                        true,
+                        Some("seconds"),
+                        if ty.is_multi() {
+                            "a timer summed over several items; rate() is the busy fraction times the item count"
+                        } else {
+                            "rate() is the busy fraction"
+                        },
+                    )]
+                }
+            }
+            Subtype::CounterRate => {
+                let stem = snake(strip_per_sec(counter));
+                let name = if stem.ends_with("_total") {
+                    stem
+                } else {
+                    format!("{stem}_total")
+                };
+                vec![rule(
+                    name,
+                    MetricKind::Counter,
+                    Conversion::Scaled { factor: 1.0 },
+                    true,
+                    None,
+                    "rate() is the value per second",
+                )]
+            }
+            Subtype::CounterQueueLen => vec![rule(
+                format!("{base}_seconds_total"),
+                MetricKind::Counter,
+                Conversion::PerTimeBase,
+                true,
+                Some("seconds"),
+                "queue length × time; rate() is the average queue length",
+            )],
+            Subtype::CounterFraction => {
+                if ty.is_delta()
+                    || ty == CounterType::PERF_AVERAGE_TIMER
+                    || ty == CounterType::PERF_AVERAGE_BULK
+                {
+                    if ty == CounterType::PERF_AVERAGE_TIMER {
+                        vec![rule(
+                            format!("{}_seconds", strip_sec_per(counter)),
+                            MetricKind::Summary,
+                            Conversion::Summary { time: true },
+                            true,
+                            Some("seconds"),
+                            "_sum is the total time, _count the operations; rate(_sum)/rate(_count) is the average",
+                        )]
+                    } else if ty == CounterType::PERF_AVERAGE_BULK {
+                        vec![rule(
+                            per_operation(counter),
+                            MetricKind::Summary,
+                            Conversion::Summary { time: false },
+                            true,
+                            None,
+                            "_sum is the total, _count the operations; rate(_sum)/rate(_count) is the average",
+                        )]
+                    } else {
+                        // PERF_SAMPLE_FRACTION: two cumulative counts.
+                        vec![
+                            rule(
+                                format!("{base}_total"),
+                                MetricKind::Counter,
+                                Conversion::Scaled { factor: 1.0 },
+                                true,
+                                None,
+                                "the numerator; the percentage is 100 × rate() / rate(_base_total)",
+                            ),
+                            rule(
+                                format!("{base}_base_total"),
+                                MetricKind::Counter,
+                                Conversion::Base { factor: 1.0 },
+                                true,
+                                None,
+                                "the denominator (base)",
+                            ),
+                        ]
+                    }
+                } else {
+                    // PERF_RAW_FRACTION / PERF_LARGE_RAW_FRACTION: two instantaneous values.
+                    vec![
+                        rule(
+                            base.clone(),
+                            MetricKind::Gauge,
+                            Conversion::Scaled { factor: 1.0 },
+                            false,
+                            None,
+                            "the numerator; the percentage is 100 × this / _base",
+                        ),
+                        rule(
+                            format!("{base}_base"),
+                            MetricKind::Gauge,
+                            Conversion::Base { factor: 1.0 },
+                            false,
+                            None,
+                            "the denominator (base)",
+                        ),
+                    ]
+                }
+            }
+            Subtype::CounterElapsed => vec![rule(
+                start_time_name(&base),
+                MetricKind::Gauge,
+                Conversion::StartTime,
+                false,
+                Some("seconds"),
+                "the start as a Unix time; time() minus this is the elapsed time",
+            )],
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// Timer types: the rate and precision subtypes whose display is a percentage.
+fn is_timer(ty: CounterType) -> bool {
+    ty.display() == crate::counter_type::DisplaySuffix::Percent
+        && matches!(
+            ty.time_base(),
+            TimeBase::Tick | TimeBase::Ns100 | TimeBase::Object
+        )
+}
+
+/// A name in snake case: camel case split (`PhysicalDisk` → `physical_disk`), `%`, `.` and
+/// parentheses dropped, `/` → `_per_`, anything else outside `[a-z0-9]` → `_`, runs of `_` joined,
+/// no `_` at either end; a leading digit gets a `_` in front.
+pub fn snake(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 8);
+    let mut prev: Option<char> = None;
+    for c in name.chars() {
+        match c {
+            '%' | '.' | '(' | ')' | '\'' => {}
+            '/' => out.push_str("_per_"),
+            'A'..='Z' => {
+                if prev.is_some_and(|p| p.is_ascii_lowercase()) {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+            }
+            'a'..='z' | '0'..='9' => out.push(c),
+            _ => out.push('_'),
+        }
+        prev = Some(c);
+    }
+    let mut cleaned = String::with_capacity(out.len());
+    for c in out.chars() {
+        if c == '_' && (cleaned.is_empty() || cleaned.ends_with('_')) {
+            continue;
+        }
+        cleaned.push(c);
+    }
+    while cleaned.ends_with('_') {
+        cleaned.pop();
+    }
+    if cleaned.starts_with(|c: char| c.is_ascii_digit()) {
+        cleaned.insert(0, '_');
+    }
+    cleaned
+}
+
+/// `Avg. Disk sec/Read` → `Disk sec/Read`.
+fn strip_avg(name: &str) -> &str {
+    let t = name.trim();
+    for p in ["Avg. ", "Avg ", "Average "] {
+        if t.len() > p.len() && t[..p.len()].eq_ignore_ascii_case(p) {
+            return &t[p.len()..];
+        }
+    }
+    t
+}
+
+/// `Context Switches/sec` → `Context Switches`.
+fn strip_per_sec(name: &str) -> &str {
+    let t = name.trim();
+    for s in ["/sec", "/ sec", " per second", "/s"] {
+        if t.len() > s.len() && t[t.len() - s.len()..].eq_ignore_ascii_case(s) {
+            return t[..t.len() - s.len()].trim_end();
+        }
+    }
+    t
+}
+
+/// `processor_time` → `processor`; `disk_time` → `disk`.
+fn strip_time(snake: &str) -> &str {
+    snake
+        .strip_suffix("_time")
+        .filter(|s| !s.is_empty())
+        .unwrap_or(snake)
+}
+
+/// `Avg. Disk sec/Read` → `disk_read`.
+fn strip_sec_per(counter: &str) -> String {
+    let t = strip_avg(counter);
+    let lower = t.to_ascii_lowercase();
+    let cleaned = match lower.find("sec/") {
+        Some(i) => format!("{}{}", &t[..i], &t[i + 4..]),
+        None => t.to_string(),
+    };
+    snake(&cleaned)
+}
+
+/// `Avg. Disk Bytes/Transfer` → `disk_transfer_bytes`; other `A/B` → `a_per_b`.
+fn per_operation(counter: &str) -> String {
+    let t = strip_avg(counter);
+    if let Some((a, b)) = t.split_once('/') {
+        let a = a.trim();
+        if a.len() >= 5 && a[a.len() - 5..].eq_ignore_ascii_case("bytes") {
+            return format!("{}_{}_bytes", snake(&a[..a.len() - 5]), snake(b))
+                .trim_start_matches('_')
+                .to_string();
+        }
+    }
+    snake(t)
+}
+
+/// `system_up_time` → `system_start_time_seconds`; `elapsed_time` → `start_time_seconds`.
+fn start_time_name(base: &str) -> String {
+    for s in ["_up_time", "_elapsed_time"] {
+        if let Some(stem) = base.strip_suffix(s) {
+            return format!("{stem}_start_time_seconds");
+        }
+    }
+    if base == "elapsed_time" || base == "up_time" {
+        return "start_time_seconds".into();
+    }
+    format!("{base}_start_time_seconds")
+}
+
+/// Byte counts in kilo- or megabytes are exported in bytes: `Available MBytes` → (`available_bytes`,
+/// 2^20), `Free Megabytes` → (`free_bytes`, 2^20).
+fn byte_unit(counter: &str) -> (String, f64) {
+    let s = snake(counter);
+    // Sizes in bytes whose names do not say so.
+    if matches!(
+        s.as_str(),
+        "working_set" | "working_set_peak" | "working_set_private" | "commit_limit"
+    ) {
+        return (format!("{s}_bytes"), 1.0);
+    }
+    for (suffix, factor) in [
+        ("_kbytes", 1024.0),
+        ("_kilobytes", 1024.0),
+        ("_mbytes", 1048576.0),
+        ("_megabytes", 1048576.0),
+    ] {
+        if let Some(stem) = s.strip_suffix(suffix) {
+            return (format!("{stem}_bytes"), factor);
+        }
+    }
+    (s, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CounterType as T;
+
+    fn one(counter: &str, ty: CounterType) -> (String, MetricKind) {
+        let r = rule_for(counter, ty);
+        assert_eq!(r.len(), 1, "{counter}");
+        (r[0].name.clone(), r[0].kind)
+    }
+
+    #[test]
+    fn snake_case() {
+        assert_eq!(snake("PhysicalDisk"), "physical_disk");
+        assert_eq!(snake("Processor Information"), "processor_information");
+        assert_eq!(snake("Network Interface"), "network_interface");
+        assert_eq!(snake("% Processor Time"), "processor_time");
+        assert_eq!(snake("Working Set - Private"), "working_set_private");
+        assert_eq!(snake("IPv4"), "ipv4");
+        assert_eq!(snake("NUMA Node Memory"), "numa_node_memory");
+        assert_eq!(snake("2D engine"), "_2d_engine");
+        assert_eq!(snake("Überlauf"), "berlauf");
+    }
+
+    #[test]
+    fn names_from_counter_types() {
+        use MetricKind::*;
+        assert_eq!(
+            one("Context Switches/sec", T::PERF_COUNTER_COUNTER),
+            ("context_switches_total".into(), Counter)
+        );
+        assert_eq!(
+            one("Disk Read Bytes/sec", T::PERF_COUNTER_BULK_COUNT),
+            ("disk_read_bytes_total".into(), Counter)
+        );
+        assert_eq!(
+            one("Bytes Total/sec", T::PERF_COUNTER_BULK_COUNT),
+            ("bytes_total".into(), Counter)
+        );
+        assert_eq!(
+            one("% User Time", T::PERF_100NSEC_TIMER),
+            ("user_seconds_total".into(), Counter)
+        );
+        assert_eq!(
+            one("% Processor Time", T::PERF_100NSEC_TIMER_INV),
+            ("processor_inverse_seconds_total".into(), Counter)
+        );
+        assert_eq!(
+            one("% Disk Time", T::PERF_PRECISION_100NS_TIMER),
+            ("disk_seconds_total".into(), Counter)
+        );
+        assert_eq!(
+            one("Avg. Disk sec/Read", T::PERF_AVERAGE_TIMER),
+            ("disk_read_seconds".into(), Summary)
+        );
+        assert_eq!(
+            one("Avg. Disk Bytes/Transfer", T::PERF_AVERAGE_BULK),
+            ("disk_transfer_bytes".into(), Summary)
+        );
+        assert_eq!(
+            one(
+                "Avg. Disk Queue Length",
+                T::PERF_COUNTER_100NS_QUEUELEN_TYPE
+            ),
+            ("disk_queue_length_seconds_total".into(), Counter)
+        );
+        assert_eq!(
+            one("Available MBytes", T::PERF_COUNTER_LARGE_RAWCOUNT),
+            ("available_bytes".into(), Gauge)
+        );
+        assert_eq!(
+            one("Free Megabytes", T::PERF_COUNTER_RAWCOUNT),
+            ("free_bytes".into(), Gauge)
+        );
+        assert_eq!(
+            one("Working Set - Private", T::PERF_COUNTER_LARGE_RAWCOUNT),
+            ("working_set_private_bytes".into(), Gauge)
+        );
+        assert_eq!(
+            one("Processes", T::PERF_COUNTER_RAWCOUNT),
+            ("processes".into(), Gauge)
+        );
+        assert_eq!(
+            one("System Up Time", T::PERF_ELAPSED_TIME),
+            ("system_start_time_seconds".into(), Gauge)
+        );
+        assert_eq!(
+            one("Elapsed Time", T::PERF_ELAPSED_TIME),
+            ("start_time_seconds".into(), Gauge)
+        );
+        let f = rule_for("% Committed Bytes In Use", T::PERF_RAW_FRACTION);
+        let names: Vec<&str> = f.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["committed_bytes_in_use", "committed_bytes_in_use_base"]
+        );
+        assert_eq!(f[1].conversion, Conversion::Base { factor: 1.0 });
+        let s = rule_for("% Sample", T::PERF_SAMPLE_FRACTION);
+        let names: Vec<&str> = s.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["sample_total", "sample_base_total"]);
+        assert_eq!(
+            one("Deltas", T::PERF_COUNTER_DELTA),
+            ("deltas_total".into(), Counter)
+        );
+        assert!(rule_for("Text", T::PERF_COUNTER_TEXT).is_empty());
+        assert!(rule_for("Base", T::PERF_AVERAGE_BASE).is_empty());
+        assert!(rule_for("Nothing", T::PERF_COUNTER_NODATA).is_empty());
+    }
+}
