@@ -62,34 +62,41 @@ pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Box<dyn Collecto
     live()
 }
 
+fn live() -> Result<Box<dyn Collector>> {
+    Ok(Box::new(Live::new(live_source()?)))
+}
+
+/// The live source of this platform.
 #[cfg(target_os = "linux")]
-fn live() -> Result<Box<dyn Collector>> {
-    let source = perfcounters::source::linux::LinuxSource::new();
-    Ok(Box::new(Live::new(Box::new(source))))
+pub fn live_source() -> Result<Box<dyn Source + Send>> {
+    Ok(Box::new(perfcounters::source::linux::LinuxSource::new()))
 }
 
+/// The live source of this platform.
 #[cfg(windows)]
-fn live() -> Result<Box<dyn Collector>> {
-    let source = perfcounters::source::windows::WindowsSource::local();
-    Ok(Box::new(Live::new(Box::new(source))))
+pub fn live_source() -> Result<Box<dyn Source + Send>> {
+    Ok(Box::new(
+        perfcounters::source::windows::WindowsSource::local(),
+    ))
 }
 
+/// The live source of this platform.
 #[cfg(not(any(target_os = "linux", windows)))]
-fn live() -> Result<Box<dyn Collector>> {
+pub fn live_source() -> Result<Box<dyn Source + Send>> {
     bail!("no live source for this platform; use --replay with recorded blocks or a capture")
 }
 
 /// A live [`Source`]. The catalog is read once and again only when a query names an object it
 /// lacks (on Windows a catalog is a full "Global" collection).
 pub struct Live {
-    source: Box<dyn Source>,
+    source: Box<dyn Source + Send>,
     catalog: Option<Catalog>,
     unknown: Vec<String>,
 }
 
 impl Live {
     /// Wraps a source.
-    pub fn new(source: Box<dyn Source>) -> Self {
+    pub fn new(source: Box<dyn Source + Send>) -> Self {
         Live {
             source,
             catalog: None,
@@ -122,34 +129,40 @@ impl Collector for Live {
             self.catalog = Some(c);
         }
         let catalog = self.catalog.as_ref().expect("set above");
-        let mut request = Request::new();
-        for (object, counters) in query.needed() {
-            let Some(info) = catalog.object(&object) else {
-                continue;
-            };
-            let known: Vec<String> = counters
-                .into_iter()
-                .filter(|c| info.counter(c).is_some())
-                .collect();
-            if known.is_empty()
-                && !query
-                    .paths()
-                    .iter()
-                    .any(|p| p.object.eq_ignore_ascii_case(&object) && p.counter.contains('*'))
-            {
-                // Only unknown counters were asked for: collect the object's definitions so the query can
-                // report the unknown names with close suggestions.
-                request = request.all_of(&info.name);
-                continue;
-            }
-            request = request.object(&info.name, &known);
-        }
+        let request = request_for(query, catalog);
         Ok(Some(self.source.collect(&request)?))
     }
 
     fn is_replay(&self) -> bool {
         false
     }
+}
+
+/// The request that collects what `query` needs from a source with this catalog. Objects the catalog
+/// lacks are left out (the query reports them); when only unknown counters of an object were asked
+/// for, the whole object is collected so that the query can suggest close names.
+pub fn request_for(query: &Query, catalog: &Catalog) -> Request {
+    let mut request = Request::new();
+    for (object, counters) in query.needed() {
+        let Some(info) = catalog.object(&object) else {
+            continue;
+        };
+        let known: Vec<String> = counters
+            .into_iter()
+            .filter(|c| info.counter(c).is_some())
+            .collect();
+        if known.is_empty()
+            && !query
+                .paths()
+                .iter()
+                .any(|p| p.object.eq_ignore_ascii_case(&object) && p.counter.contains('*'))
+        {
+            request = request.all_of(&info.name);
+            continue;
+        }
+        request = request.object(&info.name, &known);
+    }
+    request
 }
 
 /// Recorded V1 blocks, one file per collection.

@@ -6,6 +6,7 @@ mod decode;
 mod interval;
 mod output;
 mod relog;
+mod serve;
 mod typeperf;
 
 use std::io::Write;
@@ -67,6 +68,8 @@ enum Command {
     },
     /// Decode a raw V1 (PERF_DATA_BLOCK) or V2 (PERF_DATA_HEADER) block file, or every sample of a capture directory
     Decode(decode::DecodeArgs),
+    /// Serve counters to Prometheus (/metrics) and as a live chart in the browser (/)
+    Serve(serve::ServeArgs),
     /// typeperf-compatible command line (-cf, -si, -sc, -f, -o, -q, -qx, -y, -config)
     #[command(disable_help_flag = true)]
     Typeperf {
@@ -238,6 +241,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Capture(a) => capture::run(&a).map(|()| ExitCode::SUCCESS),
         Command::Decode(a) => decode::run(&a),
+        Command::Serve(a) => serve::run(&a).map(|()| ExitCode::SUCCESS),
         Command::Typeperf { args } => run_typeperf(&args),
         Command::Relog { args } => relog::run(&args),
     }

@@ -6,28 +6,10 @@ use std::collections::BTreeSet;
 
 use perfcounters::counter_type::CounterType as T;
 use perfcounters::export::{
-    compat, encode, CounterConfig, ExportConfig, Exporter, Families, MetricKind, ObjectConfig,
-    Plan, TextFormat,
+    compat, encode, ExportConfig, Exporter, Families, MetricKind, Plan, TextFormat,
 };
 use perfcounters::snapshot::{CounterDefinition, Instance, Object, ObjectData, Snapshot, Value};
-use perfcounters::source::{Catalog, CounterInfo, ObjectInfo, Source};
-
-fn render(
-    src: &mut dyn Source,
-    plan: &Plan,
-    exporter: &mut Exporter,
-    format: TextFormat,
-) -> String {
-    exporter.begin();
-    let mut families = Families::new();
-    for c in &plan.collectors {
-        let snapshot: Snapshot = src.collect(&c.request).unwrap();
-        exporter.render(c, &snapshot, &mut families);
-    }
-    let mut out = String::new();
-    encode(families.as_slice(), format, &mut out);
-    out
-}
+use perfcounters::source::{Catalog, CounterInfo, ObjectInfo};
 
 fn render_snapshot(plan: &Plan, exporter: &mut Exporter, snapshot: &Snapshot) -> String {
     exporter.begin();
@@ -48,6 +30,25 @@ fn samples(text: &str) -> Vec<&str> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::*;
+    use perfcounters::export::{CounterConfig, ObjectConfig};
+    use perfcounters::source::Source;
+
+    fn render(
+        src: &mut dyn Source,
+        plan: &Plan,
+        exporter: &mut Exporter,
+        format: TextFormat,
+    ) -> String {
+        exporter.begin();
+        let mut families = Families::new();
+        for c in &plan.collectors {
+            let snapshot: Snapshot = src.collect(&c.request).unwrap();
+            exporter.render(c, &snapshot, &mut families);
+        }
+        let mut out = String::new();
+        encode(families.as_slice(), format, &mut out);
+        out
+    }
     use perfcounters::source::linux::{Clock, ClockReading, FsSpace, FsUsage, LinuxSource};
     use std::path::Path;
 
@@ -569,6 +570,7 @@ fn process_snapshot(rows: &[(&str, u32, u32, u64)]) -> Snapshot {
             code_page: 0,
             perf_time: 0,
             perf_freq: 0,
+            sample_clock: None,
             counters: vec![
                 def("ID Process", T::PERF_COUNTER_RAWCOUNT, 4, None),
                 def("Page Faults/sec", T::PERF_COUNTER_COUNTER, 4, None),

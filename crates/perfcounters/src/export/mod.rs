@@ -44,7 +44,7 @@ pub use text::{encode, TextFormat};
 
 use crate::counter_type::CounterType;
 use crate::path::wildcard_match;
-use crate::snapshot::{Instance, Object, ObjectData, Snapshot, Value};
+use crate::snapshot::{Instance, Object, ObjectData, Snapshot, Value, FREQ_100NS};
 use crate::source::{Catalog, ObjectInfo, Request};
 use naming::{rule_for, snake, Conversion, Rule};
 
@@ -670,9 +670,16 @@ impl Exporter {
                     if object.perf_freq <= 0 {
                         continue;
                     }
-                    let now = (snapshot.perf_time_100ns - FILETIME_UNIX_EPOCH) as f64 / 1e7;
-                    let elapsed = (object.perf_time as f64 - n as f64) / object.perf_freq as f64;
-                    vec![("", now - elapsed)]
+                    // In 100 ns units since 1970, with integers (a FILETIME does not fit an f64's
+                    // 53 bits exactly).
+                    let elapsed = (i128::from(object.perf_time) - i128::from(n))
+                        * i128::from(FREQ_100NS)
+                        / i128::from(object.perf_freq);
+                    let start =
+                        i128::from(snapshot.perf_time_100ns - FILETIME_UNIX_EPOCH) - elapsed;
+                    let secs = start.div_euclid(i128::from(FREQ_100NS));
+                    let frac = start.rem_euclid(i128::from(FREQ_100NS));
+                    vec![("", secs as f64 + frac as f64 / FREQ_100NS as f64)]
                 }
             };
             let i = out.family(&s.family, &s.help, rule.kind, rule.unit);

@@ -376,7 +376,23 @@ fn byte_unit(counter: &str) -> (String, f64) {
             return (format!("{stem}_bytes"), factor);
         }
     }
-    (s, 1.0)
+    (gauge_name(s), 1.0)
+}
+
+/// Gauge names must not end like a counter or a summary part: `handle_count` → `handles`,
+/// `…_total` → `…_total_value`.
+fn gauge_name(s: String) -> String {
+    if let Some(stem) = s.strip_suffix("_count") {
+        if !stem.is_empty() {
+            return format!("{stem}s");
+        }
+    }
+    for suffix in ["_total", "_sum", "_bucket", "_created"] {
+        if s.ends_with(suffix) {
+            return format!("{s}_value");
+        }
+    }
+    s
 }
 
 #[cfg(test)]
@@ -456,6 +472,10 @@ mod tests {
         assert_eq!(
             one("Working Set - Private", T::PERF_COUNTER_LARGE_RAWCOUNT),
             ("working_set_private_bytes".into(), Gauge)
+        );
+        assert_eq!(
+            one("Handle Count", T::PERF_COUNTER_RAWCOUNT),
+            ("handles".into(), Gauge)
         );
         assert_eq!(
             one("Processes", T::PERF_COUNTER_RAWCOUNT),

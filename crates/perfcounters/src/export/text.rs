@@ -70,7 +70,11 @@ impl TextFormat {
 }
 
 /// Appends `families` to `out` in `format`. OpenMetrics output ends with `# EOF`.
-pub fn encode(families: &[MetricFamily], format: TextFormat, out: &mut String) {
+pub fn encode<'a>(
+    families: impl IntoIterator<Item = &'a MetricFamily>,
+    format: TextFormat,
+    out: &mut String,
+) {
     for family in families {
         if family.samples.is_empty() {
             continue;

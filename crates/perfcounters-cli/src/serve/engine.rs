@@ -1,0 +1,380 @@
+//! The collection thread: owns the source, runs one collection per scrape flight (shared by the
+//! scrapes that arrive while it runs), and samples the charted counters every second.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use perfcounters::export::{Exporter, Families, Plan};
+use perfcounters::query::Query;
+use perfcounters::snapshot::Snapshot;
+use perfcounters::source::snapshots::catalog_of;
+use perfcounters::source::{Catalog, Request, Source};
+use perfcounters::FormatOptions;
+use tokio::sync::{broadcast, oneshot, watch};
+
+use crate::collect::request_for;
+
+/// Where snapshots come from.
+pub enum Backend {
+    /// The live machine: one collection per collector request.
+    Live {
+        /// The source.
+        source: Box<dyn Source + Send>,
+        /// Its catalog.
+        catalog: Catalog,
+    },
+    /// Recorded snapshots: each scrape takes the next one (the last one stays once the end is
+    /// reached); the chart shows all of them at once.
+    Replay {
+        /// The snapshots, in order.
+        snapshots: Vec<Snapshot>,
+        /// The snapshot of the current scrape.
+        current: usize,
+        /// Scrapes served so far.
+        served: usize,
+        /// Described from the first snapshot.
+        catalog: Catalog,
+    },
+}
+
+impl Backend {
+    /// The live source.
+    pub fn live(mut source: Box<dyn Source + Send>) -> Result<Self> {
+        let catalog = source.catalog()?;
+        Ok(Backend::Live { source, catalog })
+    }
+
+    /// Recorded snapshots (at least one).
+    pub fn replay(snapshots: Vec<Snapshot>) -> Result<Self> {
+        let first = snapshots
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("the replay has no samples"))?;
+        let catalog = catalog_of(first, None);
+        Ok(Backend::Replay {
+            snapshots,
+            current: 0,
+            served: 0,
+            catalog,
+        })
+    }
+
+    /// What the source offers.
+    pub fn catalog(&self) -> &Catalog {
+        match self {
+            Backend::Live { catalog, .. } | Backend::Replay { catalog, .. } => catalog,
+        }
+    }
+
+    fn begin_scrape(&mut self) {
+        if let Backend::Replay {
+            snapshots,
+            current,
+            served,
+            ..
+        } = self
+        {
+            *current = (*served).min(snapshots.len().saturating_sub(1));
+            *served += 1;
+        }
+    }
+
+    fn collect(&mut self, request: &Request) -> Result<Snapshot, String> {
+        match self {
+            Backend::Live { source, .. } => source.collect(request).map_err(|e| e.to_string()),
+            Backend::Replay {
+                snapshots, current, ..
+            } => snapshots
+                .get(*current)
+                .cloned()
+                .ok_or_else(|| "no sample".to_string()),
+        }
+    }
+}
+
+/// One finished collector of a flight.
+pub struct Done {
+    /// The collector name.
+    pub name: String,
+    /// Its metrics.
+    pub families: Families,
+    /// How long it took.
+    pub seconds: f64,
+    /// Why it failed, if it did.
+    pub error: Option<String>,
+}
+
+/// The state of a flight, published after each collector.
+#[derive(Default, Clone)]
+pub struct Progress {
+    /// The finished collectors, in plan order.
+    pub done: Vec<Arc<Done>>,
+    /// Whether every collector has finished.
+    pub finished: bool,
+    /// When the flight started.
+    pub started: Option<Instant>,
+}
+
+/// Requests to the collection thread.
+pub enum Cmd {
+    /// Collect every collector, publishing progress.
+    Scrape(watch::Sender<Progress>),
+    /// Add a counter path to the chart; answers the chart's series.
+    ChartAdd(String, oneshot::Sender<Result<(), String>>),
+    /// Remove a counter path (as added) from the chart.
+    ChartRemove(String, oneshot::Sender<()>),
+    /// The chart's history as JSON.
+    ChartHistory(oneshot::Sender<String>),
+}
+
+/// The chart's state: the added paths, their query and the last minutes of values.
+struct Chart {
+    paths: Vec<String>,
+    query: Query,
+    /// Expanded counter paths, the columns of `rows`.
+    series: Vec<String>,
+    /// (Unix time in ms, one value per series).
+    rows: VecDeque<(i64, Vec<Option<f64>>)>,
+    keep: usize,
+    /// Whether the next update expands the query anew (paths changed).
+    fresh: bool,
+}
+
+impl Chart {
+    fn new(keep: usize) -> Self {
+        Chart {
+            paths: Vec::new(),
+            query: Query::new(FormatOptions::typeperf()),
+            series: Vec::new(),
+            rows: VecDeque::new(),
+            keep,
+            fresh: false,
+        }
+    }
+
+    fn rebuild_query(&mut self) {
+        let mut q = Query::new(FormatOptions::typeperf());
+        for p in &self.paths {
+            let _ = q.add(p);
+        }
+        self.query = q;
+        self.fresh = true;
+    }
+
+    /// Feeds one snapshot; returns the new row.
+    fn update(&mut self, snapshot: &Snapshot) -> (i64, Vec<Option<f64>>) {
+        let values = self.query.update(snapshot);
+        let series: Vec<String> = self
+            .query
+            .counters()
+            .iter()
+            .filter(|c| c.error.is_none())
+            .map(|c| c.path.to_string())
+            .collect();
+        let row: Vec<Option<f64>> = self
+            .query
+            .counters()
+            .iter()
+            .zip(&values)
+            .filter(|(c, _)| c.error.is_none())
+            .map(|(_, v)| v.value.filter(|x| x.is_finite()))
+            .collect();
+        if self.fresh || series != self.series {
+            // Keep the history of the series that remain, by name.
+            let map: Vec<Option<usize>> = series
+                .iter()
+                .map(|s| self.series.iter().position(|o| o == s))
+                .collect();
+            for (_, r) in self.rows.iter_mut() {
+                *r = map
+                    .iter()
+                    .map(|m| m.and_then(|i| r.get(i).copied().flatten()))
+                    .collect();
+            }
+            self.series = series;
+            self.fresh = false;
+        }
+        let t = unix_ms(snapshot);
+        self.rows.push_back((t, row.clone()));
+        while self.rows.len() > self.keep {
+            self.rows.pop_front();
+        }
+        (t, row)
+    }
+
+    fn history_json(&self) -> String {
+        let t: Vec<i64> = self.rows.iter().map(|(t, _)| *t).collect();
+        let columns: Vec<Vec<Option<f64>>> = (0..self.series.len())
+            .map(|i| {
+                self.rows
+                    .iter()
+                    .map(|(_, r)| r.get(i).copied().flatten())
+                    .collect()
+            })
+            .collect();
+        serde_json::json!({"paths": self.paths, "series": self.series, "t": t, "v": columns})
+            .to_string()
+    }
+}
+
+fn unix_ms(snapshot: &Snapshot) -> i64 {
+    (snapshot.perf_time_100ns - 116_444_736_000_000_000) / 10_000
+}
+
+/// The collection thread's state.
+pub struct Engine {
+    backend: Backend,
+    plan: Plan,
+    exporter: Exporter,
+    chart: Chart,
+    events: broadcast::Sender<Arc<str>>,
+    viewers: Arc<AtomicUsize>,
+    /// How long the chart keeps sampling after its last viewer left.
+    linger: Duration,
+}
+
+impl Engine {
+    /// An engine exporting `plan` from `backend`, keeping `keep` chart rows.
+    pub fn new(
+        backend: Backend,
+        plan: Plan,
+        keep: usize,
+        events: broadcast::Sender<Arc<str>>,
+        viewers: Arc<AtomicUsize>,
+    ) -> Self {
+        Engine {
+            backend,
+            plan,
+            exporter: Exporter::new(),
+            chart: Chart::new(keep),
+            events,
+            viewers,
+            linger: Duration::from_secs(600),
+        }
+    }
+
+    /// Serves commands until every sender is gone.
+    pub fn run(mut self, rx: Receiver<Cmd>) {
+        let tick = Duration::from_secs(1);
+        let mut next_tick = Instant::now() + tick;
+        let mut last_viewer = Instant::now();
+        loop {
+            let sampling = self.is_live()
+                && !self.chart.paths.is_empty()
+                && (self.viewers.load(Ordering::Relaxed) > 0
+                    || last_viewer.elapsed() < self.linger);
+            if self.viewers.load(Ordering::Relaxed) > 0 {
+                last_viewer = Instant::now();
+            }
+            let wait = if sampling {
+                next_tick.saturating_duration_since(Instant::now())
+            } else {
+                Duration::from_secs(3600)
+            };
+            match rx.recv_timeout(wait) {
+                Ok(Cmd::Scrape(tx)) => self.scrape(&tx),
+                Ok(Cmd::ChartAdd(path, reply)) => {
+                    let _ = reply.send(self.chart_add(path));
+                }
+                Ok(Cmd::ChartRemove(path, reply)) => {
+                    self.chart.paths.retain(|p| p != &path);
+                    self.chart.rebuild_query();
+                    if !self.is_live() {
+                        self.replay_chart();
+                    }
+                    let _ = reply.send(());
+                }
+                Ok(Cmd::ChartHistory(reply)) => {
+                    let _ = reply.send(self.chart.history_json());
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if sampling {
+                        self.chart_tick();
+                        next_tick += tick;
+                        let now = Instant::now();
+                        if next_tick <= now {
+                            next_tick = now + tick;
+                        }
+                    } else {
+                        next_tick = Instant::now() + tick;
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    }
+
+    fn is_live(&self) -> bool {
+        matches!(self.backend, Backend::Live { .. })
+    }
+
+    fn scrape(&mut self, tx: &watch::Sender<Progress>) {
+        self.backend.begin_scrape();
+        self.exporter.begin();
+        for c in &self.plan.collectors {
+            let t0 = Instant::now();
+            let mut families = Families::new();
+            let error = match self.backend.collect(&c.request) {
+                Ok(s) => {
+                    self.exporter.render(c, &s, &mut families);
+                    None
+                }
+                Err(e) => Some(e),
+            };
+            let done = Arc::new(Done {
+                name: c.name.clone(),
+                families,
+                seconds: t0.elapsed().as_secs_f64(),
+                error,
+            });
+            tx.send_modify(|p| p.done.push(done));
+        }
+        tx.send_modify(|p| p.finished = true);
+    }
+
+    fn chart_add(&mut self, path: String) -> Result<(), String> {
+        perfcounters::CounterPath::parse(&path).map_err(|e| format!("{path}: {e}"))?;
+        if !self.chart.paths.contains(&path) {
+            self.chart.paths.push(path);
+            self.chart.rebuild_query();
+        }
+        if self.is_live() {
+            // A first sample at once, so that two-sample counters have a value at the next tick.
+            self.chart_tick();
+        } else {
+            self.replay_chart();
+        }
+        Ok(())
+    }
+
+    fn chart_tick(&mut self) {
+        let request = request_for(&self.chart.query, self.backend.catalog());
+        let Ok(snapshot) = self.backend.collect(&request) else {
+            return;
+        };
+        let (t, row) = self.chart.update(&snapshot);
+        let event = serde_json::json!({"t": t, "series": self.chart.series, "v": row});
+        let _ = self.events.send(Arc::from(event.to_string()));
+    }
+
+    /// A replay shows the whole recording: every snapshot through a fresh query.
+    fn replay_chart(&mut self) {
+        let Backend::Replay { snapshots, .. } = &self.backend else {
+            return;
+        };
+        self.chart.rows.clear();
+        self.chart.series.clear();
+        let keep = self.chart.keep;
+        self.chart.keep = usize::MAX;
+        for s in snapshots {
+            self.chart.update(s);
+        }
+        self.chart.keep = keep;
+        let _ = self
+            .events
+            .send(Arc::from(serde_json::json!({"reload": true}).to_string()));
+    }
+}

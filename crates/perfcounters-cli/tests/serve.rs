@@ -1,0 +1,743 @@
+//! `perfcounters serve` end to end, with real parts: the endpoints and scrape discipline over plain
+//! HTTP, `promtool check metrics` on the output, a real Prometheus scraping it, headless Chromium
+//! drawing the chart, TLS and basic auth with curl, a replay, and a load test.
+//!
+//! Every server listens on 127.0.0.1 with a port of the system's choosing, and every wait is
+//! bounded. A test that needs an external tool skips with a message when it is missing, except under
+//! `CI=true`, where a missing tool is a failure (`.ci/run` installs them). Linux only: the Windows
+//! build runs its tests under Wine, without these tools.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A running `perfcounters serve`.
+struct Server {
+    child: Child,
+    addr: String,
+    log: Arc<Mutex<String>>,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        Self::start_scheme(args, "http")
+    }
+
+    fn start_scheme(args: &[&str], scheme: &str) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_perfcounters"))
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start perfcounters serve");
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = log.clone();
+        let prefix = format!("listening on {scheme}://");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(a) = line.split(&prefix).nth(1) {
+                    let _ = tx.send(a.to_string());
+                }
+                let mut l = sink.lock().unwrap();
+                l.push_str(&line);
+                l.push('\n');
+            }
+        });
+        let addr = match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(a) => a,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("serve did not start: {}", log.lock().unwrap());
+            }
+        };
+        Server { child, addr, log }
+    }
+
+    fn get(&self, path: &str, headers: &[(&str, &str)]) -> Response {
+        request(&self.addr, "GET", path, headers)
+    }
+
+    /// RSS of the server in KiB.
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8(self.body.clone()).unwrap()
+    }
+}
+
+/// One HTTP/1.1 request on its own connection.
+fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Response {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    parse_response(&raw)
+}
+
+fn parse_response(raw: &[u8]) -> Response {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        let mut out = Vec::new();
+        let mut rest = &body[..];
+        loop {
+            let nl = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+            let size = usize::from_str_radix(std::str::from_utf8(&rest[..nl]).unwrap().trim(), 16)
+                .unwrap();
+            if size == 0 {
+                break;
+            }
+            out.extend_from_slice(&rest[nl + 2..nl + 2 + size]);
+            rest = &rest[nl + 2 + size + 2..];
+        }
+        body = out;
+    }
+    Response {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// The path of an installed tool; `None` (with a message) when it is missing outside CI.
+fn tool(name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{name} is not installed; .ci/run installs it (apt-get)");
+        }
+        eprintln!("skipping: {name} is not installed (apt-get install it to run this test)");
+    }
+    found
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("perfcounters-serve-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A free port on 127.0.0.1 (for the other servers a test starts).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Kills a child process when dropped.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn sample_lines(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| !l.starts_with('#')).collect()
+}
+
+fn value_of(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.starts_with(series) && l[series.len()..].starts_with(' '))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+}
+
+#[test]
+fn endpoints_formats_and_errors() {
+    let s = Server::start(&[]);
+    let r = s.get("/metrics", &[("Accept", "text/plain")]);
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.header("content-type"),
+        Some("text/plain; version=0.0.4; charset=utf-8")
+    );
+    let text = r.text();
+    assert!(text.contains("# TYPE perfcounters_system_context_switches_total counter\n"));
+    assert!(value_of(&text, "perfcounters_system_context_switches_total").unwrap() > 0.0);
+    for c in [
+        "processor_information",
+        "memory",
+        "system",
+        "physical_disk",
+        "logical_disk",
+        "network_interface",
+    ] {
+        assert_eq!(
+            value_of(
+                &text,
+                &format!("perfcounters_collector_success{{collector=\"{c}\"}}")
+            ),
+            Some(1.0),
+            "{c}"
+        );
+    }
+    assert!(!text.contains("_Total\""), "no _Total instances by default");
+    assert!(!text.contains("{instance="));
+
+    // OpenMetrics by content negotiation (what Prometheus 2.42 sends).
+    let r = s.get(
+        "/metrics",
+        &[(
+            "Accept",
+            "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+        )],
+    );
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/openmetrics-text; version=1.0.0; charset=utf-8")
+    );
+    let om = r.text();
+    assert!(om.ends_with("# EOF\n"));
+    assert!(om.contains("# TYPE perfcounters_system_context_switches counter\n"));
+
+    // gzip when asked.
+    let r = s.get("/metrics", &[("Accept-Encoding", "gzip")]);
+    assert_eq!(r.header("content-encoding"), Some("gzip"));
+    let mut plain = String::new();
+    flate2::read::GzDecoder::new(&r.body[..])
+        .read_to_string(&mut plain)
+        .unwrap();
+    assert!(plain.contains("perfcounters_memory_available_bytes "));
+
+    // A scrape timeout below the margin still leaves a budget; the answer is complete and quick.
+    let t0 = Instant::now();
+    let r = s.get(
+        "/metrics",
+        &[("X-Prometheus-Scrape-Timeout-Seconds", "0.2")],
+    );
+    assert_eq!(r.status, 200);
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    assert!(r
+        .text()
+        .contains("perfcounters_collector_duration_seconds{collector=\"memory\"}"));
+
+    let r = s.get("/health", &[]);
+    assert_eq!(
+        (r.status, r.text().as_str()),
+        (200, "{\"status\":\"ok\"}\n")
+    );
+    let r = s.get("/", &[]);
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("uPlot.iife.min.js"));
+    let r = s.get("/uPlot.iife.min.js", &[]);
+    assert_eq!(r.body.len(), 51_081);
+    assert!(s.get("/uPlot.LICENSE", &[]).text().contains("Leon Sorokin"));
+    let r = s.get("/api/paths", &[]);
+    let paths: Vec<String> = serde_json::from_slice(&r.body).unwrap();
+    assert!(paths.contains(&r"\Processor(*)\% Processor Time".to_string()));
+    assert_eq!(s.get("/nope", &[]).status, 404);
+    assert_eq!(
+        request(&s.addr, "POST", "/metrics", &[("Content-Length", "0")]).status,
+        405
+    );
+    assert_eq!(request(&s.addr, "DELETE", "/", &[]).status, 405);
+    let r = s.get("/api/add?path=Processor", &[]);
+    assert_eq!(r.status, 400);
+    assert!(r.text().contains("Processor"), "{}", r.text());
+}
+
+#[test]
+fn concurrent_scrapes_share_one_collection() {
+    let s = Server::start(&["--process"]);
+    let barrier = Arc::new(std::sync::Barrier::new(12));
+    let handles: Vec<_> = (0..12)
+        .map(|_| {
+            let addr = s.addr.clone();
+            let b = barrier.clone();
+            std::thread::spawn(move || {
+                b.wait();
+                let r = request(&addr, "GET", "/metrics", &[]);
+                assert_eq!(r.status, 200);
+                value_of(
+                    &r.text(),
+                    "perfcounters_collector_duration_seconds{collector=\"process\"}",
+                )
+                .unwrap()
+                .to_bits()
+            })
+        })
+        .collect();
+    let durations: std::collections::BTreeSet<u64> =
+        handles.into_iter().map(|h| h.join().unwrap()).collect();
+    // Scrapes that joined a running collection report its very duration.
+    assert!(
+        durations.len() < 12,
+        "12 concurrent scrapes ran {} collections",
+        durations.len()
+    );
+}
+
+#[test]
+fn promtool_checks_the_output() {
+    let Some(promtool) = tool("promtool") else {
+        return;
+    };
+    for args in [
+        &["--process"][..],
+        &["--compat", "windows_exporter", "--process"][..],
+    ] {
+        let s = Server::start(args);
+        let body = s.get("/metrics", &[]).body;
+        let mut child = Command::new(&promtool)
+            .args(["check", "metrics"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&body).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "promtool check metrics ({args:?}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn prometheus_scrapes_serve() {
+    let Some(prometheus) = tool("prometheus") else {
+        return;
+    };
+    let s = Server::start(&[]);
+    let dir = tempdir("prometheus");
+    let port = free_port();
+    let config = dir.join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
+             scrape_configs:\n  - job_name: perfcounters\n    static_configs:\n      - targets: ['{}']\n",
+            s.addr
+        ),
+    )
+    .unwrap();
+    let log = std::fs::File::create(dir.join("prometheus.log")).unwrap();
+    let _prom = Guard(
+        Command::new(prometheus)
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    let prom = format!("127.0.0.1:{port}");
+    let query = |q: &str| -> Option<serde_json::Value> {
+        let s = TcpStream::connect(&prom).ok()?;
+        drop(s);
+        let path = format!("/api/v1/query?query={}", encode_query(q));
+        let r = request(&prom, "GET", &path, &[]);
+        (r.status == 200).then(|| serde_json::from_slice(&r.body).ok())?
+    };
+    let deadline = Instant::now() + Duration::from_secs(45);
+    let mut up = None;
+    while Instant::now() < deadline {
+        if let Some(v) = query("up{job=\"perfcounters\"}") {
+            if let Some(x) = v["data"]["result"][0]["value"][1].as_str() {
+                up = Some(x.to_string());
+                if x == "1" {
+                    break;
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let log = std::fs::read_to_string(dir.join("prometheus.log")).unwrap_or_default();
+    assert_eq!(up.as_deref(), Some("1"), "Prometheus log:\n{log}");
+    // The scraped samples are there, with the collector self-metrics.
+    let v = query("perfcounters_system_context_switches_total").unwrap();
+    assert!(
+        v["data"]["result"][0]["value"][1]
+            .as_str()
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+            > 0.0
+    );
+    let v = query("min(perfcounters_collector_success)").unwrap();
+    assert_eq!(v["data"]["result"][0]["value"][1], "1");
+    // The target reports no scrape error (the OpenMetrics answer parsed).
+    let r = request(&prom, "GET", "/api/v1/targets", &[]);
+    let t: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+    let target = &t["data"]["activeTargets"][0];
+    assert_eq!(target["health"], "up", "{target}");
+    assert_eq!(target["lastError"], "", "{target}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn encode_query(q: &str) -> String {
+    q.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Loads the chart page in headless Chromium with two counters and reads back what it drew.
+fn chromium_dump(url: &str) -> Option<String> {
+    let chromium = tool("chromium")?;
+    let profile = tempdir("chromium");
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let dom = reader.join().unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    Some(dom)
+}
+
+fn body_attr(dom: &str, name: &str) -> u64 {
+    let key = format!("data-{name}=\"");
+    let start = dom
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {key} in {dom}"))
+        + key.len();
+    dom[start..].split('"').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn chromium_draws_the_live_chart() {
+    let s = Server::start(&[]);
+    let url = format!(
+        "http://{}/?samples=3&path={}&path={}",
+        s.addr,
+        encode_query(r"\Memory\Available Bytes"),
+        encode_query(r"\Processor(_Total)\% Processor Time")
+    );
+    let Some(dom) = chromium_dump(&url) else {
+        return;
+    };
+    // Three live samples arrived over the event stream: both counters have points, and the lines
+    // coloured pixels of the canvas.
+    let points = body_attr(&dom, "points");
+    let ink = body_attr(&dom, "ink");
+    assert!(points >= 4, "points {points}");
+    assert!(ink > 200, "ink {ink}");
+    assert!(dom.contains(r"\Memory\Available Bytes</td>"), "{dom}");
+    assert!(dom.contains(r"\Processor(_Total)\% Processor Time</td>"));
+    // The server kept the history for the next page.
+    let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
+    assert_eq!(h["series"].as_array().unwrap().len(), 2);
+    assert!(h["t"].as_array().unwrap().len() >= 3);
+}
+
+#[test]
+fn replay_serves_recorded_blocks_and_charts_them() {
+    let dir = tempdir("replay");
+    let files = common::write_blocks(&dir);
+    let mut args = vec!["--replay"];
+    args.extend(files.iter().map(String::as_str));
+    let s = Server::start(&args);
+    // Processor has no Processor Information here; the default set falls back to it. Each scrape
+    // takes the next recorded block; the last one stays.
+    let idle = |text: &str| {
+        value_of(
+            text,
+            "perfcounters_processor_processor_inverse_seconds_total{instance_name=\"0\"}",
+        )
+    };
+    let a = s.get("/metrics", &[]).text();
+    assert_eq!(idle(&a), Some(0.0));
+    assert_eq!(value_of(&a, "perfcounters_system_processes"), Some(100.0));
+    let b = s.get("/metrics", &[]).text();
+    assert_eq!(idle(&b), Some(0.25));
+    assert_eq!(value_of(&b, "perfcounters_system_processes"), Some(101.0));
+    let c = s.get("/metrics", &[]).text();
+    let d = s.get("/metrics", &[]).text();
+    assert_eq!(idle(&c), Some(1.25));
+    assert_eq!(idle(&d), Some(1.25));
+    // The boot time from System Up Time: its raw value, the FILETIME 132289457285000000.
+    assert_eq!(
+        value_of(&d, "perfcounters_system_system_start_time_seconds"),
+        Some(1_584_472_128.5)
+    );
+    assert!(!sample_lines(&d).iter().any(|l| l.contains("_Total")));
+    // The chart shows the whole recording at once: three samples, the first one priming.
+    let r = s.get(
+        &format!(
+            "/api/add?path={}",
+            encode_query(r"\Processor(*)\% Processor Time")
+        ),
+        &[],
+    );
+    assert_eq!(r.status, 204);
+    let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
+    assert_eq!(
+        h["series"],
+        serde_json::json!([
+            r"\\GETAWAY\Processor(0)\% Processor Time",
+            r"\\GETAWAY\Processor(1)\% Processor Time",
+            r"\\GETAWAY\Processor(_Total)\% Processor Time"
+        ])
+    );
+    assert_eq!(
+        h["v"],
+        serde_json::json!([[null, 75.0, 0.0], [null, 50.0, 100.0], [null, 62.5, 50.0]])
+    );
+    assert_eq!(
+        h["t"],
+        serde_json::json!([
+            1_584_557_643_988i64,
+            1_584_557_644_988i64,
+            1_584_557_645_988i64
+        ])
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tls_and_basic_auth_from_a_web_config_file() {
+    let (Some(openssl), Some(curl)) = (tool("openssl"), tool("curl")) else {
+        return;
+    };
+    let dir = tempdir("tls");
+    let ok = Command::new(openssl)
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(dir.join("key.pem"))
+        .arg("-out")
+        .arg(dir.join("cert.pem"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let hash = bcrypt::hash("s3cret", 4).unwrap();
+    let web = dir.join("web.yml");
+    std::fs::write(
+        &web,
+        format!(
+            "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  min_version: TLS12\n\
+             http_server_config:\n  headers:\n    X-Content-Type-Options: nosniff\n\
+             basic_auth_users:\n  alice: '{hash}'\n"
+        ),
+    )
+    .unwrap();
+    let s = Server::start_scheme(&["--web.config.file", web.to_str().unwrap()], "https");
+    let curl_get = |user: Option<&str>, path: &str| {
+        let mut c = Command::new(&curl);
+        c.args(["-s", "-i", "--max-time", "20", "--cacert"])
+            .arg(dir.join("cert.pem"));
+        if let Some(u) = user {
+            c.args(["-u", u]);
+        }
+        let out = c.arg(format!("https://{}{path}", s.addr)).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let ok = curl_get(Some("alice:s3cret"), "/metrics");
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    assert!(ok.contains("perfcounters_system_context_switches_total "));
+    assert!(ok
+        .to_ascii_lowercase()
+        .contains("x-content-type-options: nosniff"));
+    let denied = curl_get(Some("alice:wrong"), "/metrics");
+    assert!(denied.starts_with("HTTP/1.1 401"), "{denied}");
+    assert!(
+        denied.contains("WWW-Authenticate: Basic") || denied.contains("www-authenticate: Basic")
+    );
+    assert!(curl_get(None, "/health").starts_with("HTTP/1.1 401"));
+    // Plain HTTP on the TLS port is not served.
+    let mut plain = TcpStream::connect(&s.addr).unwrap();
+    plain
+        .set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    plain
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut buf = Vec::new();
+    let _ = plain.read_to_end(&mut buf);
+    assert!(!buf.starts_with(b"HTTP/1.1 200"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// 300 scrapes at 30 concurrent, 50 half-open connections, a 200 kB header, 404/405, and the RSS.
+/// Timings are printed, not asserted (they are recorded with the machine in docs/serve.md).
+#[test]
+fn load_half_open_connections_and_oversized_headers() {
+    let s = Server::start(&["--process"]);
+    // Half-open: connected, a partial request head, then silence.
+    let idle: Vec<TcpStream> = (0..50)
+        .map(|_| {
+            let mut c = TcpStream::connect(&s.addr).unwrap();
+            c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+                .unwrap();
+            c
+        })
+        .collect();
+    // A 200 kB header is refused without harm.
+    let big = "a".repeat(200 * 1024);
+    let mut c = TcpStream::connect(&s.addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let _ =
+        c.write_all(format!("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: {big}\r\n\r\n").as_bytes());
+    let mut raw = Vec::new();
+    let _ = c.read_to_end(&mut raw);
+    let head = String::from_utf8_lossy(&raw[..raw.len().min(40)]).to_string();
+    assert!(head.starts_with("HTTP/1.1 431"), "{head}");
+
+    let t0 = Instant::now();
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let handles: Vec<_> = (0..30)
+        .map(|_| {
+            let addr = s.addr.clone();
+            let done = done.clone();
+            std::thread::spawn(move || {
+                for _ in 0..10 {
+                    let r = request(&addr, "GET", "/metrics", &[("Accept-Encoding", "gzip")]);
+                    assert_eq!(r.status, 200);
+                    done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let elapsed = t0.elapsed();
+    assert_eq!(done.load(std::sync::atomic::Ordering::Relaxed), 300);
+    assert_eq!(s.get("/nope", &[]).status, 404);
+    assert_eq!(
+        request(&s.addr, "POST", "/metrics", &[("Content-Length", "0")]).status,
+        405
+    );
+    let rss = s.rss_kib();
+    eprintln!(
+        "load: 300 scrapes at 30 concurrent in {:.2} s ({:.1} scrapes/s) with 50 half-open connections; RSS {} KiB",
+        elapsed.as_secs_f64(),
+        300.0 / elapsed.as_secs_f64(),
+        rss
+    );
+    assert!(rss < 64 * 1024, "RSS {rss} KiB");
+    drop(idle);
+    assert_eq!(s.get("/health", &[]).status, 200);
+    let _ = &s.log;
+}
