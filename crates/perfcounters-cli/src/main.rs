@@ -197,10 +197,28 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("perfcounters: {e:#}");
+            eprintln!("perfcounters: {}", report(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes joined by `": "`, leaving out a cause whose text is already part of the
+/// report: the library's errors quote their cause in their own message and also return it from
+/// `source()`, for callers that want the typed error.
+fn report(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let cause = cause.to_string();
+        if text.contains(&cause) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&cause);
+    }
+    text
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -427,4 +445,25 @@ fn watch(opts: WatchOptions) -> Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::report;
+    use anyhow::Context;
+    use perfcounters::format::v1::PerfDataBlock;
+    use perfcounters::source::SourceError;
+
+    #[test]
+    fn report_names_each_cause_once() {
+        let decode = PerfDataBlock::parse(&[0; 4]).unwrap_err();
+        let e = Err::<(), _>(SourceError::decode("block.bin", decode))
+            .context("replay")
+            .unwrap_err();
+        assert_eq!(
+            report(&e),
+            "replay: block.bin: PERF_DATA_BLOCK at offset 0: buffer of 4 bytes is shorter than the 88-byte header"
+        );
+        assert_eq!(e.chain().count(), 3);
+    }
 }

@@ -1,11 +1,17 @@
 //! Every binary format of the crate reports malformed input with the one `format::DecodeError`
-//! (structure, absolute offset, typed kind) and refuses a model with the one `format::EncodeError`.
+//! (structure, absolute offset, typed kind) and refuses a model with the one `format::EncodeError`;
+//! the errors of captures and sources keep it (or the `io::Error`) as their `source()`.
+
+use std::error::Error;
+use std::path::PathBuf;
 
 use perfcounters::counter_type::CounterType;
+use perfcounters::format::capture::{Capture, CaptureSample, CaptureSource};
 use perfcounters::format::{v1, v2, Bound, DecodeError, EncodeError, ErrorKind};
 use perfcounters::snapshot::{
     CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime, Value,
 };
+use perfcounters::source::{Request, Source, SourceError, SourceErrorKind};
 
 /// One multi-instance object with one 8-byte counter and one instance "abc", encoded as V1:
 /// header 88 + "H" padded to 96; object at 96 (64 + one 40-byte definition = 104); instance at
@@ -275,5 +281,134 @@ fn encode_errors_are_the_same_type() {
         EncodeError::CodePage { code_page: 64999 }
             .at("instance", 0)
             .at("object", 0)
+    );
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "perfcounters-format-errors-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A capture of one sample holding only `v1`.
+fn capture_of(v1: Vec<u8>) -> Capture {
+    Capture {
+        samples: vec![CaptureSample {
+            v1: Some(v1),
+            v2: None,
+        }],
+        ..Default::default()
+    }
+}
+
+/// The error under `e` (its `source()`) as a `T`.
+fn cause<T: Error + 'static>(e: &dyn Error) -> &T {
+    e.source()
+        .unwrap_or_else(|| panic!("{e} has no source"))
+        .downcast_ref::<T>()
+        .unwrap_or_else(|| panic!("the source of {e} is not a {}", std::any::type_name::<T>()))
+}
+
+/// A V1 block whose instance name runs past the instance, and the error it decodes to.
+fn bad_v1() -> (Vec<u8>, DecodeError) {
+    let mut b = v1_block();
+    set_u32(&mut b, 200 + 16, 4000);
+    set_u32(&mut b, 200 + 20, 20);
+    let e = v1_error(&b);
+    assert_eq!(
+        (e.structure(), e.offset()),
+        ("PERF_INSTANCE_DEFINITION", 200)
+    );
+    (b, e)
+}
+
+#[test]
+fn capture_errors_keep_the_decode_error() {
+    let dir = tempdir("capture");
+    capture_of(v1_block()).write(&dir).unwrap();
+    let (bad, decode) = bad_v1();
+    let sample = dir.join("samples").join("0001.v1.blk");
+    std::fs::write(&sample, &bad).unwrap();
+
+    let e = Capture::read(&dir).unwrap_err();
+    assert_eq!(e.path(), sample);
+    assert!(!e.is_io());
+    assert_eq!(cause::<DecodeError>(&e), &decode);
+    assert_eq!(e.message(), decode.to_string());
+
+    let e = CaptureSource::open(&dir).unwrap_err();
+    assert_eq!(e.kind(), SourceErrorKind::Decode);
+    assert_eq!(e.path(), Some(sample.as_path()));
+    assert_eq!(cause::<DecodeError>(&e), &decode);
+    assert_eq!(e.to_string(), format!("{}: {decode}", sample.display()));
+
+    // A sample replayed from memory (not checked by `read`) fails when it is collected.
+    let mut source = CaptureSource::new(capture_of(bad)).unwrap();
+    let e = source.collect(&Request::new()).unwrap_err();
+    assert_eq!(e.kind(), SourceErrorKind::Decode);
+    assert_eq!(cause::<DecodeError>(&e), &decode);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn capture_errors_keep_the_io_error() {
+    let dir = tempdir("io");
+    capture_of(v1_block()).write(&dir).unwrap();
+    let sample = dir.join("samples").join("0001.v1.blk");
+    std::fs::remove_file(&sample).unwrap();
+    std::fs::create_dir(&sample).unwrap(); // a directory where the sample file should be
+
+    let e = Capture::read(&dir).unwrap_err();
+    assert!(e.is_io(), "{e}");
+    let io = cause::<std::io::Error>(&e);
+    assert_eq!(e.message(), io.to_string());
+
+    let e = CaptureSource::open(&dir).unwrap_err();
+    assert_eq!(e.kind(), SourceErrorKind::Io);
+    assert_eq!(e.path(), Some(sample.as_path()));
+    let _: &std::io::Error = cause(&e);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn source_errors_chain_to_their_cause() {
+    let (_, decode) = bad_v1();
+    let e = SourceError::decode(
+        "RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"230\")",
+        decode.clone(),
+    );
+    assert_eq!(e.kind(), SourceErrorKind::Decode);
+    assert_eq!(cause::<DecodeError>(&e), &decode);
+    assert_eq!(
+        e.to_string(),
+        format!("RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"230\"): {decode}")
+    );
+
+    // A V2 conversion error wraps its decode error one level further down.
+    let header = v2_block();
+    let mut bad = header.clone();
+    set_u32(&mut bad, 48 + 4, 3);
+    let conversion = v2::to_snapshot(&v2::DataHeader::parse(&bad).unwrap(), &[], &[]).unwrap_err();
+    let e = SourceError::decode("PerfQueryCounterData", conversion);
+    let convert: &v2::ConvertError = cause(&e);
+    assert_eq!(
+        cause::<DecodeError>(convert),
+        &DecodeError::new(
+            "PERF_COUNTER_HEADER",
+            48,
+            ErrorKind::UnknownType { value: 3 }
+        )
+    );
+
+    let missing = std::env::temp_dir().join("perfcounters-format-errors-missing/none");
+    let io = std::fs::read(&missing).unwrap_err();
+    let e = SourceError::io(&missing, io);
+    assert_eq!(e.kind(), SourceErrorKind::Io);
+    assert_eq!(
+        cause::<std::io::Error>(&e).kind(),
+        std::io::ErrorKind::NotFound
     );
 }

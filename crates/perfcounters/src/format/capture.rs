@@ -34,7 +34,7 @@ use crate::snapshot::Snapshot;
 use crate::source::snapshots::{
     catalog_of, combine, counterset_info, instances_of, select_objects,
 };
-use crate::source::{Catalog, Request, Source, SourceError, SourceErrorKind};
+use crate::source::{Catalog, Cause, Request, Source, SourceError, SourceErrorKind};
 
 /// The first line of `capture.txt`.
 pub const MAGIC: &str = "perfcounters capture 1";
@@ -146,12 +146,14 @@ pub fn counterset_dir_name(guid: &Guid) -> String {
     s.trim_start_matches('{').trim_end_matches('}').to_string()
 }
 
-/// A capture that cannot be read: the file and what is wrong with it.
+/// A capture that cannot be read: the file and what is wrong with it. When the problem is an
+/// [`io::Error`] or a block that does not decode ([`DecodeError`](crate::format::DecodeError)), that
+/// error is the [`source`](std::error::Error::source).
 #[derive(Debug)]
 pub struct CaptureError {
     path: PathBuf,
     message: String,
-    io: Option<io::Error>,
+    source: Option<Cause>,
 }
 
 impl CaptureError {
@@ -159,7 +161,7 @@ impl CaptureError {
         CaptureError {
             path,
             message: message.into(),
-            io: None,
+            source: None,
         }
     }
 
@@ -171,7 +173,26 @@ impl CaptureError {
         CaptureError {
             path,
             message,
-            io: Some(error),
+            source: Some(Box::new(error)),
+        }
+    }
+
+    /// Content that does not decode: `context` (what the file should hold; empty for none), then the
+    /// decoder's error.
+    fn decode(
+        path: PathBuf,
+        context: &str,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        let message = if context.is_empty() {
+            error.to_string()
+        } else {
+            format!("{context}: {error}")
+        };
+        CaptureError {
+            path,
+            message,
+            source: Some(Box::new(error)),
         }
     }
 
@@ -187,7 +208,7 @@ impl CaptureError {
 
     /// Whether the error is an I/O failure (a missing or unreadable file) rather than bad content.
     pub fn is_io(&self) -> bool {
-        self.io.is_some()
+        self.source.as_ref().is_some_and(|e| e.is::<io::Error>())
     }
 }
 
@@ -199,12 +220,13 @@ impl fmt::Display for CaptureError {
 
 impl std::error::Error for CaptureError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.io
-            .as_ref()
+        self.source
+            .as_deref()
             .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
 
+/// The file becomes the error's path and the underlying error its source.
 impl From<CaptureError> for SourceError {
     fn from(e: CaptureError) -> Self {
         let kind = if e.is_io() {
@@ -212,7 +234,7 @@ impl From<CaptureError> for SourceError {
         } else {
             SourceErrorKind::Decode
         };
-        SourceError::new(kind, e.message).with_path(&e.path)
+        SourceError::from_parts(kind, e.message, e.source).with_path(&e.path)
     }
 }
 
@@ -466,7 +488,7 @@ impl Capture {
             let path = dir.join(NAMES_DIR).join(file.file_name());
             let bytes = read_limited(&path)?;
             parse_multi_sz(&bytes).map_err(|e| {
-                CaptureError::new(path.clone(), format!("not a REG_MULTI_SZ name table: {e}"))
+                CaptureError::decode(path.clone(), "not a REG_MULTI_SZ name table", e)
             })?;
             names.push(NameTableFile { bytes, ..file });
         }
@@ -481,9 +503,10 @@ impl Capture {
         let v2_counters = read_optional(&counters_path)?;
         if let Some(b) = &v2_counters {
             CounterSpec::decode_list(b).map_err(|e| {
-                CaptureError::new(
+                CaptureError::decode(
                     counters_path.clone(),
-                    format!("not a PerfQueryCounterInfo result: {e}"),
+                    "not a PerfQueryCounterInfo result",
+                    e,
                 )
             })?;
         }
@@ -668,12 +691,8 @@ fn clip(s: &str) -> String {
 fn read_registration(d: &Path, guid: &Guid) -> Result<EncodedRegistration, CaptureError> {
     let path = |i: usize| d.join(REG_FILES[i]);
     let structure = read_limited(&path(0))?;
-    let info = CounterSetRegInfo::parse(&structure).map_err(|e| {
-        CaptureError::new(
-            path(0),
-            format!("not a PERF_REG_COUNTERSET_STRUCT result: {e}"),
-        )
-    })?;
+    let info = CounterSetRegInfo::parse(&structure)
+        .map_err(|e| CaptureError::decode(path(0), "not a PERF_REG_COUNTERSET_STRUCT result", e))?;
     if info.guid() != *guid {
         return Err(CaptureError::new(
             path(0),
@@ -684,18 +703,16 @@ fn read_registration(d: &Path, guid: &Guid) -> Result<EncodedRegistration, Captu
     let help = read_optional(&path(2))?;
     for (b, i) in [(&name, 1), (&help, 2)] {
         if let Some(b) = b {
-            parse_string(b).map_err(|e| {
-                CaptureError::new(path(i), format!("not a UTF-16 string result: {e}"))
-            })?;
+            parse_string(b)
+                .map_err(|e| CaptureError::decode(path(i), "not a UTF-16 string result", e))?;
         }
     }
     let counter_names = read_optional(&path(3))?.unwrap_or_default();
     let counter_helps = read_optional(&path(4))?.unwrap_or_default();
     for (b, i) in [(&counter_names, 3), (&counter_helps, 4)] {
         if !b.is_empty() {
-            decode_string_buffer(b).map_err(|e| {
-                CaptureError::new(path(i), format!("not a string buffer result: {e}"))
-            })?;
+            decode_string_buffer(b)
+                .map_err(|e| CaptureError::decode(path(i), "not a string buffer result", e))?;
         }
     }
     Ok(EncodedRegistration {
@@ -767,12 +784,12 @@ fn read_samples(dir: &Path, count: usize) -> Result<Vec<CaptureSample>, CaptureE
         if let Some(b) = &v1 {
             PerfDataBlock::parse(b)
                 .and_then(|block| block.to_snapshot())
-                .map_err(|e| CaptureError::new(p1.clone(), e.to_string()))?;
+                .map_err(|e| CaptureError::decode(p1.clone(), "", e))?;
         }
         if let Some(b) = &v2 {
             DataHeader::parse(b)
                 .and_then(|h| h.validate())
-                .map_err(|e| CaptureError::new(p2.clone(), e.to_string()))?;
+                .map_err(|e| CaptureError::decode(p2.clone(), "", e))?;
         }
         samples.push(CaptureSample { v1, v2 });
     }
@@ -829,15 +846,16 @@ impl CaptureSource {
     }
 
     fn with_root(capture: Capture, root: PathBuf) -> Result<Self, SourceError> {
-        let decode_error = |rel: PathBuf, message: String| {
-            SourceError::new(SourceErrorKind::Decode, message).with_path(&root.join(rel))
+        let decode_error = |rel: PathBuf, e: Cause| {
+            SourceError::from_parts(SourceErrorKind::Decode, e.to_string(), Some(e))
+                .with_path(&root.join(rel))
         };
         let table = |kind: NameKind| -> Result<Option<NameTable>, SourceError> {
             capture
                 .english(kind)
                 .map(|f| {
                     parse_multi_sz(&f.bytes).map_err(|e| {
-                        decode_error(Path::new(NAMES_DIR).join(f.file_name()), e.to_string())
+                        decode_error(Path::new(NAMES_DIR).join(f.file_name()), Box::new(e))
                     })
                 })
                 .transpose()
@@ -854,12 +872,12 @@ impl CaptureSource {
                 Path::new(V2_DIR).join(dir)
             };
             let reg = CounterSetRegistration::decode(r.buffers())
-                .map_err(|e| decode_error(rel(), e.to_string()))?;
+                .map_err(|e| decode_error(rel(), Box::new(e)))?;
             registrations.push(reg);
         }
         let specs = match &capture.v2_counters {
             Some(b) => CounterSpec::decode_list(b)
-                .map_err(|e| decode_error(Path::new(V2_DIR).join(COUNTERS_FILE), e.to_string()))?,
+                .map_err(|e| decode_error(Path::new(V2_DIR).join(COUNTERS_FILE), Box::new(e)))?,
             None => Vec::new(),
         };
         Ok(CaptureSource {
@@ -911,15 +929,15 @@ impl CaptureSource {
                 ),
             )
         })?;
-        let error = |v2: bool, message: String| {
-            SourceError::new(SourceErrorKind::Decode, message)
+        let error = |v2: bool, e: Cause| {
+            SourceError::from_parts(SourceErrorKind::Decode, e.to_string(), Some(e))
                 .with_path(&self.root.join(sample_path(index + 1, v2)))
         };
         let v1 = match &sample.v1 {
             Some(bytes) => {
                 let mut s = PerfDataBlock::parse(bytes)
                     .and_then(|b| b.to_snapshot())
-                    .map_err(|e| error(false, e.to_string()))?;
+                    .map_err(|e| error(false, Box::new(e)))?;
                 self.names.apply(&mut s);
                 Some(s)
             }
@@ -927,9 +945,9 @@ impl CaptureSource {
         };
         let v2 = match &sample.v2 {
             Some(bytes) => {
-                let header = DataHeader::parse(bytes).map_err(|e| error(true, e.to_string()))?;
+                let header = DataHeader::parse(bytes).map_err(|e| error(true, Box::new(e)))?;
                 let conversion = to_snapshot(&header, &self.specs, &self.registrations)
-                    .map_err(|e| error(true, e.to_string()))?;
+                    .map_err(|e| error(true, Box::new(e)))?;
                 Some(conversion)
             }
             None => None,

@@ -159,16 +159,39 @@ pub enum SourceErrorKind {
     Decode,
 }
 
+/// The underlying error of a [`SourceError`].
+pub(crate) type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// An error from a source: names the file (when there is one), the line, and the problem.
 ///
-/// Displayed as `"/proc/stat: line 3: expected at least 4 numbers after 'cpu0'"`.
+/// Displayed as `"/proc/stat: line 3: expected at least 4 numbers after 'cpu0'"`. When the problem
+/// comes from another error (an [`io::Error`], a [`DecodeError`](crate::format::DecodeError) of
+/// malformed data, …), the message quotes it and [`source`](std::error::Error::source) returns it, so
+/// a caller can downcast to the typed error:
+///
+/// ```
+/// use std::error::Error;
+/// use perfcounters::format::{v1::PerfDataBlock, DecodeError};
+/// use perfcounters::source::{SourceError, SourceErrorKind};
+///
+/// let cause = PerfDataBlock::parse(&[0; 4]).unwrap_err();
+/// let e = SourceError::decode("RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"Global\")", cause);
+/// assert_eq!(e.kind(), SourceErrorKind::Decode);
+/// let decode = e.source().unwrap().downcast_ref::<DecodeError>().unwrap();
+/// assert_eq!((decode.structure(), decode.offset()), ("PERF_DATA_BLOCK", 0));
+/// assert_eq!(
+///     e.to_string(),
+///     "RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"Global\"): PERF_DATA_BLOCK at offset 0: \
+///      buffer of 4 bytes is shorter than the 88-byte header"
+/// );
+/// ```
 #[derive(Debug)]
 pub struct SourceError {
     kind: SourceErrorKind,
     path: Option<PathBuf>,
     line: Option<usize>,
     message: String,
-    io: Option<io::Error>,
+    source: Option<Cause>,
 }
 
 impl SourceError {
@@ -179,18 +202,51 @@ impl SourceError {
             path: Some(path.to_path_buf()),
             line,
             message: message.into(),
-            io: None,
+            source: None,
         }
     }
 
-    /// An I/O error on `path`.
+    /// An I/O error on `path`; the [`io::Error`] is the [`source`](std::error::Error::source).
     pub fn io(path: &Path, error: io::Error) -> Self {
         SourceError {
             kind: SourceErrorKind::Io,
             path: Some(path.to_path_buf()),
             line: None,
             message: error.to_string(),
-            io: Some(error),
+            source: Some(Box::new(error)),
+        }
+    }
+
+    /// Malformed data: `context` says what returned or held it (a call, a file's role), `error` is the
+    /// decoder's error (typically a [`DecodeError`](crate::format::DecodeError)). Displayed as
+    /// `"{context}: {error}"`; `error` is the [`source`](std::error::Error::source).
+    pub fn decode(
+        context: impl Into<String>,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        SourceError::caused_by(SourceErrorKind::Decode, context, error)
+    }
+
+    /// An error of the given kind caused by `error`: displayed as `"{context}: {error}"` (or as
+    /// `error` alone when `context` is empty), with `error` as the
+    /// [`source`](std::error::Error::source).
+    pub fn caused_by(
+        kind: SourceErrorKind,
+        context: impl Into<String>,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        let context = context.into();
+        let message = if context.is_empty() {
+            error.to_string()
+        } else {
+            format!("{context}: {error}")
+        };
+        SourceError {
+            kind,
+            path: None,
+            line: None,
+            message,
+            source: Some(Box::new(error)),
         }
     }
 
@@ -201,7 +257,7 @@ impl SourceError {
             path: None,
             line: None,
             message: message.into(),
-            io: None,
+            source: None,
         }
     }
 
@@ -220,6 +276,22 @@ impl SourceError {
         SourceError::new(SourceErrorKind::Os, format!("{call}: {what}"))
     }
 
+    /// An error of the given kind with a message and an optional underlying error (which the message
+    /// already quotes), as another error type of the crate hands its parts over.
+    pub(crate) fn from_parts(
+        kind: SourceErrorKind,
+        message: String,
+        source: Option<Cause>,
+    ) -> Self {
+        SourceError {
+            kind,
+            path: None,
+            line: None,
+            message,
+            source,
+        }
+    }
+
     /// Sets the file the error is about.
     pub fn with_path(mut self, path: &Path) -> Self {
         self.path = Some(path.to_path_buf());
@@ -233,7 +305,7 @@ impl SourceError {
             path: None,
             line: None,
             message: format!("no object named '{name}'"),
-            io: None,
+            source: None,
         }
     }
 
@@ -244,7 +316,7 @@ impl SourceError {
             path: None,
             line: None,
             message: format!("object '{object}' has no counter named '{counter}'"),
-            io: None,
+            source: None,
         }
     }
 
@@ -303,8 +375,8 @@ impl fmt::Display for SourceError {
 
 impl std::error::Error for SourceError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.io
-            .as_ref()
+        self.source
+            .as_deref()
             .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }

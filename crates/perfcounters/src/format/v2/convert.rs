@@ -103,7 +103,14 @@ impl fmt::Display for ConvertError {
     }
 }
 
-impl std::error::Error for ConvertError {}
+impl std::error::Error for ConvertError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConvertError::Decode(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<DecodeError> for ConvertError {
     fn from(e: DecodeError) -> Self {

@@ -168,10 +168,7 @@ impl<P: PerfLibApi> PerfLibSource<P> {
             &mut |api, b| api.enumerate_counter_sets(b),
         )?;
         let list = decode_guid_list(buf.get(..n).unwrap_or_default()).map_err(|e| {
-            SourceError::new(
-                SourceErrorKind::Decode,
-                format!("PerfEnumerateCounterSet returned a malformed list: {e}"),
-            )
+            SourceError::decode("PerfEnumerateCounterSet returned a malformed list", e)
         })?;
         self.sets = Some(list.clone());
         Ok(list)
@@ -210,10 +207,7 @@ impl<P: PerfLibApi> PerfLibSource<P> {
                 counter_helps: counter_helps.as_deref(),
             })
             .map_err(|e| {
-                SourceError::new(
-                    SourceErrorKind::Decode,
-                    format!("counterset {set}: malformed registration: {e}"),
-                )
+                SourceError::decode(format!("counterset {set}: malformed registration"), e)
             })?;
             let raw = EncodedRegistration {
                 structure,
@@ -272,9 +266,9 @@ impl<P: PerfLibApi> PerfLibSource<P> {
             &mut |api, b| api.enumerate_instances(set, b),
         )?;
         let list = decode_instance_list(buf.get(..n).unwrap_or_default()).map_err(|e| {
-            SourceError::new(
-                SourceErrorKind::Decode,
-                format!("PerfEnumerateCounterSetInstances({set}) returned a malformed list: {e}"),
+            SourceError::decode(
+                format!("PerfEnumerateCounterSetInstances({set}) returned a malformed list"),
+                e,
             )
         })?;
         Ok(list.into_iter().map(|i| i.name).collect())
@@ -290,7 +284,7 @@ impl<P: PerfLibApi> PerfLibSource<P> {
             instance_name: multi.then(|| "*".to_string()),
         };
         CounterSpec::encode_list(&[spec])
-            .map_err(|e| SourceError::new(SourceErrorKind::Decode, e.to_string()))
+            .map_err(|e| SourceError::caused_by(SourceErrorKind::Decode, "", e))
     }
 
     /// Makes the query hold exactly the countersets `sets` (adding and deleting as needed).
@@ -359,10 +353,7 @@ impl<P: PerfLibApi> PerfLibSource<P> {
             })?;
             buf.truncate(n);
             self.specs = CounterSpec::decode_list(&buf).map_err(|e| {
-                SourceError::new(
-                    SourceErrorKind::Decode,
-                    format!("PerfQueryCounterInfo returned a malformed list: {e}"),
-                )
+                SourceError::decode("PerfQueryCounterInfo returned a malformed list", e)
             })?;
             self.specs_raw = buf;
         }
@@ -400,22 +391,15 @@ impl<P: PerfLibApi> PerfLibSource<P> {
         self.data_len = n?;
         let bytes = self.data.get(..self.data_len).unwrap_or_default();
         let header = DataHeader::parse(bytes).map_err(|e| {
-            SourceError::new(
-                SourceErrorKind::Decode,
-                format!("PerfQueryCounterData returned a malformed block: {e}"),
-            )
+            SourceError::decode("PerfQueryCounterData returned a malformed block", e)
         })?;
         let regs: Vec<CounterSetRegistration> = sets
             .iter()
             .filter_map(|s| self.registrations.get(s))
             .map(|r| r.registration.clone())
             .collect();
-        let conversion = to_snapshot(&header, &self.specs, &regs).map_err(|e| {
-            SourceError::new(
-                SourceErrorKind::Decode,
-                format!("PerfQueryCounterData: {e}"),
-            )
-        })?;
+        let conversion = to_snapshot(&header, &self.specs, &regs)
+            .map_err(|e| SourceError::decode("PerfQueryCounterData", e))?;
         Ok(keep_objects(conversion.snapshot, request))
     }
 

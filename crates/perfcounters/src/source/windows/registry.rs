@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use super::grow::{fill_doubling, Filled, GrowPolicy};
 use crate::format::v1::PerfDataBlock;
+use crate::format::DecodeError;
 use crate::names::{parse_multi_sz, NameTable};
 use crate::snapshot::Snapshot;
 use crate::source::snapshots::{catalog_of, instances_of, keep_objects};
-use crate::source::{Catalog, Request, SourceError, SourceErrorKind};
+use crate::source::{Catalog, Request, SourceError};
 
 /// The predefined registry keys of performance data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -343,19 +344,13 @@ impl<R: PerfRegistry> Drop for RegistrySource<R> {
     }
 }
 
-fn decode_error(value: &str, e: impl fmt::Display) -> SourceError {
-    SourceError::new(
-        SourceErrorKind::Decode,
-        format!("{} \"{value}\": {e}", PerfKey::Data),
-    )
+fn decode_error(value: &str, e: DecodeError) -> SourceError {
+    SourceError::decode(format!("{} \"{value}\"", PerfKey::Data), e)
 }
 
-fn malformed(value: &str, e: impl fmt::Display) -> SourceError {
-    SourceError::new(
-        SourceErrorKind::Decode,
-        format!(
-            "{} \"{value}\" returned a malformed block: {e}",
-            PerfKey::Data
-        ),
+fn malformed(value: &str, e: DecodeError) -> SourceError {
+    SourceError::decode(
+        format!("{} \"{value}\" returned a malformed block", PerfKey::Data),
+        e,
     )
 }

@@ -350,6 +350,40 @@ fn registry_reports_malformed_blocks() {
     );
 }
 
+#[test]
+fn registry_decode_errors_keep_the_decode_error() {
+    use crate::format::{Bound, DecodeError, ErrorKind};
+    use std::error::Error;
+
+    let mut fake = registry();
+    let whole = block(T0, vec![processor([1, 2])]);
+    fake.data.insert("238".into(), whole[..120].to_vec());
+    let mut src = RegistrySource::with_policy(fake, small());
+    let e = src
+        .collect(&Request::new().all_of("Processor"))
+        .unwrap_err();
+    let decode = e
+        .source()
+        .and_then(|c| c.downcast_ref::<DecodeError>())
+        .unwrap_or_else(|| panic!("{e}: no DecodeError source"));
+    assert_eq!(
+        decode,
+        &DecodeError::new(
+            "PERF_DATA_BLOCK",
+            0,
+            ErrorKind::FieldExceeds {
+                field: "TotalByteLength",
+                value: whole.len() as u64,
+                limit: Bound::Buffer { length: 120 },
+            },
+        )
+    );
+    assert_eq!(
+        e.to_string(),
+        format!("HKEY_PERFORMANCE_DATA \"238\" returned a malformed block: {decode}")
+    );
+}
+
 // ---------------------------------------------------------------- PerfLib fake
 
 fn pi_guid() -> Guid {
