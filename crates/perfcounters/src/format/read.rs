@@ -12,6 +12,7 @@
 use std::fmt;
 
 use super::error::{DecodeError, ErrorKind};
+use crate::snapshot::SystemTime;
 
 /// Byte order of the integers of a block (`PERF_DATA_BLOCK.LittleEndian`; every other format of the
 /// crate is little-endian).
@@ -108,6 +109,22 @@ impl Endian {
     #[inline]
     pub(crate) fn i64_at(self, b: &[u8], at: usize) -> i64 {
         self.u64_at(b, at) as i64
+    }
+
+    /// The `SYSTEMTIME` (8 × `WORD`: year, month, day of week, day, hour, minute, second,
+    /// milliseconds) at `at` of an already-checked structure; see [`Endian::u16_at`].
+    pub(crate) fn system_time_at(self, b: &[u8], at: usize) -> SystemTime {
+        let w = |i: usize| self.u16_at(b, at.saturating_add(2 * i));
+        SystemTime {
+            year: w(0),
+            month: w(1),
+            day_of_week: w(2),
+            day: w(3),
+            hour: w(4),
+            minute: w(5),
+            second: w(6),
+            milliseconds: w(7),
+        }
     }
 }
 
@@ -323,6 +340,16 @@ impl<'a> Reader<'a> {
     pub(crate) fn u64(&self, structure: &'static str, offset: usize) -> Result<u64, DecodeError> {
         let b = self.bytes(structure, offset, 8)?;
         Ok(self.endian.u64_at(b, 0))
+    }
+
+    /// The `SYSTEMTIME` (16 bytes) at `offset`, in the window's byte order.
+    pub(crate) fn system_time(
+        &self,
+        structure: &'static str,
+        offset: usize,
+    ) -> Result<SystemTime, DecodeError> {
+        let b = self.bytes(structure, offset, 16)?;
+        Ok(self.endian.system_time_at(b, 0))
     }
 
     /// The `i64` at `offset`, in the window's byte order.

@@ -3,6 +3,7 @@
 
 use super::error::EncodeError;
 use super::read::Endian;
+use crate::snapshot::SystemTime;
 
 /// A growable byte buffer with a byte order.
 #[derive(Debug, Default)]
@@ -88,6 +89,18 @@ impl Writer {
         }
     }
 
+    /// Appends a `SYSTEMTIME` (8 × `WORD`).
+    pub(crate) fn system_time(&mut self, t: &SystemTime) {
+        for v in system_time_words(t) {
+            self.u16(v);
+        }
+    }
+
+    /// Overwrites the `SYSTEMTIME` at `at`.
+    pub(crate) fn put_system_time(&mut self, at: usize, t: &SystemTime) {
+        self.put_u16s(at, &system_time_words(t));
+    }
+
     /// Overwrites the `u16`s starting at `at`.
     pub(crate) fn put_u16s(&mut self, at: usize, v: &[u16]) {
         for (i, x) in v.iter().enumerate() {
@@ -128,6 +141,20 @@ impl Writer {
     }
 }
 
+/// The 8 `WORD`s of a `SYSTEMTIME`, in their order.
+fn system_time_words(t: &SystemTime) -> [u16; 8] {
+    [
+        t.year,
+        t.month,
+        t.day_of_week,
+        t.day,
+        t.hour,
+        t.minute,
+        t.second,
+        t.milliseconds,
+    ]
+}
+
 /// A length or count as a 32-bit field of `structure`; [`EncodeError::TooLarge`] if it does not fit.
 pub(crate) fn to_u32(n: usize, structure: &'static str) -> Result<u32, EncodeError> {
     u32::try_from(n).map_err(|_| EncodeError::TooLarge { structure })
@@ -145,6 +172,26 @@ mod tests {
         w.pad8();
         assert_eq!(w.pos(), 8);
         w.put_size(0, "S").unwrap();
+        let t = SystemTime {
+            year: 2026,
+            month: 11,
+            day_of_week: 0,
+            day: 22,
+            hour: 9,
+            minute: 30,
+            second: 15,
+            milliseconds: 250,
+        };
+        let mut st = Writer::default();
+        st.zeros(2);
+        st.system_time(&t);
+        let bytes = st.into_bytes();
+        assert_eq!(bytes.len(), 18);
+        assert_eq!(Endian::Little.system_time_at(&bytes, 2), t);
+        let mut st = Writer::new(Endian::Big);
+        st.zeros(16);
+        st.put_system_time(0, &t);
+        assert_eq!(Endian::Big.system_time_at(&st.into_bytes(), 0), t);
         w.put_u16s(4, &[0xA0B0]);
         w.put_u32(6, 7); // past the end: ignored
         w.utf16z("a", "S").unwrap();

@@ -196,17 +196,7 @@ impl<'a> PerfDataBlock<'a> {
 
     /// `SystemTime` (UTC).
     pub fn system_time(&self) -> SystemTime {
-        let w = |i: usize| self.r.endian().u16_at(self.header, DB::SYSTEM_TIME + 2 * i);
-        SystemTime {
-            year: w(0),
-            month: w(1),
-            day_of_week: w(2),
-            day: w(3),
-            hour: w(4),
-            minute: w(5),
-            second: w(6),
-            milliseconds: w(7),
-        }
+        self.r.endian().system_time_at(self.header, DB::SYSTEM_TIME)
     }
 
     /// The 4 padding bytes after `SystemTime` (offset 52), as stored.
@@ -538,20 +528,25 @@ impl<'a> ObjectType<'a> {
             return Ok(None);
         }
         if self.total_byte_length() <= self.definition_length() {
-            return Err(DecodeError::new(
-                OBJECT_TYPE,
-                self.r.start(),
-                ErrorKind::NoRoomFor {
-                    what: "single-instance object",
-                    part: COUNTER_BLOCK,
-                    end_field: "TotalByteLength",
-                    end: self.total_byte_length().into(),
-                    start_field: "DefinitionLength",
-                    start: self.definition_length().into(),
-                },
-            ));
+            return Err(self.no_room_for_counter_block());
         }
         CounterBlock::parse(self, self.first_after_definitions()).map(Some)
+    }
+
+    /// A single-instance object whose `TotalByteLength` leaves no room for its counter block.
+    fn no_room_for_counter_block(&self) -> DecodeError {
+        DecodeError::new(
+            OBJECT_TYPE,
+            self.r.start(),
+            ErrorKind::NoRoomFor {
+                what: "single-instance object",
+                part: COUNTER_BLOCK,
+                end_field: "TotalByteLength",
+                end: self.total_byte_length().into(),
+                start_field: "DefinitionLength",
+                start: self.definition_length().into(),
+            },
+        )
     }
 
     /// Absolute offset of the first instance or of the counter block: `DefinitionLength` from the start.
@@ -571,20 +566,9 @@ impl<'a> ObjectType<'a> {
         snapshot::pair_bases_by_position(&mut counters);
         let data = match self.num_instances() {
             PERF_NO_INSTANCES => {
-                let block = self.counter_block()?.ok_or_else(|| {
-                    DecodeError::new(
-                        OBJECT_TYPE,
-                        self.r.start(),
-                        ErrorKind::NoRoomFor {
-                            what: "single-instance object",
-                            part: COUNTER_BLOCK,
-                            end_field: "TotalByteLength",
-                            end: self.total_byte_length().into(),
-                            start_field: "DefinitionLength",
-                            start: self.definition_length().into(),
-                        },
-                    )
-                })?;
+                let block = self
+                    .counter_block()?
+                    .ok_or_else(|| self.no_room_for_counter_block())?;
                 snapshot::ObjectData::Single(block.values(&defs)?)
             }
             PERF_METADATA_MULTIPLE_INSTANCES => snapshot::ObjectData::MetadataOnly {

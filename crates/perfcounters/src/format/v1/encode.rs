@@ -75,20 +75,7 @@ pub fn encode_with(snapshot: &Snapshot, options: EncodeOptions) -> Result<Vec<u8
         .default_object
         .unwrap_or_else(|| snapshot.objects.first().map_or(-1, |o| o.index as i32));
     w.put_i32(DB::DEFAULT_OBJECT, default_object);
-    let t = &snapshot.system_time;
-    w.put_u16s(
-        DB::SYSTEM_TIME,
-        &[
-            t.year,
-            t.month,
-            t.day_of_week,
-            t.day,
-            t.hour,
-            t.minute,
-            t.second,
-            t.milliseconds,
-        ],
-    );
+    w.put_system_time(DB::SYSTEM_TIME, &snapshot.system_time);
     w.put_i64(DB::PERF_TIME, snapshot.perf_time);
     w.put_i64(DB::PERF_FREQ, snapshot.perf_freq);
     w.put_i64(DB::PERF_TIME_100NSEC, snapshot.perf_time_100ns);

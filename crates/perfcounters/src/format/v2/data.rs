@@ -44,26 +44,6 @@ pub const COUNTER_DATA_SIZE: usize = 8;
 /// checks.
 pub const MIN_COUNTER_DATA_BLOCK: usize = 16;
 
-/// Reads a `SYSTEMTIME` (8 × u16) at `offset`.
-pub(crate) fn read_system_time(
-    r: &Reader<'_>,
-    s: &'static str,
-    offset: usize,
-) -> Result<SystemTime, DecodeError> {
-    let b = r.bytes(s, offset, 16)?;
-    let w = |i: usize| LE.u16_at(b, i * 2);
-    Ok(SystemTime {
-        year: w(0),
-        month: w(1),
-        day_of_week: w(2),
-        day: w(3),
-        hour: w(4),
-        minute: w(5),
-        second: w(6),
-        milliseconds: w(7),
-    })
-}
-
 /// A decoded `PERF_DATA_HEADER` block (the result of `PerfQueryCounterData`), borrowing the buffer.
 #[derive(Clone, Copy, Debug)]
 pub struct DataHeader<'a> {
@@ -98,7 +78,7 @@ impl<'a> DataHeader<'a> {
             perf_time_stamp: r.i64(structure::PERF_DATA_HEADER, 8)?,
             perf_time_100ns: r.i64(structure::PERF_DATA_HEADER, 16)?,
             perf_freq: r.i64(structure::PERF_DATA_HEADER, 24)?,
-            system_time: read_system_time(&r, structure::PERF_DATA_HEADER, 32)?,
+            system_time: r.system_time(structure::PERF_DATA_HEADER, 32)?,
         })
     }
 

@@ -153,19 +153,7 @@ impl QueryData {
         w.i64(self.perf_time_stamp);
         w.i64(self.perf_time_100ns);
         w.i64(self.perf_freq);
-        let t = &self.system_time;
-        for v in [
-            t.year,
-            t.month,
-            t.day_of_week,
-            t.day,
-            t.hour,
-            t.minute,
-            t.second,
-            t.milliseconds,
-        ] {
-            w.u16(v);
-        }
+        w.system_time(&self.system_time);
         for block in &self.blocks {
             let start = w.pos();
             w.u32(block.status);
