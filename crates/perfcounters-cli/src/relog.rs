@@ -15,9 +15,9 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use perfcounters::log::sql::{SqlLogReader, SqlLogWriter, SqlTarget, SqlWriteOptions};
 use perfcounters::log::{
-    log_statistics, parse_relog_time, CounterFilter, CsvFlavor, CsvReadOptions, Filtered,
-    LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge, PdhCsvLogWriter, PdhCsvReader,
-    Record, RelogFilter,
+    log_statistics, parse_relog_time, BlgLogReader, CounterFilter, CsvFlavor, CsvReadOptions,
+    Filtered, LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge, PdhCsvLogWriter,
+    PdhCsvReader, Record, RelogFilter,
 };
 use perfcounters::names::ini::{looks_like_ini, parse_perf_string_backup};
 use perfcounters::names::NameTable;
@@ -328,10 +328,12 @@ pub fn open_input(input: &str, code_page: Option<u16>) -> Result<Vec<Box<dyn Log
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("blg"));
         if is_blg {
-            bail!(
-                "{}: binary logs (.blg) cannot be read yet; convert it with relog -f csv on Windows",
-                path.display()
-            );
+            let reader = BlgLogReader::open(&path)?;
+            for w in reader.warnings() {
+                eprintln!("perfcounters: warning: {w}");
+            }
+            out.push(Box::new(reader));
+            continue;
         }
         out.push(Box::new(PdhCsvReader::open(
             &path,

@@ -145,7 +145,7 @@ fn write_log(options: EncodeOptions, records: &[(RecordKind, i64, Vec<u8>)]) -> 
     w.finish().unwrap().into_inner()
 }
 
-/// 2020-01-15 12:00:00 local, and one second.
+/// 2020-01-17 00:00:00 local, and one second.
 const T0: i64 = 132_236_928_000_000_000;
 const SEC: i64 = 10_000_000;
 
@@ -1298,5 +1298,131 @@ proptest! {
         let SubRecord::Counter(c) = subs[1] else { panic!("kind") };
         prop_assert_eq!((c.first, c.second, c.time_stamp), (5, 6, time));
         prop_assert!(r.next_record().is_none());
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The log model: relog from a binary log.
+
+mod log_model {
+    use super::*;
+    use perfcounters::log::{
+        copy, BlgLogReader, CounterFilter, CsvFlavor, Filtered, LogKind, LogReader, LogSummary,
+        PdhCsvLogWriter, RelogFilter,
+    };
+    use perfcounters::path::CounterPath;
+
+    fn reader(bytes: &[u8]) -> BlgLogReader<&[u8]> {
+        BlgLogReader::new("test.blg", bytes, bytes).unwrap()
+    }
+
+    fn relog(bytes: &[u8], filter: &RelogFilter) -> String {
+        let mut filtered = Filtered::new(reader(bytes), filter).unwrap();
+        let mut w = PdhCsvLogWriter::new(Vec::new(), CsvFlavor::Csv, "out.csv");
+        copy(&mut filtered, &mut w).unwrap();
+        String::from_utf8(w.into_inner()).unwrap()
+    }
+
+    #[test]
+    fn header_columns_and_raw_cells() {
+        let bytes = single_log(EncodeOptions::default().with_64_bit());
+        let r = reader(&bytes);
+        let h = r.header();
+        assert_eq!(h.kind, LogKind::Binary);
+        let tz = h.time_zone.as_ref().unwrap();
+        assert_eq!(
+            (tz.name.as_str(), tz.bias),
+            ("Pacific Standard Time", Some(480))
+        );
+        assert_eq!(h.counters.len(), 4);
+        assert_eq!(h.counters[2].path.instance.as_deref(), Some("svchost"));
+        assert_eq!(h.counters[2].path.index, Some(2));
+        assert_eq!(h.counters[3].path.parent.as_deref(), Some("explorer"));
+        let info = h.counters[1].info.unwrap();
+        assert_eq!(info.counter_type, CounterType::PERF_100NSEC_TIMER_INV);
+        assert_eq!(info.time_base, 10_000_000);
+        assert!(r.warnings().is_empty());
+    }
+
+    #[test]
+    fn relog_to_csv_computes_values_and_filters() {
+        let bytes = single_log(EncodeOptions::default());
+        let csv = relog(&bytes, &RelogFilter::default());
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[0],
+            r#""(PDH-CSV 4.0) (Pacific Standard Time)(480)","\\HOST\Memory\Available Bytes","\\HOST\Processor(_Total)\% Processor Time","\\HOST\Process(svchost#2)\IO Read Bytes/sec","\\HOST\Thread(explorer/0)\% User Time""#
+        );
+        assert_eq!(lines[1], r#""01/17/2020 00:00:00.000","1000"," "," "," ""#);
+        assert_eq!(
+            lines[2],
+            r#""01/17/2020 00:00:01.000","1001","50","4096","25""#
+        );
+        assert_eq!(
+            lines[3],
+            r#""01/17/2020 00:00:02.000","1002","50","12288","25""#
+        );
+        // -c with a wildcard, -b: the record before -b primes the rate.
+        let filter = RelogFilter {
+            counters: Some(CounterFilter::new(vec![CounterPath::parse(
+                r"\Process(*)\*",
+            )
+            .unwrap()])),
+            begin: Some(perfcounters::log::LogTime(T0 + SEC)),
+            ..RelogFilter::default()
+        };
+        let csv = relog(&bytes, &filter);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[1], r#""01/17/2020 00:00:01.000","4096""#);
+    }
+
+    #[test]
+    fn summary_of_a_real_log() {
+        let Some(bytes) = shared_blg("pal-vista-SamplePerfmonLog.blg") else {
+            return;
+        };
+        let mut r = reader(&bytes);
+        let s = LogSummary::of(&mut r).unwrap();
+        assert_eq!(s.samples, 11);
+        assert_eq!(s.begin.unwrap().to_string(), "8/14/2007 15:40:38.659");
+        assert_eq!(s.end.unwrap().to_string(), "8/14/2007 15:50:38.599");
+        assert_eq!(s.counters.len(), 1832);
+        let csv = relog(
+            &bytes,
+            &RelogFilter {
+                counters: Some(CounterFilter::new(vec![
+                    CounterPath::parse(r"\Memory\Available Bytes").unwrap(),
+                    CounterPath::parse(r"\Process(Idle)\% Processor Time").unwrap(),
+                ])),
+                ..RelogFilter::default()
+            },
+        );
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[0],
+            r#""(PDH-CSV 4.0) (Eastern Daylight Time)(240)","\\ZACH-PC\Memory\Available Bytes","\\ZACH-PC\Process(Idle)\% Processor Time""#
+        );
+        assert_eq!(lines[1], r#""08/14/2007 15:40:38.659","83587072"," ""#);
+        assert!(lines[2].starts_with(r#""08/14/2007 15:41:38.614","113057792","17.85188684467740"#));
+        assert_eq!(lines.len(), 12);
+    }
+
+    #[test]
+    fn damaged_log_gives_the_records_before_the_damage() {
+        let mut bytes = small_log();
+        // Break the signature of the first sample in the third buffer.
+        let at = 2 * 4096 + 0x48 + 0x30 + 24;
+        assert_eq!(&bytes[at..at + 4], b"BL\x03\x00");
+        bytes[at] = b'X';
+        let mut r = reader(&bytes);
+        assert_eq!(r.warnings().len(), 1, "{:?}", r.warnings());
+        assert!(
+            r.warnings()[0].contains("at byte offset"),
+            "{}",
+            r.warnings()[0]
+        );
+        let s = LogSummary::of(&mut r).unwrap();
+        assert!(s.samples > 3 && s.samples < 30, "{}", s.samples);
     }
 }

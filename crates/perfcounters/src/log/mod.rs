@@ -3,6 +3,7 @@
 //! * [`model`]: the log model every format is read into: a [`LogHeader`] (format, time zone,
 //!   columns) and streamed [`Record`]s whose [`Cell`]s hold a cooked value, a raw sample, or nothing;
 //!   the [`LogReader`] and [`LogWriter`] traits.
+//! * [`blg`] reads Performance Monitor's binary logs (decoded by [`crate::format::blg`]);
 //! * [`pdh_csv`] writes PDH-CSV / PDH-TSV (typeperf's and relog's styles); [`pdh_csv_read`] reads
 //!   what Windows machines wrote.
 //! * [`relog`]: the format-agnostic stages: merge several logs, filter counters, times and records,
@@ -14,6 +15,7 @@
 //! * [`error`]: [`LogError`], which names the log and the line and column (text), byte offset
 //!   (binary) or row (SQL) of a problem.
 
+pub mod blg;
 pub mod error;
 pub mod model;
 pub mod pdh_csv;
@@ -25,6 +27,7 @@ pub mod sql_rows;
 pub mod stats;
 pub mod text;
 
+pub use blg::BlgLogReader;
 pub use error::{Location, LogError, LogErrorKind};
 pub use model::{
     Cell, CounterInfo, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, RawCell,
