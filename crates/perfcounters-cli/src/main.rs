@@ -58,7 +58,7 @@ enum Command {
     Watch(WatchArgs),
     /// Save raw performance data of this machine (Windows) to a directory that replays anywhere
     Capture(capture::CaptureArgs),
-    /// Convert, filter, merge and summarize counter logs (PDH-CSV/TSV, SQL), relog-compatible
+    /// Convert, filter, merge and summarize counter logs (PDH-CSV/TSV, binary .blg, SQL), relog-compatible
     /// (-a -c -cf -f -t -o -b -e -config -q -y; --names, --code-page, --stats)
     #[command(disable_help_flag = true)]
     Relog {

@@ -32,7 +32,8 @@ Usage:
 perfcounters relog <input [input ...]> [options]
 
 Parameters:
-  <input [input ...]>           PDH-CSV or PDH-TSV files, or SQL logs as SQL:file.db!logname.
+  <input [input ...]>           PDH-CSV or PDH-TSV files, binary logs (.blg), or SQL logs as
+                                SQL:file.db!logname.
 
 Options:
   -?                            Displays context sensitive help.
@@ -250,7 +251,9 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
         return Ok(out);
     }
     if out.inputs.is_empty() {
-        return Err("no input log: name PDH-CSV/TSV files or SQL:file.db!log".into());
+        return Err(
+            "no input log: name PDH-CSV/TSV or binary (.blg) files or SQL:file.db!log".into(),
+        );
     }
     if let (Some(b), Some(e)) = (out.begin, out.end) {
         if b > e {
@@ -744,7 +747,7 @@ mod tests {
     fn errors() {
         assert_eq!(
             parse(&s(&[])).unwrap_err(),
-            "no input log: name PDH-CSV/TSV files or SQL:file.db!log"
+            "no input log: name PDH-CSV/TSV or binary (.blg) files or SQL:file.db!log"
         );
         assert_eq!(
             parse(&s(&["x.csv", "-t", "0"])).unwrap_err(),

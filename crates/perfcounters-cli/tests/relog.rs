@@ -279,18 +279,19 @@ fn errors_name_the_file_line_and_column() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "Error: no input log: name PDH-CSV/TSV files or SQL:file.db!log\n"
+        "Error: no input log: name PDH-CSV/TSV or binary (.blg) files or SQL:file.db!log\n"
     );
     let o = run(&["relog", &not_log, "-zz"]);
     assert_eq!(
         stderr(&o),
         "Error: unknown option \"-zz\"; see perfcounters relog -?\n"
     );
+    // A binary log cut after its first bytes: the structure and offset of the damage.
     let blg = d.file("x.blg", b"\0\0\x01\0");
     let o = run(&["relog", &blg]);
     assert_eq!(
         stderr(&o),
-        format!("perfcounters: {blg}: binary logs (.blg) cannot be read yet; convert it with relog -f csv on Windows\n")
+        format!("perfcounters: {blg}: WMI_BUFFER_HEADER at byte offset 0: truncated: needs 72 bytes, 4 available\n")
     );
     let o = run(&["relog", "-?"]);
     assert!(o.status.success());
@@ -355,4 +356,120 @@ fn real_logs_convert_filter_and_summarize() {
     );
     let o = run(&["relog", &back, "-q"]);
     assert!(stdout(&o).contains("Samples:  16\r\n"));
+}
+
+/// A binary log of one raw count and one 100 ns timer, three samples a second apart from
+/// 2020-01-17 00:00:00 local time (US Pacific).
+fn blg_log() -> Vec<u8> {
+    use perfcounters::format::blg::encode::{
+        encode_counter_list, encode_sample, BlgWriter, EncodeOptions, RawEntry, SampleEntry,
+    };
+    use perfcounters::format::blg::{CounterSpec, RecordKind};
+    use perfcounters::CounterType;
+    let t0 = 132_236_928_000_000_000i64;
+    let sec = 10_000_000i64;
+    let specs = [
+        CounterSpec {
+            counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
+            machine: r"\\HOST".into(),
+            object: "Memory".into(),
+            counter: "Available Bytes".into(),
+            ..Default::default()
+        },
+        CounterSpec {
+            counter_type: CounterType::PERF_100NSEC_TIMER_INV,
+            time_base: 10_000_000,
+            machine: r"\\HOST".into(),
+            object: "Processor".into(),
+            instance: Some("_Total".into()),
+            counter: "% Processor Time".into(),
+            ..Default::default()
+        },
+    ];
+    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    w.write_record(RecordKind::CounterList, t0, &encode_counter_list(&specs))
+        .unwrap();
+    for i in 0..3i64 {
+        let t = t0 + i * sec;
+        let raw = |first, second| {
+            SampleEntry::Counter(RawEntry {
+                time_stamp: t,
+                first,
+                second,
+                multi_count: 1,
+                ..Default::default()
+            })
+        };
+        let sample = encode_sample(&[raw(1000 + i, 0), raw(2_500_000 * i, t0 + i * sec)]);
+        w.write_record(RecordKind::Sample, t, &sample).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+#[test]
+fn binary_logs() {
+    let d = Dir::new("blg");
+    let blg = d.file("x.blg", &blg_log());
+    let o = run(&["relog", &blg, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o).replace("\r\n", "\n");
+    assert!(out.contains(&format!("     {blg} (Binary)\n")), "{out}");
+    assert!(
+        out.contains(
+            "Begin:    1/17/2020 00:00:00.000\nEnd:      1/17/2020 00:00:02.000\nSamples:  3\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\\\\HOST\\Memory\\Available Bytes\n\\\\HOST\\Processor(_Total)\\% Processor Time\n"
+        ),
+        "{out}"
+    );
+    let csv = d.path("out.csv");
+    let o = run(&["relog", &blg, "-f", "csv", "-o", &csv, "-y"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\HOST\\Memory\\Available Bytes\",\"\\\\HOST\\Processor(_Total)\\% Processor Time\"\r\n\
+         \"01/17/2020 00:00:00.000\",\"1000\",\" \"\r\n\
+         \"01/17/2020 00:00:01.000\",\"1001\",\"75\"\r\n\
+         \"01/17/2020 00:00:02.000\",\"1002\",\"75\"\r\n"
+    );
+    // A log cut inside its second buffer: the samples before the cut, and a warning.
+    let whole = blg_log();
+    let mut r = perfcounters::format::blg::BlgReader::new(&whole[..]).unwrap();
+    let mut offsets = Vec::new();
+    while let Some(rec) = r.next_record() {
+        offsets.push(rec.unwrap().offset);
+    }
+    // Cut in the middle of the second sample's event.
+    let cut = d.file("cut.blg", &whole[..offsets[2] + 20]);
+    let o = run(&["relog", &cut, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("perfcounters: warning: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("Samples:  1\r\n"), "{}", stdout(&o));
+}
+
+#[test]
+fn real_binary_log_summary() {
+    let Some(dir) = data_dir() else { return };
+    let blg = dir.join("blg/tx-win8-BasicPerfCounters.blg");
+    let o = run(&["relog", blg.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o).replace("\r\n", "\n");
+    assert!(
+        out.contains(
+            "Begin:    2/19/2013 18:50:17.844\nEnd:      2/19/2013 19:00:17.840\nSamples:  601\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("\\\\GEORGIS3\\Processor(_Total)\\% Processor Time\n"),
+        "{out}"
+    );
 }
