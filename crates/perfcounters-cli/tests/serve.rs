@@ -741,3 +741,53 @@ fn load_half_open_connections_and_oversized_headers() {
     assert_eq!(s.get("/health", &[]).status, 200);
     let _ = &s.log;
 }
+
+/// A PDH-CSV log that Performance Monitor wrote (../shared/data): the chart shows the selected
+/// columns over the whole log, in UTC; /metrics has only the self-metrics.
+#[test]
+fn replay_of_a_counter_log_is_charted() {
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/logs/en-pst-BM_Active_Load_Test.csv"
+    );
+    if !std::path::Path::new(log).exists() {
+        eprintln!("skipping: {log} is absent (the shared data folder beside the repository)");
+        return;
+    }
+    let s = Server::start(&["--replay", log]);
+    assert!(s
+        .log
+        .lock()
+        .unwrap()
+        .contains("a counter log holds computed values"));
+    let paths: Vec<String> = serde_json::from_slice(&s.get("/api/paths", &[]).body).unwrap();
+    assert_eq!(paths.len(), 4);
+    assert_eq!(paths[3], r"\\ATTCOREU01\Processor(_Total)\% Processor Time");
+    let r = s.get(
+        &format!(
+            "/api/add?path={}",
+            encode_query(r"\Processor(*)\% Processor Time")
+        ),
+        &[],
+    );
+    assert_eq!(r.status, 204);
+    let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
+    assert_eq!(
+        h["series"],
+        serde_json::json!([r"\\ATTCOREU01\Processor(_Total)\% Processor Time"])
+    );
+    let t = h["t"].as_array().unwrap();
+    assert_eq!(t.len(), 351);
+    // "02/01/2014 00:19:44.718" Pacific Standard Time (bias 480) = 2014-02-01T08:19:44.718Z.
+    assert_eq!(t[0], 1_391_242_784_718i64);
+    assert_eq!(t[1], 1_391_242_799_718i64);
+    // The first row's " " has no value; the second is "0.98958333333333259".
+    assert_eq!(h["v"][0][0], serde_json::Value::Null);
+    assert_eq!(h["v"][0][1], 0.989_583_333_333_332_6);
+    let m = s.get("/metrics", &[]).text();
+    assert_eq!(
+        sample_lines(&m).len(),
+        1,
+        "only perfcounters_scrape_duration_seconds:\n{m}"
+    );
+}

@@ -39,6 +39,63 @@ pub enum Backend {
         /// Described from the first snapshot.
         catalog: Catalog,
     },
+    /// A counter log (PDH-CSV/TSV, SQL): cooked values for the chart only, nothing to export.
+    Log(LogData),
+}
+
+/// A counter log read into memory: its columns and, per record, the time and one value per column.
+pub struct LogData {
+    /// The column paths as the log writes them.
+    pub columns: Vec<String>,
+    /// The parsed column paths.
+    pub paths: Vec<perfcounters::CounterPath>,
+    /// (Unix time in ms, one value per column) per record.
+    pub rows: Vec<(i64, Vec<Option<f64>>)>,
+    /// An empty catalog: a log has no raw counters to export.
+    pub catalog: Catalog,
+}
+
+/// Cells of a log kept in memory at most (a column × record product beyond this is refused).
+pub const MAX_LOG_CELLS: usize = 50_000_000;
+
+impl LogData {
+    /// Reads a whole log; raw samples (SQL logs) are computed into values as relog does.
+    pub fn read(reader: Box<dyn perfcounters::log::LogReader>) -> Result<Self> {
+        use perfcounters::log::{Filtered, LogReader, Record, RelogFilter};
+        let mut filtered = Filtered::new(reader, &RelogFilter::default())?;
+        let header = filtered.header().clone();
+        let bias = i64::from(header.bias_minutes());
+        let mut rows = Vec::new();
+        let mut record = Record::default();
+        while filtered.read_record(&mut record)? {
+            if rows
+                .len()
+                .saturating_add(1)
+                .saturating_mul(header.counters.len().max(1))
+                > MAX_LOG_CELLS
+            {
+                anyhow::bail!(
+                    "{}: more than {MAX_LOG_CELLS} values; select counters with relog -c first",
+                    header.source
+                );
+            }
+            let utc = record.time.plus_minutes(bias).0;
+            rows.push((
+                (utc - 116_444_736_000_000_000).div_euclid(10_000),
+                record
+                    .cells
+                    .iter()
+                    .map(|c| c.value().filter(|v| v.is_finite()))
+                    .collect(),
+            ));
+        }
+        Ok(LogData {
+            columns: header.counters.iter().map(|c| c.name.clone()).collect(),
+            paths: header.counters.iter().map(|c| c.path.clone()).collect(),
+            rows,
+            catalog: Catalog::default(),
+        })
+    }
 }
 
 impl Backend {
@@ -66,7 +123,27 @@ impl Backend {
     pub fn catalog(&self) -> &Catalog {
         match self {
             Backend::Live { catalog, .. } | Backend::Replay { catalog, .. } => catalog,
+            Backend::Log(log) => &log.catalog,
         }
+    }
+
+    /// Counter paths offered for completion: `\Object(*)\Counter` from the catalog, or a log's
+    /// columns.
+    pub fn completion_paths(&self) -> Vec<String> {
+        if let Backend::Log(log) = self {
+            return log.columns.clone();
+        }
+        let mut paths = Vec::new();
+        for o in &self.catalog().objects {
+            for c in &o.counters {
+                paths.push(if o.multi_instance {
+                    format!("\\{}(*)\\{}", o.name, c.name)
+                } else {
+                    format!("\\{}\\{}", o.name, c.name)
+                });
+            }
+        }
+        paths
     }
 
     fn begin_scrape(&mut self) {
@@ -91,6 +168,7 @@ impl Backend {
                 .get(*current)
                 .cloned()
                 .ok_or_else(|| "no sample".to_string()),
+            Backend::Log(_) => Err("a log has no raw counters".to_string()),
         }
     }
 }
@@ -360,8 +438,36 @@ impl Engine {
         let _ = self.events.send(Arc::from(event.to_string()));
     }
 
-    /// A replay shows the whole recording: every snapshot through a fresh query.
+    /// A replay shows the whole recording: every snapshot through a fresh query, or the log's
+    /// columns that the chart's paths select.
     fn replay_chart(&mut self) {
+        if let Backend::Log(log) = &self.backend {
+            let patterns: Vec<perfcounters::CounterPath> = self
+                .chart
+                .paths
+                .iter()
+                .filter_map(|p| perfcounters::CounterPath::parse(p).ok())
+                .collect();
+            let filter = perfcounters::log::CounterFilter::new(patterns);
+            let keep: Vec<usize> = (0..log.paths.len())
+                .filter(|&i| filter.matches(&log.paths[i]))
+                .collect();
+            self.chart.series = keep.iter().map(|&i| log.columns[i].clone()).collect();
+            self.chart.rows = log
+                .rows
+                .iter()
+                .map(|(t, v)| {
+                    (
+                        *t,
+                        keep.iter().map(|&i| v.get(i).copied().flatten()).collect(),
+                    )
+                })
+                .collect();
+            let _ = self
+                .events
+                .send(Arc::from(serde_json::json!({"reload": true}).to_string()));
+            return;
+        }
         let Backend::Replay { snapshots, .. } = &self.backend else {
             return;
         };

@@ -155,7 +155,7 @@ pub fn budget(headers: &HeaderMap, margin: Duration, default: Duration) -> Durat
     }
 }
 
-async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+pub(crate) async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let Ok(_permit) = app.inflight.clone().try_acquire_owned() else {
         return (
             StatusCode::SERVICE_UNAVAILABLE,

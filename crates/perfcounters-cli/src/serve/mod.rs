@@ -73,12 +73,61 @@ pub struct ServeArgs {
     /// Samples of each charted counter kept for the page (one per second)
     #[arg(long, default_value_t = 600, value_name = "N")]
     chart_history: usize,
-    /// Serve recorded V1 block files (one per collection) or a capture directory instead of live data
+    /// Serve recorded V1 block files (one per collection) or a capture directory instead of live data;
+    /// a counter log (.csv, .tsv, SQL:file!log) is shown in the chart only
     #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
     replay: Vec<PathBuf>,
     /// Name table for replayed block files
     #[arg(long, value_name = "FILE")]
     names: Option<PathBuf>,
+}
+
+/// How the HTTP side behaves.
+pub(crate) struct Settings {
+    max_requests: usize,
+    margin: Duration,
+    chart_history: usize,
+    self_prefix: String,
+    auth: Option<webconfig::BasicAuth>,
+    headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+/// Starts the collection thread for `plan` on `backend` and returns the handlers' shared state.
+pub(crate) fn start(backend: Backend, plan: Plan, settings: Settings) -> Result<Arc<http::App>> {
+    let collectors: Vec<String> = plan.collectors.iter().map(|c| c.name.clone()).collect();
+    let paths = serde_json::Value::from(backend.completion_paths()).to_string();
+    let (events, _) = tokio::sync::broadcast::channel(64);
+    let viewers = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let engine = Engine::new(
+        backend,
+        plan,
+        settings.chart_history.max(2),
+        events.clone(),
+        viewers.clone(),
+    );
+    std::thread::Builder::new()
+        .name("collector".into())
+        .spawn(move || engine.run(rx))
+        .context("cannot start the collection thread")?;
+    Ok(Arc::new(http::App {
+        tx: Mutex::new(tx),
+        flight: Mutex::new(None),
+        inflight: Arc::new(tokio::sync::Semaphore::new(if settings.max_requests == 0 {
+            tokio::sync::Semaphore::MAX_PERMITS
+        } else {
+            settings.max_requests
+        })),
+        margin: settings.margin,
+        default_timeout: Duration::from_secs(10),
+        collectors,
+        self_prefix: settings.self_prefix,
+        auth: settings.auth,
+        headers: settings.headers,
+        events,
+        viewers,
+        paths: Arc::from(paths),
+    }))
 }
 
 /// Runs the server until interrupted.
@@ -100,29 +149,18 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         None => None,
     };
     let backend = open_backend(args)?;
-    let catalog = backend.catalog().clone();
-    let plan = plan(args, file_config.as_ref(), &catalog)?;
+    let plan = plan(args, file_config.as_ref(), backend.catalog())?;
     for p in &plan.problems {
         eprintln!("perfcounters serve: {p}");
     }
-    if plan.collectors.is_empty() {
+    if matches!(backend, Backend::Log(_)) {
+        eprintln!(
+            "perfcounters serve: a counter log holds computed values, not raw counters: /metrics serves \
+             only the self-metrics; the chart at / shows the log"
+        );
+    } else if plan.collectors.is_empty() {
         bail!("nothing to export: no configured object is offered by the source");
     }
-    let collectors: Vec<String> = plan.collectors.iter().map(|c| c.name.clone()).collect();
-    let (events, _) = tokio::sync::broadcast::channel(64);
-    let viewers = Arc::new(AtomicUsize::new(0));
-    let (tx, rx) = std::sync::mpsc::channel();
-    let engine = Engine::new(
-        backend,
-        plan,
-        args.chart_history.max(2),
-        events.clone(),
-        viewers.clone(),
-    );
-    std::thread::Builder::new()
-        .name("collector".into())
-        .spawn(move || engine.run(rx))
-        .context("cannot start the collection thread")?;
     let headers = web
         .headers
         .iter()
@@ -133,27 +171,21 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             ))
         })
         .collect::<Result<Vec<_>>>()?;
-    let app = Arc::new(http::App {
-        tx: Mutex::new(tx),
-        flight: Mutex::new(None),
-        inflight: Arc::new(tokio::sync::Semaphore::new(if args.max_requests == 0 {
-            tokio::sync::Semaphore::MAX_PERMITS
-        } else {
-            args.max_requests
-        })),
-        margin: Duration::from_secs_f64(args.timeout_margin),
-        default_timeout: Duration::from_secs(10),
-        collectors,
-        self_prefix: match args.compat {
-            Some(Compat::WindowsExporter) => "windows_exporter".into(),
-            None => "perfcounters".into(),
+    let app = start(
+        backend,
+        plan,
+        Settings {
+            max_requests: args.max_requests,
+            margin: Duration::from_secs_f64(args.timeout_margin),
+            chart_history: args.chart_history,
+            self_prefix: match args.compat {
+                Some(Compat::WindowsExporter) => "windows_exporter".into(),
+                None => "perfcounters".into(),
+            },
+            auth: web.auth,
+            headers,
         },
-        auth: web.auth,
-        headers,
-        events,
-        viewers,
-        paths: Arc::from(completion_paths(&catalog)),
-    });
+    )?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -229,6 +261,20 @@ fn open_backend(args: &ServeArgs) -> Result<Backend> {
         }
         return Backend::live(crate::collect::live_source()?);
     }
+    if let [one] = &args.replay[..] {
+        if let Some(input) = log_input(one) {
+            if args.names.is_some() {
+                bail!("--names applies to replayed block files, not to counter logs");
+            }
+            let mut readers = crate::relog::open_input(&input, None)?;
+            let reader: Box<dyn perfcounters::log::LogReader> = if readers.len() == 1 {
+                readers.pop().expect("one")
+            } else {
+                Box::new(perfcounters::log::Merge::new(readers)?)
+            };
+            return Ok(Backend::Log(engine::LogData::read(reader)?));
+        }
+    }
     let mut collector = crate::collect::open(&args.replay, args.names.as_deref())?;
     let query = Query::new(FormatOptions::typeperf());
     let mut snapshots = Vec::new();
@@ -236,6 +282,15 @@ fn open_backend(args: &ServeArgs) -> Result<Backend> {
         snapshots.push(s);
     }
     Backend::replay(snapshots)
+}
+
+/// A replay argument that names a counter log: `SQL:file!log`, or a `.csv`/`.tsv` file (wildcards
+/// allowed, as relog takes them).
+fn log_input(path: &std::path::Path) -> Option<String> {
+    let s = path.to_str()?;
+    let lower = s.to_ascii_lowercase();
+    (lower.starts_with("sql:") || lower.ends_with(".csv") || lower.ends_with(".tsv"))
+        .then(|| s.to_string())
 }
 
 fn plan(args: &ServeArgs, file: Option<&ServeConfig>, catalog: &Catalog) -> Result<Plan> {
@@ -263,21 +318,6 @@ fn plan(args: &ServeArgs, file: Option<&ServeConfig>, catalog: &Catalog) -> Resu
     Ok(config.plan(catalog))
 }
 
-/// Counter paths for completion in the chart page: `\Object(*)\Counter` or `\Object\Counter`.
-fn completion_paths(catalog: &Catalog) -> String {
-    let mut paths = Vec::new();
-    for o in &catalog.objects {
-        for c in &o.counters {
-            paths.push(if o.multi_instance {
-                format!("\\{}(*)\\{}", o.name, c.name)
-            } else {
-                format!("\\{}\\{}", o.name, c.name)
-            });
-        }
-    }
-    serde_json::Value::from(paths).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,5 +329,207 @@ mod tests {
         assert_eq!(parse_addr("[::1]:9182").unwrap().to_string(), "[::1]:9182");
         let e = parse_addr("nohost").unwrap_err();
         assert!(e.to_string().contains("invalid listen address \"nohost\""));
+    }
+}
+
+/// The scrape discipline against a source whose second collector is slow.
+#[cfg(test)]
+mod discipline {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    use axum::extract::State;
+    use axum::http::HeaderMap;
+    use perfcounters::snapshot::{CounterDefinition, Object, ObjectData, Snapshot, Value};
+    use perfcounters::source::{CounterInfo, ObjectInfo, Request, Source, SourceError};
+    use perfcounters::CounterType;
+
+    /// Objects `Fast` and `Slow`, one counter each (`Things/sec`, value 7); collecting `Slow` takes
+    /// `delay`. Counts the collections of `Fast`.
+    struct FakeSource {
+        delay: Duration,
+        fast: Arc<AtomicUsize>,
+    }
+
+    fn info(name: &str) -> ObjectInfo {
+        ObjectInfo {
+            name: name.into(),
+            index: 0,
+            help: String::new(),
+            detail_level: 100,
+            multi_instance: false,
+            counters: vec![CounterInfo {
+                name: "Things/sec".into(),
+                index: 0,
+                help: String::new(),
+                counter_type: CounterType::PERF_COUNTER_BULK_COUNT,
+                scale: 0,
+                detail_level: 100,
+                base_type: None,
+            }],
+        }
+    }
+
+    impl Source for FakeSource {
+        fn catalog(&mut self) -> Result<Catalog, SourceError> {
+            Ok(Catalog {
+                objects: vec![info("Fast"), info("Slow")],
+            })
+        }
+        fn instances(&mut self, _object: &str) -> Result<Vec<String>, SourceError> {
+            Ok(Vec::new())
+        }
+        fn collect(&mut self, request: &Request) -> Result<Snapshot, SourceError> {
+            let name = request.objects[0].object.clone();
+            if name == "Slow" {
+                std::thread::sleep(self.delay);
+            } else {
+                self.fast.fetch_add(1, Ordering::SeqCst);
+            }
+            Ok(Snapshot {
+                perf_freq: 10_000_000,
+                perf_time_100ns: 132_000_000_000_000_000,
+                objects: vec![Object {
+                    index: 0,
+                    name: Some(name),
+                    help_index: 0,
+                    detail_level: 100,
+                    default_counter: -1,
+                    code_page: 0,
+                    perf_time: 0,
+                    perf_freq: 0,
+                    sample_clock: None,
+                    counters: vec![CounterDefinition {
+                        name: Some("Things/sec".into()),
+                        counter_type: CounterType::PERF_COUNTER_BULK_COUNT,
+                        size: 8,
+                        ..Default::default()
+                    }],
+                    data: ObjectData::Single(vec![Value::U64(7)]),
+                }],
+                ..Default::default()
+            })
+        }
+    }
+
+    fn app(delay: Duration, fast: Arc<AtomicUsize>, max_requests: usize) -> Arc<http::App> {
+        let backend = Backend::live(Box::new(FakeSource { delay, fast })).unwrap();
+        let config = ExportConfig {
+            objects: ["Fast", "Slow"]
+                .iter()
+                .map(|o| perfcounters::export::ObjectConfig {
+                    object: o.to_string(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let plan = config.plan(backend.catalog());
+        start(
+            backend,
+            plan,
+            Settings {
+                max_requests,
+                margin: Duration::from_millis(500),
+                chart_history: 10,
+                self_prefix: "perfcounters".into(),
+                auth: None,
+                headers: Vec::new(),
+            },
+        )
+        .unwrap()
+    }
+
+    async fn scrape(app: &Arc<http::App>, timeout: Option<&'static str>) -> (u16, String) {
+        let mut headers = HeaderMap::new();
+        if let Some(t) = timeout {
+            headers.insert(
+                "X-Prometheus-Scrape-Timeout-Seconds",
+                HeaderValue::from_static(t),
+            );
+        }
+        let r = http::metrics(State(app.clone()), headers).await;
+        let status = r.status().as_u16();
+        let body = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
+        (status, String::from_utf8(body.to_vec()).unwrap())
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_late_collector_is_reported_and_the_rest_served_within_the_budget() {
+        let fast = Arc::new(AtomicUsize::new(0));
+        let app = app(Duration::from_millis(1500), fast.clone(), 40);
+        runtime().block_on(async {
+            // 0.6 s announced − 0.5 s margin = 100 ms.
+            let t0 = std::time::Instant::now();
+            let (status, text) = scrape(&app, Some("0.6")).await;
+            let took = t0.elapsed();
+            assert_eq!(status, 200);
+            assert!(took >= Duration::from_millis(100), "{took:?}");
+            assert!(took < Duration::from_millis(1000), "{took:?}");
+            assert!(
+                text.contains("\nperfcounters_fast_things_total 7\n"),
+                "{text}"
+            );
+            assert!(!text.contains("perfcounters_slow_things_total"));
+            assert!(text.contains("perfcounters_collector_success{collector=\"fast\"} 1\n"));
+            assert!(text.contains("perfcounters_collector_success{collector=\"slow\"} 0\n"));
+            assert!(text.contains("perfcounters_collector_timeout{collector=\"slow\"} 1\n"));
+            assert!(text.contains("perfcounters_collector_timeout{collector=\"fast\"} 0\n"));
+
+            // Scrapes that arrive while that collection still runs join it instead of starting
+            // their own: five at once, without a budget, all get the complete answer.
+            let answers = futures_join(&app, 5).await;
+            for (status, text) in &answers {
+                assert_eq!(*status, 200);
+                assert!(
+                    text.contains("perfcounters_slow_things_total 7\n"),
+                    "{text}"
+                );
+                assert!(text.contains("perfcounters_collector_success{collector=\"slow\"} 1\n"));
+            }
+            assert_eq!(
+                fast.load(Ordering::SeqCst),
+                1,
+                "one collection for six scrapes"
+            );
+            // The next scrape starts a new collection.
+            let (_, text) = scrape(&app, None).await;
+            assert!(text.contains("perfcounters_collector_success{collector=\"slow\"} 1\n"));
+            assert_eq!(fast.load(Ordering::SeqCst), 2);
+        });
+    }
+
+    async fn futures_join(app: &Arc<http::App>, n: usize) -> Vec<(u16, String)> {
+        let mut handles = Vec::new();
+        for _ in 0..n {
+            let app = app.clone();
+            handles.push(tokio::spawn(async move { scrape(&app, None).await }));
+        }
+        let mut out = Vec::new();
+        for h in handles {
+            out.push(h.await.unwrap());
+        }
+        out
+    }
+
+    #[test]
+    fn scrapes_beyond_the_in_flight_limit_get_503() {
+        let fast = Arc::new(AtomicUsize::new(0));
+        let app = app(Duration::from_millis(600), fast, 2);
+        runtime().block_on(async {
+            let answers = futures_join(&app, 4).await;
+            let mut statuses: Vec<u16> = answers.iter().map(|(s, _)| *s).collect();
+            statuses.sort_unstable();
+            assert_eq!(statuses, [200, 200, 503, 503]);
+            // Once they are done, there is room again.
+            assert_eq!(scrape(&app, None).await.0, 200);
+        });
     }
 }
