@@ -312,6 +312,8 @@ pub struct Engine {
     viewers: Arc<AtomicUsize>,
     /// How long the chart keeps sampling after its last viewer left.
     linger: Duration,
+    /// The last error of each collector, reported on standard error when it changes.
+    errors: std::collections::HashMap<String, String>,
 }
 
 impl Engine {
@@ -331,6 +333,7 @@ impl Engine {
             events,
             viewers,
             linger: Duration::from_secs(600),
+            errors: std::collections::HashMap::new(),
         }
     }
 
@@ -402,6 +405,16 @@ impl Engine {
                 }
                 Err(e) => Some(e),
             };
+            match &error {
+                Some(e) if self.errors.get(&c.name) != Some(e) => {
+                    eprintln!("perfcounters serve: collector {}: {e}", c.name);
+                    self.errors.insert(c.name.clone(), e.clone());
+                }
+                None if self.errors.remove(&c.name).is_some() => {
+                    eprintln!("perfcounters serve: collector {} works again", c.name);
+                }
+                _ => {}
+            }
             let done = Arc::new(Done {
                 name: c.name.clone(),
                 families,

@@ -90,7 +90,7 @@ pub fn router(app: Arc<App>) -> Router {
 
 /// Basic authentication and the configured response headers, for every route.
 async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
-    if let Some(auth) = &app.auth {
+    if app.auth.is_some() {
         let header = request
             .headers()
             .get(header::AUTHORIZATION)
@@ -115,7 +115,6 @@ async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
             )
                 .into_response();
         }
-        let _ = auth;
     }
     let mut response = next.run(request).await;
     for (k, v) in &app.headers {
