@@ -790,4 +790,31 @@ fn replay_of_a_counter_log_is_charted() {
         1,
         "only perfcounters_scrape_duration_seconds:\n{m}"
     );
+    drop(s);
+
+    // A binary log (.blg) of a Windows 8 machine: raw samples, computed as relog does.
+    let blg = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/blg/tx-win8-BasicPerfCounters.blg"
+    );
+    let s = Server::start(&["--replay", blg]);
+    let r = s.get(
+        &format!(
+            "/api/add?path={}",
+            encode_query(r"\Processor(*)\% Processor Time")
+        ),
+        &[],
+    );
+    assert_eq!(r.status, 204);
+    let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
+    assert_eq!(h["series"].as_array().unwrap().len(), 5, "{}", h["series"]);
+    assert_eq!(
+        h["series"][4],
+        r"\\GEORGIS3\Processor(_Total)\% Processor Time"
+    );
+    assert_eq!(h["t"].as_array().unwrap().len(), 601);
+    // The first sample primes the rate; later ones are percentages.
+    assert_eq!(h["v"][4][0], serde_json::Value::Null);
+    let v = h["v"][4][1].as_f64().unwrap();
+    assert!((0.0..=100.0).contains(&v), "{v}");
 }

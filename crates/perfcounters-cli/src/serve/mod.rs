@@ -74,7 +74,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 600, value_name = "N")]
     chart_history: usize,
     /// Serve recorded V1 block files (one per collection) or a capture directory instead of live data;
-    /// a counter log (.csv, .tsv, SQL:file!log) is shown in the chart only
+    /// a counter log (.csv, .tsv, .blg, SQL:file!log) is shown in the chart only
     #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
     replay: Vec<PathBuf>,
     /// Name table for replayed block files
@@ -284,13 +284,16 @@ fn open_backend(args: &ServeArgs) -> Result<Backend> {
     Backend::replay(snapshots)
 }
 
-/// A replay argument that names a counter log: `SQL:file!log`, or a `.csv`/`.tsv` file (wildcards
+/// A replay argument that names a counter log: `SQL:file!log`, or a `.csv`/`.tsv`/`.blg` file (wildcards
 /// allowed, as relog takes them).
 fn log_input(path: &std::path::Path) -> Option<String> {
     let s = path.to_str()?;
     let lower = s.to_ascii_lowercase();
-    (lower.starts_with("sql:") || lower.ends_with(".csv") || lower.ends_with(".tsv"))
-        .then(|| s.to_string())
+    (lower.starts_with("sql:")
+        || lower.ends_with(".csv")
+        || lower.ends_with(".tsv")
+        || lower.ends_with(".blg"))
+    .then(|| s.to_string())
 }
 
 fn plan(args: &ServeArgs, file: Option<&ServeConfig>, catalog: &Catalog) -> Result<Plan> {
