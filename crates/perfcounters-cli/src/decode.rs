@@ -1,5 +1,5 @@
-//! `perfcounters decode FILE|DIR`: a readable dump or a stable JSON document of a raw V1 or V2 block, or
-//! of every sample of a capture directory.
+//! `perfcounters decode FILE|DIR`: a readable dump or a stable JSON document of a raw V1 or V2 block,
+//! of a binary log (`.blg`, see [`crate::decode_blg`]), or of every sample of a capture directory.
 //! The JSON schema is documented in `docs/decode-json.md`.
 
 use std::path::{Path, PathBuf};
@@ -29,8 +29,9 @@ pub enum DecodeFormat {
 /// Arguments of `decode`.
 #[derive(clap::Args, Debug)]
 pub struct DecodeArgs {
-    /// The raw block file (V1 PERF_DATA_BLOCK or V2 PERF_DATA_HEADER; detected automatically), or a
-    /// capture directory (every sample, with its name tables and V2 registrations applied)
+    /// The raw block file (V1 PERF_DATA_BLOCK or V2 PERF_DATA_HEADER; detected automatically), a
+    /// binary log (.blg: header, counter list, every sample's raw values), or a capture directory
+    /// (every sample, with its name tables and V2 registrations applied)
     file: PathBuf,
     /// A name table (REG_MULTI_SZ dump or `index name` text) used besides the built-in English names
     #[arg(long, value_name = "FILE")]
@@ -59,6 +60,20 @@ pub fn detect(bytes: &[u8]) -> BlockKind {
     }
 }
 
+/// Whether `path` is a binary log: a `.blg` name, or an ETW trace file's first buffer.
+fn is_blg(path: &Path) -> bool {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("blg"))
+    {
+        return true;
+    }
+    let mut head = [0u8; 0x50];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| crate::decode_blg::looks_like_blg(&head))
+}
+
 /// Runs `decode`.
 pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
     if args.file.is_dir() {
@@ -69,6 +84,17 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
             );
         }
         print!("{}", capture(&args.file, args.format)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if is_blg(&args.file) {
+        if args.names.is_some() {
+            bail!(
+                "--names applies to block files; the binary log {} names its counters itself",
+                args.file.display()
+            );
+        }
+        let stdout = std::io::stdout();
+        crate::decode_blg::decode(&args.file, args.format, &mut stdout.lock())?;
         return Ok(ExitCode::SUCCESS);
     }
     let bytes = std::fs::read(&args.file)

@@ -3,6 +3,7 @@
 mod capture;
 mod collect;
 mod decode;
+mod decode_blg;
 mod interval;
 mod output;
 mod relog;
@@ -66,7 +67,7 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Decode a raw V1 (PERF_DATA_BLOCK) or V2 (PERF_DATA_HEADER) block file, or every sample of a capture directory
+    /// Decode a raw V1 (PERF_DATA_BLOCK) or V2 (PERF_DATA_HEADER) block file, a binary log (.blg), or every sample of a capture directory
     Decode(decode::DecodeArgs),
     /// Serve counters to Prometheus (/metrics) and as a live chart in the browser (/)
     Serve(serve::ServeArgs),

@@ -729,3 +729,134 @@ fn replayed_watch_writes_a_sql_log_that_relog_reads_back() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A 32-bit binary log: a raw count and a wildcard 100 ns timer with two instances, two samples a
+/// second apart from 2020-01-17 00:00:00 local time; the second sample has a NO_MACHINE value.
+fn blg_log() -> Vec<u8> {
+    use perfcounters::format::blg::encode::{
+        encode_counter_list, encode_sample, BlgWriter, EncodeOptions, InstanceEntry, RawEntry,
+        SampleEntry,
+    };
+    use perfcounters::format::blg::{CounterSpec, RecordKind};
+    use perfcounters::PdhStatus;
+    let t0 = 132_236_928_000_000_000i64;
+    let specs = [
+        CounterSpec {
+            counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
+            machine: r"\\HOST".into(),
+            object: "Memory".into(),
+            counter: "Available Bytes".into(),
+            ..Default::default()
+        },
+        CounterSpec {
+            flags: 1,
+            counter_type: CounterType::PERF_100NSEC_TIMER_INV,
+            time_base: 10_000_000,
+            machine: r"\\HOST".into(),
+            object: "Processor".into(),
+            instance: Some("*".into()),
+            counter: "% Processor Time".into(),
+            ..Default::default()
+        },
+    ];
+    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    w.write_record(RecordKind::CounterList, t0, &encode_counter_list(&specs))
+        .unwrap();
+    for i in 0..2i64 {
+        let t = t0 + i * 10_000_000;
+        let status = if i == 1 {
+            PdhStatus::PDH_CSTATUS_NO_MACHINE
+        } else {
+            PdhStatus::default()
+        };
+        let sample = encode_sample(&[
+            SampleEntry::Counter(RawEntry {
+                status,
+                time_stamp: t,
+                first: 1000 + i,
+                second: 0,
+                multi_count: 1,
+            }),
+            SampleEntry::Instances {
+                status: PdhStatus::default(),
+                time_stamp: t,
+                items: ["0", "_Total"]
+                    .iter()
+                    .map(|n| InstanceEntry {
+                        name: (*n).into(),
+                        multi_count: 0,
+                        first: 5_000_000 * i,
+                        second: t + 288_000_000_000,
+                    })
+                    .collect(),
+            },
+        ]);
+        w.write_record(RecordKind::Sample, t, &sample).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+#[test]
+fn decode_binary_logs() {
+    let d = tempdir("decode-blg");
+    let path = d.join("x.blg");
+    std::fs::write(&path, blg_log()).unwrap();
+    let p = path.to_str().unwrap();
+    let o = run(&["decode", p]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for expected in [
+        "  writer: Windows build 9200, 32-bit, 4 processor(s), PerfFreq 2725536 Hz\n",
+        "  time zone: Pacific Standard Time / Pacific Daylight Time (bias 480, standard +0, daylight -60)\n",
+        "counter list (offset 65608): 2 entries\n",
+        "  [1] \\\\HOST\\Processor(*)\\% Processor Time  PERF_100NSEC_TIMER_INV (0x21510500)  time base 10000000  scale 0  flags 0x1\n",
+        "sample 1 at 2020-01-17 00:00:01.000 (record at offset ",
+        "  \\\\HOST\\Memory\\Available Bytes  first 1001 second 0 multi 1  status 0x800007d0 PDH_CSTATUS_NO_MACHINE\n",
+        "  \\\\HOST\\Processor(_Total)\\% Processor Time  first 5000000 second 132237216010000000 multi 0\n",
+        "\n2 samples from 2020-01-17 00:00:00.000 to 2020-01-17 00:00:01.000, 3 columns\n",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    let o = run(&["decode", "-f", "json", p]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["format"], "blg");
+    assert_eq!(lines[0]["header"]["pointer_size"], 4);
+    assert_eq!(
+        lines[0]["header"]["time_zone"]["standard_name_resolved"],
+        "Pacific Standard Time"
+    );
+    assert_eq!(lines[0]["counters"][1]["instance"], "*");
+    assert_eq!(lines[1]["time"], "2020-01-17T00:00:00.000");
+    assert_eq!(lines[2]["values"][0]["status"], 0x800007D0u32);
+    assert_eq!(lines[2]["values"][2]["first"], 5_000_000);
+    assert_eq!(
+        lines[3]["columns"][2]["path"],
+        "\\\\HOST\\Processor(_Total)\\% Processor Time"
+    );
+    assert_eq!(lines[3]["samples"], 2);
+    assert_eq!(lines[3]["error"], serde_json::Value::Null);
+    // A damaged log: the samples before the damage, the error at the end, exit status 1.
+    let mut bytes = blg_log();
+    let n = bytes.len();
+    bytes[n - 65536 + 0x30..n - 65536 + 0x34].copy_from_slice(&70_000u32.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let o = run(&["decode", p]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("WMI_BUFFER_HEADER at offset 65584: FilledBytes 70000"),
+        "{}",
+        stderr(&o)
+    );
+    // --names does not apply.
+    let o = run(&["decode", "--names", p, p]);
+    assert!(
+        stderr(&o).contains("names its counters itself"),
+        "{}",
+        stderr(&o)
+    );
+}

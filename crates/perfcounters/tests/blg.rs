@@ -1426,3 +1426,17 @@ mod log_model {
         assert!(s.samples > 3 && s.samples < 30, "{}", s.samples);
     }
 }
+
+/// Writes the seeds of the `blg` fuzz target: small logs (4 KiB buffers) of wildcard instances and
+/// of whole objects with a name table and a trailer, 32- and 64-bit. Run with `--ignored`.
+#[test]
+#[ignore]
+fn write_fuzz_seed() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/blg");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("instances"), small_log()).unwrap();
+    let mut options = EncodeOptions::default().with_64_bit();
+    options.header.buffer_size = 4096;
+    options.fragment_size = 200;
+    std::fs::write(dir.join("blocks"), whole_object_log(options)).unwrap();
+}
