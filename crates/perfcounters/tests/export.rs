@@ -671,3 +671,214 @@ fn duplicate_process_rows_export_once() {
         ]
     );
 }
+
+// ------------------------------------------------------------------------------------------------
+// Real Windows data: the V1 blocks of a Performance Monitor log written by Windows Vista.
+
+/// The samples of `pal-vista-SamplePerfmonLog.blg` (../shared/data) as snapshots: each sample's V1
+/// blocks (one per object) joined into one snapshot, each object keeping its block's clock, named
+/// from the machine's name table embedded in the log.
+fn vista_snapshots() -> Option<Vec<Snapshot>> {
+    use perfcounters::format::blg::{BlgReader, RecordKind, SubRecord};
+    use perfcounters::snapshot::SampleClock;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/blg/pal-vista-SamplePerfmonLog.blg"
+    );
+    let Ok(bytes) = std::fs::read(path) else {
+        eprintln!("skipping: {path} is not available");
+        return None;
+    };
+    let mut reader = BlgReader::new(&bytes[..]).unwrap();
+    let mut names = perfcounters::names::NameTable::builtin_english().clone();
+    let mut samples = Vec::new();
+    while let Some(record) = reader.next_record() {
+        let record = record.unwrap();
+        match record.kind {
+            RecordKind::NameTable => names.merge(&record.name_chunk().unwrap().table().unwrap()),
+            RecordKind::Sample => {
+                let mut joined: Option<Snapshot> = None;
+                for sub in record.sample().unwrap().sub_records() {
+                    let SubRecord::Block(b) = sub else { continue };
+                    let s = b.parse().unwrap().to_snapshot().unwrap();
+                    let clock = SampleClock {
+                        perf_time: s.perf_time,
+                        perf_freq: s.perf_freq,
+                        perf_time_100ns: s.perf_time_100ns,
+                    };
+                    match &mut joined {
+                        None => joined = Some(s),
+                        Some(j) => j.objects.extend(s.objects.into_iter().map(|mut o| {
+                            o.sample_clock = Some(clock);
+                            o
+                        })),
+                    }
+                }
+                if let Some(s) = joined {
+                    samples.push(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    for s in &mut samples {
+        names.apply(s);
+    }
+    Some(samples)
+}
+
+#[test]
+fn windows_vista_blocks_export_consistently_with_the_pdh_formulas() {
+    use perfcounters::query::Query;
+    use perfcounters::source::snapshots::catalog_of;
+    use perfcounters::FormatOptions;
+    let Some(samples) = vista_snapshots() else {
+        return;
+    };
+    assert_eq!(samples.len(), 11);
+    let catalog = catalog_of(&samples[0], None);
+    // Vista has no Processor Information: the default set and the cpu collector use Processor.
+    let native = ExportConfig::default_set(&catalog)
+        .with_process(&[])
+        .plan(&catalog);
+    assert!(native.problems.is_empty(), "{:?}", native.problems);
+    let compat = compat::windows_exporter(&catalog, Some(&[]));
+    assert!(compat.problems.is_empty(), "{:?}", compat.problems);
+    let names: Vec<&str> = compat.collectors.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "cpu",
+            "memory",
+            "logical_disk",
+            "physical_disk",
+            "net",
+            "system",
+            "process"
+        ]
+    );
+    let (mut en, mut ec) = (Exporter::new(), Exporter::new());
+    let texts: Vec<(String, String)> = samples[..2]
+        .iter()
+        .map(|s| {
+            (
+                render_snapshot(&native, &mut en, s),
+                render_snapshot(&compat, &mut ec, s),
+            )
+        })
+        .collect();
+    let value = |text: &str, series: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(series) && l[series.len()..].starts_with(' '))
+            .unwrap_or_else(|| panic!("no {series}"))
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // PDH's values for the same interval, from the query engine.
+    let mut q = Query::new(FormatOptions::typeperf());
+    for p in [
+        r"\Processor(0)\% Processor Time",
+        r"\Processor(0)\% Idle Time",
+        r"\System\Context Switches/sec",
+        r"\PhysicalDisk(0 C:)\Avg. Disk sec/Transfer",
+        r"\LogicalDisk(C:)\% Free Space",
+        r"\LogicalDisk(C:)\Free Megabytes",
+    ] {
+        q.add(p).unwrap();
+    }
+    q.update(&samples[0]);
+    let pdh = q.update(&samples[1]);
+    let pdh: Vec<Option<f64>> = pdh.iter().map(|v| v.value).collect();
+    // Seconds between the two samples on an object's clock: 100 ns for timers, ticks for counts.
+    let dt = |object: &str, ticks: bool| {
+        let c = |s: &Snapshot| s.clock_of(s.object_by_name(object).unwrap());
+        let (a, b) = (c(&samples[0]), c(&samples[1]));
+        if ticks {
+            (b.perf_time - a.perf_time) as f64 / a.perf_freq as f64
+        } else {
+            (b.perf_time_100ns - a.perf_time_100ns) as f64 / 1e7
+        }
+    };
+    let native = |i: usize| texts[i].0.as_str();
+    let compat = |i: usize| texts[i].1.as_str();
+    // The rate of a series over the interval, from the native (false) or compat (true) text.
+    let rate = |in_compat: bool, series: &str, seconds: f64| {
+        let text = |i: usize| if in_compat { compat(i) } else { native(i) };
+        (value(text(1), series) - value(text(0), series)) / seconds
+    };
+    // % Processor Time = 100 × (1 − rate of the inverse seconds); % Idle Time = 100 × rate.
+    let busy = 100.0
+        * (1.0
+            - rate(
+                false,
+                r#"perfcounters_processor_processor_inverse_seconds_total{instance_name="0"}"#,
+                dt("Processor", false),
+            ));
+    assert!(
+        (busy - pdh[0].unwrap()).abs() < 1e-6,
+        "{busy} vs {:?}",
+        pdh[0]
+    );
+    let idle = 100.0
+        * rate(
+            true,
+            r#"windows_cpu_time_total{core="0",mode="idle"}"#,
+            dt("Processor", false),
+        );
+    assert!(
+        (idle - pdh[1].unwrap()).abs() < 1e-6,
+        "{idle} vs {:?}",
+        pdh[1]
+    );
+    // Context switches per second on the System block's clock, both names.
+    for (in_compat, series) in [
+        (false, "perfcounters_system_context_switches_total"),
+        (true, "windows_system_context_switches_total"),
+    ] {
+        let cs = rate(in_compat, series, dt("System", true));
+        assert!(
+            (cs - pdh[2].unwrap()).abs() < 1e-9 * cs,
+            "{cs} vs {:?}",
+            pdh[2]
+        );
+    }
+    // The average disk time of the interval: Δ_sum / Δ_count, as PDH's PERF_AVERAGE_TIMER.
+    let sum = |i: usize| {
+        value(
+            native(i),
+            r#"perfcounters_physical_disk_disk_transfer_seconds_sum{instance_name="0 C:"}"#,
+        )
+    };
+    let count = |i: usize| {
+        value(
+            native(i),
+            r#"perfcounters_physical_disk_disk_transfer_seconds_count{instance_name="0 C:"}"#,
+        )
+    };
+    let avg = (sum(1) - sum(0)) / (count(1) - count(0));
+    assert!(
+        (avg - pdh[3].unwrap()).abs() < 1e-9,
+        "{avg} vs {:?}",
+        pdh[3]
+    );
+    // Free space: size_bytes × (numerator / base) = free_bytes, and the percentage PDH shows.
+    let free = value(compat(1), r#"windows_logical_disk_free_bytes{volume="C:"}"#);
+    let size = value(compat(1), r#"windows_logical_disk_size_bytes{volume="C:"}"#);
+    assert!(
+        (100.0 * free / size - pdh[4].unwrap()).abs() < 0.01,
+        "{free} / {size} vs {:?}",
+        pdh[4]
+    );
+    assert_eq!(free, pdh[5].unwrap() * 1048576.0);
+    // Process series carry the PID and the bare name; no _Total, no Idle duplicates.
+    let procs: Vec<&str> = compat(0)
+        .lines()
+        .filter(|l| l.starts_with("windows_process_threads{"))
+        .collect();
+    assert!(procs.len() > 40, "{}", procs.len());
+    assert!(procs.iter().all(|l| l.contains(",process_id=\"")));
+    assert!(!procs.iter().any(|l| l.contains("_Total")));
+}
