@@ -30,9 +30,17 @@ impl Server {
     }
 
     fn start_scheme(args: &[&str], scheme: &str) -> Server {
+        let own_address = args
+            .iter()
+            .any(|a| *a == "--listen" || *a == "--web.listen-address");
+        let default_listen: &[&str] = if own_address {
+            &[]
+        } else {
+            &["--listen", "127.0.0.1:0"]
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_perfcounters"))
             .arg("serve")
-            .args(["--listen", "127.0.0.1:0"])
+            .args(default_listen)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -544,6 +552,8 @@ fn replay_serves_recorded_blocks_and_charts_them() {
     let files = common::write_blocks(&dir);
     let mut args = vec!["--replay"];
     args.extend(files.iter().map(String::as_str));
+    // `--web.listen-address` is accepted as well as `--listen` (exporter-toolkit's name).
+    args.extend(["--web.listen-address", "127.0.0.1:0"]);
     let s = Server::start(&args);
     // Processor has no Processor Information here; the default set falls back to it. Each scrape
     // takes the next recorded block; the last one stays.

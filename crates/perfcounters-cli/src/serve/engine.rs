@@ -208,6 +208,11 @@ pub enum Cmd {
     ChartHistory(oneshot::Sender<String>),
 }
 
+/// Counter paths a chart holds at most.
+pub const MAX_CHART_PATHS: usize = 32;
+/// Series (expanded counter instances) a chart keeps at most; wildcards that expand further are cut.
+pub const MAX_SERIES: usize = 256;
+
 /// The chart's state: the added paths, their query and the last minutes of values.
 struct Chart {
     paths: Vec<String>,
@@ -250,6 +255,7 @@ impl Chart {
             .counters()
             .iter()
             .filter(|c| c.error.is_none())
+            .take(MAX_SERIES)
             .map(|c| c.path.to_string())
             .collect();
         let row: Vec<Option<f64>> = self
@@ -258,6 +264,7 @@ impl Chart {
             .iter()
             .zip(&values)
             .filter(|(c, _)| c.error.is_none())
+            .take(MAX_SERIES)
             .map(|(_, v)| v.value.filter(|x| x.is_finite()))
             .collect();
         if self.fresh || series != self.series {
@@ -429,6 +436,11 @@ impl Engine {
     fn chart_add(&mut self, path: String) -> Result<(), String> {
         perfcounters::CounterPath::parse(&path).map_err(|e| format!("{path}: {e}"))?;
         if !self.chart.paths.contains(&path) {
+            if self.chart.paths.len() >= MAX_CHART_PATHS {
+                return Err(format!(
+                    "the chart holds {MAX_CHART_PATHS} counter paths at most; remove one first"
+                ));
+            }
             self.chart.paths.push(path);
             self.chart.rebuild_query();
         }
@@ -464,6 +476,7 @@ impl Engine {
             let filter = perfcounters::log::CounterFilter::new(patterns);
             let keep: Vec<usize> = (0..log.paths.len())
                 .filter(|&i| filter.matches(&log.paths[i]))
+                .take(MAX_SERIES)
                 .collect();
             self.chart.series = keep.iter().map(|&i| log.columns[i].clone()).collect();
             self.chart.rows = log
