@@ -79,6 +79,9 @@ struct Names {
 ///   too: [`RegistrySource::english_name`] translates a localized name.
 /// * Requests ask for the objects' title indexes (`"238 2"`), never `"Global"` unless the catalog is
 ///   wanted.
+/// * The `"Global"` block read for the catalog ([`RegistrySource::catalog`]) also answers
+///   [`RegistrySource::instances`] until the next collection, so listing every object's instances
+///   after the catalog (`typeperf -qx`) reads the registry once, not once per object.
 /// * `HKEY_PERFORMANCE_DATA` is closed when the source is dropped (or by [`RegistrySource::close`]), so
 ///   provider DLLs and caches are released; it stays open between collections, as PDH keeps it.
 pub struct RegistrySource<R: PerfRegistry> {
@@ -88,6 +91,8 @@ pub struct RegistrySource<R: PerfRegistry> {
     len: usize,
     names: Option<Names>,
     open: bool,
+    /// The `"Global"` snapshot of the last catalog, until the next read of another value.
+    global: Option<Snapshot>,
 }
 
 impl<R: PerfRegistry> RegistrySource<R> {
@@ -105,6 +110,7 @@ impl<R: PerfRegistry> RegistrySource<R> {
             len: 0,
             names: None,
             open: false,
+            global: None,
         }
     }
 
@@ -244,6 +250,7 @@ impl<R: PerfRegistry> RegistrySource<R> {
 
     /// Reads `value` of `HKEY_PERFORMANCE_DATA` into the kept buffer.
     fn fetch_data(&mut self, value: &str) -> Result<(), SourceError> {
+        self.global = None;
         let mut buf = std::mem::take(&mut self.buf);
         self.open = true;
         let policy = self.policy;
@@ -270,11 +277,13 @@ impl<R: PerfRegistry> RegistrySource<R> {
         Ok(snapshot)
     }
 
-    /// Every object of the `"Global"` collection, named in English with English help texts.
-    pub fn catalog(&mut self) -> Result<(Catalog, Snapshot), SourceError> {
+    /// Every object of the `"Global"` collection, named in English with English help texts, and
+    /// that collection. It is kept: [`RegistrySource::instances`] answers from it until the source
+    /// reads another value.
+    pub fn catalog(&mut self) -> Result<(Catalog, &Snapshot), SourceError> {
         let snapshot = self.snapshot("Global")?;
         let catalog = catalog_of(&snapshot, self.names.as_ref().map(|n| &n.help));
-        Ok((catalog, snapshot))
+        Ok((catalog, self.global.insert(snapshot)))
     }
 
     /// The title indexes to ask for `objects` (English names, or names in the user's language),
@@ -303,13 +312,22 @@ impl<R: PerfRegistry> RegistrySource<R> {
         Ok(value)
     }
 
-    /// The instance names of `object` in a fresh collection of it.
+    /// The instance names of `object`: from the `"Global"` block of the last
+    /// [`catalog`](RegistrySource::catalog) when no other value was read since and it holds the
+    /// object, else from a fresh collection of the object.
     pub fn instances(&mut self, object: &str) -> Result<Vec<String>, SourceError> {
-        let value = self.value_for(&[object])?;
-        let snapshot = self.snapshot(&value)?;
         let english = self
             .english_name(object)
             .unwrap_or_else(|| object.to_string());
+        if let Some(list) = self
+            .global
+            .as_ref()
+            .and_then(|global| instances_of(global, &english).ok())
+        {
+            return Ok(list);
+        }
+        let value = self.value_for(&[object])?;
+        let snapshot = self.snapshot(&value)?;
         instances_of(&snapshot, &english)
     }
 

@@ -749,6 +749,59 @@ fn one_catalog_routes_objects_and_computes_values() {
     );
 }
 
+/// The `HKEY_PERFORMANCE_DATA` values read so far, one entry per call.
+fn data_reads(src: &mut WindowsSource<FakeRegistry, FakePerfLib>) -> Vec<String> {
+    let calls = &src.registry().api().calls;
+    calls
+        .iter()
+        .filter(|c| c.0 == PerfKey::Data)
+        .map(|c| c.1.clone())
+        .collect()
+}
+
+#[test]
+fn listing_every_instance_reads_the_global_block_once() {
+    let mut src = WindowsSource::new(registry(), perflib());
+    let catalog = src.catalog().unwrap();
+    // What `list -x` / `typeperf -qx` does: the catalog, then each object's instances.
+    let mut listed = Vec::new();
+    for o in catalog.objects.iter().filter(|o| o.multi_instance) {
+        listed.push((o.name.clone(), src.instances(&o.name).unwrap()));
+    }
+    assert_eq!(
+        listed,
+        [
+            (
+                "Processor".to_string(),
+                vec!["0".to_string(), "_Total".into()]
+            ),
+            (
+                "Processor Information".to_string(),
+                vec!["0,0".to_string(), "_Total".into()]
+            ),
+        ]
+    );
+    assert_eq!(
+        data_reads(&mut src),
+        ["Global"],
+        "the V1 instances come from the catalog's block"
+    );
+    // A local name finds the object in the kept block too.
+    assert_eq!(
+        src.registry().instances("Prozessor").unwrap(),
+        ["0", "_Total"]
+    );
+    assert_eq!(data_reads(&mut src), ["Global"]);
+    // After a collection the block is stale: an instance list reads the object again.
+    src.registry()
+        .api()
+        .data
+        .insert("238".into(), block(T0, vec![processor([1, 2])]));
+    src.collect(&Request::new().all_of("Processor")).unwrap();
+    assert_eq!(src.instances("Processor").unwrap(), ["0", "_Total"]);
+    assert_eq!(data_reads(&mut src), ["Global", "238", "238"]);
+}
+
 #[test]
 fn an_empty_machine_is_a_clear_error() {
     let mut fake = FakeRegistry::default();
