@@ -116,6 +116,18 @@ pub struct Transcoded<R> {
     eof: bool,
 }
 
+impl<R> std::fmt::Debug for Transcoded<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transcoded")
+            .field(
+                "encoding",
+                &self.decoder.as_ref().map(|d| d.encoding().name()),
+            )
+            .field("eof", &self.eof)
+            .finish_non_exhaustive()
+    }
+}
+
 const BUF: usize = 64 * 1024;
 
 impl<R: Read> Transcoded<R> {

@@ -310,6 +310,14 @@ pub struct PerfLib {
     scratch: Aligned,
 }
 
+impl std::fmt::Debug for PerfLib {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerfLib")
+            .field("loaded", &self.functions.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 impl PerfLib {
     /// The local machine's consumer functions (resolved by [`PerfLibApi::check`]).
     pub fn new() -> Self {
@@ -365,11 +373,11 @@ impl PerfLibApi for PerfLib {
         } else {
             ids.as_mut_ptr()
         };
-        // SAFETY: `p` is NULL (count 0) or valid for writes of `ids.len()` GUIDs; `actual` is
-        // writable. The machine name NULL means the local machine.
         let Some(f) = self.f() else {
             return NOT_IMPLEMENTED;
         };
+        // SAFETY: `p` is NULL (count 0) or valid for writes of `ids.len()` GUIDs; `actual` is
+        // writable. The machine name NULL means the local machine.
         let status = unsafe { (f.enumerate_counter_set)(null(), p, len32(ids.len()), &mut actual) };
         if status == 0 {
             for (i, g) in ids.iter().take(actual as usize).enumerate() {

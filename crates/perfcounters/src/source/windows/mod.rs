@@ -50,6 +50,18 @@ pub struct WindowsSource<R: PerfRegistry, P: PerfLibApi> {
     last_v2: bool,
 }
 
+impl<R: PerfRegistry, P: PerfLibApi> std::fmt::Debug for WindowsSource<R, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WindowsSource")
+            .field("v1", &self.v1)
+            .field("v2", &self.v2)
+            .field("routes", &self.routes)
+            .field("system_name", &self.system_name)
+            .field("v2_problem", &self.v2_problem)
+            .finish_non_exhaustive()
+    }
+}
+
 #[cfg(windows)]
 impl WindowsSource<ffi::Registry, ffi::PerfLib> {
     /// The local machine.

@@ -100,6 +100,17 @@ pub struct PerfLibSource<P: PerfLibApi> {
     data_len: usize,
 }
 
+impl<P: PerfLibApi> std::fmt::Debug for PerfLibSource<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerfLibSource")
+            .field("policy", &self.policy)
+            .field("query", &self.query)
+            .field("countersets", &self.sets.as_ref().map(Vec::len))
+            .field("added", &self.added.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<P: PerfLibApi> PerfLibSource<P> {
     /// A source over `api` with the default [`GrowPolicy`].
     pub fn new(api: P) -> Self {

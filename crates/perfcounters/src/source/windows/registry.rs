@@ -95,6 +95,16 @@ pub struct RegistrySource<R: PerfRegistry> {
     global: Option<Snapshot>,
 }
 
+impl<R: PerfRegistry> std::fmt::Debug for RegistrySource<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistrySource")
+            .field("policy", &self.policy)
+            .field("open", &self.open)
+            .field("names", &self.names.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<R: PerfRegistry> RegistrySource<R> {
     /// A source over `api` with the default [`GrowPolicy`].
     pub fn new(api: R) -> Self {
