@@ -338,7 +338,7 @@ impl PerfLib {
         let mut actual = 0u32;
         // SAFETY: `query` is a handle returned by PerfOpenQueryHandle and not yet closed; `p` is NULL
         // (size 0) or 8-byte aligned and valid for writes of `buf.len()` bytes; `actual` is writable.
-        let status = unsafe { call(query.0 as HANDLE, p, len32(buf.len()), &mut actual) };
+        let status = unsafe { call(query.raw() as HANDLE, p, len32(buf.len()), &mut actual) };
         if status == 0 {
             self.scratch.copy_out(buf, actual as usize);
         }
@@ -352,7 +352,7 @@ impl PerfLib {
         let p = self.scratch.copy_in(ids);
         // SAFETY: `query` is an open query handle; `p` is NULL (empty list) or an 8-byte-aligned
         // copy of the identifier list, valid for reads and writes of `ids.len()` bytes.
-        let status = unsafe { call(query.0 as HANDLE, p, len32(ids.len())) };
+        let status = unsafe { call(query.raw() as HANDLE, p, len32(ids.len())) };
         // The call writes each identifier's Status field: copy the list back.
         self.scratch.copy_out(ids, ids.len());
         status
@@ -447,7 +447,7 @@ impl PerfLibApi for PerfLib {
         // SAFETY: `handle` is writable; NULL names the local machine.
         let status = unsafe { (f.open_query)(null(), &mut handle) };
         match status {
-            0 if !handle.is_null() => Ok(QueryHandle(handle as usize)),
+            0 if !handle.is_null() => Ok(QueryHandle::from_raw(handle as usize)),
             // A success without a handle is a broken implementation: report it as one.
             0 => Err(ERROR_CALL_NOT_IMPLEMENTED),
             code => Err(code),
@@ -487,6 +487,6 @@ impl PerfLibApi for PerfLib {
             return ERROR_CALL_NOT_IMPLEMENTED;
         };
         // SAFETY: `query` came from PerfOpenQueryHandle and the source closes it once.
-        unsafe { (f.close_query)(query.0 as HANDLE) }
+        unsafe { (f.close_query)(query.raw() as HANDLE) }
     }
 }

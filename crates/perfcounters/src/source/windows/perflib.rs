@@ -23,11 +23,34 @@ pub const ANY_INSTANCE_ID: u32 = 0xFFFF_FFFF;
 pub const LANG_ENGLISH_US: u32 = 0x0409;
 
 /// An open PerfLib query (`HANDLE`), opaque to the source.
+///
+/// Only the Windows implementation of [`PerfLibApi::open_query`] (and the test doubles of this
+/// crate) make one, from the handle `PerfOpenQueryHandle` returned: other code can hold and compare
+/// handles but not forge one, so the consumer functions are only ever given a handle they opened.
+///
+/// ```compile_fail
+/// let forged = perfcounters::source::windows::QueryHandle(7);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct QueryHandle(pub usize);
+pub struct QueryHandle(usize);
+
+impl QueryHandle {
+    /// The handle of an open query.
+    #[cfg_attr(not(any(windows, test)), allow(dead_code))]
+    pub(super) fn from_raw(raw: usize) -> QueryHandle {
+        QueryHandle(raw)
+    }
+
+    /// The raw `HANDLE` value.
+    #[cfg_attr(not(windows), allow(dead_code))]
+    pub(super) fn raw(self) -> usize {
+        self.0
+    }
+}
 
 /// The PerfLib V2 consumer calls the source needs. The real implementation (Windows only) resolves
-/// them from `advapi32.dll` at run time and wraps each in a few lines; tests inject results.
+/// them from `advapi32.dll` at run time and wraps each in a few lines; tests inject results. A
+/// [`QueryHandle`] is made only by the implementations in this crate.
 ///
 /// Buffer-filling calls take a byte buffer and report the Win32 status and a size in bytes (the bytes
 /// written, or the bytes needed with `ERROR_NOT_ENOUGH_MEMORY`).

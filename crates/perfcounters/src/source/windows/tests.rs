@@ -481,11 +481,11 @@ impl PerfLibApi for FakePerfLib {
     fn open_query(&mut self) -> Result<QueryHandle, u32> {
         self.log.push("open".into());
         self.open = true;
-        Ok(QueryHandle(7))
+        Ok(QueryHandle::from_raw(7))
     }
 
     fn add_counters(&mut self, query: QueryHandle, ids: &mut [u8]) -> u32 {
-        assert_eq!(query, QueryHandle(7));
+        assert_eq!(query, QueryHandle::from_raw(7));
         let mut specs = CounterSpec::decode_list(ids).unwrap();
         self.log.push(format!(
             "add {} {:?}",
@@ -518,7 +518,7 @@ impl PerfLibApi for FakePerfLib {
     }
 
     fn close_query(&mut self, query: QueryHandle) -> u32 {
-        assert_eq!(query, QueryHandle(7));
+        assert_eq!(query, QueryHandle::from_raw(7));
         self.log.push("close".into());
         self.open = false;
         0
