@@ -24,7 +24,9 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use perfcounters::format::v1::{encode, layout_counter_block, PerfDataBlock, RawValue};
+use perfcounters::format::v1::{
+    encode, layout_counter_block, PerfDataBlock, RawValue, ValueLayout,
+};
 use perfcounters::names::NameTable;
 use perfcounters::query::Query;
 use perfcounters::snapshot::{
@@ -294,35 +296,38 @@ fn global_block_of(generation: u64) -> Vec<u8> {
     encode(&snap).unwrap()
 }
 
-/// Every object, every instance name and every counter value, through the borrowed views.
+/// Every object, every instance name and every counter value, through the borrowed views. Names are
+/// decoded into one reused buffer; values are read through the object's `ValueLayout`, which checks
+/// each counter block once.
 fn walk(bytes: &[u8]) -> u64 {
     let block = PerfDataBlock::parse(bytes).unwrap();
     let mut sum = 0u64;
     let mut defs = Vec::new();
+    let mut name = String::new();
+    let value = |v: RawValue<'_>| match v {
+        RawValue::U32(v) => u64::from(v),
+        RawValue::U64(v) => v,
+        RawValue::Bytes(b) => b.len() as u64,
+    };
     for object in block.objects() {
         let object = object.unwrap();
         defs.clear();
         for d in object.counters() {
             defs.push(d.unwrap());
         }
-        let value = |v: RawValue<'_>| match v {
-            RawValue::U32(v) => u64::from(v),
-            RawValue::U64(v) => v,
-            RawValue::Bytes(b) => b.len() as u64,
-        };
+        let layout = ValueLayout::new(&defs);
         if let Some(cb) = object.counter_block().unwrap() {
-            for d in &defs {
-                sum = sum.wrapping_add(value(cb.value(d).unwrap()));
+            for v in cb.values_of(&layout).unwrap() {
+                sum = sum.wrapping_add(value(v));
             }
         }
         for inst in object.instances() {
             let inst = inst.unwrap();
-            let name_len = inst.name().unwrap().len() as u64;
-            let cb = inst.counter_block();
-            for d in &defs {
-                sum = sum.wrapping_add(value(cb.value(d).unwrap()));
+            inst.name_into(&mut name).unwrap();
+            sum = sum.wrapping_add(name.len() as u64);
+            for v in inst.counter_block().values_of(&layout).unwrap() {
+                sum = sum.wrapping_add(value(v));
             }
-            sum = sum.wrapping_add(name_len);
         }
     }
     sum

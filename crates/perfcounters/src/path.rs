@@ -309,9 +309,37 @@ fn write_instance(
     Ok(())
 }
 
+/// The full name `parent/name` of an instance (`name` without a parent), with room for the `#n`
+/// that [`write_index`] may append.
+pub(crate) fn full_instance_name(parent: Option<&str>, name: &str) -> String {
+    let mut s = String::with_capacity(
+        parent
+            .map_or(0, |p| p.len().saturating_add(1))
+            .saturating_add(name.len())
+            .saturating_add(11),
+    );
+    // Writing into a String cannot fail.
+    let _ = write_instance(&mut s, parent, name, None);
+    s
+}
+
 /// Appends the duplicate suffix `#index` of an instance name.
 pub(crate) fn write_index(f: &mut impl fmt::Write, index: u32) -> fmt::Result {
-    write!(f, "#{index}")
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    let mut v = index;
+    loop {
+        start -= 1;
+        if let Some(d) = digits.get_mut(start) {
+            *d = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+        if v == 0 || start == 0 {
+            break;
+        }
+    }
+    f.write_char('#')?;
+    f.write_str(std::str::from_utf8(digits.get(start..).unwrap_or_default()).unwrap_or("0"))
 }
 
 /// Formats an instance string `parent/name#index` (the inverse of [`parse_instance`]); the parent
@@ -907,23 +935,115 @@ pub fn fold_case(name: &str) -> std::borrow::Cow<'_, str> {
             Cow::Borrowed(name)
         }
     } else {
-        Cow::Owned(
-            name.chars()
-                .map(|c| {
-                    let mut lower = c.to_lowercase();
-                    match (lower.next(), lower.next()) {
-                        (Some(l), None) => l,
-                        _ => c,
-                    }
-                })
-                .collect(),
-        )
+        Cow::Owned(name.chars().map(fold_char).collect())
+    }
+}
+
+/// The folding of one character by [`fold_case`]: its lowercase form when that is one character,
+/// else the character itself.
+fn fold_char(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_lowercase();
+    }
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+/// A name that compares and hashes as its [`fold_case`] form, without building that string: a map
+/// keyed by `Folded` finds names ignoring case with no allocation per lookup.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Folded<'a>(pub(crate) &'a str);
+
+impl PartialEq for Folded<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.0, other.0);
+        a == b
+            || if a.is_ascii() && b.is_ascii() {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a.chars().map(fold_char).eq(b.chars().map(fold_char))
+            }
+    }
+}
+
+impl Eq for Folded<'_> {}
+
+impl std::hash::Hash for Folded<'_> {
+    /// Hashes the UTF-8 bytes of `fold_case(name)`, in chunks of a small buffer.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let mut buf = [0u8; 64];
+        if self.0.is_ascii() {
+            for chunk in self.0.as_bytes().chunks(buf.len()) {
+                let folded = buf.get_mut(..chunk.len()).unwrap_or_default();
+                for (f, b) in folded.iter_mut().zip(chunk) {
+                    *f = b.to_ascii_lowercase();
+                }
+                state.write(folded);
+            }
+            state.write_u8(0xff);
+            return;
+        }
+        let mut len = 0usize;
+        for c in self.0.chars().map(fold_char) {
+            if len + 4 > buf.len() {
+                state.write(buf.get(..len).unwrap_or_default());
+                len = 0;
+            }
+            len += buf
+                .get_mut(len..)
+                .map_or(0, |rest| c.encode_utf8(rest).len());
+        }
+        state.write(buf.get(..len).unwrap_or_default());
+        state.write_u8(0xff);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folded_keys_match_fold_case() {
+        use std::hash::{BuildHasher, RandomState};
+        let long = "Ab".repeat(70);
+        let names = [
+            "svchost",
+            "SVCHOST",
+            "svchost#1",
+            "explorer/0",
+            "Explorer/0",
+            "\u{212A}elvin", // KELVIN SIGN folds to 'k'
+            "kelvin",
+            "\u{130}stanbul", // its lowercase is two characters: kept as is
+            "i\u{307}stanbul",
+            "\u{c9}T\u{c9}",
+            "\u{e9}t\u{e9}",
+            long.as_str(),
+            &long.to_lowercase(),
+            "",
+        ];
+        let state = RandomState::new();
+        for a in names {
+            for b in names {
+                let same = fold_case(a) == fold_case(b);
+                assert_eq!(Folded(a) == Folded(b), same, "{a:?} {b:?}");
+                assert_eq!(eq_ignore_case(a, b), same, "{a:?} {b:?}");
+            }
+            assert_eq!(
+                state.hash_one(Folded(a)),
+                state.hash_one(fold_case(a).as_ref()),
+                "{a:?}"
+            );
+        }
+        let mut s = String::from("x");
+        write_index(&mut s, 0).unwrap();
+        write_index(&mut s, 7).unwrap();
+        write_index(&mut s, u32::MAX).unwrap();
+        assert_eq!(s, "x#0#7#4294967295");
+    }
 
     #[test]
     fn glob_basics() {

@@ -182,12 +182,24 @@ pub struct QueryCounter {
     object_pos: usize,
     counter_pos: usize,
     instance_pos: usize,
-    /// This counter's entries in [`Query::plan`].
-    object_slot: usize,
-    counter_slot: usize,
-    instance_slot: Option<usize>,
+}
+
+/// What [`Query::update`] reads and writes for one counter, kept apart from the [`QueryCounter`]
+/// (paths, names, errors) so that a collection walks a compact array.
+#[derive(Clone, Debug)]
+struct CounterState {
+    /// The status to report without looking at the data: the counter's path did not resolve and
+    /// cannot start resolving later.
+    fixed: Option<PdhStatus>,
+    /// This counter's entries in [`Query::plan`]; `NO_SLOT` for no instance.
+    object_slot: u32,
+    counter_slot: u32,
+    instance_slot: u32,
     previous: Option<Previous>,
 }
+
+/// [`CounterState::instance_slot`] of a counter without an instance.
+const NO_SLOT: u32 = u32::MAX;
 
 impl QueryCounter {
     /// The path as a string (`\\MACHINE\Object(Instance)\Counter`).
@@ -205,6 +217,8 @@ pub struct Query {
     /// The distinct objects, counters and instances the expanded counters read, each looked up
     /// once per collection.
     plan: Plan,
+    /// One per counter, in [`Query::counters`] order.
+    state: Vec<CounterState>,
     expanded: bool,
 }
 
@@ -229,8 +243,9 @@ struct Plan {
 }
 
 impl Plan {
-    /// Assigns every counter its slots; counters that name the same thing share one.
-    fn build(counters: &mut [QueryCounter]) -> Plan {
+    /// The plan of `counters` and each counter's state (no previous sample); counters that name
+    /// the same thing share one slot.
+    fn build(counters: &[QueryCounter]) -> (Plan, Vec<CounterState>) {
         fn slot(
             list: &mut Vec<Slot>,
             index: &mut HashMap<(usize, String), usize>,
@@ -249,35 +264,54 @@ impl Plan {
             index.insert((object, name.to_owned()), list.len() - 1);
             list.len() - 1
         }
+        let slot_u32 = |i: usize| u32::try_from(i).unwrap_or(NO_SLOT);
         let mut plan = Plan::default();
         let (mut objects, mut counter_index, mut instance_index) =
             (HashMap::new(), HashMap::new(), HashMap::new());
-        for c in counters.iter_mut() {
-            c.object_slot = slot(
-                &mut plan.objects,
-                &mut objects,
-                0,
-                &c.path.object,
-                c.object_pos,
-            );
-            c.counter_slot = slot(
-                &mut plan.counters,
-                &mut counter_index,
-                c.object_slot,
-                &c.path.counter,
-                c.counter_pos,
-            );
-            c.instance_slot = c.instance.as_deref().map(|name| {
-                slot(
-                    &mut plan.instances,
-                    &mut instance_index,
-                    c.object_slot,
-                    name,
-                    c.instance_pos,
-                )
-            });
-        }
-        plan
+        let state = counters
+            .iter()
+            .map(|c| {
+                let object_slot = slot(
+                    &mut plan.objects,
+                    &mut objects,
+                    0,
+                    &c.path.object,
+                    c.object_pos,
+                );
+                let counter_slot = slot(
+                    &mut plan.counters,
+                    &mut counter_index,
+                    object_slot,
+                    &c.path.counter,
+                    c.counter_pos,
+                );
+                let instance_slot = c.instance.as_deref().map_or(NO_SLOT, |name| {
+                    slot_u32(slot(
+                        &mut plan.instances,
+                        &mut instance_index,
+                        object_slot,
+                        name,
+                        c.instance_pos,
+                    ))
+                });
+                // A path whose instance did not exist at expansion may appear later.
+                let fixed = c
+                    .error
+                    .as_ref()
+                    .filter(|e| {
+                        !matches!(e, ExpandError::NoInstance { .. }) || c.instance.is_none()
+                    })
+                    .map(ExpandError::status);
+                CounterState {
+                    fixed,
+                    object_slot: slot_u32(object_slot),
+                    counter_slot: slot_u32(counter_slot),
+                    instance_slot,
+                    previous: None,
+                }
+            })
+            .collect();
+        (plan, state)
     }
 }
 
@@ -470,15 +504,17 @@ impl Query {
         }
         // Keep the previous samples of counters that survive a re-expansion.
         let mut old: HashMap<String, Previous> = HashMap::new();
-        for c in self.counters.drain(..) {
-            if let Some(prev) = c.previous {
+        for (c, state) in self.counters.drain(..).zip(self.state.drain(..)) {
+            if let Some(prev) = state.previous {
                 old.insert(fold_case(&c.path.to_string()).into_owned(), prev);
             }
         }
-        for c in &mut counters {
-            c.previous = old.remove(fold_case(&c.path.to_string()).as_ref());
+        let (plan, mut state) = Plan::build(&counters);
+        for (c, state) in counters.iter().zip(&mut state) {
+            state.previous = old.remove(fold_case(&c.path.to_string()).as_ref());
         }
-        self.plan = Plan::build(&mut counters);
+        self.plan = plan;
+        self.state = state;
         self.counters = counters;
         self.expanded = true;
     }
@@ -491,38 +527,37 @@ impl Query {
         }
         let options = self.options;
         let resolved = self.plan.resolve(snapshot, &options);
-        let mut out = Vec::with_capacity(self.counters.len());
-        for c in &mut self.counters {
+        let mut out = Vec::with_capacity(self.state.len());
+        for c in &mut self.state {
             out.push(update_one(snapshot, c, &resolved));
         }
         out
     }
 }
 
-fn update_one(snapshot: &Snapshot, c: &mut QueryCounter, resolved: &Resolved) -> CounterValue {
+fn update_one(snapshot: &Snapshot, c: &mut CounterState, resolved: &Resolved) -> CounterValue {
     let missing = |status| CounterValue {
         value: None,
         status,
         raw: None,
     };
-    if let Some(e) = &c.error {
-        // A path whose instance did not exist at expansion may appear later.
-        if !matches!(e, ExpandError::NoInstance { .. }) || c.instance.is_none() {
-            return missing(e.status());
-        }
+    if let Some(status) = c.fixed {
+        return missing(status);
     }
-    let found = |list: &[Option<usize>], slot: usize| list.get(slot).copied().flatten();
+    let slot = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
+    let found = |list: &[Option<usize>], i: u32| list.get(slot(i)).copied().flatten();
     let Some(object) =
         found(&resolved.objects, c.object_slot).and_then(|p| snapshot.objects.get(p))
     else {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_NO_OBJECT);
     };
-    let Some(Some(prepared)) = resolved.counters.get(c.counter_slot) else {
+    let Some(Some(prepared)) = resolved.counters.get(slot(c.counter_slot)) else {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_NO_COUNTER);
     };
-    let instance = c.instance_slot.map(|slot| found(&resolved.instances, slot));
+    let instance =
+        (c.instance_slot != NO_SLOT).then(|| found(&resolved.instances, c.instance_slot));
     let (values, unique_id) = match (&object.data, instance) {
         (ObjectData::Single(v), None) => (v.as_slice(), PERF_NO_UNIQUE_ID),
         (ObjectData::Instances(list), Some(Some(pos))) => match list.get(pos) {
@@ -607,10 +642,6 @@ fn expand_one(
         object_pos: 0,
         counter_pos: 0,
         instance_pos: 0,
-        object_slot: 0,
-        counter_slot: 0,
-        instance_slot: None,
-        previous: None,
     };
     let objects: Vec<(usize, &Object)> = snapshot
         .objects
@@ -755,10 +786,6 @@ fn expand_one(
                     object_pos,
                     counter_pos: *counter_pos,
                     instance_pos: *instance_pos,
-                    object_slot: 0,
-                    counter_slot: 0,
-                    instance_slot: None,
-                    previous: None,
                 });
             }
         }

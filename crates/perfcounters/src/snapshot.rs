@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use crate::counter_type::{CounterType, TimeBase};
-use crate::path::{fold_case, format_instance, write_index};
+use crate::path::{format_instance, full_instance_name, write_index, Folded};
 use crate::raw::RawCounter;
 
 /// The 100 ns time base (`PERF_TIMER_100NS`): 10,000,000 units per second.
@@ -468,19 +468,26 @@ impl Object {
 /// ]);
 /// ```
 pub fn name_instances(instances: &mut [Instance]) {
-    let mut seen: HashMap<String, u32> = HashMap::with_capacity(instances.len());
-    for inst in instances.iter_mut() {
-        let mut name = format_instance(inst.parent.as_deref(), &inst.raw_name, None);
-        let key = fold_case(&name);
-        let count = match seen.get_mut(key.as_ref()) {
-            Some(count) => count,
-            None => seen.entry(key.into_owned()).or_insert(0),
-        };
-        inst.index = *count;
-        *count = count.saturating_add(1);
-        if inst.index > 0 {
+    let names: Vec<String> = instances
+        .iter()
+        .map(|inst| full_instance_name(inst.parent.as_deref(), &inst.raw_name))
+        .collect();
+    let mut seen: HashMap<Folded<'_>, u32> = HashMap::with_capacity(names.len());
+    let indexes: Vec<u32> = names
+        .iter()
+        .map(|name| {
+            let count = seen.entry(Folded(name)).or_insert(0);
+            let index = *count;
+            *count = count.saturating_add(1);
+            index
+        })
+        .collect();
+    drop(seen);
+    for ((inst, mut name), index) in instances.iter_mut().zip(names).zip(indexes) {
+        inst.index = index;
+        if index > 0 {
             // The name is built as `instance_name` builds it: the full name, then `#n`.
-            let _ = write_index(&mut name, inst.index);
+            let _ = write_index(&mut name, index);
         }
         inst.name = name;
     }

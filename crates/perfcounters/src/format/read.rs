@@ -383,13 +383,37 @@ pub(crate) fn check_size(
 /// Decodes UTF-16 code units in `endian` order up to the first NUL (or the end), replacing unpaired
 /// surrogates with U+FFFD. An odd trailing byte is ignored.
 pub(crate) fn utf16_until_nul(bytes: &[u8], endian: Endian) -> String {
-    let units = bytes
+    let mut out = String::new();
+    utf16_until_nul_into(bytes, endian, &mut out);
+    out
+}
+
+/// [`utf16_until_nul`] appending to `out`, so a caller decoding many names can reuse one buffer.
+///
+/// Names in performance data are nearly always ASCII: those are copied one byte per code unit with
+/// no further decoding; any other code unit switches to full UTF-16 decoding from that point on.
+pub(crate) fn utf16_until_nul_into(bytes: &[u8], endian: Endian, out: &mut String) {
+    out.reserve(bytes.len() / 2);
+    let mut units = bytes
         .chunks_exact(2)
-        .map(|c| endian.u16_at(c, 0))
+        .map(|c| match c {
+            [a, b] => endian.u16([*a, *b]),
+            _ => 0,
+        })
         .take_while(|&u| u != 0);
-    char::decode_utf16(units)
-        .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
-        .collect()
+    while let Some(u) = units.next() {
+        match u8::try_from(u) {
+            Ok(b) if b.is_ascii() => out.push(char::from(b)),
+            _ => {
+                // Decode everything from the first non-ASCII unit on.
+                out.extend(
+                    char::decode_utf16(std::iter::once(u).chain(units))
+                        .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER)),
+                );
+                return;
+            }
+        }
+    }
 }
 
 /// A NUL-terminated UTF-16LE string borrowed from a buffer (without the terminator).
@@ -549,5 +573,32 @@ mod tests {
         let s = Utf16Str::terminated(&le).unwrap();
         assert_eq!((s.to_string(), s.len()), ("ab".to_string(), 2));
         assert_eq!(Utf16Str::terminated(&le[..3]), None);
+        // ASCII, then other characters: the fast path hands over mid-name, surrogate pairs included.
+        let units: Vec<u16> = "ab\u{e9}c\u{1F600}d\0z".encode_utf16().collect();
+        let mixed_le: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+        let mixed_be: Vec<u8> = units.iter().flat_map(|u| u.to_be_bytes()).collect();
+        assert_eq!(
+            utf16_until_nul(&mixed_le, Endian::Little),
+            "ab\u{e9}c\u{1F600}d"
+        );
+        assert_eq!(
+            utf16_until_nul(&mixed_be, Endian::Big),
+            "ab\u{e9}c\u{1F600}d"
+        );
+        let mut reused = String::from("old");
+        reused.clear();
+        utf16_until_nul_into(&mixed_le[4..], Endian::Little, &mut reused);
+        assert_eq!(reused, "\u{e9}c\u{1F600}d");
+        // A lone high surrogate right after ASCII, and a name of only non-ASCII units.
+        let lone: Vec<u8> = [0x61u16, 0xD800, 0x62]
+            .iter()
+            .flat_map(|u| u.to_le_bytes())
+            .collect();
+        assert_eq!(utf16_until_nul(&lone, Endian::Little), "a\u{FFFD}b");
+        let greek: Vec<u8> = "\u{3b1}\u{3b2}"
+            .encode_utf16()
+            .flat_map(|u| u.to_le_bytes())
+            .collect();
+        assert_eq!(utf16_until_nul(&greek, Endian::Little), "\u{3b1}\u{3b2}");
     }
 }

@@ -12,7 +12,7 @@ use super::layout::{
     object_type as OT,
 };
 use crate::counter_type::CounterType;
-use crate::format::read::{fixed, to_usize, utf16_until_nul, Endian, Reader};
+use crate::format::read::{fixed, to_usize, utf16_until_nul, utf16_until_nul_into, Endian, Reader};
 use crate::format::structure::{
     PERF_COUNTER_BLOCK as COUNTER_BLOCK, PERF_COUNTER_DEFINITION as COUNTER_DEFINITION,
     PERF_DATA_BLOCK as DATA_BLOCK, PERF_INSTANCE_DEFINITION as INSTANCE_DEFINITION,
@@ -560,6 +560,12 @@ impl<'a> ObjectType<'a> {
     /// with their raw names (parent and `#n` resolution needs the whole block; see
     /// [`PerfDataBlock::to_snapshot`]).
     pub fn to_object(&self) -> Result<snapshot::Object, DecodeError> {
+        self.owned(true)
+    }
+
+    /// [`ObjectType::to_object`]; with `copy_names` false, [`snapshot::Instance::name`] is left
+    /// empty for the caller to set (as [`PerfDataBlock::to_snapshot`] does for every instance).
+    fn owned(&self, copy_names: bool) -> Result<snapshot::Object, DecodeError> {
         let defs: Vec<CounterDefinition<'a>> = self.counters().collect::<Result<_, _>>()?;
         let mut counters: Vec<snapshot::CounterDefinition> =
             defs.iter().map(CounterDefinition::to_definition).collect();
@@ -578,19 +584,28 @@ impl<'a> ObjectType<'a> {
                 multiple_instances: false,
             },
             _ => {
-                let mut instances = Vec::new();
+                let layout = ValueLayout::new(&defs);
+                let mut instances = Vec::with_capacity(self.instances().size_hint().1.unwrap_or(0));
                 for inst in self.instances() {
                     let inst = inst?;
                     let raw_name = inst.name()?;
                     instances.push(snapshot::Instance {
-                        name: raw_name.clone(),
+                        name: if copy_names {
+                            raw_name.clone()
+                        } else {
+                            String::new()
+                        },
                         raw_name,
                         parent: None,
                         index: 0,
                         parent_object: inst.parent_object_title_index(),
                         parent_instance: inst.parent_object_instance(),
                         unique_id: inst.unique_id(),
-                        values: inst.counter_block().values(&defs)?,
+                        values: inst
+                            .counter_block()
+                            .values_of(&layout)?
+                            .map(RawValue::to_value)
+                            .collect(),
                     });
                 }
                 snapshot::ObjectData::Instances(instances)
@@ -937,9 +952,19 @@ impl<'a> InstanceDefinition<'a> {
     /// 0, otherwise bytes in that Windows code page; up to the first NUL. Malformed sequences become
     /// U+FFFD. A code page that has no decoder is an error.
     pub fn name(&self) -> Result<String, DecodeError> {
+        let mut name = String::new();
+        self.name_into(&mut name)?;
+        Ok(name)
+    }
+
+    /// [`InstanceDefinition::name`] into `out`, which is cleared first: a walk over many instances
+    /// decodes every name into one reused buffer.
+    pub fn name_into(&self, out: &mut String) -> Result<(), DecodeError> {
+        out.clear();
         let bytes = self.name_bytes();
         if self.code_page == 0 {
-            return Ok(utf16_until_nul(bytes, self.r.endian()));
+            utf16_until_nul_into(bytes, self.r.endian(), out);
+            return Ok(());
         }
         let encoding = u16::try_from(self.code_page)
             .ok()
@@ -956,8 +981,8 @@ impl<'a> InstanceDefinition<'a> {
                 )
             })?;
         let decoded: Cow<'_, str> = encoding.decode_without_bom_handling(bytes).0;
-        let text = decoded.split('\0').next().unwrap_or("");
-        Ok(text.to_owned())
+        out.push_str(decoded.split('\0').next().unwrap_or(""));
+        Ok(())
     }
 
     /// The instance's counter block.
@@ -1060,11 +1085,102 @@ impl<'a> CounterBlock<'a> {
 
     /// The owned values of every definition, in definition order.
     pub fn values(&self, defs: &[CounterDefinition<'_>]) -> Result<Vec<Value>, DecodeError> {
-        defs.iter()
-            .map(|d| self.value(d).map(RawValue::to_value))
-            .collect()
+        let mut values = Vec::with_capacity(defs.len());
+        for d in defs {
+            values.push(self.value(d)?.to_value());
+        }
+        Ok(values)
+    }
+
+    /// Every value of `layout`'s definitions, in definition order, the block checked once: when it
+    /// holds the layout's furthest value, each value is read without a check of its own; otherwise
+    /// the error is [`CounterBlock::value`]'s for the first definition outside the block.
+    #[inline]
+    pub fn values_of<'l>(
+        &self,
+        layout: &'l ValueLayout<'_>,
+    ) -> Result<LayoutValues<'a, 'l>, DecodeError> {
+        let bytes = self.r.as_bytes();
+        if bytes.len() < layout.end {
+            for d in &layout.defs {
+                self.value(d)?;
+            }
+        }
+        Ok(LayoutValues {
+            bytes,
+            endian: self.r.endian(),
+            fields: layout.fields.iter(),
+        })
     }
 }
+
+/// The counter definitions of an object, prepared to read the values of all its counter blocks:
+/// each definition's `CounterOffset` and `CounterSize`, and the end of the furthest value, so one
+/// comparison per block checks every value ([`CounterBlock::values_of`]).
+#[derive(Clone, Debug)]
+pub struct ValueLayout<'a> {
+    defs: Vec<CounterDefinition<'a>>,
+    fields: Vec<(usize, usize)>,
+    end: usize,
+}
+
+impl<'a> ValueLayout<'a> {
+    /// The layout of these definitions (an object's, from [`ObjectType::counters`]).
+    pub fn new(defs: &[CounterDefinition<'a>]) -> Self {
+        let fields: Vec<(usize, usize)> = defs
+            .iter()
+            .map(|d| (to_usize(d.value_offset), to_usize(d.value_size)))
+            .collect();
+        let end = fields
+            .iter()
+            .map(|&(offset, size)| offset.saturating_add(size))
+            .max()
+            .unwrap_or(0);
+        ValueLayout {
+            defs: defs.to_vec(),
+            fields,
+            end,
+        }
+    }
+
+    /// The definitions, in order.
+    pub fn definitions(&self) -> &[CounterDefinition<'a>] {
+        &self.defs
+    }
+}
+
+/// The values of one counter block in definition order; see [`CounterBlock::values_of`].
+#[derive(Clone, Debug)]
+pub struct LayoutValues<'a, 'l> {
+    /// The block's bytes, checked to hold every value.
+    bytes: &'a [u8],
+    endian: Endian,
+    fields: std::slice::Iter<'l, (usize, usize)>,
+}
+
+impl<'a> Iterator for LayoutValues<'a, '_> {
+    type Item = RawValue<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<RawValue<'a>> {
+        let &(offset, size) = self.fields.next()?;
+        Some(match size {
+            4 => RawValue::U32(self.endian.u32_at(self.bytes, offset)),
+            8 => RawValue::U64(self.endian.u64_at(self.bytes, offset)),
+            _ => RawValue::Bytes(
+                self.bytes
+                    .get(offset..offset.saturating_add(size))
+                    .unwrap_or_default(),
+            ),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.fields.size_hint()
+    }
+}
+
+impl ExactSizeIterator for LayoutValues<'_, '_> {}
 
 /// A counter value borrowed from a counter block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1106,7 +1222,8 @@ impl PerfDataBlock<'_> {
     pub fn to_snapshot(&self) -> Result<snapshot::Snapshot, DecodeError> {
         let mut objects = Vec::new();
         for object in self.objects() {
-            objects.push(object?.to_object()?);
+            // `resolve_instance_names` names every instance.
+            objects.push(object?.owned(false)?);
         }
         let mut snap = snapshot::Snapshot {
             system_name: self.system_name()?,

@@ -45,10 +45,11 @@ mod naming;
 pub use crate::format::Endian;
 pub use crate::format::{DecodeError, EncodeError};
 pub use decode::{
-    CounterBlock, CounterDefinition, Counters, InstanceDefinition, Instances, ObjectType, Objects,
-    PerfDataBlock, RawValue, COUNTER_BLOCK_LEN, COUNTER_DEFINITION_LEN, DATA_BLOCK_LEN,
-    INSTANCE_DEFINITION_LEN, OBJECT_TYPE_LEN, PERF_METADATA_MULTIPLE_INSTANCES,
-    PERF_METADATA_NO_INSTANCES, PERF_NO_INSTANCES, PERF_NO_UNIQUE_ID,
+    CounterBlock, CounterDefinition, Counters, InstanceDefinition, Instances, LayoutValues,
+    ObjectType, Objects, PerfDataBlock, RawValue, ValueLayout, COUNTER_BLOCK_LEN,
+    COUNTER_DEFINITION_LEN, DATA_BLOCK_LEN, INSTANCE_DEFINITION_LEN, OBJECT_TYPE_LEN,
+    PERF_METADATA_MULTIPLE_INSTANCES, PERF_METADATA_NO_INSTANCES, PERF_NO_INSTANCES,
+    PERF_NO_UNIQUE_ID,
 };
 pub use encode::{encode, encode_with, layout_counter_block, EncodeOptions};
 pub use naming::resolve_instance_names;

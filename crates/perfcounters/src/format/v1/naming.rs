@@ -1,6 +1,6 @@
 //! Instance names as PDH shows them: `parent/child`, then `#n` for duplicates.
 
-use crate::snapshot::{name_instances, ObjectData, Snapshot};
+use crate::snapshot::{name_instances, Object, ObjectData, Snapshot};
 
 /// Fills [`Instance::parent`](crate::snapshot::Instance::parent) of every instance from its
 /// `parent_object` and `parent_instance`, then names the instances of each object with
@@ -30,6 +30,8 @@ pub fn resolve_instance_names(snapshot: &mut Snapshot) {
         .objects
         .iter()
         .map(|object| {
+            // The instances of an object nearly always share one parent object: look it up once.
+            let mut last: Option<(u32, Option<&Object>)> = None;
             object
                 .instances()
                 .iter()
@@ -37,7 +39,14 @@ pub fn resolve_instance_names(snapshot: &mut Snapshot) {
                     if inst.parent_object == 0 {
                         return None;
                     }
-                    let parent = snapshot.object_by_index(inst.parent_object)?;
+                    let parent = match last {
+                        Some((index, parent)) if index == inst.parent_object => parent,
+                        _ => {
+                            let parent = snapshot.object_by_index(inst.parent_object);
+                            last = Some((inst.parent_object, parent));
+                            parent
+                        }
+                    }?;
                     let position = usize::try_from(inst.parent_instance).ok()?;
                     parent.instances().get(position).map(|p| p.raw_name.clone())
                 })
