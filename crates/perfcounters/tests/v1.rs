@@ -2,8 +2,8 @@
 //! tests (round trip, mutation).
 
 use perfcounters::format::v1::{
-    encode, encode_with, layout_counter_block, resolve_instance_names, DecodeError, EncodeOptions,
-    Endian, PerfDataBlock, RawValue,
+    encode, encode_with, layout_counter_block, resolve_instance_names, CounterBlock, DecodeError,
+    EncodeOptions, Endian, PerfDataBlock, RawValue, ValueLayout,
 };
 use perfcounters::snapshot::{
     pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime,
@@ -1013,6 +1013,18 @@ fn counter_offset_past_the_block() {
         232,
         "counter at offset 12 with size 8 exceeds the counter block's ByteLength 16",
     );
+    // Reading through a layout reports the same error for the same block.
+    let block = parse(&b);
+    let object = block.objects().next().unwrap().unwrap();
+    let defs: Vec<_> = object.counters().map(Result::unwrap).collect();
+    let layout = ValueLayout::new(&defs);
+    let inst = object.instances().next().unwrap().unwrap();
+    check(
+        through_layout(&inst.counter_block(), &layout).unwrap_err(),
+        "PERF_COUNTER_BLOCK",
+        232,
+        "counter at offset 12 with size 8 exceeds the counter block's ByteLength 16",
+    );
 }
 
 #[test]
@@ -1296,27 +1308,46 @@ fn arb_snapshot() -> impl Strategy<Value = Snapshot> {
         )
 }
 
-/// Walks everything the zero-copy API offers, then converts; must never panic.
+/// The values of every definition read one by one, or the first error.
+fn one_by_one<'a>(
+    cb: &CounterBlock<'a>,
+    defs: &[perfcounters::format::v1::CounterDefinition<'_>],
+) -> Result<Vec<RawValue<'a>>, DecodeError> {
+    defs.iter().map(|d| cb.value(d)).collect()
+}
+
+/// The values through a `ValueLayout` (one check per block), which must equal `one_by_one`, errors
+/// included.
+fn through_layout<'a>(
+    cb: &CounterBlock<'a>,
+    layout: &ValueLayout<'_>,
+) -> Result<Vec<RawValue<'a>>, DecodeError> {
+    let values: Vec<RawValue<'a>> = cb.values_of(layout)?.collect();
+    Ok(values)
+}
+
+/// Walks everything the zero-copy API offers, then converts; must never panic. The fast paths
+/// (values through a layout, names into a reused buffer) must give what the one-by-one reads give.
 fn exercise(bytes: &[u8]) {
     let Ok(block) = PerfDataBlock::parse(bytes) else {
         return;
     };
     let _ = block.system_name();
+    let mut name = String::from("previous name");
     for object in block.objects() {
         let Ok(object) = object else { continue };
         let defs: Vec<_> = object.counters().filter_map(Result::ok).collect();
+        let layout = ValueLayout::new(&defs);
         if let Ok(Some(cb)) = object.counter_block() {
-            for d in &defs {
-                let _ = cb.value(d);
-            }
+            assert_eq!(through_layout(&cb, &layout), one_by_one(&cb, &defs));
         }
         for inst in object.instances() {
             let Ok(inst) = inst else { continue };
-            let _ = inst.name();
+            let owned = inst.name();
+            let into = inst.name_into(&mut name).map(|()| name.clone());
+            assert_eq!(owned, into);
             let cb = inst.counter_block();
-            for d in &defs {
-                let _ = cb.value(d);
-            }
+            assert_eq!(through_layout(&cb, &layout), one_by_one(&cb, &defs));
         }
     }
     let _ = block.to_snapshot();
