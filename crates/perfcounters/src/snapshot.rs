@@ -40,6 +40,17 @@ pub struct SystemTime {
     pub milliseconds: u16,
 }
 
+/// 100 ns intervals between 1601-01-01, the FILETIME epoch, and 1970-01-01, the Unix epoch (UTC).
+pub const FILETIME_UNIX_EPOCH: i64 = 116_444_736_000_000_000;
+
+/// The seconds and nanoseconds since the Unix epoch (1970-01-01 UTC) of a FILETIME; the seconds are
+/// negative before 1970 and the nanoseconds always within 0 to 999,999,900.
+pub fn unix_time_from_filetime(filetime: i64) -> (i64, u32) {
+    let t = filetime.saturating_sub(FILETIME_UNIX_EPOCH);
+    let nanos = (t.rem_euclid(FREQ_100NS) * 100) as u32;
+    (t.div_euclid(FREQ_100NS), nanos)
+}
+
 /// 100 ns units per day.
 const FILETIME_PER_DAY: i64 = 864_000_000_000;
 /// Days from 1601-01-01 (the FILETIME epoch) to 1970-01-01.
@@ -539,7 +550,7 @@ mod tests {
                 milliseconds: 988
             }
         );
-        let epoch = SystemTime::from_filetime(116_444_736_000_000_000);
+        let epoch = SystemTime::from_filetime(FILETIME_UNIX_EPOCH);
         assert_eq!(
             (epoch.year, epoch.month, epoch.day, epoch.day_of_week),
             (1970, 1, 1, 4)
@@ -548,6 +559,22 @@ mod tests {
         assert_eq!((t.year, t.month, t.day, t.day_of_week), (1601, 1, 1, 1));
         let t = SystemTime::from_filetime(i64::MAX);
         assert_eq!(t.year, 30828);
+    }
+
+    #[test]
+    fn filetime_to_unix_time() {
+        assert_eq!(unix_time_from_filetime(FILETIME_UNIX_EPOCH), (0, 0));
+        // 2020-03-18 18:54:03.9883752 UTC.
+        assert_eq!(
+            unix_time_from_filetime(132290312439883752),
+            (1_584_557_643, 988_375_200)
+        );
+        // 100 ns before the epoch.
+        assert_eq!(
+            unix_time_from_filetime(FILETIME_UNIX_EPOCH - 1),
+            (-1, 999_999_900)
+        );
+        assert_eq!(unix_time_from_filetime(0), (-11_644_473_600, 0));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use perfcounters::format::v1::PerfDataBlock;
+use perfcounters::snapshot::FILETIME_UNIX_EPOCH;
 use perfcounters::source::windows::ffi::{
     missing_consumer_functions, wine_version, PerfLib, Registry,
 };
@@ -19,7 +20,7 @@ use perfcounters::source::{Request, Source, SourceErrorKind};
 /// Now as a FILETIME (100 ns since 1601-01-01 UTC).
 fn now_filetime() -> i64 {
     let unix = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-    116_444_736_000_000_000 + (unix.as_nanos() / 100) as i64
+    FILETIME_UNIX_EPOCH + (unix.as_nanos() / 100) as i64
 }
 
 fn under_wine() -> bool {

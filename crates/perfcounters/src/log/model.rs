@@ -43,22 +43,18 @@ impl LogTime {
         second: u32,
         millis: u32,
     ) -> Option<LogTime> {
-        if !(1601..=30827).contains(&year)
-            || !(1..=12).contains(&month)
-            || day < 1
-            || day > days_in_month(year, month)
-            || hour > 23
-            || minute > 59
-            || second > 59
-            || millis > 999
-        {
-            return None;
-        }
-        let days = days_from_civil(year as i64, month, day) - days_from_civil(1601, 1, 1);
-        let ms = ((days * 24 + hour as i64) * 60 + minute as i64) * 60_000
-            + second as i64 * 1000
-            + millis as i64;
-        Some(LogTime(ms * TICKS_PER_MS))
+        let field = |v: u32| u16::try_from(v).ok();
+        let time = SystemTime {
+            year: field(year).filter(|y| *y <= 30827)?,
+            month: field(month)?,
+            day_of_week: 0,
+            day: field(day)?,
+            hour: field(hour)?,
+            minute: field(minute)?,
+            second: field(second)?,
+            milliseconds: field(millis)?,
+        };
+        time.to_filetime().map(LogTime)
     }
 
     /// The calendar fields (milliseconds truncated, as `FileTimeToSystemTime` does), or `None` before
@@ -67,24 +63,7 @@ impl LogTime {
         if self.0 < 0 {
             return None;
         }
-        let ms = self.0 / TICKS_PER_MS;
-        let days = ms.div_euclid(86_400_000);
-        let rem = ms.rem_euclid(86_400_000);
-        let (y, m, d) = civil_from_days(days + days_from_civil(1601, 1, 1));
-        if y > 30827 {
-            return None;
-        }
-        Some(SystemTime {
-            year: y as u16,
-            month: m as u16,
-            // 1601-01-01 was a Monday.
-            day_of_week: ((days + 1).rem_euclid(7)) as u16,
-            day: d as u16,
-            hour: (rem / 3_600_000) as u16,
-            minute: (rem / 60_000 % 60) as u16,
-            second: (rem / 1000 % 60) as u16,
-            milliseconds: (rem % 1000) as u16,
-        })
+        Some(SystemTime::from_filetime(self.0)).filter(|t| t.year <= 30827)
     }
 
     /// This time moved by `minutes` (saturating).
@@ -113,46 +92,6 @@ impl fmt::Display for LogTime {
             None => write!(f, "(time {} out of range)", self.0),
         }
     }
-}
-
-fn is_leap(y: u32) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-/// Days in a month of the Gregorian calendar.
-pub(crate) fn days_in_month(y: u32, m: u32) -> u32 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if is_leap(y) => 29,
-        2 => 28,
-        _ => 0,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = m as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a day count since 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 /// The kind of a log, as relog's `-q` summary names it.

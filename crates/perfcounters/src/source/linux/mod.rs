@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use crate::snapshot::{
     name_instances, pair_bases_by_position, CounterDefinition, Object, ObjectData, Snapshot,
-    SystemTime, Value,
+    SystemTime, Value, FILETIME_UNIX_EPOCH,
 };
 use crate::source::{Catalog, CounterInfo, ObjectInfo, Request, Source, SourceError};
 
@@ -34,9 +34,6 @@ use defs::{ObjDef, Row, Store};
 
 /// `perf_freq` of snapshots from this source: `perf_time` counts nanoseconds.
 pub const PERF_FREQ: i64 = 1_000_000_000;
-
-/// 100 ns intervals between 1601-01-01 and 1970-01-01 (UTC).
-pub const FILETIME_UNIX_EPOCH: i64 = 116_444_736_000_000_000;
 
 /// One reading of a [`Clock`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
