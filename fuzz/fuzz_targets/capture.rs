@@ -1,14 +1,15 @@
 //! A one-sample capture built from arbitrary bytes, replayed: the V2 registration structure, its
 //! counter-name string buffer, the `PerfQueryCounterInfo` list, the V2 data block and a V1 block are
 //! slices of the input (split at `FF FE FD FC`; the counterset is named "Fuzz"). Whatever
-//! `CaptureSource` accepts must go through its catalog, a collection and the query engine without
+//! `ReplaySource` accepts must go through its catalog, a collection and the query engine without
 //! panicking.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perfcounters::format::capture::{Capture, CaptureSample, CaptureSource};
+use perfcounters::format::capture::{Capture, CaptureSample};
 use perfcounters::format::v2::{encode_string, EncodedRegistration};
 use perfcounters::query::Query;
+use perfcounters::source::replay::ReplaySource;
 use perfcounters::source::{Request, Source};
 use perfcounters::FormatOptions;
 
@@ -48,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
         }],
         ..Default::default()
     };
-    let Ok(mut source) = CaptureSource::new(capture) else {
+    let Ok(mut source) = ReplaySource::from_capture(capture) else {
         return;
     };
     let Ok(catalog) = source.catalog() else {

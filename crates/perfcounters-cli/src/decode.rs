@@ -6,25 +6,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
-use clap::ValueEnum;
-use perfcounters::format::capture::{sample_path, CaptureSource};
+use perfcounters::format::capture::sample_path;
 use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::format::v2::{
     BlockData, BlockStatus, CounterSetRegistration, DataHeader, InstanceData, QueryData, NO_COUNTER,
 };
+use perfcounters::format::BlockKind;
+use perfcounters::names::NameTable;
 use perfcounters::snapshot::{Object, ObjectData, Snapshot, SystemTime, Value};
+use perfcounters::source::replay::CaptureRecording;
 use serde_json::{json, Value as Json};
 
-use crate::collect::load_names;
-
-/// Output of `decode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DecodeFormat {
-    /// A readable dump
-    Text,
-    /// A stable JSON document (schema in docs/decode-json.md)
-    Json,
-}
+use crate::output::DecodeFormat;
 
 /// Arguments of `decode`.
 #[derive(clap::Args, Debug)]
@@ -39,25 +32,6 @@ pub struct DecodeArgs {
     /// Output format
     #[arg(long, short = 'f', value_enum, default_value = "text")]
     format: DecodeFormat,
-}
-
-/// What kind of block a buffer holds.
-#[derive(Debug, PartialEq, Eq)]
-pub enum BlockKind {
-    /// Starts with the UTF-16 signature "PERF".
-    V1,
-    /// Anything else that is at least a PERF_DATA_HEADER long.
-    V2,
-}
-
-/// V1 blocks start with "PERF" in UTF-16 (little- or big-endian data keep the signature bytes the same);
-/// V2 query results have no signature.
-pub fn detect(bytes: &[u8]) -> BlockKind {
-    if bytes.starts_with(b"P\0E\0R\0F\0") {
-        BlockKind::V1
-    } else {
-        BlockKind::V2
-    }
 }
 
 /// Whether `path` is a binary log: a `.blg` name, or an ETW trace file's first buffer.
@@ -99,12 +73,14 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
     }
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let mut names = perfcounters::names::NameTable::builtin_english().clone();
+    let mut names = NameTable::builtin_english().clone();
     if let Some(p) = &args.names {
-        names.merge(&load_names(p)?);
+        let table = NameTable::load(p)
+            .with_context(|| format!("cannot read name table {}", p.display()))?;
+        names.merge(&table);
     }
-    let text = match detect(&bytes) {
-        BlockKind::V1 => {
+    let text = match BlockKind::detect(&bytes) {
+        Some(BlockKind::V1) => {
             let block = PerfDataBlock::parse(&bytes)
                 .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
             let mut snapshot = block
@@ -116,7 +92,8 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
                 DecodeFormat::Text => v1_text(&snapshot),
             }
         }
-        BlockKind::V2 => {
+        // Too short for either kind: the V2 decoder says which header is cut short.
+        Some(BlockKind::V2) | None => {
             v2(&bytes, args.format).map_err(|e| anyhow!("{}: {e}", args.file.display()))?
         }
     };
@@ -536,8 +513,8 @@ fn block_errors_json(errors: &[BlockStatus]) -> Json {
 /// blocks converted with its registrations.
 fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
     use std::fmt::Write;
-    let source = CaptureSource::open(dir)?;
-    let c = source.capture();
+    let recording = CaptureRecording::open(dir)?;
+    let c = recording.capture();
     let name_files: Vec<String> = c
         .names
         .iter()
@@ -552,7 +529,7 @@ fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
     if format == DecodeFormat::Json {
         let mut samples = Vec::new();
         for (i, sample) in c.samples.iter().enumerate() {
-            let parts = source.sample_snapshots(i)?;
+            let parts = recording.sample_snapshots(i)?;
             let v1 = parts.v1.as_ref().map(v1_json).unwrap_or(Json::Null);
             let v2 = match (&sample.v2, &parts.v2) {
                 (Some(bytes), Some(conversion)) => {
@@ -590,7 +567,7 @@ fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
             "created": c.info.created,
             "tool": c.info.tool,
             "names": names,
-            "countersets": registrations_json(source.registrations()),
+            "countersets": registrations_json(recording.registrations()),
             "samples": samples,
         });
         return Ok(serde_json::to_string_pretty(&doc)? + "\n");
@@ -612,7 +589,7 @@ fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
             name_files.join(" ")
         }
     );
-    for r in source.registrations() {
+    for r in recording.registrations() {
         let _ = writeln!(
             out,
             "  V2 counterset {} {}: {} counter(s)",
@@ -622,7 +599,7 @@ fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
         );
     }
     for (i, sample) in c.samples.iter().enumerate() {
-        let parts = source.sample_snapshots(i)?;
+        let parts = recording.sample_snapshots(i)?;
         if let Some(s) = &parts.v1 {
             let _ = writeln!(
                 out,

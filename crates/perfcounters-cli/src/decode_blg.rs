@@ -13,7 +13,7 @@ use perfcounters::format::blg::{BlgLog, CounterSpec, LogFileHeader, ReadError};
 use perfcounters::snapshot::SystemTime;
 use serde_json::json;
 
-use crate::decode::DecodeFormat;
+use crate::output::DecodeFormat;
 
 /// Whether `bytes` (the start of a file) look like an ETW trace file: a buffer size of at least
 /// 4 KiB at offset 0, and the log-file header event (`SYSTEM_TRACE_HEADER` type 1 or 2, flags 0xC0)

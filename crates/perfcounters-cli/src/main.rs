@@ -9,34 +9,18 @@ mod output;
 mod relog;
 mod serve;
 mod typeperf;
+mod watch;
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use clap::{Parser, Subcommand, ValueEnum};
-use perfcounters::query::Query;
-use perfcounters::FormatOptions;
+use clap::{Parser, Subcommand};
 
-use crate::output::Output;
-
-/// The counters `watch` shows when no path is given.
-pub const DEFAULT_COUNTERS: &[&str] = &[
-    r"\Processor(_Total)\% Processor Time",
-    r"\Processor(_Total)\% User Time",
-    r"\Processor(_Total)\% Privileged Time",
-    r"\System\Processor Queue Length",
-    r"\System\Context Switches/sec",
-    r"\Memory\Available MBytes",
-    r"\Memory\% Committed Bytes In Use",
-    r"\Memory\Page Faults/sec",
-    r"\PhysicalDisk(_Total)\Disk Transfers/sec",
-    r"\PhysicalDisk(_Total)\Disk Bytes/sec",
-    r"\PhysicalDisk(_Total)\% Disk Time",
-    r"\Network Interface(*)\Bytes Total/sec",
-];
+use crate::output::OutputFormat;
+use crate::watch::{watch, WatchOptions};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -95,22 +79,6 @@ struct ListArgs {
     names: Option<PathBuf>,
 }
 
-/// Output formats of `watch`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
-pub enum OutputFormat {
-    /// A live table refreshed in place (the default on a terminal)
-    Table,
-    /// PDH-CSV 4.0, byte for byte as typeperf writes it (the default otherwise)
-    #[default]
-    Csv,
-    /// PDH-TSV 4.0
-    Tsv,
-    /// One JSON object per row
-    Json,
-    /// A SQL log (DisplayToID, CounterDetails, CounterData) in SQLite: --output SQL:file.db!logname
-    Sql,
-}
-
 #[derive(clap::Args, Debug)]
 struct WatchArgs {
     /// Counter paths (wildcards allowed); default: a useful system overview
@@ -140,33 +108,6 @@ struct WatchArgs {
     /// Cap percentages at 100 like PDH's default (typeperf does not)
     #[arg(long)]
     cap: bool,
-}
-
-/// Everything `watch` (and typeperf) needs.
-#[derive(Debug, Default, PartialEq)]
-pub struct WatchOptions {
-    /// Counter paths.
-    pub paths: Vec<String>,
-    /// A file of counter paths.
-    pub counter_file: Option<PathBuf>,
-    /// Sample interval.
-    pub interval: Duration,
-    /// Rows to print.
-    pub samples: Option<u64>,
-    /// Output format.
-    pub format: OutputFormat,
-    /// Output file.
-    pub output: Option<PathBuf>,
-    /// Overwrite an existing output file without asking (typeperf -y).
-    pub overwrite: bool,
-    /// typeperf framing: closing messages and the "No valid counters" error text.
-    pub typeperf: bool,
-    /// Replay files.
-    pub replay: Vec<PathBuf>,
-    /// Name table for replays.
-    pub names: Option<PathBuf>,
-    /// Cap percentages at 100.
-    pub cap: bool,
 }
 
 fn main() -> ExitCode {
@@ -309,12 +250,12 @@ fn list(
     replay: &[PathBuf],
     names: Option<&std::path::Path>,
 ) -> Result<()> {
-    let mut collector = collect::open(replay, names)?;
-    let catalog = collector.catalog(object)?;
+    let mut input = collect::open(replay, names)?;
+    let catalog = input.entries(object)?;
     if catalog.is_empty() {
         match object {
             Some(o) => {
-                let all = collector.catalog(None)?;
+                let all = input.entries(None)?;
                 let names: Vec<&str> = all.iter().map(|e| e.object.as_str()).collect();
                 let hint = perfcounters::query::suggest(o, names.into_iter());
                 if hint.is_empty() {
@@ -347,124 +288,4 @@ fn list(
     }
     out.write_all(buf.as_bytes())?;
     Ok(())
-}
-
-fn read_counter_file(path: &std::path::Path) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read counter file {}", path.display()))?;
-    Ok(text
-        .lines()
-        .map(|l| l.trim().trim_start_matches('\u{feff}'))
-        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(';'))
-        .map(str::to_string)
-        .collect())
-}
-
-/// `watch` / typeperf: the first collection primes the counters, each later one prints a row.
-fn watch(opts: WatchOptions) -> Result<ExitCode> {
-    let mut paths = opts.paths.clone();
-    if let Some(f) = &opts.counter_file {
-        paths.extend(read_counter_file(f)?);
-    }
-    if paths.is_empty() {
-        paths = DEFAULT_COUNTERS.iter().map(|s| s.to_string()).collect();
-    }
-    let options = if opts.cap {
-        FormatOptions::default()
-    } else {
-        FormatOptions::typeperf()
-    };
-    let mut query = Query::new(options);
-    let mut bad = Vec::new();
-    for p in &paths {
-        if let Err(e) = query.add(p) {
-            bad.push(format!("{p}: {e}"));
-        }
-    }
-    if !bad.is_empty() {
-        for b in &bad {
-            eprintln!("perfcounters: invalid counter path {b}");
-        }
-        if opts.typeperf {
-            eprintln!("Error: No valid counters.");
-        }
-        return Ok(ExitCode::from(2));
-    }
-    if let Some(p) = &opts.output {
-        if opts.format != OutputFormat::Sql && p.exists() && !opts.overwrite {
-            bail!("{} already exists; add -y to overwrite it", p.display());
-        }
-    }
-    let mut collector = collect::open(&opts.replay, opts.names.as_deref())?;
-    let mut output = Output::new(opts.format, opts.output.as_deref(), opts.overwrite)?;
-    let mut rows = 0u64;
-    let mut next = Instant::now();
-    let mut primed = false;
-    loop {
-        let Some(snapshot) = collector.collect(&query)? else {
-            break;
-        };
-        let local_time = collect::local_time_of(&snapshot);
-        let values = query.update(&snapshot);
-        if !primed {
-            primed = true;
-            for e in query.errors() {
-                eprintln!("perfcounters: {e}");
-            }
-            if query.counters().iter().all(|c| c.error.is_some()) {
-                if opts.typeperf {
-                    eprintln!("Error: No valid counters.");
-                } else {
-                    eprintln!("perfcounters: no valid counters");
-                }
-                return Ok(ExitCode::FAILURE);
-            }
-            output.header(&query, &snapshot, &local_time, &values)?;
-        } else {
-            output.row(&query, &local_time, &values)?;
-            rows += 1;
-            if opts.samples.is_some_and(|n| rows >= n) {
-                break;
-            }
-        }
-        if !collector.is_replay() {
-            next += opts.interval;
-            let now = Instant::now();
-            if next > now {
-                std::thread::sleep(next - now);
-            } else {
-                next = now;
-            }
-        }
-    }
-    output.finish()?;
-    if opts.typeperf && opts.samples.is_some() {
-        let mut out = std::io::stdout().lock();
-        write!(
-            out,
-            "Exiting, please wait...\r\nThe command completed successfully.\r\n"
-        )?;
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::report;
-    use anyhow::Context;
-    use perfcounters::format::v1::PerfDataBlock;
-    use perfcounters::source::SourceError;
-
-    #[test]
-    fn report_names_each_cause_once() {
-        let decode = PerfDataBlock::parse(&[0; 4]).unwrap_err();
-        let e = Err::<(), _>(SourceError::decode("block.bin", decode))
-            .context("replay")
-            .unwrap_err();
-        assert_eq!(
-            report(&e),
-            "replay: block.bin: PERF_DATA_BLOCK at offset 0: buffer of 4 bytes is shorter than the 88-byte header"
-        );
-        assert_eq!(e.chain().count(), 3);
-    }
 }

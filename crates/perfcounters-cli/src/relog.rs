@@ -358,7 +358,8 @@ fn load_tables(files: &[PathBuf], code_page: Option<u16>) -> Result<Vec<NameTabl
                 .map_err(|e| anyhow!("{}: {e}", f.display()))?;
             tables.extend(ini.languages.into_iter().map(|l| l.names));
         } else {
-            tables.push(crate::collect::load_names(f)?);
+            tables
+                .push(NameTable::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", f.display()))?);
         }
     }
     Ok(tables)
@@ -527,7 +528,7 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
     let mut patterns = Vec::new();
     let mut paths = args.counters.clone();
     if let Some(f) = &args.counter_file {
-        paths.extend(crate::read_counter_file(f)?);
+        paths.extend(crate::watch::read_counter_file(f)?);
     }
     for p in &paths {
         patterns.push(CounterPath::parse(p).map_err(|e| anyhow!("invalid counter path {p}: {e}"))?);

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::interval::parse_interval;
-use crate::{OutputFormat, WatchOptions};
+use crate::output::OutputFormat;
+use crate::watch::WatchOptions;
 
 /// What a typeperf command line asks for.
 #[derive(Debug, PartialEq)]

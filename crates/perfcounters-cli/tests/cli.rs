@@ -6,8 +6,9 @@ use std::process::{Command, Output};
 
 mod common;
 
-use common::{block, write_blocks};
-use perfcounters::snapshot::{SystemTime, Value};
+use common::{block, def, write_blocks};
+use perfcounters::format::v1::encode;
+use perfcounters::snapshot::{ObjectData, SystemTime, Value};
 use perfcounters::CounterType;
 
 fn bin() -> Command {
@@ -859,4 +860,95 @@ fn decode_binary_logs() {
         "{}",
         stderr(&o)
     );
+}
+
+/// `block` with one more object, of a title index no name table knows (99990), with a counter (99992).
+fn block_with_unnamed_object(s: i64) -> Vec<u8> {
+    let mut snapshot = perfcounters::format::v1::PerfDataBlock::parse(&block(s, [0, 0], 100))
+        .and_then(|b| b.to_snapshot())
+        .unwrap();
+    let mut unnamed = snapshot.objects[0].clone();
+    unnamed.index = 99_990;
+    unnamed.help_index = 99_991;
+    unnamed.counters = vec![def(99_992, CounterType::PERF_COUNTER_RAWCOUNT, 4, 4, 0)];
+    unnamed.data = ObjectData::Single(vec![Value::U32(1)]);
+    snapshot.objects.insert(1, unnamed);
+    encode(&snapshot).unwrap()
+}
+
+#[test]
+fn block_files_and_captures_list_and_suggest_alike() {
+    let dir = tempdir("alike");
+    let blocks = [block_with_unnamed_object(0), block_with_unnamed_object(1)];
+    let files: Vec<String> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let path = dir.join(format!("u{i}.bin"));
+            std::fs::write(&path, b).unwrap();
+            path.to_str().unwrap().to_string()
+        })
+        .collect();
+    let cap = dir.join("cap");
+    Capture {
+        samples: blocks
+            .iter()
+            .map(|b| CaptureSample {
+                v1: Some(b.clone()),
+                v2: None,
+            })
+            .collect(),
+        ..Default::default()
+    }
+    .write(&cap)
+    .unwrap();
+    let cap = cap.to_str().unwrap();
+
+    // The object no name table names is listed by neither: no path could select it.
+    let expected = "\\System\\Processes\n\
+                    \\System\\System Up Time\n\
+                    \\Processor(*)\\% Processor Time\n";
+    let mut args = vec!["list", "--replay"];
+    args.extend(files.iter().map(String::as_str));
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), expected);
+    let o = run(&["list", "--replay", cap]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), expected);
+
+    // A name table names it.
+    let names = dir.join("names.txt");
+    std::fs::write(&names, "99990 Custom\n99992 Custom Count\n").unwrap();
+    let mut args = vec![
+        "list",
+        "custom",
+        "--names",
+        names.to_str().unwrap(),
+        "--replay",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "\\Custom\\Custom Count\n");
+
+    // A misspelt object gets the close names of every object the replay offers.
+    for replay in [files.clone(), vec![cap.to_string()]] {
+        let mut args = vec![
+            "watch",
+            r"\Procesor(*)\% Processor Time",
+            r"\System\Processes",
+            "--format",
+            "csv",
+            "--replay",
+        ];
+        args.extend(replay.iter().map(String::as_str));
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            "perfcounters: \\Procesor(*)\\% Processor Time: no object named \"Procesor\"; did you mean \"Processor\"?\n"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

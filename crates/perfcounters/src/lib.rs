@@ -1,15 +1,56 @@
 //! # perfcounters
 //!
-//! Decode, validate and compute performance counters the way Windows defines them:
+//! Read performance counters the way Windows defines them, on Windows and on Linux: collect raw
+//! samples from a source, select counters by path, and compute values with the PDH formulas.
 //!
+//! * [`source`]: where samples come from. [`source::local`] opens the live source of this machine
+//!   (procfs on Linux, the performance registry and PerfLib V2 on Windows); [`source::replay`]
+//!   replays recorded raw data anywhere.
+//! * [`query`]: counter paths such as `\Processor(*)\% Processor Time`, collected together the way
+//!   PDH does it: wildcards, instances that come and go, and each value with a status.
+//!   [`Query::request`](query::Query::request) tells a source what to read.
+//! * [`format::capture`]: a capture directory, the raw data of a Windows machine saved so that it
+//!   replays anywhere.
+//!
+//! Open the local source, add counter paths to a query, collect twice (rates need two samples) and
+//! print the values:
+//!
+#![cfg_attr(target_os = "linux", doc = "```")]
+#![cfg_attr(not(target_os = "linux"), doc = "```no_run")]
+//! use perfcounters::query::Query;
+//! use perfcounters::source;
+//! use perfcounters::FormatOptions;
+//!
+//! let mut source = source::local()?;
+//! let mut query = Query::new(FormatOptions::default());
+//! query.add(r"\Processor(_Total)\% Processor Time")?;
+//! query.add(r"\Memory\Available Bytes")?;
+//! let request = query.request(&source.catalog()?);
+//! // The first collection only primes the counters that need two samples.
+//! query.update(&source.collect(&request)?);
+//! std::thread::sleep(std::time::Duration::from_millis(200));
+//! let values = query.update(&source.collect(&request)?);
+//! for (counter, value) in query.counters().iter().zip(&values) {
+//!     match value.value {
+//!         Some(v) => println!("{}: {v:.2}", counter.path_string()),
+//!         None => println!("{}: {}", counter.path_string(), value.status),
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! `examples/watch.rs` does the same at an interval with paths from the command line.
+//!
+//! Underneath, each piece stands on its own:
+//!
+//! * [`snapshot`]: the model every source produces, one [`Snapshot`] per collection;
 //! * [`counter_type`]: the `CounterType` bit field and every predefined winperf.h type;
 //! * [`raw`] and [`calc`]: raw samples shaped like `PDH_RAW_COUNTER` and the PDH formulas that turn
 //!   two samples into a displayable value, with PDH statuses ([`status`]) instead of garbage;
 //! * [`stats`]: min / max / mean over a series, like `PdhComputeCounterStatistics`;
 //! * [`path`]: counter paths `\\Machine\Object(Parent/Instance#Index)\Counter` with wildcards;
-//! * [`snapshot`]: the model every source produces;
 //! * [`format`](mod@format): zero-copy, validated decoders and encoders for V1 (`PERF_DATA_BLOCK`) and PerfLib V2
-//!   (`PERF_DATA_HEADER`) blocks;
+//!   (`PERF_DATA_HEADER`) blocks, and the capture directory;
 //! * [`names`]: counter name tables (index → names) and a built-in English table;
 //! * [`log`]: the PDH-CSV / PDH-TSV log formats;
 //! * [`export`]: snapshots as Prometheus / OpenMetrics text (raw cumulative values, types from counter

@@ -38,6 +38,7 @@ use crate::counter_type::CounterType;
 use crate::path::{eq_ignore_case, fold_case, format_instance, CounterPath, PathError};
 use crate::raw::RawCounter;
 use crate::snapshot::{instance_name, Instance, Object, ObjectData, RawPacker, Snapshot};
+use crate::source::{Catalog, ObjectInfo, Request};
 use crate::status::PdhStatus;
 
 /// Why a counter path could not be resolved against a snapshot.
@@ -439,39 +440,110 @@ impl Query {
         &self.options
     }
 
-    /// The object names the query needs, each with the counter names it needs (an empty list = all
-    /// counters, for a wildcard counter). Sources use this to read only what is needed.
-    pub fn needed(&self) -> Vec<(String, Vec<String>)> {
-        let mut out: Vec<(String, Vec<String>)> = Vec::new();
-        for p in &self.added {
-            let entry = match out
-                .iter_mut()
-                .position(|(o, _)| o.eq_ignore_ascii_case(&p.object))
-            {
-                Some(i) => &mut out[i],
+    /// The [`Request`] that collects what this query needs from a source whose catalog is
+    /// `catalog`, so that the source reads only those objects and counters:
+    ///
+    /// * one object per object the paths name that the catalog lists, in the order the paths first
+    ///   name them, spelt as the catalog spells it. An object the catalog does not list is left out;
+    ///   the query reports it (`PDH_CSTATUS_NO_OBJECT`) when it expands;
+    /// * for each object, the catalog's counters the paths select, in path order: the named counter,
+    ///   or every counter a wildcard matches. A wildcard that matches every counter (`*`) asks for
+    ///   all of them (an empty list). Companion (base) counters are not listed; sources add them;
+    /// * an object whose paths select none of its counters (only unknown counter names) is asked for
+    ///   whole, so that the query can report the unknown names with the object's close names.
+    ///
+    /// Names are compared ignoring case, as the query compares them.
+    ///
+    /// ```
+    /// use perfcounters::query::Query;
+    /// use perfcounters::source::{Catalog, CounterInfo, ObjectInfo, Request};
+    /// use perfcounters::{CounterType, FormatOptions};
+    ///
+    /// let counter = |name: &str| CounterInfo {
+    ///     name: name.into(),
+    ///     index: 0,
+    ///     help: String::new(),
+    ///     counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
+    ///     scale: 0,
+    ///     detail_level: 100,
+    ///     base_type: None,
+    /// };
+    /// let object = |name: &str, counters: &[&str]| ObjectInfo {
+    ///     name: name.into(),
+    ///     index: 0,
+    ///     help: String::new(),
+    ///     detail_level: 100,
+    ///     multi_instance: false,
+    ///     counters: counters.iter().map(|c| counter(c)).collect(),
+    /// };
+    /// let catalog = Catalog {
+    ///     objects: vec![
+    ///         object("Memory", &["Available Bytes", "Committed Bytes", "Page Faults/sec"]),
+    ///         object("System", &["Processes", "Threads"]),
+    ///     ],
+    /// };
+    /// let mut q = Query::new(FormatOptions::typeperf());
+    /// q.add(r"\memory\available bytes").unwrap();
+    /// q.add(r"\Memory\Commit*").unwrap();
+    /// q.add(r"\System\*").unwrap();
+    /// q.add(r"\Nope\X").unwrap();
+    /// assert_eq!(
+    ///     q.request(&catalog),
+    ///     Request::new()
+    ///         .object("Memory", &["Available Bytes", "Committed Bytes"])
+    ///         .all_of("System")
+    /// );
+    /// ```
+    pub fn request(&self, catalog: &Catalog) -> Request {
+        struct Wanted<'a> {
+            object: &'a ObjectInfo,
+            all: bool,
+            counters: Vec<&'a str>,
+        }
+        let mut wanted: Vec<Wanted<'_>> = Vec::new();
+        for path in &self.added {
+            let Some(object) = catalog
+                .objects
+                .iter()
+                .find(|o| path.matches_object(&o.name))
+            else {
+                continue;
+            };
+            let w = match wanted.iter().position(|w| std::ptr::eq(w.object, object)) {
+                Some(i) => &mut wanted[i],
                 None => {
-                    out.push((p.object.clone(), Vec::new()));
-                    out.last_mut().expect("just pushed")
+                    wanted.push(Wanted {
+                        object,
+                        all: false,
+                        counters: Vec::new(),
+                    });
+                    wanted.last_mut().expect("just pushed")
                 }
             };
-            let all = p.counter.contains('*');
-            if all {
-                entry.1.clear();
-                entry.1.push("*".to_string());
-            } else if !entry
-                .1
+            let selected: Vec<&str> = object
+                .counters
                 .iter()
-                .any(|c| c == "*" || c.eq_ignore_ascii_case(&p.counter))
-            {
-                entry.1.push(p.counter.clone());
+                .filter(|c| path.matches_counter(&c.name))
+                .map(|c| c.name.as_str())
+                .collect();
+            if path.has_counter_wildcard() && selected.len() == object.counters.len() {
+                w.all = true;
+            }
+            for name in selected {
+                if !w.counters.contains(&name) {
+                    w.counters.push(name);
+                }
             }
         }
-        for (_, counters) in &mut out {
-            if counters.iter().any(|c| c == "*") {
-                counters.clear();
-            }
+        let mut request = Request::new();
+        for w in wanted {
+            request = if w.all || w.counters.is_empty() {
+                request.all_of(&w.object.name)
+            } else {
+                request.object(&w.object.name, &w.counters)
+            };
         }
-        out
+        request
     }
 
     /// Whether the paths have been expanded (after the first [`Query::update`]).

@@ -1,11 +1,11 @@
 //! Captures: write → read round trips, the validation errors of `Capture::read`, and the replay of a
 //! two-sample capture (a V1 Processor object and a V2 "Processor Information"-like counterset) through
-//! `CaptureSource` and `Query`, with values worked out by hand.
+//! `ReplaySource` and `Query`, with values worked out by hand.
 
 use std::path::{Path, PathBuf};
 
 use perfcounters::format::capture::{
-    sample_path, Capture, CaptureInfo, CaptureSample, CaptureSource, NameKind, NameTableFile,
+    sample_path, Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile,
 };
 use perfcounters::format::v1::encode;
 use perfcounters::format::v2::{
@@ -18,6 +18,7 @@ use perfcounters::query::Query;
 use perfcounters::snapshot::{
     CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, SystemTime, Value,
 };
+use perfcounters::source::replay::ReplaySource;
 use perfcounters::source::{Request, Source, SourceErrorKind};
 use perfcounters::{CounterType, FormatOptions, PdhStatus};
 use proptest::prelude::*;
@@ -343,8 +344,8 @@ fn write_then_read_gives_the_same_capture_and_the_documented_layout() {
 fn replay_through_source_and_query_gives_hand_computed_values() {
     let dir = tempdir("replay");
     two_sample_capture().write(&dir).unwrap();
-    let mut source = CaptureSource::open(&dir).unwrap();
-    assert_eq!(source.remaining(), 2);
+    let mut source = ReplaySource::open_capture(&dir).unwrap();
+    assert_eq!(source.remaining(), Some(2));
 
     let catalog = source.catalog().unwrap();
     let names: Vec<&str> = catalog.objects.iter().map(|o| o.name.as_str()).collect();
@@ -425,7 +426,7 @@ fn replay_through_source_and_query_gives_hand_computed_values() {
         .all_of("Processor")
         .all_of("Processor Information");
     let first = source.collect(&request).unwrap();
-    assert_eq!(source.remaining(), 1);
+    assert_eq!(source.remaining(), Some(1));
     assert_eq!(first.system_name, "GETAWAY");
     assert_eq!(first.perf_time_100ns, T0);
     let values = query.update(&first);
@@ -437,7 +438,7 @@ fn replay_through_source_and_query_gives_hand_computed_values() {
     assert_eq!(values[9].value, Some(2_994.0));
 
     let second = source.collect(&request).unwrap();
-    assert_eq!(source.remaining(), 0);
+    assert_eq!(source.remaining(), Some(0));
     let values: Vec<Option<f64>> = query.update(&second).iter().map(|v| v.value).collect();
     // V1, over 1 s (10,000,000 × 100 ns): CPU 0 idle 0.25 s → 75 %, CPU 1 idle 0.5 s → 50 %,
     // _Total idle 0.375 s → 62.5 %; interrupts 3,000 → 5,000 in 1 s (10,000,000 ticks at 10 MHz) → 2,000/s.
@@ -521,7 +522,7 @@ fn mixed_samples_compute_each_object_against_its_own_clock() {
         1,
         [("0,0", 7_500_000, 4_000), ("_Total", 3_000_000, 2_500)],
     ));
-    let mut source = CaptureSource::new(c).unwrap();
+    let mut source = ReplaySource::from_capture(c).unwrap();
     let mut query = Query::new(FormatOptions::typeperf());
     for p in [
         r"\Processor(0)\% Processor Time",
@@ -583,7 +584,7 @@ fn mixed_samples_compute_each_object_against_its_own_clock() {
 
 #[test]
 fn collect_selects_the_requested_objects() {
-    let mut source = CaptureSource::new(two_sample_capture()).unwrap();
+    let mut source = ReplaySource::from_capture(two_sample_capture()).unwrap();
     let s = source
         .collect(&Request::new().object("processor information", &["% Processor Utility"]))
         .unwrap();
@@ -598,7 +599,7 @@ fn collect_selects_the_requested_objects() {
         .collect(&Request::new().object("Processor", &["Bogus"]))
         .unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::UnknownCounter);
-    assert_eq!(source.remaining(), 0);
+    assert_eq!(source.remaining(), Some(0));
 }
 
 #[test]
@@ -607,7 +608,7 @@ fn v1_only_and_v2_only_samples() {
     for s in &mut c.samples {
         s.v1 = None;
     }
-    let mut source = CaptureSource::new(c.clone()).unwrap();
+    let mut source = ReplaySource::from_capture(c.clone()).unwrap();
     let names: Vec<String> = source
         .catalog()
         .unwrap()
@@ -628,7 +629,7 @@ fn v1_only_and_v2_only_samples() {
         s.v2 = None;
     }
     c.names.clear();
-    let mut source = CaptureSource::new(c).unwrap();
+    let mut source = ReplaySource::from_capture(c).unwrap();
     // Without name tables the built-in English table names the V1 object.
     let catalog = source.catalog().unwrap();
     assert_eq!(catalog.objects[0].name, "Processor");
@@ -809,7 +810,7 @@ fn conversion_errors_name_the_sample_file() {
     let mut c = two_sample_capture();
     // The counter-info result points at a counterset that has no registration.
     c.registrations.clear();
-    let mut source = CaptureSource::new(c).unwrap();
+    let mut source = ReplaySource::from_capture(c).unwrap();
     let e = source.collect(&Request::new()).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Decode);
     assert_eq!(
@@ -820,7 +821,7 @@ fn conversion_errors_name_the_sample_file() {
         )
     );
     // The failed sample is skipped.
-    assert_eq!(source.remaining(), 1);
+    assert_eq!(source.remaining(), Some(1));
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -6,11 +6,12 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use perfcounters::counter_type::CounterType;
-use perfcounters::format::capture::{Capture, CaptureSample, CaptureSource};
+use perfcounters::format::capture::{Capture, CaptureSample};
 use perfcounters::format::{v1, v2, Bound, DecodeError, EncodeError, ErrorKind};
 use perfcounters::snapshot::{
     CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime, Value,
 };
+use perfcounters::source::replay::ReplaySource;
 use perfcounters::source::{Request, Source, SourceError, SourceErrorKind};
 
 /// One multi-instance object with one 8-byte counter and one instance "abc", encoded as V1:
@@ -339,14 +340,14 @@ fn capture_errors_keep_the_decode_error() {
     assert_eq!(cause::<DecodeError>(&e), &decode);
     assert_eq!(e.message(), decode.to_string());
 
-    let e = CaptureSource::open(&dir).unwrap_err();
+    let e = ReplaySource::open_capture(&dir).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Decode);
     assert_eq!(e.path(), Some(sample.as_path()));
     assert_eq!(cause::<DecodeError>(&e), &decode);
     assert_eq!(e.to_string(), format!("{}: {decode}", sample.display()));
 
     // A sample replayed from memory (not checked by `read`) fails when it is collected.
-    let mut source = CaptureSource::new(capture_of(bad)).unwrap();
+    let mut source = ReplaySource::from_capture(capture_of(bad)).unwrap();
     let e = source.collect(&Request::new()).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Decode);
     assert_eq!(cause::<DecodeError>(&e), &decode);
@@ -366,7 +367,7 @@ fn capture_errors_keep_the_io_error() {
     let io = cause::<std::io::Error>(&e);
     assert_eq!(e.message(), io.to_string());
 
-    let e = CaptureSource::open(&dir).unwrap_err();
+    let e = ReplaySource::open_capture(&dir).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Io);
     assert_eq!(e.path(), Some(sample.as_path()));
     let _: &std::io::Error = cause(&e);

@@ -79,12 +79,10 @@ impl Live {
         for p in paths {
             query.add(p).unwrap_or_else(|e| panic!("{p}: {e}"));
         }
-        let mut request = Request::new();
-        for (object, counters) in query.needed() {
-            request = request.object(&object, &counters);
-        }
+        let mut source = LinuxSource::new();
+        let request = query.request(&source.catalog().expect("catalog"));
         Live {
-            source: LinuxSource::new(),
+            source,
             query,
             request,
             paths: paths.to_vec(),

@@ -5,6 +5,7 @@ use perfcounters::snapshot::{
     name_instances, pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData,
     Snapshot, Value,
 };
+use perfcounters::source::{Catalog, CounterInfo, ObjectInfo, Request};
 use perfcounters::{CounterType, FormatOptions, PdhStatus};
 
 fn def(name: &str, ty: CounterType) -> CounterDefinition {
@@ -51,6 +52,29 @@ fn named(mut list: Vec<Instance>) -> ObjectData {
     let given: Vec<String> = list.iter().map(|i| i.name.clone()).collect();
     assert_eq!(given, written);
     ObjectData::Instances(list)
+}
+
+/// A catalog object with raw-count counters.
+fn catalog_object(name: &str, counters: &[&str]) -> ObjectInfo {
+    ObjectInfo {
+        name: name.into(),
+        index: 0,
+        help: String::new(),
+        detail_level: 100,
+        multi_instance: false,
+        counters: counters
+            .iter()
+            .map(|c| CounterInfo {
+                name: (*c).into(),
+                index: 0,
+                help: String::new(),
+                counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
+                scale: 0,
+                detail_level: 100,
+                base_type: None,
+            })
+            .collect(),
+    }
 }
 
 /// A snapshot at 100 ns time `t` with: Processor (instances given as (name, idle 100ns)), System
@@ -253,20 +277,24 @@ fn unknown_names_report_statuses_and_suggestions() {
 }
 
 #[test]
-fn case_insensitive_and_needed() {
+fn case_insensitive_and_request() {
     let mut q = Query::new(FormatOptions::typeperf());
     q.add(r"\SYSTEM\processes").unwrap();
     q.add(r"\process(*)\*").unwrap();
     q.add(r"\System\Context Switches/sec").unwrap();
+    // The catalog of the snapshot below: names merge ignoring case and take the catalog's spelling,
+    // and the wildcard asks for every counter of Process.
+    let catalog = Catalog {
+        objects: vec![
+            catalog_object("System", &["Processes", "Context Switches/sec"]),
+            catalog_object("Process", &["% Processor Time", "Working Set"]),
+        ],
+    };
     assert_eq!(
-        q.needed(),
-        [
-            (
-                "SYSTEM".to_string(),
-                vec!["processes".to_string(), "Context Switches/sec".to_string()]
-            ),
-            ("process".to_string(), vec![]),
-        ]
+        q.request(&catalog),
+        Request::new()
+            .object("System", &["Processes", "Context Switches/sec"])
+            .all_of("Process")
     );
     let v = q.update(&snap(0, &[], 9, 1, &[("a", 1)]));
     assert_eq!(v[0].value, Some(9.0));
@@ -280,6 +308,79 @@ fn case_insensitive_and_needed() {
             r"\\HOST\System\Context Switches/sec",
         ]
     );
+}
+
+#[test]
+fn request_resolves_paths_against_the_catalog() {
+    let catalog = Catalog {
+        objects: vec![
+            catalog_object(
+                "Memory",
+                &[
+                    "Available Bytes",
+                    "Committed Bytes",
+                    "Commit Limit",
+                    "Page Faults/sec",
+                ],
+            ),
+            catalog_object("Processor", &["% Processor Time", "% User Time"]),
+            catalog_object("System", &["Processes", "Threads"]),
+            catalog_object("Datenträger", &["Übertragungen/s", "Bytes/s"]),
+        ],
+    };
+    let request = |paths: &[&str]| {
+        let mut q = Query::new(FormatOptions::typeperf());
+        for p in paths {
+            q.add(p).unwrap();
+        }
+        q.request(&catalog)
+    };
+    // Objects in the order the paths first name them; counters in path order, each once, spelt as
+    // the catalog spells them; a partial wildcard lists the counters it matches.
+    assert_eq!(
+        request(&[
+            r"\SYSTEM\threads",
+            r"\Memory\Commit*",
+            r"\system\Threads",
+            r"\Memory\available bytes",
+            r"\Memory\Committed Bytes",
+        ]),
+        Request::new().object("System", &["Threads"]).object(
+            "Memory",
+            &["Committed Bytes", "Commit Limit", "Available Bytes"]
+        )
+    );
+    // A wildcard that matches every counter asks for all of them, whatever else names the object;
+    // instance wildcards do not matter.
+    assert_eq!(
+        request(&[r"\Processor(_Total)\% User Time", r"\Processor(*)\*"]),
+        Request::new().all_of("Processor")
+    );
+    assert_eq!(
+        request(&[r"\Processor(*)\%*"]),
+        Request::new().all_of("Processor")
+    );
+    // Unknown objects are left out (the query reports them); an object named only with unknown
+    // counters (or a wildcard that matches none) is asked for whole, so the query can suggest
+    // names; with a known counter beside them, only the known ones.
+    assert_eq!(
+        request(&[r"\Procesor(*)\% Processor Time", r"\Nope\X"]),
+        Request::new()
+    );
+    assert_eq!(
+        request(&[r"\System\Proceses", r"\Memory\Bogus*"]),
+        Request::new().all_of("System").all_of("Memory")
+    );
+    assert_eq!(
+        request(&[r"\System\Proceses", r"\System\Processes"]),
+        Request::new().object("System", &["Processes"])
+    );
+    // Names beyond ASCII are compared ignoring case too.
+    assert_eq!(
+        request(&[r"\DATENTRÄGER(*)\ÜBERTRAGUNGEN/S"]),
+        Request::new().object("Datenträger", &["Übertragungen/s"])
+    );
+    assert_eq!(request(&[]), Request::new());
 }
 
 #[test]

@@ -11,12 +11,9 @@ use anyhow::Result;
 use perfcounters::export::{Exporter, Families, Plan};
 use perfcounters::query::Query;
 use perfcounters::snapshot::Snapshot;
-use perfcounters::source::snapshots::catalog_of;
 use perfcounters::source::{Catalog, Request, Source};
 use perfcounters::FormatOptions;
 use tokio::sync::{broadcast, oneshot, watch};
-
-use crate::collect::request_for;
 
 /// Where snapshots come from.
 pub enum Backend {
@@ -36,7 +33,7 @@ pub enum Backend {
         current: usize,
         /// Scrapes served so far.
         served: usize,
-        /// Described from the first snapshot.
+        /// The replay source's catalog.
         catalog: Catalog,
     },
     /// A counter log (PDH-CSV/TSV, SQL): cooked values for the chart only, nothing to export.
@@ -105,12 +102,11 @@ impl Backend {
         Ok(Backend::Live { source, catalog })
     }
 
-    /// Recorded snapshots (at least one).
-    pub fn replay(snapshots: Vec<Snapshot>) -> Result<Self> {
-        let first = snapshots
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("the replay has no samples"))?;
-        let catalog = catalog_of(first, None);
+    /// Recorded snapshots (at least one) and the catalog of the replay they come from.
+    pub fn replay(snapshots: Vec<Snapshot>, catalog: Catalog) -> Result<Self> {
+        if snapshots.is_empty() {
+            anyhow::bail!("the replay has no samples");
+        }
         Ok(Backend::Replay {
             snapshots,
             current: 0,
@@ -454,7 +450,7 @@ impl Engine {
     }
 
     fn chart_tick(&mut self) {
-        let request = request_for(&self.chart.query, self.backend.catalog());
+        let request = self.chart.query.request(self.backend.catalog());
         let Ok(snapshot) = self.backend.collect(&request) else {
             return;
         };

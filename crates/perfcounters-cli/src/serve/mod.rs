@@ -17,9 +17,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use axum::http::{HeaderName, HeaderValue};
 use perfcounters::export::{compat, ExportConfig, Plan};
-use perfcounters::query::Query;
 use perfcounters::source::Catalog;
-use perfcounters::FormatOptions;
 
 use config::ServeConfig;
 use engine::{Backend, Engine};
@@ -259,7 +257,7 @@ fn open_backend(args: &ServeArgs) -> Result<Backend> {
         if args.names.is_some() {
             bail!("--names applies to --replay");
         }
-        return Backend::live(crate::collect::live_source()?);
+        return Backend::live(perfcounters::source::local()?);
     }
     if let [one] = &args.replay[..] {
         if let Some(input) = log_input(one) {
@@ -275,13 +273,9 @@ fn open_backend(args: &ServeArgs) -> Result<Backend> {
             return Ok(Backend::Log(engine::LogData::read(reader)?));
         }
     }
-    let mut collector = crate::collect::open(&args.replay, args.names.as_deref())?;
-    let query = Query::new(FormatOptions::typeperf());
-    let mut snapshots = Vec::new();
-    while let Some(s) = collector.collect(&query)? {
-        snapshots.push(s);
-    }
-    Backend::replay(snapshots)
+    let (snapshots, catalog) =
+        crate::collect::open(&args.replay, args.names.as_deref())?.recorded()?;
+    Backend::replay(snapshots, catalog)
 }
 
 /// A replay argument that names a counter log: `SQL:file!log`, or a `.csv`/`.tsv`/`.blg` file (wildcards

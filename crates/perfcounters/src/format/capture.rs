@@ -1,11 +1,12 @@
-//! Captures: the raw data of a Windows machine saved as a directory, and a [`Source`] that replays it.
+//! Captures: the raw data of a Windows machine saved as a directory (a file format).
 //!
 //! A capture holds exactly the bytes the Windows APIs returned: V1 `PERF_DATA_BLOCK` blocks, the
 //! `Counter` and `Help` name tables (REG_MULTI_SZ), and the PerfLib V2 results (counterset
 //! registrations, the `PerfQueryCounterInfo` result and one `PerfQueryCounterData` block per sample).
-//! [`Capture::write`] saves one, [`Capture::read`] loads and validates one, and [`CaptureSource`]
-//! replays it through the ordinary [`Source`] interface, so paths, queries and formulas work on data
-//! recorded anywhere. The layout is documented in `docs/capture.md`:
+//! [`Capture::write`] saves one and [`Capture::read`] loads and validates one;
+//! [`crate::source::replay`] replays it through the ordinary [`crate::source::Source`] interface, so
+//! paths, queries and formulas work on data recorded anywhere. The layout is documented in
+//! `docs/capture.md`:
 //!
 //! ```text
 //! DIR/capture.txt                  "perfcounters capture 1", then `key: value` lines
@@ -26,15 +27,10 @@ use std::path::{Path, PathBuf};
 
 use crate::format::v1::PerfDataBlock;
 use crate::format::v2::{
-    decode_string_buffer, parse_string, to_snapshot, Conversion, CounterSetRegInfo,
-    CounterSetRegistration, CounterSpec, DataHeader, EncodedRegistration, Guid,
+    decode_string_buffer, parse_string, CounterSetRegInfo, CounterSpec, DataHeader,
+    EncodedRegistration, Guid,
 };
-use crate::names::{parse_multi_sz, NameTable};
-use crate::snapshot::Snapshot;
-use crate::source::snapshots::{
-    catalog_of, combine, counterset_info, instances_of, select_objects,
-};
-use crate::source::{Catalog, Cause, Request, Source, SourceError, SourceErrorKind};
+use crate::names::parse_multi_sz;
 
 /// The first line of `capture.txt`.
 pub const MAGIC: &str = "perfcounters capture 1";
@@ -122,6 +118,11 @@ impl NameTableFile {
     pub fn file_name(&self) -> String {
         format!("{}-{}.msz", self.kind.as_str(), self.language)
     }
+
+    /// The relative path of the file: `names/counter-009.msz` (`names\counter-009.msz` on Windows).
+    pub fn path(&self) -> PathBuf {
+        Path::new(NAMES_DIR).join(self.file_name())
+    }
 }
 
 /// One collection: the V1 block and/or the V2 block taken at the same moment.
@@ -145,6 +146,23 @@ pub fn counterset_dir_name(guid: &Guid) -> String {
     let s = guid.to_string();
     s.trim_start_matches('{').trim_end_matches('}').to_string()
 }
+
+/// The relative path of the directory that holds a registration: `v2/<guid>`, or `v2/?` when its
+/// `counterset.bin` has no GUID.
+pub fn registration_path(registration: &EncodedRegistration) -> PathBuf {
+    let dir = registration_guid(registration)
+        .map(|g| counterset_dir_name(&g))
+        .unwrap_or_else(|| "?".into());
+    Path::new(V2_DIR).join(dir)
+}
+
+/// The relative path of the `PerfQueryCounterInfo` result: `v2/counters.bin`.
+pub fn counters_path() -> PathBuf {
+    Path::new(V2_DIR).join(COUNTERS_FILE)
+}
+
+/// The underlying error of a [`CaptureError`].
+type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A capture that cannot be read: the file and what is wrong with it. When the problem is an
 /// [`io::Error`] or a block that does not decode ([`DecodeError`](crate::format::DecodeError)), that
@@ -210,6 +228,11 @@ impl CaptureError {
     pub fn is_io(&self) -> bool {
         self.source.as_ref().is_some_and(|e| e.is::<io::Error>())
     }
+
+    /// The file, the message and the underlying error, for another error type to take over.
+    pub(crate) fn into_parts(self) -> (PathBuf, String, Option<Cause>) {
+        (self.path, self.message, self.source)
+    }
 }
 
 impl fmt::Display for CaptureError {
@@ -223,18 +246,6 @@ impl std::error::Error for CaptureError {
         self.source
             .as_deref()
             .map(|e| e as &(dyn std::error::Error + 'static))
-    }
-}
-
-/// The file becomes the error's path and the underlying error its source.
-impl From<CaptureError> for SourceError {
-    fn from(e: CaptureError) -> Self {
-        let kind = if e.is_io() {
-            SourceErrorKind::Io
-        } else {
-            SourceErrorKind::Decode
-        };
-        SourceError::from_parts(kind, e.message, e.source).with_path(&e.path)
     }
 }
 
@@ -357,7 +368,7 @@ impl Capture {
             fs::create_dir_all(dir.join(NAMES_DIR))?;
         }
         for n in &self.names {
-            write_file(&dir.join(NAMES_DIR).join(n.file_name()), &n.bytes)?;
+            write_file(&dir.join(n.path()), &n.bytes)?;
         }
         for (r, name) in self.registrations.iter().zip(&plan.counterset_dirs) {
             let d = dir.join(V2_DIR).join(name);
@@ -378,7 +389,7 @@ impl Capture {
         }
         if let Some(b) = &self.v2_counters {
             fs::create_dir_all(dir.join(V2_DIR))?;
-            write_file(&dir.join(V2_DIR).join(COUNTERS_FILE), b)?;
+            write_file(&dir.join(counters_path()), b)?;
         }
         if !self.samples.is_empty() {
             fs::create_dir_all(dir.join(SAMPLES_DIR))?;
@@ -485,7 +496,7 @@ impl Capture {
                 language,
                 bytes: Vec::new(),
             };
-            let path = dir.join(NAMES_DIR).join(file.file_name());
+            let path = dir.join(file.path());
             let bytes = read_limited(&path)?;
             parse_multi_sz(&bytes).map_err(|e| {
                 CaptureError::decode(path.clone(), "not a REG_MULTI_SZ name table", e)
@@ -499,12 +510,12 @@ impl Capture {
             registrations.push(read_registration(&d, guid)?);
         }
 
-        let counters_path = dir.join(V2_DIR).join(COUNTERS_FILE);
-        let v2_counters = read_optional(&counters_path)?;
+        let counters_file = dir.join(counters_path());
+        let v2_counters = read_optional(&counters_file)?;
         if let Some(b) = &v2_counters {
             CounterSpec::decode_list(b).map_err(|e| {
                 CaptureError::decode(
-                    counters_path.clone(),
+                    counters_file.clone(),
                     "not a PerfQueryCounterInfo result",
                     e,
                 )
@@ -515,7 +526,7 @@ impl Capture {
         if v2_counters.is_none() {
             if let Some(i) = samples.iter().position(|s| s.v2.is_some()) {
                 return Err(CaptureError::new(
-                    counters_path,
+                    counters_file,
                     format!(
                         "missing; the V2 block {} needs it",
                         sample_path(i + 1, true).display()
@@ -794,247 +805,6 @@ fn read_samples(dir: &Path, count: usize) -> Result<Vec<CaptureSample>, CaptureE
         samples.push(CaptureSample { v1, v2 });
     }
     Ok(samples)
-}
-
-/// The two snapshots of one sample, before they are joined.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SampleSnapshots {
-    /// The V1 block as a snapshot with English names, if the sample has one.
-    pub v1: Option<Snapshot>,
-    /// The V2 block converted with the registrations (names from them), and the blocks that carried
-    /// an error status, if the sample has one.
-    pub v2: Option<Conversion>,
-}
-
-/// A [`Source`] that replays a [`Capture`], one sample per collection.
-///
-/// * Names: the capture's English `Counter` table merged over [`NameTable::builtin_english`] names
-///   the V1 objects and counters (so paths are English whatever the machine's language); help texts
-///   come from its English `Help` table. V2 countersets are named by their registrations.
-/// * [`catalog`](Source::catalog): the V1 objects of the first sample that has a V1 block, then one
-///   object per V2 registration (displayable counters only; a counterset whose name a V1 object
-///   already has is not listed twice).
-/// * [`collect`](Source::collect): the next sample, V1 and V2 joined, then the requested objects;
-///   after the last sample an error of kind [`SourceErrorKind::Exhausted`].
-#[derive(Debug)]
-pub struct CaptureSource {
-    capture: Capture,
-    root: PathBuf,
-    names: NameTable,
-    help: NameTable,
-    registrations: Vec<CounterSetRegistration>,
-    specs: Vec<CounterSpec>,
-    next: usize,
-    current: Option<Snapshot>,
-    catalog: Option<Catalog>,
-}
-
-impl CaptureSource {
-    /// A source over `capture`. File names in errors are relative to the capture directory.
-    ///
-    /// # Errors
-    /// [`SourceErrorKind::Decode`] naming the file when a name table, a registration or the
-    /// counter-info result does not decode ([`Capture::read`] has checked them already).
-    pub fn new(capture: Capture) -> Result<Self, SourceError> {
-        Self::with_root(capture, PathBuf::new())
-    }
-
-    /// Reads the capture in `dir` ([`Capture::read`]) and replays it; errors name files under `dir`.
-    pub fn open(dir: &Path) -> Result<Self, SourceError> {
-        let capture = Capture::read(dir)?;
-        Self::with_root(capture, dir.to_path_buf())
-    }
-
-    fn with_root(capture: Capture, root: PathBuf) -> Result<Self, SourceError> {
-        let decode_error = |rel: PathBuf, e: Cause| {
-            SourceError::from_parts(SourceErrorKind::Decode, e.to_string(), Some(e))
-                .with_path(&root.join(rel))
-        };
-        let table = |kind: NameKind| -> Result<Option<NameTable>, SourceError> {
-            capture
-                .english(kind)
-                .map(|f| {
-                    parse_multi_sz(&f.bytes).map_err(|e| {
-                        decode_error(Path::new(NAMES_DIR).join(f.file_name()), Box::new(e))
-                    })
-                })
-                .transpose()
-        };
-        let mut names = table(NameKind::Counter)?.unwrap_or_default();
-        names.merge(NameTable::builtin_english());
-        let help = table(NameKind::Help)?.unwrap_or_default();
-        let mut registrations = Vec::with_capacity(capture.registrations.len());
-        for r in &capture.registrations {
-            let rel = || {
-                let dir = registration_guid(r)
-                    .map(|g| counterset_dir_name(&g))
-                    .unwrap_or_else(|| "?".into());
-                Path::new(V2_DIR).join(dir)
-            };
-            let reg = CounterSetRegistration::decode(r.buffers())
-                .map_err(|e| decode_error(rel(), Box::new(e)))?;
-            registrations.push(reg);
-        }
-        let specs = match &capture.v2_counters {
-            Some(b) => CounterSpec::decode_list(b)
-                .map_err(|e| decode_error(Path::new(V2_DIR).join(COUNTERS_FILE), Box::new(e)))?,
-            None => Vec::new(),
-        };
-        Ok(CaptureSource {
-            capture,
-            root,
-            names,
-            help,
-            registrations,
-            specs,
-            next: 0,
-            current: None,
-            catalog: None,
-        })
-    }
-
-    /// The capture being replayed.
-    pub fn capture(&self) -> &Capture {
-        &self.capture
-    }
-
-    /// The decoded V2 registrations, in capture order.
-    pub fn registrations(&self) -> &[CounterSetRegistration] {
-        &self.registrations
-    }
-
-    /// The name table used for V1 objects and counters.
-    pub fn names(&self) -> &NameTable {
-        &self.names
-    }
-
-    /// The samples not collected yet.
-    pub fn remaining(&self) -> usize {
-        self.capture.samples.len().saturating_sub(self.next)
-    }
-
-    /// The V1 and V2 snapshots of sample `index` (0-based), without moving the replay.
-    ///
-    /// # Errors
-    /// [`SourceErrorKind::Exhausted`] for an index past the end; [`SourceErrorKind::Decode`] naming
-    /// the sample file when a block does not decode or convert.
-    pub fn sample_snapshots(&self, index: usize) -> Result<SampleSnapshots, SourceError> {
-        let sample = self.capture.samples.get(index).ok_or_else(|| {
-            SourceError::new(
-                SourceErrorKind::Exhausted,
-                format!(
-                    "the capture has {} sample(s), no sample {}",
-                    self.capture.samples.len(),
-                    index + 1
-                ),
-            )
-        })?;
-        let error = |v2: bool, e: Cause| {
-            SourceError::from_parts(SourceErrorKind::Decode, e.to_string(), Some(e))
-                .with_path(&self.root.join(sample_path(index + 1, v2)))
-        };
-        let v1 = match &sample.v1 {
-            Some(bytes) => {
-                let mut s = PerfDataBlock::parse(bytes)
-                    .and_then(|b| b.to_snapshot())
-                    .map_err(|e| error(false, Box::new(e)))?;
-                self.names.apply(&mut s);
-                Some(s)
-            }
-            None => None,
-        };
-        let v2 = match &sample.v2 {
-            Some(bytes) => {
-                let header = DataHeader::parse(bytes).map_err(|e| error(true, Box::new(e)))?;
-                let conversion = to_snapshot(&header, &self.specs, &self.registrations)
-                    .map_err(|e| error(true, Box::new(e)))?;
-                Some(conversion)
-            }
-            None => None,
-        };
-        Ok(SampleSnapshots { v1, v2 })
-    }
-
-    /// The whole snapshot of sample `index` (0-based): V1 and V2 joined, every object.
-    pub fn sample(&self, index: usize) -> Result<Snapshot, SourceError> {
-        let parts = self.sample_snapshots(index)?;
-        Ok(combine(
-            parts.v1,
-            parts.v2.map(|c| c.snapshot),
-            &self.capture.info.machine,
-        )
-        .unwrap_or_default())
-    }
-
-    /// Moves to the next sample and returns its whole snapshot (every object), or `None` after the
-    /// last sample. A sample that fails to decode is skipped by the next call.
-    pub fn next_snapshot(&mut self) -> Result<Option<Snapshot>, SourceError> {
-        if self.next >= self.capture.samples.len() {
-            return Ok(None);
-        }
-        let index = self.next;
-        self.next += 1;
-        let snapshot = self.sample(index)?;
-        self.current = Some(snapshot.clone());
-        Ok(Some(snapshot))
-    }
-
-    fn current(&mut self) -> Result<&Snapshot, SourceError> {
-        if self.current.is_none() {
-            let first = self.sample(0)?;
-            self.current = Some(first);
-        }
-        self.current
-            .as_ref()
-            .ok_or_else(|| SourceError::new(SourceErrorKind::Exhausted, "no sample"))
-    }
-
-    fn build_catalog(&self) -> Result<Catalog, SourceError> {
-        let mut catalog = match self.capture.samples.iter().position(|s| s.v1.is_some()) {
-            Some(i) => {
-                let v1 = self.sample_snapshots(i)?.v1.unwrap_or_default();
-                catalog_of(&v1, Some(&self.help))
-            }
-            None => Catalog::default(),
-        };
-        for reg in &self.registrations {
-            let Some(info) = counterset_info(reg) else {
-                continue;
-            };
-            if catalog.object(&info.name).is_none() {
-                catalog.objects.push(info);
-            }
-        }
-        Ok(catalog)
-    }
-}
-
-impl Source for CaptureSource {
-    fn catalog(&mut self) -> Result<Catalog, SourceError> {
-        if let Some(c) = &self.catalog {
-            return Ok(c.clone());
-        }
-        let c = self.build_catalog()?;
-        self.catalog = Some(c.clone());
-        Ok(c)
-    }
-
-    fn instances(&mut self, object: &str) -> Result<Vec<String>, SourceError> {
-        instances_of(self.current()?, object)
-    }
-
-    fn collect(&mut self, request: &Request) -> Result<Snapshot, SourceError> {
-        match self.next_snapshot()? {
-            Some(s) => select_objects(s, request),
-            None => Err(SourceError::new(
-                SourceErrorKind::Exhausted,
-                format!(
-                    "the capture has no more samples (all {} replayed)",
-                    self.capture.samples.len()
-                ),
-            )),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -94,7 +94,9 @@ pub fn looks_like_ini(bytes: &[u8]) -> bool {
         .starts_with('[')
 }
 
-fn decode(bytes: &[u8], code_page: Option<u16>) -> String {
+/// The text of `bytes`: UTF-8, or UTF-16 with a byte-order mark, or (not UTF-8, no mark) the ANSI
+/// `code_page` (1252 by default).
+pub(super) fn decode(bytes: &[u8], code_page: Option<u16>) -> String {
     let (enc, skip) = sniff_bom(bytes).unwrap_or_else(|| {
         if std::str::from_utf8(bytes).is_ok() {
             (TextEncoding::Utf8, 0)

@@ -9,7 +9,8 @@
 //!   from several sources), and one name can sit at several indexes: the English table has
 //!   `"% Idle Time"` at 1482 (disks) and at 1746 (processors).
 //! * [`parse_multi_sz`] / [`to_multi_sz`] read and write the registry form; [`parse_text`] /
-//!   [`to_text`] a plain-text form with one `index name` pair a line.
+//!   [`to_text`] a plain-text form with one `index name` pair a line. [`NameTable::from_bytes`] and
+//!   [`NameTable::load`] recognize the form ([`NameFormat`]) and read either.
 //! * [`NameTable::builtin_english`] is a static table of the standard Windows objects and counters
 //!   with their English indexes; [`builtin`] has its entries, their evidence, and object-aware
 //!   lookups for the counters the Linux source produces.
@@ -21,12 +22,15 @@
 
 pub mod builtin;
 pub mod ini;
+mod load;
 
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
 use crate::snapshot::Snapshot;
+
+pub use load::NameFormat;
 
 /// The most characters of offending text an error message keeps.
 const ERROR_TEXT_MAX: usize = 64;

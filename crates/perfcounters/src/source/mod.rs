@@ -2,9 +2,13 @@
 //!
 //! A [`Source`] describes what it offers ([`Source::catalog`]), lists the current instances of an
 //! object ([`Source::instances`]) and collects raw values for a [`Request`] ([`Source::collect`]).
+//! A [`crate::query::Query`] builds its request from the catalog ([`crate::query::Query::request`]).
 //! Everything after the source (queries, the PDH formulas, output) is source-agnostic.
 //!
-//! * [`linux`] (Linux only): procfs/sysfs mapped onto the standard Windows objects and counters.
+//! * [`local`]: the live source of this machine, whichever platform it is;
+//! * `linux` (Linux only): procfs/sysfs mapped onto the standard Windows objects and counters;
+//! * [`windows`]: the performance registry (V1) and PerfLib V2, live on Windows;
+//! * [`replay`]: recorded raw data, V1 block files and capture directories.
 
 use std::fmt;
 use std::io;
@@ -15,8 +19,29 @@ use crate::snapshot::Snapshot;
 
 #[cfg(target_os = "linux")]
 pub mod linux;
-pub mod snapshots;
+pub mod replay;
+pub(crate) mod snapshots;
 pub mod windows;
+
+/// The live source of this machine: procfs and sysfs on Linux (`linux::LinuxSource`), the performance
+/// registry and PerfLib V2 on Windows ([`windows::WindowsSource`]). It is `Send`, so a collection
+/// thread may own it.
+///
+/// # Errors
+/// On other platforms, an error of kind [`SourceErrorKind::Unavailable`]: there is no live source,
+/// but recorded data replays anywhere ([`replay`]).
+pub fn local() -> Result<Box<dyn Source + Send>, SourceError> {
+    #[cfg(target_os = "linux")]
+    return Ok(Box::new(linux::LinuxSource::new()));
+    #[cfg(windows)]
+    return Ok(Box::new(windows::WindowsSource::local()));
+    #[cfg(not(any(target_os = "linux", windows)))]
+    Err(SourceError::new(
+        SourceErrorKind::Unavailable,
+        "no live source for this platform (there are live sources for Linux and Windows); \
+         replay recorded blocks or a capture instead",
+    ))
+}
 
 /// `PERF_DETAIL_NOVICE`: counters for all users.
 pub const DETAIL_NOVICE: u32 = 100;

@@ -2,8 +2,8 @@
 //!
 //! The logic (buffer growth, retries, decoding, naming, routing requests) is ordinary code over two
 //! small traits, [`PerfRegistry`] and [`PerfLibApi`], so it builds and is tested on every platform
-//! with injected results. On Windows, [`ffi`] implements the traits with thin wrappers over
-//! `windows-sys`, and [`WindowsSource::local`] opens the local machine.
+//! with injected results. On Windows, `ffi` implements the traits with thin wrappers over
+//! `windows-sys`, and `WindowsSource::local` opens the local machine.
 //!
 //! * V1: `RegQueryValueExW(HKEY_PERFORMANCE_DATA, "<indexes>")` → [`crate::format::v1`], named from
 //!   `HKEY_PERFORMANCE_TEXT` (English) — see [`RegistrySource`].

@@ -836,7 +836,8 @@ fn an_empty_machine_is_a_clear_error() {
 #[test]
 fn a_recorded_capture_replays_to_the_same_values() {
     use super::record::{record, RecordOptions};
-    use crate::format::capture::{Capture, CaptureInfo, CaptureSource};
+    use crate::format::capture::{Capture, CaptureInfo};
+    use crate::source::replay::ReplaySource;
 
     let mut fake = registry();
     fake.data.insert(
@@ -882,7 +883,7 @@ fn a_recorded_capture_replays_to_the_same_values() {
     let _ = std::fs::remove_dir_all(&dir);
     capture.write(&dir).unwrap();
     assert_eq!(Capture::read(&dir).unwrap(), capture);
-    let mut replay = CaptureSource::open(&dir).unwrap();
+    let mut replay = ReplaySource::open_capture(&dir).unwrap();
     let mut q = Query::new(FormatOptions::default());
     q.add(r"\Processor Information(*)\% Processor Time")
         .unwrap();

@@ -1,0 +1,167 @@
+//! `watch` (and typeperf's collection): add the counter paths to a query, collect at an interval and
+//! write one row per collection.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use chrono::{DateTime, Local, TimeZone};
+use perfcounters::query::Query;
+use perfcounters::snapshot::{unix_time_from_filetime, Snapshot};
+use perfcounters::FormatOptions;
+
+use crate::collect;
+use crate::output::{Output, OutputFormat};
+
+/// The counters `watch` shows when no path is given.
+pub const DEFAULT_COUNTERS: &[&str] = &[
+    r"\Processor(_Total)\% Processor Time",
+    r"\Processor(_Total)\% User Time",
+    r"\Processor(_Total)\% Privileged Time",
+    r"\System\Processor Queue Length",
+    r"\System\Context Switches/sec",
+    r"\Memory\Available MBytes",
+    r"\Memory\% Committed Bytes In Use",
+    r"\Memory\Page Faults/sec",
+    r"\PhysicalDisk(_Total)\Disk Transfers/sec",
+    r"\PhysicalDisk(_Total)\Disk Bytes/sec",
+    r"\PhysicalDisk(_Total)\% Disk Time",
+    r"\Network Interface(*)\Bytes Total/sec",
+];
+
+/// Everything `watch` (and typeperf) needs.
+#[derive(Debug, Default, PartialEq)]
+pub struct WatchOptions {
+    /// Counter paths.
+    pub paths: Vec<String>,
+    /// A file of counter paths.
+    pub counter_file: Option<PathBuf>,
+    /// Sample interval.
+    pub interval: Duration,
+    /// Rows to print.
+    pub samples: Option<u64>,
+    /// Output format.
+    pub format: OutputFormat,
+    /// Output file.
+    pub output: Option<PathBuf>,
+    /// Overwrite an existing output file without asking (typeperf -y).
+    pub overwrite: bool,
+    /// typeperf framing: closing messages and the "No valid counters" error text.
+    pub typeperf: bool,
+    /// Replay files.
+    pub replay: Vec<PathBuf>,
+    /// Name table for replays.
+    pub names: Option<PathBuf>,
+    /// Cap percentages at 100.
+    pub cap: bool,
+}
+
+pub(crate) fn read_counter_file(path: &std::path::Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read counter file {}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(|l| l.trim().trim_start_matches('\u{feff}'))
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(';'))
+        .map(str::to_string)
+        .collect())
+}
+
+/// `watch` / typeperf: the first collection primes the counters, each later one prints a row.
+pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
+    let mut paths = opts.paths.clone();
+    if let Some(f) = &opts.counter_file {
+        paths.extend(read_counter_file(f)?);
+    }
+    if paths.is_empty() {
+        paths = DEFAULT_COUNTERS.iter().map(|s| s.to_string()).collect();
+    }
+    let options = if opts.cap {
+        FormatOptions::default()
+    } else {
+        FormatOptions::typeperf()
+    };
+    let mut query = Query::new(options);
+    let mut bad = Vec::new();
+    for p in &paths {
+        if let Err(e) = query.add(p) {
+            bad.push(format!("{p}: {e}"));
+        }
+    }
+    if !bad.is_empty() {
+        for b in &bad {
+            eprintln!("perfcounters: invalid counter path {b}");
+        }
+        if opts.typeperf {
+            eprintln!("Error: No valid counters.");
+        }
+        return Ok(ExitCode::from(2));
+    }
+    if let Some(p) = &opts.output {
+        if opts.format != OutputFormat::Sql && p.exists() && !opts.overwrite {
+            bail!("{} already exists; add -y to overwrite it", p.display());
+        }
+    }
+    let mut input = collect::open(&opts.replay, opts.names.as_deref())?;
+    let mut output = Output::new(opts.format, opts.output.as_deref(), opts.overwrite)?;
+    let mut rows = 0u64;
+    let mut next = Instant::now();
+    let mut primed = false;
+    loop {
+        let Some(snapshot) = input.collect(&query)? else {
+            break;
+        };
+        let local_time = local_time_of(&snapshot);
+        let values = query.update(&snapshot);
+        if !primed {
+            primed = true;
+            for e in query.errors() {
+                eprintln!("perfcounters: {}", input.expand_error(e));
+            }
+            if query.counters().iter().all(|c| c.error.is_some()) {
+                if opts.typeperf {
+                    eprintln!("Error: No valid counters.");
+                } else {
+                    eprintln!("perfcounters: no valid counters");
+                }
+                return Ok(ExitCode::FAILURE);
+            }
+            output.header(&query, &snapshot, &local_time, &values)?;
+        } else {
+            output.row(&query, &local_time, &values)?;
+            rows += 1;
+            if opts.samples.is_some_and(|n| rows >= n) {
+                break;
+            }
+        }
+        if !input.is_replay() {
+            next += opts.interval;
+            let now = Instant::now();
+            if next > now {
+                std::thread::sleep(next - now);
+            } else {
+                next = now;
+            }
+        }
+    }
+    output.finish()?;
+    if opts.typeperf && opts.samples.is_some() {
+        let mut out = std::io::stdout().lock();
+        write!(
+            out,
+            "Exiting, please wait...\r\nThe command completed successfully.\r\n"
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The collection time of a snapshot in local time (from its 100 ns FILETIME).
+fn local_time_of(snapshot: &Snapshot) -> DateTime<Local> {
+    let (secs, nanos) = unix_time_from_filetime(snapshot.perf_time_100ns);
+    Local
+        .timestamp_opt(secs, nanos)
+        .single()
+        .unwrap_or_else(Local::now)
+}
