@@ -730,13 +730,12 @@ fn vista_snapshots() -> Option<Vec<Snapshot>> {
 #[test]
 fn windows_vista_blocks_export_consistently_with_the_pdh_formulas() {
     use perfcounters::query::Query;
-    use perfcounters::source::snapshots::catalog_of;
     use perfcounters::FormatOptions;
     let Some(samples) = vista_snapshots() else {
         return;
     };
     assert_eq!(samples.len(), 11);
-    let catalog = catalog_of(&samples[0], None);
+    let catalog = Catalog::of_snapshot(&samples[0], None);
     // Vista has no Processor Information: the default set and the cpu collector use Processor.
     let native = ExportConfig::default_set(&catalog)
         .with_process(&[])

@@ -15,6 +15,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::counter_type::CounterType;
+use crate::names::NameTable;
 use crate::snapshot::Snapshot;
 
 #[cfg(target_os = "linux")]
@@ -73,6 +74,14 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// The catalog of a whole snapshot, by the rule of the sources that read whole snapshots (the
+    /// registry source, replays): its named objects in snapshot order (the first of several with one
+    /// name) with their displayable counters that have a name, since a counter path selects objects
+    /// and counters by name. Help texts come from `help` (by help index) when given.
+    pub fn of_snapshot(snapshot: &Snapshot, help: Option<&NameTable>) -> Catalog {
+        snapshots::catalog_of(snapshot, help)
+    }
+
     /// The object with this name (ASCII case-insensitive).
     pub fn object(&self, name: &str) -> Option<&ObjectInfo> {
         self.objects
