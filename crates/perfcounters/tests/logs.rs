@@ -724,3 +724,33 @@ mod stages {
         assert_eq!(String::from_utf8(w.into_inner()).unwrap(), LOG);
     }
 }
+
+/// Writes the starting corpus of the `csv_log` fuzz target (docs/fuzzing.md).
+#[test]
+#[ignore = "writes fuzz/corpus/csv_log; run on demand"]
+fn write_fuzz_seeds() {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/corpus/csv_log"
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("seed1"),
+        "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\H\\Memory\\Available Bytes\",\"\\\\H\\Process(a#1)\\ID Process\"\r\n\
+         \"02/01/2014 00:19:44.718\",\"11.560571277026031822\",\" \"\r\n\
+         \"02/01/2014 00:19:59.718\",\"6.9494827586206889356e-005\",\"12345678901234567168\"\r\n",
+    )
+    .unwrap();
+    let (tsv, _, _) = encoding_rs::WINDOWS_1252.encode(
+        "\r\n\"(PDH-TSV 4.0) (RTZ 2 (\"\t\"\\\\H\\Disco físico(_Total)\\% de tiempo inactivo\"\n\"1/2/2020 3:04:05.6\"\t\"1\"\nExiting, please wait...\n",
+    );
+    std::fs::write(dir.join("seed2"), tsv).unwrap();
+    std::fs::write(
+        dir.join("seed3"),
+        utf16le(
+            "\"(PDH-CSV 4.0) (W. Europe Standard Time)(-60)\",\"\\\\H\\M\\C\"\r\n\"12/31/2022 23:59:59.999\",\"1024\"\r\n",
+            true,
+        ),
+    )
+    .unwrap();
+}

@@ -185,9 +185,49 @@ pub struct SqlWriteOptions {
     pub overwrite: bool,
 }
 
+/// Rows of `CounterData` per `INSERT` statement: one statement binds the log GUID, the record index
+/// and the time once and then [`PARAMS_PER_ROW`] values per row.
+const ROWS_PER_INSERT: usize = 100;
+const PARAMS_PER_ROW: usize = 7;
+
+/// `INSERT INTO CounterData … VALUES (…), (…)` for `rows` rows; without `raw`, the raw columns are
+/// `NULL` in the statement itself and each row binds only `CounterID` and `CounterValue`.
+fn insert_statement(rows: usize, raw: bool) -> String {
+    let mut sql = String::from(
+        "INSERT INTO CounterData (GUID, RecordIndex, CounterDateTime, CounterID, CounterValue, \
+         FirstValueA, FirstValueB, SecondValueA, SecondValueB, MultiCount) VALUES ",
+    );
+    for row in 0..rows {
+        let p = 4 + row * PARAMS_PER_ROW;
+        if row > 0 {
+            sql.push(',');
+        }
+        if raw {
+            sql.push_str(&format!(
+                "(?1, ?2, ?3, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
+                p,
+                p + 1,
+                p + 2,
+                p + 3,
+                p + 4,
+                p + 5,
+                p + 6
+            ));
+        } else {
+            sql.push_str(&format!(
+                "(?1, ?2, ?3, ?{}, ?{}, NULL, NULL, NULL, NULL, NULL)",
+                p,
+                p + 1
+            ));
+        }
+    }
+    sql
+}
+
 /// Writes one log into a database (created if needed, shared with other logs).
 pub struct SqlLogWriter {
     conn: Connection,
+    insert_sql: HashMap<(usize, bool), String>,
     source: String,
     log: String,
     options: SqlWriteOptions,
@@ -247,11 +287,13 @@ impl SqlLogWriter {
         }
         let conn = Connection::open(path).map_err(sql_err(&source))?;
         conn.execute_batch(
-            "PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
+            "PRAGMA page_size = 16384; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; \
+             PRAGMA temp_store = MEMORY;",
         )
         .map_err(sql_err(&source))?;
         Ok(SqlLogWriter {
             conn,
+            insert_sql: HashMap::new(),
             source,
             log: log.to_owned(),
             options,
@@ -465,38 +507,48 @@ impl LogWriter for SqlLogWriter {
             )
         })?;
         let index = self.next_record;
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO CounterData (GUID, CounterID, RecordIndex, CounterDateTime,
-                 CounterValue, FirstValueA, FirstValueB, SecondValueA, SecondValueB, MultiCount)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )
-            .map_err(sql_err(&self.source))?;
-        for (cell, &id) in record.cells.iter().zip(&self.ids) {
-            let raw = match cell {
-                Cell::Raw(rc, _) if rc.status.is_success() => Some(rc.raw),
-                _ => None,
+        let source = &self.source;
+        let mut cells = record.cells.iter().zip(&self.ids).peekable();
+        while cells.peek().is_some() {
+            let chunk: Vec<(&Cell, &i64)> = cells.by_ref().take(ROWS_PER_INSERT).collect();
+            let with_raw = chunk
+                .iter()
+                .any(|(c, _)| matches!(c, Cell::Raw(rc, _) if rc.status.is_success()));
+            let sql = self
+                .insert_sql
+                .entry((chunk.len(), with_raw))
+                .or_insert_with_key(|&(n, raw)| insert_statement(n, raw));
+            let mut stmt = self.conn.prepare_cached(sql).map_err(sql_err(source))?;
+            let bind = |stmt: &mut rusqlite::CachedStatement<'_>| -> rusqlite::Result<()> {
+                stmt.raw_bind_parameter(1, &self.guid)?;
+                stmt.raw_bind_parameter(2, index)?;
+                stmt.raw_bind_parameter(3, &self.time_text)?;
+                for (row, (cell, &id)) in chunk.iter().enumerate() {
+                    let raw = match cell {
+                        Cell::Raw(rc, _) if rc.status.is_success() => Some(rc.raw),
+                        _ => None,
+                    };
+                    let (fa, fb) = raw.map(|r| split_halves(r.first)).unzip();
+                    let (sa, sb) = raw.map(|r| split_halves(r.second)).unzip();
+                    let value = match cell {
+                        Cell::Raw(rc, _) if !rc.status.is_success() => None,
+                        other => other.value(),
+                    };
+                    let p = 4 + row * PARAMS_PER_ROW;
+                    stmt.raw_bind_parameter(p, id)?;
+                    stmt.raw_bind_parameter(p + 1, value)?;
+                    if !with_raw {
+                        continue;
+                    }
+                    stmt.raw_bind_parameter(p + 2, fa)?;
+                    stmt.raw_bind_parameter(p + 3, fb)?;
+                    stmt.raw_bind_parameter(p + 4, sa)?;
+                    stmt.raw_bind_parameter(p + 5, sb)?;
+                    stmt.raw_bind_parameter(p + 6, raw.map(|r| i64::from(r.multi_count)))?;
+                }
+                stmt.raw_execute().map(|_| ())
             };
-            let (fa, fb) = raw.map(|r| split_halves(r.first)).unzip();
-            let (sa, sb) = raw.map(|r| split_halves(r.second)).unzip();
-            let value = match cell {
-                Cell::Raw(rc, _) if !rc.status.is_success() => None,
-                other => other.value(),
-            };
-            stmt.execute(params![
-                self.guid,
-                id,
-                index,
-                self.time_text,
-                value,
-                fa,
-                fb,
-                sa,
-                sb,
-                raw.map(|r| i64::from(r.multi_count))
-            ])
-            .map_err(sql_err(&self.source))?;
+            bind(&mut stmt).map_err(sql_err(source))?;
         }
         self.next_record += 1;
         self.records += 1;
