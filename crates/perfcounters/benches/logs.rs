@@ -1,4 +1,4 @@
-//! Log throughput on a generated PDH-CSV of about 200 MB with 2,000 columns (written once into the
+//! Log throughput on a generated PDH-CSV of 2,000 columns and at least 200 MB (249 MB: written once into the
 //! system's temporary directory by this bench, never by the tests):
 //!
 //! * `logs/csv_crate_floor`: the `csv` crate alone reading every record of the file (no values
@@ -6,9 +6,9 @@
 //! * `logs/read_all`: the PDH-CSV reader parsing every time stamp and every cell;
 //! * `logs/csv_to_csv_filtered`: relog `-c "\Process(p1*)\*"` to PDH-CSV (into a sink): about 10 % of
 //!   the columns are kept, the others are never parsed;
-//! * `logs/csv_to_sql` (feature `sql`): the first 20 MB of the same shape into a new SQLite log,
+//! * `logs/csv_to_sql` (feature `sql`): a tenth of that (25 MB, same shape) into a new SQLite log,
 //!   throughput in values;
-//! * first, the peak resident memory of reading the 20 MB and then the 200 MB file is printed, to
+//! * first, the peak resident memory of reading the small and then the big file is printed, to
 //!   show that it does not grow with the file's length.
 //!
 //! Results, machine and date are in `docs/logs.md`.
@@ -91,7 +91,7 @@ fn generate(path: &Path, rows: usize) {
 
 /// The generated file of about `mb` megabytes, made once.
 fn log_file(mb: usize) -> PathBuf {
-    // One row is about 27 KB.
+    // rows = mb · 10^6 / 27,000; a generated row is about 33.6 KB, so 200 gives 249 MB and 20 gives 25 MB.
     let rows = mb * 1_000_000 / 27_000;
     let path =
         std::env::temp_dir().join(format!("perfcounters-bench-{COLUMNS}cols-{rows}rows.csv"));
@@ -126,7 +126,7 @@ fn filter() -> RelogFilter {
 fn logs(c: &mut Criterion) {
     let big = log_file(200);
     let bytes = std::fs::metadata(&big).unwrap().len();
-    // Peak memory, before anything else ran: reading the 20 MB file, then the 200 MB one.
+    // Peak memory, before anything else ran: reading the small file, then the big one.
     let small = log_file(20);
     let hwm = || {
         std::fs::read_to_string("/proc/self/status")

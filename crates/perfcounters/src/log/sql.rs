@@ -187,7 +187,7 @@ pub struct SqlWriteOptions {
 
 /// Rows of `CounterData` per `INSERT` statement: one statement binds the log GUID, the record index
 /// and the time once and then [`PARAMS_PER_ROW`] values per row.
-const ROWS_PER_INSERT: usize = 100;
+const ROWS_PER_INSERT: usize = 250;
 const PARAMS_PER_ROW: usize = 7;
 
 /// `INSERT INTO CounterData … VALUES (…), (…)` for `rows` rows; without `raw`, the raw columns are
