@@ -24,14 +24,10 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use perfcounters::format::v1::{
-    encode, layout_counter_block, PerfDataBlock, RawValue, ValueLayout,
-};
+use perfcounters::format::v1::{encode, PerfDataBlock, RawValue, ValueLayout};
 use perfcounters::names::NameTable;
 use perfcounters::query::Query;
-use perfcounters::snapshot::{
-    pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, Snapshot, Value,
-};
+use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
 use perfcounters::CounterType;
 use perfcounters::FormatOptions;
 
@@ -149,68 +145,44 @@ fn object(
     instances: impl Iterator<Item = (String, u32, u32)>,
     generation: u64,
 ) -> Object {
-    let sizes: Vec<u32> = counters
+    let defs: Vec<CounterDefinition> = counters
         .iter()
-        .map(|c| c.2.nominal_size().unwrap_or(4))
+        .map(|&(index, _, ty)| CounterDefinition::new(index, ty))
         .collect();
-    let (offsets, _) = layout_counter_block(sizes.iter().copied()).unwrap();
-    let mut defs: Vec<CounterDefinition> = counters
-        .iter()
-        .zip(sizes.iter().zip(offsets))
-        .map(|((index, _, ty), (&size, offset))| CounterDefinition {
-            index: *index,
-            help_index: index + 1,
-            counter_type: *ty,
-            size,
-            offset,
-            detail_level: 100,
-            ..Default::default()
-        })
-        .collect();
-    pair_bases_by_position(&mut defs);
     let instances = instances
         .enumerate()
-        .map(|(n, (raw_name, parent_object, parent_instance))| Instance {
-            name: String::new(),
-            raw_name,
-            parent: None,
-            index: 0,
-            parent_object,
-            parent_instance,
-            unique_id: -1,
-            values: sizes
+        .map(|(n, (raw_name, parent_object, parent_instance))| {
+            let values = defs
                 .iter()
                 .enumerate()
-                .map(|(c, &s)| {
-                    let x = if counters[c].2 == CounterType::PERF_ELAPSED_TIME {
+                .map(|(c, def)| {
+                    let x = if def.counter_type == CounterType::PERF_ELAPSED_TIME {
                         // A start time, before the object's clock.
                         132_289_457_285_000_000 + n as u64
                     } else {
                         (n as u64) * 1000 + c as u64 + generation * (c as u64 + 1) * 7
                     };
-                    if s == 8 {
+                    if def.size == 8 {
                         Value::U64(x)
                     } else {
                         Value::U32(x as u32)
                     }
                 })
-                .collect(),
+                .collect();
+            Instance::new(raw_name, values).with_parent_at(parent_object, parent_instance)
         })
         .collect();
     Object {
-        index,
-        name: None,
-        help_index: index + 1,
-        detail_level: 100,
         default_counter: 0,
-        code_page: 0,
-        // Process and Thread keep a 100 ns clock for their elapsed times.
-        perf_time: 132_290_312_439_883_752 + generation as i64 * 10_000_000,
-        perf_freq: 10_000_000,
-        sample_clock: None,
-        counters: defs,
-        data: ObjectData::Instances(instances),
+        ..Object::new(index)
     }
+    // Process and Thread keep a 100 ns clock for their elapsed times.
+    .with_object_clock(
+        132_290_312_439_883_752 + generation as i64 * 10_000_000,
+        10_000_000,
+    )
+    .with_counters(defs)
+    .with_instances(instances)
 }
 
 fn global_block() -> Vec<u8> {
@@ -227,14 +199,13 @@ fn global_block() -> Vec<u8> {
         (0..5000u32).map(|i| ((i % 10).to_string(), PROCESS, i / 10)),
         0,
     );
-    let snap = Snapshot {
-        system_name: "BENCHHOST".into(),
-        perf_time: 1,
-        perf_freq: 10_000_000,
-        perf_time_100ns: 132_290_312_439_883_752,
-        objects: vec![process, thread],
-        ..Default::default()
-    };
+    let snap = Snapshot::new("BENCHHOST")
+        .with_clock(SampleClock {
+            perf_time: 1,
+            perf_freq: 10_000_000,
+            perf_time_100ns: 132_290_312_439_883_752,
+        })
+        .with_objects(vec![process, thread]);
     encode(&snap).unwrap()
 }
 
@@ -285,14 +256,13 @@ fn global_block_of(generation: u64) -> Vec<u8> {
         generation,
     );
     let second = generation as i64;
-    let snap = Snapshot {
-        system_name: "BENCHHOST".into(),
-        perf_time: 81_234_567_890 + second * 10_000_000,
-        perf_freq: 10_000_000,
-        perf_time_100ns: 132_290_312_439_883_752 + second * 10_000_000,
-        objects: vec![process, thread],
-        ..Default::default()
-    };
+    let snap = Snapshot::new("BENCHHOST")
+        .with_clock(SampleClock {
+            perf_time: 81_234_567_890 + second * 10_000_000,
+            perf_freq: 10_000_000,
+            perf_time_100ns: 132_290_312_439_883_752 + second * 10_000_000,
+        })
+        .with_objects(vec![process, thread]);
     encode(&snap).unwrap()
 }
 

@@ -16,6 +16,8 @@ use crate::counter_type::{CounterType, TimeBase};
 use crate::path::{format_instance, full_instance_name, write_index, Folded};
 use crate::raw::RawCounter;
 
+mod build;
+
 /// The 100 ns time base (`PERF_TIMER_100NS`): 10,000,000 units per second.
 pub const FREQ_100NS: i64 = 10_000_000;
 

@@ -2,56 +2,29 @@
 
 use perfcounters::query::{suggest, ExpandError, Query};
 use perfcounters::snapshot::{
-    name_instances, pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData,
-    Snapshot, Value,
+    pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot,
+    Value,
 };
 use perfcounters::source::{Catalog, CounterInfo, ObjectInfo, Request};
 use perfcounters::{CounterType, FormatOptions, PdhStatus};
 
 fn def(name: &str, ty: CounterType) -> CounterDefinition {
-    CounterDefinition {
-        name: Some(name.into()),
-        counter_type: ty,
-        size: if ty.nominal_size() == Some(4) { 4 } else { 8 },
-        ..Default::default()
-    }
+    CounterDefinition::new(0, ty).named(name)
 }
 
-fn object(name: &str, mut counters: Vec<CounterDefinition>, data: ObjectData) -> Object {
-    pair_bases_by_position(&mut counters);
-    Object {
-        index: 0,
-        name: Some(name.into()),
-        help_index: 0,
-        detail_level: 100,
-        default_counter: -1,
-        code_page: 0,
-        perf_time: 0,
-        perf_freq: 0,
-        sample_clock: None,
-        counters,
-        data,
-    }
-}
-
-fn instance(name: &str, values: Vec<Value>) -> Instance {
-    Instance {
-        name: name.into(),
-        raw_name: name.split('#').next().unwrap().into(),
-        unique_id: -1,
-        values,
-        ..Default::default()
-    }
-}
-
-/// The instances named by `name_instances`, as every source names them; the names written in the
-/// test must be the ones it gives.
-fn named(mut list: Vec<Instance>) -> ObjectData {
-    let written: Vec<String> = list.iter().map(|i| i.name.clone()).collect();
-    name_instances(&mut list);
-    let given: Vec<String> = list.iter().map(|i| i.name.clone()).collect();
+/// `object` with instances written with the names `name_instances` gives them, as every source
+/// names them (`name#n` has the raw name `name`); the names written in the test must be the ones
+/// it gives.
+fn with_named(object: Object, list: Vec<(&str, Vec<Value>)>) -> Object {
+    let object = object.with_instances(
+        list.iter()
+            .map(|(n, values)| Instance::new(n.split('#').next().unwrap(), values.clone()))
+            .collect(),
+    );
+    let given: Vec<&str> = object.instances().iter().map(|i| i.name.as_str()).collect();
+    let written: Vec<&str> = list.iter().map(|(n, _)| *n).collect();
     assert_eq!(given, written);
-    ObjectData::Instances(list)
+    object
 }
 
 /// A catalog object with raw-count counters.
@@ -86,51 +59,56 @@ fn snap(
     switches: u32,
     procs: &[(&str, u64)],
 ) -> Snapshot {
-    let processor = object(
-        "Processor",
-        vec![def("% Processor Time", CounterType::PERF_100NSEC_TIMER_INV)],
-        named(
-            cpus.iter()
-                .map(|(n, idle)| instance(n, vec![Value::U64(*idle)]))
-                .collect(),
-        ),
+    let processor = with_named(
+        Object::new(0).named("Processor").with_counters(vec![def(
+            "% Processor Time",
+            CounterType::PERF_100NSEC_TIMER_INV,
+        )]),
+        cpus.iter()
+            .map(|(n, idle)| (*n, vec![Value::U64(*idle)]))
+            .collect(),
     );
-    let system = object(
-        "System",
-        vec![
+    let system = Object::new(0)
+        .named("System")
+        .with_counters(vec![
             def("Processes", CounterType::PERF_COUNTER_RAWCOUNT),
             def("Context Switches/sec", CounterType::PERF_COUNTER_COUNTER),
             def("% Registry Quota In Use", CounterType::PERF_RAW_FRACTION),
             def("% Registry Quota In Use", CounterType::PERF_RAW_BASE),
-        ],
-        ObjectData::Single(vec![
+        ])
+        .with_values(vec![
             Value::U32(processes),
             Value::U32(switches),
             Value::U32(25),
             Value::U32(200),
-        ]),
+        ]);
+    let process = with_named(
+        process_object(),
+        procs
+            .iter()
+            .map(|(n, cpu)| (*n, vec![Value::U64(*cpu), Value::U64(4096)]))
+            .collect(),
     );
-    let process = object(
-        "Process",
-        vec![
-            def("% Processor Time", CounterType::PERF_100NSEC_TIMER),
-            def("Working Set", CounterType::PERF_COUNTER_LARGE_RAWCOUNT),
-        ],
-        named(
-            procs
-                .iter()
-                .map(|(n, cpu)| instance(n, vec![Value::U64(*cpu), Value::U64(4096)]))
-                .collect(),
-        ),
-    );
-    Snapshot {
-        system_name: "HOST".into(),
-        perf_time: t / 10, // a 1 MHz tick clock
+    Snapshot::new("HOST")
+        .with_clock(clock(t))
+        .with_objects(vec![processor, system, process])
+}
+
+/// A 1 MHz tick clock at 100 ns time `t`.
+fn clock(t: i64) -> SampleClock {
+    SampleClock {
+        perf_time: t / 10,
         perf_freq: 1_000_000,
         perf_time_100ns: t,
-        objects: vec![processor, system, process],
-        ..Default::default()
     }
+}
+
+/// Process: % Processor Time and Working Set, no instances.
+fn process_object() -> Object {
+    Object::new(0).named("Process").with_counters(vec![
+        def("% Processor Time", CounterType::PERF_100NSEC_TIMER),
+        def("Working Set", CounterType::PERF_COUNTER_LARGE_RAWCOUNT),
+    ])
 }
 
 const S: i64 = 10_000_000; // one second in 100 ns units
@@ -408,32 +386,16 @@ fn suggestions() {
 /// A Process object at 100 ns time `t`: (raw name, PID, CPU time in 100 ns) per process, named by
 /// `name_instances` as every source names them.
 fn processes(t: i64, list: &[(&str, i32, u64)]) -> Snapshot {
-    let mut instances: Vec<Instance> = list
-        .iter()
-        .map(|(raw, pid, cpu)| Instance {
-            raw_name: (*raw).into(),
-            unique_id: *pid,
-            values: vec![Value::U64(*cpu), Value::U64(4096)],
-            ..Default::default()
-        })
-        .collect();
-    name_instances(&mut instances);
-    let process = object(
-        "Process",
-        vec![
-            def("% Processor Time", CounterType::PERF_100NSEC_TIMER),
-            def("Working Set", CounterType::PERF_COUNTER_LARGE_RAWCOUNT),
-        ],
-        ObjectData::Instances(instances),
+    let process = process_object().with_instances(
+        list.iter()
+            .map(|(raw, pid, cpu)| {
+                Instance::new(*raw, vec![Value::U64(*cpu), Value::U64(4096)]).with_unique_id(*pid)
+            })
+            .collect(),
     );
-    Snapshot {
-        system_name: "HOST".into(),
-        perf_time: t / 10,
-        perf_freq: 1_000_000,
-        perf_time_100ns: t,
-        objects: vec![process],
-        ..Default::default()
-    }
+    Snapshot::new("HOST")
+        .with_clock(clock(t))
+        .with_objects(vec![process])
 }
 
 fn cpu_query(instances: &[&str]) -> Query {

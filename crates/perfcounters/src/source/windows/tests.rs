@@ -16,10 +16,7 @@ use crate::format::v2::{
 };
 use crate::names::{to_multi_sz, NameTable};
 use crate::query::Query;
-use crate::snapshot::{
-    pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime,
-    Value,
-};
+use crate::snapshot::{CounterDefinition, Instance, Object, Snapshot, SystemTime, Value};
 use crate::source::{Source, SourceErrorKind};
 use crate::{FormatOptions, PdhStatus};
 
@@ -86,58 +83,38 @@ impl PerfRegistry for FakeRegistry {
     }
 }
 
-fn def(index: u32, ty: CounterType) -> CounterDefinition {
-    CounterDefinition {
-        index,
-        help_index: index + 1,
-        counter_type: ty,
-        size: ty.nominal_size().unwrap_or(8),
-        detail_level: 100,
-        ..Default::default()
-    }
-}
-
-fn v1_object(index: u32, counters: Vec<CounterDefinition>, data: ObjectData) -> Object {
-    let mut counters = counters;
-    pair_bases_by_position(&mut counters);
+/// A V1 object as the registry gives it (default counter 0).
+fn v1_object(index: u32, counters: Vec<CounterDefinition>) -> Object {
     Object {
-        index,
-        help_index: index + 1,
-        detail_level: 100,
         default_counter: 0,
-        code_page: 0,
-        perf_time: 0,
-        perf_freq: 0,
-        sample_clock: None,
-        name: None,
-        counters,
-        data,
+        ..Object::new(index)
     }
+    .with_counters(counters)
 }
 
 /// Processor (238): % Processor Time (6, 100NSEC_TIMER_INV) per CPU.
 fn processor(idle: [u64; 2]) -> Object {
-    let inst = |name: &str, v: u64| Instance {
-        name: name.into(),
-        raw_name: name.into(),
-        unique_id: -1,
-        values: vec![Value::U64(v)],
-        ..Default::default()
-    };
+    let inst = |name: &str, v: u64| Instance::new(name, vec![Value::U64(v)]);
     v1_object(
         238,
-        vec![def(6, CounterType::PERF_100NSEC_TIMER_INV)],
-        ObjectData::Instances(vec![inst("0", idle[0]), inst("_Total", idle[1])]),
+        vec![CounterDefinition::new(
+            6,
+            CounterType::PERF_100NSEC_TIMER_INV,
+        )],
     )
+    .with_instances(vec![inst("0", idle[0]), inst("_Total", idle[1])])
 }
 
 /// System (2): Processor Queue Length (44, RAWCOUNT).
 fn system(queue: u32) -> Object {
     v1_object(
         2,
-        vec![def(44, CounterType::PERF_COUNTER_RAWCOUNT)],
-        ObjectData::Single(vec![Value::U32(queue)]),
+        vec![CounterDefinition::new(
+            44,
+            CounterType::PERF_COUNTER_RAWCOUNT,
+        )],
     )
+    .with_values(vec![Value::U32(queue)])
 }
 
 fn block(t100: i64, objects: Vec<Object>) -> Vec<u8> {
