@@ -6,9 +6,9 @@ use std::process::{Command, Output};
 
 mod common;
 
-use common::{block, def, write_blocks};
+use common::{block, write_blocks};
 use perfcounters::format::v1::encode;
-use perfcounters::snapshot::{ObjectData, SystemTime, Value};
+use perfcounters::snapshot::{CounterDefinition, ObjectData, SystemTime, Value};
 use perfcounters::CounterType;
 
 fn bin() -> Command {
@@ -870,7 +870,10 @@ fn block_with_unnamed_object(s: i64) -> Vec<u8> {
     let mut unnamed = snapshot.objects[0].clone();
     unnamed.index = 99_990;
     unnamed.help_index = 99_991;
-    unnamed.counters = vec![def(99_992, CounterType::PERF_COUNTER_RAWCOUNT, 4, 4, 0)];
+    unnamed.counters = vec![CounterDefinition::new(
+        99_992,
+        CounterType::PERF_COUNTER_RAWCOUNT,
+    )];
     unnamed.data = ObjectData::Single(vec![Value::U32(1)]);
     snapshot.objects.insert(1, unnamed);
     encode(&snapshot).unwrap()

@@ -467,7 +467,7 @@ impl Object {
 /// ```
 /// # use perfcounters::snapshot::{name_instances, Instance};
 /// let inst = |parent: Option<&str>, raw: &str| Instance {
-///     raw_name: raw.into(), parent: parent.map(Into::into), unique_id: -1, ..Default::default()
+///     parent: parent.map(Into::into), ..Instance::new(raw, vec![])
 /// };
 /// let mut list = vec![
 ///     inst(None, "svchost"), inst(None, "SVCHOST"), inst(None, "svchost"),
@@ -630,26 +630,17 @@ mod tests {
         assert_eq!(days_in_month(2000, 2), 29);
     }
 
-    fn def(index: u32, ty: CounterType) -> CounterDefinition {
-        CounterDefinition {
-            index,
-            counter_type: ty,
-            size: 8,
-            ..Default::default()
-        }
-    }
-
     #[test]
     fn pairs_bases_by_position() {
         let mut defs = vec![
-            def(1350, CounterType::PERF_RAW_FRACTION),
-            def(1350, CounterType::PERF_RAW_BASE),
-            def(6, CounterType::PERF_100NSEC_TIMER_INV),
-            def(10, CounterType::PERF_PRECISION_100NS_TIMER),
-            def(11, CounterType::PERF_PRECISION_TIMESTAMP),
-            def(12, CounterType::PERF_100NSEC_MULTI_TIMER),
-            def(13, CounterType::PERF_COUNTER_MULTI_BASE),
-            def(14, CounterType::PERF_AVERAGE_TIMER),
+            CounterDefinition::new(1350, CounterType::PERF_RAW_FRACTION),
+            CounterDefinition::new(1350, CounterType::PERF_RAW_BASE),
+            CounterDefinition::new(6, CounterType::PERF_100NSEC_TIMER_INV),
+            CounterDefinition::new(10, CounterType::PERF_PRECISION_100NS_TIMER),
+            CounterDefinition::new(11, CounterType::PERF_PRECISION_TIMESTAMP),
+            CounterDefinition::new(12, CounterType::PERF_100NSEC_MULTI_TIMER),
+            CounterDefinition::new(13, CounterType::PERF_COUNTER_MULTI_BASE),
+            CounterDefinition::new(14, CounterType::PERF_AVERAGE_TIMER),
         ];
         pair_bases_by_position(&mut defs);
         let bases: Vec<Option<usize>> = defs.iter().map(|d| d.base).collect();
@@ -662,33 +653,23 @@ mod tests {
     #[test]
     fn packs_raw_counters_like_pdh() {
         let object = Object {
-            index: 2,
-            name: Some("System".into()),
-            help_index: 3,
-            detail_level: 100,
-            default_counter: -1,
-            code_page: 0,
-            perf_time: 132290312439883752,
-            perf_freq: 10_000_000,
-            sample_clock: None,
-            counters: {
-                let mut d = vec![
-                    def(674, CounterType::PERF_ELAPSED_TIME),
-                    def(6, CounterType::PERF_100NSEC_TIMER_INV),
-                    def(10, CounterType::PERF_COUNTER_COUNTER),
-                    def(1350, CounterType::PERF_RAW_FRACTION),
-                    def(1350, CounterType::PERF_RAW_BASE),
-                    def(12, CounterType::PERF_COUNTER_MULTI_TIMER),
-                    def(13, CounterType::PERF_COUNTER_MULTI_BASE),
-                    def(44, CounterType::PERF_COUNTER_RAWCOUNT),
-                    def(50, CounterType::PERF_OBJ_TIME_TIMER),
-                ];
-                pair_bases_by_position(&mut d);
-                d
-            },
             data: ObjectData::MetadataOnly {
                 multiple_instances: false,
             },
+            ..Object::new(2)
+                .named("System")
+                .with_object_clock(132290312439883752, 10_000_000)
+                .with_counters(vec![
+                    CounterDefinition::new(674, CounterType::PERF_ELAPSED_TIME),
+                    CounterDefinition::new(6, CounterType::PERF_100NSEC_TIMER_INV),
+                    CounterDefinition::new(10, CounterType::PERF_COUNTER_COUNTER),
+                    CounterDefinition::new(1350, CounterType::PERF_RAW_FRACTION),
+                    CounterDefinition::new(1350, CounterType::PERF_RAW_BASE),
+                    CounterDefinition::new(12, CounterType::PERF_COUNTER_MULTI_TIMER),
+                    CounterDefinition::new(13, CounterType::PERF_COUNTER_MULTI_BASE),
+                    CounterDefinition::new(44, CounterType::PERF_COUNTER_RAWCOUNT),
+                    CounterDefinition::new(50, CounterType::PERF_OBJ_TIME_TIMER),
+                ])
         };
         let snap = Snapshot {
             perf_time: 5_000,

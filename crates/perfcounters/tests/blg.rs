@@ -16,7 +16,7 @@ use perfcounters::format::v1;
 use perfcounters::format::{DecodeError, ErrorKind};
 use perfcounters::raw::RawCounter;
 use perfcounters::snapshot::{
-    CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime, Value,
+    CounterDefinition, Instance, Object, SampleClock, Snapshot, SystemTime, Value,
 };
 use perfcounters::{calculate, CounterType, FormatOptions, PdhStatus};
 use proptest::prelude::*;
@@ -637,60 +637,30 @@ fn wildcard_instances_appear_vanish_and_repeat() {
 /// A V1 snapshot of one multi-instance object (index 230) with a 100 ns timer (6), a raw count
 /// (180) and an unnamed-in-the-log counter (1410, "Handle Count" in the built-in table).
 fn process_block(time: i64, instances: &[(&str, u64, u32)]) -> Vec<u8> {
-    let defs = vec![
-        CounterDefinition {
-            index: 6,
-            counter_type: CounterType::PERF_100NSEC_TIMER,
-            size: 8,
-            offset: 8,
-            ..Default::default()
-        },
-        CounterDefinition {
-            index: 180,
-            counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
-            size: 4,
-            offset: 16,
-            ..Default::default()
-        },
-        CounterDefinition {
-            index: 952,
-            counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
-            size: 4,
-            offset: 20,
-            ..Default::default()
-        },
-    ];
-    let snap = Snapshot {
-        system_name: "HOST".into(),
-        perf_time: time / 100,
-        perf_freq: 100_000,
-        perf_time_100ns: time,
-        objects: vec![Object {
-            index: 230,
-            name: None,
-            help_index: 231,
-            detail_level: 100,
-            default_counter: 0,
-            code_page: 0,
-            perf_time: 0,
-            perf_freq: 0,
-            sample_clock: None,
-            counters: defs,
-            data: ObjectData::Instances(
-                instances
-                    .iter()
-                    .map(|&(name, cpu, ws)| Instance {
-                        name: name.into(),
-                        raw_name: name.into(),
-                        unique_id: -1,
-                        values: vec![Value::U64(cpu), Value::U32(ws), Value::U32(7)],
-                        ..Default::default()
-                    })
-                    .collect(),
-            ),
-        }],
-        ..Default::default()
-    };
+    let process = Object {
+        default_counter: 0,
+        ..Object::new(230)
+    }
+    .with_counters(vec![
+        CounterDefinition::new(6, CounterType::PERF_100NSEC_TIMER),
+        CounterDefinition::new(180, CounterType::PERF_COUNTER_RAWCOUNT),
+        CounterDefinition::new(952, CounterType::PERF_COUNTER_RAWCOUNT),
+    ])
+    .with_instances(
+        instances
+            .iter()
+            .map(|&(name, cpu, ws)| {
+                Instance::new(name, vec![Value::U64(cpu), Value::U32(ws), Value::U32(7)])
+            })
+            .collect(),
+    );
+    let snap = Snapshot::new("HOST")
+        .with_clock(SampleClock {
+            perf_time: time / 100,
+            perf_freq: 100_000,
+            perf_time_100ns: time,
+        })
+        .with_objects(vec![process]);
     v1::encode(&snap).unwrap()
 }
 

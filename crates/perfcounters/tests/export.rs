@@ -8,7 +8,7 @@ use perfcounters::counter_type::CounterType as T;
 use perfcounters::export::{
     compat, encode, ExportConfig, Exporter, Families, MetricKind, Plan, TextFormat,
 };
-use perfcounters::snapshot::{CounterDefinition, Instance, Object, ObjectData, Snapshot, Value};
+use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
 use perfcounters::source::{Catalog, CounterInfo, ObjectInfo};
 
 fn render_snapshot(plan: &Plan, exporter: &mut Exporter, snapshot: &Snapshot) -> String {
@@ -545,51 +545,31 @@ fn windows_exporter_names_match_the_documented_tables() {
     }
 }
 
-fn def(name: &str, ty: T, size: u32, base: Option<usize>) -> CounterDefinition {
-    CounterDefinition {
-        name: Some(name.into()),
-        counter_type: ty,
-        size,
-        base,
-        ..Default::default()
-    }
-}
-
+/// A Process object (230) at 100 ns time 132e15: (name, PID, page faults, CPU time) per instance,
+/// named as the sources name them.
 fn process_snapshot(rows: &[(&str, u32, u32, u64)]) -> Snapshot {
-    Snapshot {
-        system_name: "HOST".into(),
-        perf_time: 1,
-        perf_freq: 10_000_000,
-        perf_time_100ns: 132_000_000_000_000_000,
-        objects: vec![Object {
-            index: 230,
-            name: Some("Process".into()),
-            help_index: 0,
-            detail_level: 100,
-            default_counter: -1,
-            code_page: 0,
-            perf_time: 0,
-            perf_freq: 0,
-            sample_clock: None,
-            counters: vec![
-                def("ID Process", T::PERF_COUNTER_RAWCOUNT, 4, None),
-                def("Page Faults/sec", T::PERF_COUNTER_COUNTER, 4, None),
-                def("% Processor Time", T::PERF_100NSEC_TIMER, 8, None),
-            ],
-            data: ObjectData::Instances(
-                rows.iter()
-                    .map(|&(name, pid, faults, time)| Instance {
-                        name: name.into(),
-                        raw_name: name.split('#').next().unwrap().into(),
-                        unique_id: -1,
-                        values: vec![Value::U32(pid), Value::U32(faults), Value::U64(time)],
-                        ..Default::default()
-                    })
-                    .collect(),
-            ),
-        }],
-        ..Default::default()
-    }
+    let process = Object::new(230)
+        .named("Process")
+        .with_counters(vec![
+            CounterDefinition::new(0, T::PERF_COUNTER_RAWCOUNT).named("ID Process"),
+            CounterDefinition::new(0, T::PERF_COUNTER_COUNTER).named("Page Faults/sec"),
+            CounterDefinition::new(0, T::PERF_100NSEC_TIMER).named("% Processor Time"),
+        ])
+        .with_instances(
+            rows.iter()
+                .map(|&(name, pid, faults, time)| {
+                    let values = vec![Value::U32(pid), Value::U32(faults), Value::U64(time)];
+                    Instance::new(name.split('#').next().unwrap(), values)
+                })
+                .collect(),
+        );
+    Snapshot::new("HOST")
+        .with_clock(SampleClock {
+            perf_time: 1,
+            perf_freq: 10_000_000,
+            perf_time_100ns: 132_000_000_000_000_000,
+        })
+        .with_objects(vec![process])
 }
 
 fn process_plan() -> Plan {

@@ -8,9 +8,7 @@ use std::path::PathBuf;
 use perfcounters::counter_type::CounterType;
 use perfcounters::format::capture::{Capture, CaptureSample};
 use perfcounters::format::{v1, v2, Bound, DecodeError, EncodeError, ErrorKind};
-use perfcounters::snapshot::{
-    CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime, Value,
-};
+use perfcounters::snapshot::{CounterDefinition, Instance, Object, Snapshot, SystemTime, Value};
 use perfcounters::source::replay::ReplaySource;
 use perfcounters::source::{Request, Source, SourceError, SourceErrorKind};
 
@@ -18,39 +16,13 @@ use perfcounters::source::{Request, Source, SourceError, SourceErrorKind};
 /// header 88 + "H" padded to 96; object at 96 (64 + one 40-byte definition = 104); instance at
 /// 200 (24 + "abc\0" = 32 bytes); counter block at 232 (16 bytes); 248 bytes in all.
 fn v1_block() -> Vec<u8> {
-    let snap = Snapshot {
-        system_name: "H".into(),
-        objects: vec![Object {
-            index: 500,
-            name: None,
-            help_index: 501,
-            detail_level: 100,
-            default_counter: -1,
-            code_page: 0,
-            perf_time: 0,
-            perf_freq: 0,
-            sample_clock: None,
-            counters: vec![CounterDefinition {
-                index: 10,
-                counter_type: CounterType::PERF_COUNTER_LARGE_RAWCOUNT,
-                size: 8,
-                offset: 8,
-                detail_level: 100,
-                ..Default::default()
-            }],
-            data: ObjectData::Instances(vec![Instance {
-                name: "abc".into(),
-                raw_name: "abc".into(),
-                parent: None,
-                index: 0,
-                parent_object: 0,
-                parent_instance: 0,
-                unique_id: -1,
-                values: vec![Value::U64(9)],
-            }]),
-        }],
-        ..Default::default()
-    };
+    let object = Object::new(500)
+        .with_counters(vec![CounterDefinition::new(
+            10,
+            CounterType::PERF_COUNTER_LARGE_RAWCOUNT,
+        )])
+        .with_instances(vec![Instance::new("abc", vec![Value::U64(9)])]);
+    let snap = Snapshot::new("H").with_objects(vec![object]);
     let bytes = v1::encode(&snap).unwrap();
     assert_eq!(bytes.len(), 248);
     bytes
@@ -236,32 +208,15 @@ fn encode_errors_are_the_same_type() {
     );
 
     // An instance name the object's code page cannot hold, located by object and instance.
-    let mut snap = Snapshot {
-        system_name: "H".into(),
-        objects: vec![Object {
-            index: 2,
-            name: None,
-            help_index: 3,
-            detail_level: 100,
-            default_counter: -1,
-            code_page: 1252,
-            perf_time: 0,
-            perf_freq: 0,
-            sample_clock: None,
-            counters: Vec::new(),
-            data: ObjectData::Instances(vec![
-                Instance {
-                    raw_name: "ok".into(),
-                    ..Default::default()
-                },
-                Instance {
-                    raw_name: "\u{4e2d}".into(),
-                    ..Default::default()
-                },
-            ]),
-        }],
-        ..Default::default()
-    };
+    let object = Object {
+        code_page: 1252,
+        ..Object::new(2)
+    }
+    .with_instances(vec![
+        Instance::new("ok", vec![]),
+        Instance::new("\u{4e2d}", vec![]),
+    ]);
+    let mut snap = Snapshot::new("H").with_objects(vec![object]);
     let e = v1::encode(&snap).unwrap_err();
     assert_eq!(
         e,

@@ -10,7 +10,7 @@ use perfcounters::format::v2::{
     PERF_WILDCARD_COUNTER,
 };
 use perfcounters::snapshot::{
-    name_instances, CounterDefinition, Instance, Object, ObjectData, Snapshot, Value,
+    name_instances, CounterDefinition, Instance, Object, SampleClock, Snapshot, Value,
 };
 use perfcounters::CounterType;
 
@@ -59,39 +59,19 @@ fn names_of(object: &Object) -> Vec<(&str, u32)> {
 }
 
 fn v1_object(index: u32, instances: Vec<Instance>) -> Object {
-    Object {
-        index,
-        name: None,
-        help_index: index + 1,
-        detail_level: 100,
-        default_counter: -1,
-        code_page: 0,
-        perf_time: 0,
-        perf_freq: 0,
-        sample_clock: None,
-        counters: vec![CounterDefinition {
-            index: 784,
-            help_index: 785,
-            counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
-            size: 4,
-            offset: 4,
-            detail_level: 100,
-            ..Default::default()
-        }],
-        data: ObjectData::Instances(instances),
-    }
+    Object::new(index)
+        .with_counters(vec![CounterDefinition::new(
+            784,
+            CounterType::PERF_COUNTER_RAWCOUNT,
+        )])
+        .with_instances(instances)
 }
 
 /// V1: a Process object (230) holds the parents `explorer` and `Explorer`; a Thread object (232) holds
 /// the list, children pointing at their parent by position.
 fn through_v1() -> Snapshot {
-    let inst = |raw: &str, parent_object: u32, parent_instance: u32, v: u32| Instance {
-        raw_name: raw.into(),
-        parent_object,
-        parent_instance,
-        unique_id: -1,
-        values: vec![Value::U32(v)],
-        ..Default::default()
+    let inst = |raw: &str, parent_object: u32, parent_instance: u32, v: u32| {
+        Instance::new(raw, vec![Value::U32(v)]).with_parent_at(parent_object, parent_instance)
     };
     let parents = ["explorer", "Explorer"];
     let process = v1_object(
@@ -115,12 +95,15 @@ fn through_v1() -> Snapshot {
             })
             .collect(),
     );
-    let bytes = encode(&Snapshot {
-        system_name: "HOST".into(),
+    let clock = SampleClock {
         perf_freq: 10_000_000,
-        objects: vec![process, thread],
-        ..Default::default()
-    })
+        ..SampleClock::default()
+    };
+    let bytes = encode(
+        &Snapshot::new("HOST")
+            .with_clock(clock)
+            .with_objects(vec![process, thread]),
+    )
     .unwrap();
     PerfDataBlock::parse(&bytes).unwrap().to_snapshot().unwrap()
 }
@@ -205,10 +188,8 @@ fn name_instances_is_the_rule_both_formats_apply() {
     let mut list: Vec<Instance> = LIST
         .iter()
         .map(|(parent, raw)| Instance {
-            raw_name: (*raw).into(),
             parent: parent.map(Into::into),
-            unique_id: -1,
-            ..Default::default()
+            ..Instance::new(*raw, vec![])
         })
         .collect();
     name_instances(&mut list);
@@ -221,18 +202,9 @@ fn name_instances_is_the_rule_both_formats_apply() {
     assert_eq!(list[2].name, "svchost#1");
     // A Turkish capital dotted I is its own letter: `İ` and `i̇` (i + U+0307) are different names.
     let mut turkish = vec![
-        Instance {
-            raw_name: "İ".into(),
-            ..Default::default()
-        },
-        Instance {
-            raw_name: "i\u{307}".into(),
-            ..Default::default()
-        },
-        Instance {
-            raw_name: "İ".into(),
-            ..Default::default()
-        },
+        Instance::new("İ", vec![]),
+        Instance::new("i\u{307}", vec![]),
+        Instance::new("İ", vec![]),
     ];
     name_instances(&mut turkish);
     let names: Vec<&str> = turkish.iter().map(|i| i.name.as_str()).collect();

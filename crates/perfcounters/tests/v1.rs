@@ -783,40 +783,14 @@ fn big_endian_blocks() {
 
 #[test]
 fn encoder_lays_out_inconsistent_offsets_itself() {
-    let mut snap = Snapshot {
-        system_name: "H".into(),
-        ..Default::default()
-    };
-    let mut counters = vec![
-        CounterDefinition {
-            index: 10,
-            counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
-            size: 4,
-            offset: 0, // overlaps ByteLength: inconsistent
-            ..Default::default()
-        },
-        CounterDefinition {
-            index: 12,
-            counter_type: CounterType::PERF_COUNTER_LARGE_RAWCOUNT,
-            size: 8,
-            offset: 0,
-            ..Default::default()
-        },
-    ];
-    pair_bases_by_position(&mut counters);
-    snap.objects.push(Object {
-        index: 2,
-        name: None,
-        help_index: 3,
-        detail_level: 100,
-        default_counter: -1,
-        code_page: 0,
-        perf_time: 0,
-        perf_freq: 0,
-        sample_clock: None,
-        counters,
-        data: ObjectData::Single(vec![Value::U32(1), Value::U64(2)]),
-    });
+    let object = Object::new(2)
+        .with_counters(vec![
+            // Offsets 0: the first overlaps ByteLength, inconsistent.
+            CounterDefinition::new(10, CounterType::PERF_COUNTER_RAWCOUNT),
+            CounterDefinition::new(12, CounterType::PERF_COUNTER_LARGE_RAWCOUNT),
+        ])
+        .with_values(vec![Value::U32(1), Value::U64(2)]);
+    let mut snap = Snapshot::new("H").with_objects(vec![object]);
     let bytes = encode(&snap).unwrap();
     let back = parse(&bytes).to_snapshot().unwrap();
     let offsets: Vec<_> = back.objects[0].counters.iter().map(|c| c.offset).collect();

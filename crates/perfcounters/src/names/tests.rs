@@ -1,6 +1,6 @@
 use super::*;
 use crate::counter_type::CounterType;
-use crate::snapshot::{CounterDefinition, Object, ObjectData};
+use crate::snapshot::{CounterDefinition, Object};
 
 /// Builds a REG_MULTI_SZ block: each string UTF-16LE + NUL, then the extra NUL.
 fn multi_sz(strings: &[&str]) -> Vec<u8> {
@@ -405,28 +405,18 @@ fn builtin_linux_lookups_agree_with_the_table() {
 
 fn def(index: u32, ty: CounterType, name: Option<&str>) -> CounterDefinition {
     CounterDefinition {
-        index,
         name: name.map(str::to_owned),
-        counter_type: ty,
-        size: 4,
-        ..Default::default()
+        ..CounterDefinition::new(index, ty)
     }
 }
 
 fn object(index: u32, name: Option<&str>, counters: Vec<CounterDefinition>) -> Object {
     Object {
-        index,
         name: name.map(str::to_owned),
-        help_index: index + 1,
-        detail_level: 100,
-        default_counter: -1,
-        code_page: 0,
-        perf_time: 0,
-        perf_freq: 0,
-        sample_clock: None,
-        counters,
-        data: ObjectData::Single(Vec::new()),
+        ..Object::new(index)
     }
+    .with_counters(counters)
+    .with_values(Vec::new())
 }
 
 #[test]

@@ -14,19 +14,13 @@
 //! use perfcounters::snapshot::*;
 //! use perfcounters::CounterType;
 //!
-//! let snap = Snapshot {
-//!     system_name: "HOST".into(),
-//!     objects: vec![Object {
-//!         index: 2, name: None, help_index: 3, detail_level: 100, default_counter: -1,
-//!         code_page: 0, perf_time: 0, perf_freq: 0, sample_clock: None,
-//!         counters: vec![CounterDefinition {
-//!             index: 250, counter_type: CounterType::PERF_COUNTER_RAWCOUNT, size: 4, offset: 4,
-//!             detail_level: 100, ..Default::default()
-//!         }],
-//!         data: ObjectData::Single(vec![Value::U32(42)]),
-//!     }],
-//!     ..Default::default()
-//! };
+//! let system = Object::new(2)
+//!     .with_counters(vec![CounterDefinition {
+//!         offset: 4, // after the counter block's ByteLength, as the decoder will find it
+//!         ..CounterDefinition::new(250, CounterType::PERF_COUNTER_RAWCOUNT)
+//!     }])
+//!     .with_values(vec![Value::U32(42)]);
+//! let snap = Snapshot::new("HOST").with_objects(vec![system]);
 //! let bytes = encode(&snap).unwrap();
 //! let block = PerfDataBlock::parse(&bytes).unwrap();
 //! assert_eq!(block.system_name().unwrap(), "HOST");

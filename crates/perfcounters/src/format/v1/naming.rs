@@ -14,12 +14,11 @@ use crate::snapshot::{name_instances, Object, ObjectData, Snapshot};
 /// ```
 /// # use perfcounters::snapshot::*;
 /// # use perfcounters::format::v1::resolve_instance_names;
-/// let inst = |raw: &str| Instance { raw_name: raw.into(), unique_id: -1, ..Default::default() };
+/// let inst = |raw: &str| Instance::new(raw, vec![]);
 /// let mut snap = Snapshot::default();
 /// snap.objects.push(Object {
-///     index: 230, name: None, help_index: 231, detail_level: 100, default_counter: -1,
-///     code_page: 0, perf_time: 0, perf_freq: 0, sample_clock: None, counters: vec![],
 ///     data: ObjectData::Instances(vec![inst("svchost"), inst("svchost"), inst("SvcHost")]),
+///     ..Object::new(230)
 /// });
 /// resolve_instance_names(&mut snap);
 /// let names: Vec<_> = snap.objects[0].instances().iter().map(|i| i.name.as_str()).collect();
