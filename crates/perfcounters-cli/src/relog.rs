@@ -219,7 +219,7 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
                 let cp: u16 = v
                     .parse()
                     .map_err(|_| format!("invalid code page \"{v}\""))?;
-                if !perfcounters::log::text::code_page_supported(cp) {
+                if !perfcounters::encoding::code_page_supported(cp) {
                     return Err(format!("code page {cp} is not supported"));
                 }
                 out.code_page = Some(cp);

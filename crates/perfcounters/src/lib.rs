@@ -54,7 +54,8 @@
 //! * [`names`]: counter name tables (index → names) and a built-in English table;
 //! * [`log`]: the PDH-CSV / PDH-TSV log formats;
 //! * [`export`]: snapshots as Prometheus / OpenMetrics text (raw cumulative values, types from counter
-//!   types, windows_exporter-compatible names).
+//!   types, windows_exporter-compatible names);
+//! * [`encoding`]: the text encodings of files written on Windows (byte-order marks, UTF-16, ANSI).
 //!
 //! The library never panics on hostile input: every length and offset is checked, and malformed data is
 //! an error that names the structure and the byte offset.
@@ -62,6 +63,7 @@
 
 pub mod calc;
 pub mod counter_type;
+pub mod encoding;
 pub mod export;
 pub mod format;
 pub mod log;

@@ -11,7 +11,8 @@
 //! * [`sql_rows`]: the rows of the SQL log schema, decoded and encoded; `sql` (feature `sql`) reads
 //!   and writes SQL logs in SQLite;
 //! * [`stats`]: minimum, average and maximum per counter over a log;
-//! * [`text`]: the text encodings of logs (byte-order marks, UTF-16, ANSI code pages).
+//! * the text encodings of logs (byte-order marks, UTF-16, ANSI code pages) are in
+//!   [`crate::encoding`], which name tables share.
 //! * [`error`]: [`LogError`], which names the log and the line and column (text), byte offset
 //!   (binary) or row (SQL) of a problem.
 
@@ -25,7 +26,6 @@ pub mod relog;
 pub mod sql;
 pub mod sql_rows;
 pub mod stats;
-pub mod text;
 
 pub use blg::BlgLogReader;
 pub use error::{Location, LogError, LogErrorKind};

@@ -37,7 +37,7 @@ use crate::path::CounterPath;
 use super::error::{quote, Location, LogError};
 use super::model::{Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, Record, TimeZone};
 use super::pdh_csv::CsvFlavor;
-use super::text::{read_first_line, sniff_bom, TextEncoding, Transcoded};
+use crate::encoding::{read_first_line, sniff_bom, TextEncoding, Transcoded};
 
 /// The longest header line accepted (the real sample with 5,964 columns has 330 KB).
 pub const MAX_HEADER_BYTES: usize = 64 * 1024 * 1024;
@@ -118,7 +118,7 @@ impl PdhCsvReader {
                     TextEncoding::Utf8
                 } else {
                     let cp = options.code_page.unwrap_or(1252);
-                    if !super::text::code_page_supported(cp) {
+                    if !crate::encoding::code_page_supported(cp) {
                         return Err(LogError::usage(
                             source,
                             format!("code page {cp} is not supported"),

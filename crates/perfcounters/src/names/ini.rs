@@ -34,7 +34,7 @@
 use std::fmt;
 
 use super::NameTable;
-use crate::log::text::{sniff_bom, TextEncoding};
+use crate::encoding::{sniff_bom, TextEncoding};
 
 /// One language of a `PerfStringBackup.INI`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
-//! Text encodings of logs written on Windows: a byte-order mark (UTF-8, UTF-16LE/BE), UTF-16LE
-//! without one (recognised by its zero bytes), or none at all and then either UTF-8 or the ANSI code
-//! page of the machine that wrote the file.
+//! Text encodings of files written on Windows (logs, name tables): a byte-order mark (UTF-8,
+//! UTF-16LE/BE), UTF-16LE without one (recognised by its zero bytes), or none at all and then either
+//! UTF-8 or the ANSI code page of the machine that wrote the file.
 //!
 //! [`Transcoded`] turns any of them into a UTF-8 byte stream, a buffer at a time, so a log of any
 //! length is read in constant memory.
