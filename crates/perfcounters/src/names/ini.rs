@@ -261,6 +261,20 @@ mod tests {
             Some("Disco físico")
         );
         assert!(!looks_like_ini(b"2 System\n"));
+        // Through the loader: one table, English first, the other languages as more names.
+        let t = NameTable::from_bytes(&bytes).unwrap();
+        assert_eq!(t.name(234), Some("PhysicalDisk"));
+        assert_eq!(
+            t.names(234).collect::<Vec<_>>(),
+            ["PhysicalDisk", "Disco físico"]
+        );
+        assert_eq!(t.base_index(), Some(1847));
+        assert_eq!(
+            NameTable::from_bytes(b"[PerfStrings_009]\nx=y\n")
+                .unwrap_err()
+                .to_string(),
+            "PerfStringBackup.INI: line 2: index \"x\" is not a number"
+        );
         let e = |s: &str| {
             parse_perf_string_backup(s.as_bytes(), None)
                 .unwrap_err()

@@ -14,6 +14,10 @@ use super::{parse_multi_sz, parse_text, NameError, NameTable};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NameFormat {
+    /// A `PerfStringBackup.INI` as `lodctr /S` saves it ([`super::ini`]): every language it holds,
+    /// merged into one table, English (`[PerfStrings_009]`) first so that [`NameTable::name`] gives
+    /// the English name and [`NameTable::names`] its translations.
+    Ini,
     /// The registry's REG_MULTI_SZ `Counter` or `Help` value as dumped from the registry: UTF-16LE
     /// strings alternating an index and a text ([`parse_multi_sz`]).
     MultiSz,
@@ -25,10 +29,13 @@ pub enum NameFormat {
 
 impl NameFormat {
     /// Every form, in the order [`NameFormat::detect`] tries them.
-    pub const ALL: [NameFormat; 2] = [NameFormat::MultiSz, NameFormat::Text];
+    pub const ALL: [NameFormat; 3] = [NameFormat::Ini, NameFormat::MultiSz, NameFormat::Text];
 
     /// Whether `bytes` look like this form (nothing is validated):
     ///
+    /// * [`NameFormat::Ini`]: the first character that is not blank is `[` (in any of the
+    ///   encodings [`super::ini`] reads); it comes first because Windows writes the file in UTF-16LE
+    ///   without a byte-order mark, whose second byte is 0 too.
     /// * [`NameFormat::MultiSz`]: the second byte is 0. A REG_MULTI_SZ list starts with an index,
     ///   ASCII digits, whose UTF-16LE code units have a zero high byte; text never has a NUL there
     ///   (UTF-16 text starts with its byte-order mark). An odd length still matches, so that the
@@ -36,6 +43,7 @@ impl NameFormat {
     /// * [`NameFormat::Text`]: anything (the fallback).
     pub fn matches(self, bytes: &[u8]) -> bool {
         match self {
+            NameFormat::Ini => super::ini::looks_like_ini(bytes),
             NameFormat::MultiSz => bytes.get(1) == Some(&0),
             NameFormat::Text => true,
         }
@@ -55,6 +63,20 @@ impl NameFormat {
     /// The parser's [`NameError`].
     pub fn parse(self, bytes: &[u8]) -> Result<NameTable, NameError> {
         match self {
+            NameFormat::Ini => {
+                let ini =
+                    super::ini::parse_perf_string_backup(bytes, None).map_err(NameError::Ini)?;
+                let mut table = NameTable::new();
+                let english = ini.language("009");
+                for lang in english.into_iter().chain(
+                    ini.languages
+                        .iter()
+                        .filter(|l| !l.id.eq_ignore_ascii_case("009")),
+                ) {
+                    table.merge(&lang.names);
+                }
+                Ok(table)
+            }
             NameFormat::MultiSz => parse_multi_sz(bytes),
             NameFormat::Text => parse_text(&super::ini::decode(bytes, None)),
         }
@@ -63,7 +85,7 @@ impl NameFormat {
 
 impl NameTable {
     /// Reads a name table in any form of [`NameFormat`], recognized by [`NameFormat::detect`]: a
-    /// REG_MULTI_SZ dump or `index name` text.
+    /// `PerfStringBackup.INI` (every language), a REG_MULTI_SZ dump or `index name` text.
     ///
     /// ```
     /// use perfcounters::names::NameTable;

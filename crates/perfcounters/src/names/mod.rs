@@ -252,6 +252,8 @@ impl<'a> FromIterator<(u32, &'a str)> for NameTable {
 /// Why a name list could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NameError {
+    /// A `PerfStringBackup.INI` is malformed (see [`ini`]).
+    Ini(ini::IniError),
     /// The registry form has an odd number of bytes; `offset` is the stray last byte.
     OddLength {
         /// Byte offset of the stray byte.
@@ -280,6 +282,7 @@ pub enum NameError {
 impl fmt::Display for NameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            NameError::Ini(e) => write!(f, "PerfStringBackup.INI: {e}"),
             NameError::OddLength { offset } => write!(
                 f,
                 "name list: odd byte count, stray byte at offset {offset} (UTF-16 needs pairs)"

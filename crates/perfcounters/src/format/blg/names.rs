@@ -61,6 +61,13 @@ impl<'a> NameChunk<'a> {
                         field: "the index string",
                     },
                 ),
+                // `parse_multi_sz` never reports the errors of the INI form.
+                NameError::Ini(_) => (
+                    0,
+                    ErrorKind::NotANumber {
+                        field: "the index string",
+                    },
+                ),
                 // The list ends right after an index: its name is cut off.
                 NameError::MissingText { offset, .. } => (
                     offset,
