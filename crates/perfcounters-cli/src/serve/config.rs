@@ -136,6 +136,35 @@ impl ServeConfig {
         Ok(config)
     }
 
+    /// Replaces object and counter names by the English names `english` gives (the Windows sources
+    /// report English names on every language, and a configuration may use the machine's). Names
+    /// with wildcards and names `english` does not know are kept.
+    pub fn translate(&mut self, mut english: impl FnMut(&str) -> Option<String>) {
+        let mut tr = |name: &mut String| {
+            if !name.contains('*') {
+                if let Some(e) = english(name) {
+                    *name = e;
+                }
+            }
+        };
+        for o in &mut self.objects {
+            tr(&mut o.object);
+            for c in &mut o.counters {
+                match c {
+                    CounterEntry::Name(n) => tr(n),
+                    CounterEntry::Full { counter, .. } => tr(counter),
+                }
+            }
+        }
+        for p in &mut self.paths {
+            if let Ok(mut path) = CounterPath::parse(p) {
+                tr(&mut path.object);
+                tr(&mut path.counter);
+                *p = path.to_string();
+            }
+        }
+    }
+
     /// The export configuration for a source with this catalog.
     pub fn export_config(
         &self,
@@ -271,6 +300,45 @@ mod tests {
         assert!(format!("{e:#}").contains("Prometheus' own target label"));
         let e = ServeConfig::parse("prefix: 'my-exporter'\n").unwrap_err();
         assert!(format!("{e:#}").contains("invalid metric name \"my-exporter\""));
+    }
+
+    #[test]
+    fn localized_names_become_english() {
+        let mut c = ServeConfig::parse(
+            "paths: ['\\Prozessor(*)\\Prozessorzeit (%)', '\\Speicher\\*']\n\
+             objects:\n  - object: Arbeitsspeicher\n    counters: ['Verfügbare Bytes', {counter: 'Seiten/s'}, 'Cache*']\n",
+        )
+        .unwrap();
+        let table = [
+            ("Prozessor", "Processor"),
+            ("Prozessorzeit (%)", "% Processor Time"),
+            ("Arbeitsspeicher", "Memory"),
+            ("Verfügbare Bytes", "Available Bytes"),
+            ("Seiten/s", "Pages/sec"),
+        ];
+        c.translate(|n| {
+            table
+                .iter()
+                .find(|(l, _)| *l == n)
+                .map(|(_, e)| e.to_string())
+        });
+        assert_eq!(
+            c.paths,
+            ["\\Processor(*)\\% Processor Time", "\\Speicher\\*"]
+        );
+        assert_eq!(c.objects[0].object, "Memory");
+        assert_eq!(
+            c.objects[0].counters,
+            [
+                CounterEntry::Name("Available Bytes".into()),
+                CounterEntry::Full {
+                    counter: "Pages/sec".into(),
+                    metric: None,
+                    labels: BTreeMap::new()
+                },
+                CounterEntry::Name("Cache*".into()),
+            ]
+        );
     }
 
     #[test]

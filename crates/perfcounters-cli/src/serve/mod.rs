@@ -142,11 +142,11 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         Some(p) => WebSettings::load(p)?,
         None => WebSettings::none(),
     };
-    let file_config = match &args.config {
+    let mut file_config = match &args.config {
         Some(p) => Some(ServeConfig::load(p)?),
         None => None,
     };
-    let backend = open_backend(args)?;
+    let backend = open_backend(args, file_config.as_mut())?;
     let plan = plan(args, file_config.as_ref(), backend.catalog())?;
     for p in &plan.problems {
         eprintln!("perfcounters serve: {p}");
@@ -252,12 +252,26 @@ fn parse_addr(s: &str) -> Result<SocketAddr> {
         })
 }
 
-fn open_backend(args: &ServeArgs) -> Result<Backend> {
+/// The source: live (with the configuration's names made English where the machine names them in
+/// its language), or a replay.
+fn open_backend(args: &ServeArgs, config: Option<&mut ServeConfig>) -> Result<Backend> {
     if args.replay.is_empty() {
         if args.names.is_some() {
             bail!("--names applies to --replay");
         }
-        return Backend::live(perfcounters::source::local()?);
+        #[cfg(windows)]
+        {
+            let mut source = perfcounters::source::windows::WindowsSource::local();
+            if let Some(c) = config {
+                c.translate(|n| source.registry().english_name(n));
+            }
+            return Backend::live(Box::new(source));
+        }
+        #[cfg(not(windows))]
+        {
+            let _ = config;
+            return Backend::live(perfcounters::source::local()?);
+        }
     }
     if let [one] = &args.replay[..] {
         if let Some(input) = log_input(one) {
