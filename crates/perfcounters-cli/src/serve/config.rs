@@ -139,6 +139,8 @@ impl ServeConfig {
     /// Replaces object and counter names by the English names `english` gives (the Windows sources
     /// report English names on every language, and a configuration may use the machine's). Names
     /// with wildcards and names `english` does not know are kept.
+    // Only the Windows source has name tables in the machine's language.
+    #[cfg_attr(not(windows), allow(dead_code))]
     pub fn translate(&mut self, mut english: impl FnMut(&str) -> Option<String>) {
         let mut tr = |name: &mut String| {
             if !name.contains('*') {

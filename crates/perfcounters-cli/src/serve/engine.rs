@@ -202,6 +202,8 @@ pub enum Cmd {
     ChartRemove(String, oneshot::Sender<()>),
     /// The chart's history as JSON.
     ChartHistory(oneshot::Sender<String>),
+    /// A page opened the event stream: sample the chart again if it had stopped.
+    Wake,
 }
 
 /// Counter paths a chart holds at most.
@@ -374,6 +376,7 @@ impl Engine {
                 Ok(Cmd::ChartHistory(reply)) => {
                     let _ = reply.send(self.chart.history_json());
                 }
+                Ok(Cmd::Wake) => {}
                 Err(RecvTimeoutError::Timeout) => {
                     if sampling {
                         self.chart_tick();

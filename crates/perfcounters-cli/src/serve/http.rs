@@ -364,6 +364,7 @@ impl Drop for Viewer {
 async fn api_stream(State(app): State<Arc<App>>) -> Response {
     app.viewers.fetch_add(1, Ordering::Relaxed);
     let viewer = Viewer(app.viewers.clone());
+    let _ = app.tx.lock().expect("not poisoned").send(Cmd::Wake);
     let stream = BroadcastStream::new(app.events.subscribe()).filter_map(move |m| {
         let _keep = &viewer;
         match m {
