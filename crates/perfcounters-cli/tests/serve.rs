@@ -588,7 +588,38 @@ fn replay_serves_recorded_blocks_and_charts_them() {
         &[],
     );
     assert_eq!(r.status, 204);
+    let add = |p: &str| s.get(&format!("/api/add?path={}", encode_query(p)), &[]);
+    // A path that selects nothing is refused with close names; a missing instance is kept (it may
+    // appear later, as in `watch`).
+    let r = add(r"\Sistem\Processes");
+    assert_eq!(r.status, 400);
+    assert!(
+        r.text()
+            .contains(r#"no object named "Sistem"; did you mean "System"?"#),
+        "{}",
+        r.text()
+    );
+    // A chart holds 32 paths at most.
+    let many: Vec<String> = (2..33)
+        .map(|i| format!(r"\Processor({i})\% Processor Time"))
+        .collect();
+    for p in &many {
+        let r = add(p);
+        assert_eq!(r.status, 204, "{p}: {}", r.text());
+    }
+    let r = add(r"\System\Processes");
+    assert_eq!(r.status, 400);
+    assert!(
+        r.text().contains("32 counter paths at most"),
+        "{}",
+        r.text()
+    );
+    for p in &many {
+        let r = s.get(&format!("/api/remove?path={}", encode_query(p)), &[]);
+        assert_eq!(r.status, 204);
+    }
     let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
+    assert_eq!(h["paths"].as_array().unwrap().len(), 1);
     assert_eq!(
         h["series"],
         serde_json::json!([
@@ -781,6 +812,12 @@ fn replay_of_a_counter_log_is_charted() {
         &[],
     );
     assert_eq!(r.status, 204);
+    let r = s.get(
+        &format!("/api/add?path={}", encode_query(r"\Nope(*)\*")),
+        &[],
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(r.text(), "\\Nope(*)\\*: no column of the log matches\n");
     let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
     assert_eq!(
         h["series"],

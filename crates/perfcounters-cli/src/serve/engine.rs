@@ -433,14 +433,14 @@ impl Engine {
     }
 
     fn chart_add(&mut self, path: String) -> Result<(), String> {
-        perfcounters::CounterPath::parse(&path).map_err(|e| format!("{path}: {e}"))?;
+        let parsed = perfcounters::CounterPath::parse(&path).map_err(|e| format!("{path}: {e}"))?;
         if !self.chart.paths.contains(&path) {
             if self.chart.paths.len() >= MAX_CHART_PATHS {
                 return Err(format!(
                     "the chart holds {MAX_CHART_PATHS} counter paths at most; remove one first"
                 ));
             }
-            self.chart.paths.push(path);
+            self.chart.paths.push(path.clone());
             self.chart.rebuild_query();
         }
         if self.is_live() {
@@ -448,6 +448,42 @@ impl Engine {
             self.chart_tick();
         } else {
             self.replay_chart();
+        }
+        // A path that selects nothing is refused with the reason (and close names).
+        let problem = if let Backend::Log(log) = &self.backend {
+            let filter = perfcounters::log::CounterFilter::new(vec![parsed]);
+            (!log.paths.iter().any(|p| filter.matches(p)))
+                .then(|| format!("{path}: no column of the log matches"))
+        } else {
+            let origin = self.chart.paths.iter().position(|p| p == &path);
+            let mine: Vec<_> = self
+                .chart
+                .query
+                .counters()
+                .iter()
+                .filter(|c| Some(c.origin) == origin)
+                .collect();
+            // An instance that does not exist (yet) is kept: it may appear, as in `watch`.
+            let fatal = |c: &perfcounters::query::QueryCounter| {
+                !matches!(
+                    c.error,
+                    None | Some(perfcounters::query::ExpandError::NoInstance { .. })
+                )
+            };
+            match mine.iter().find(|c| fatal(c)) {
+                Some(c) if mine.iter().all(|c| fatal(c)) => {
+                    c.error.as_ref().map(ToString::to_string)
+                }
+                _ => None,
+            }
+        };
+        if let Some(message) = problem {
+            self.chart.paths.retain(|p| p != &path);
+            self.chart.rebuild_query();
+            if !self.is_live() {
+                self.replay_chart();
+            }
+            return Err(message);
         }
         Ok(())
     }
