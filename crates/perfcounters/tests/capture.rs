@@ -16,7 +16,7 @@ use perfcounters::format::v2::{
 use perfcounters::names::{to_multi_sz, NameTable};
 use perfcounters::query::Query;
 use perfcounters::snapshot::{
-    CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, SystemTime, Value,
+    CounterDefinition, Instance, Object, SampleClock, Snapshot, SystemTime, Value,
 };
 use perfcounters::source::replay::ReplaySource;
 use perfcounters::source::{Request, Source, SourceErrorKind};
@@ -48,49 +48,26 @@ fn system_time(s: u16) -> SystemTime {
     }
 }
 
-fn def(index: u32, ty: CounterType, size: u32, offset: u32) -> CounterDefinition {
-    CounterDefinition {
-        index,
-        help_index: index + 1,
-        counter_type: ty,
-        size,
-        offset,
-        detail_level: 100,
-        ..Default::default()
-    }
-}
-
 /// A V1 block with a Processor object (238): % Processor Time (6, PERF_100NSEC_TIMER_INV, 8 bytes) and
 /// Interrupts/sec (148, PERF_COUNTER_COUNTER, 4 bytes), instances 0, 1 and _Total, at `s` seconds after
 /// T0, with per-CPU idle time `idle` and interrupt counts `ints`.
 fn v1_block(s: i64, idle: [u64; 2], ints: [u32; 2]) -> Vec<u8> {
-    let cpu = |name: &str, idle: u64, ints: u32| Instance {
-        name: name.into(),
-        raw_name: name.into(),
-        unique_id: -1,
-        values: vec![Value::U64(idle), Value::U32(ints)],
-        ..Default::default()
+    let cpu = |name: &str, idle: u64, ints: u32| {
+        Instance::new(name, vec![Value::U64(idle), Value::U32(ints)])
     };
     let processor = Object {
-        index: 238,
-        name: None,
-        help_index: 239,
-        detail_level: 100,
         default_counter: 0,
-        code_page: 0,
-        perf_time: 0,
-        perf_freq: 0,
-        sample_clock: None,
-        counters: vec![
-            def(6, CounterType::PERF_100NSEC_TIMER_INV, 8, 8),
-            def(148, CounterType::PERF_COUNTER_COUNTER, 4, 16),
-        ],
-        data: ObjectData::Instances(vec![
-            cpu("0", idle[0], ints[0]),
-            cpu("1", idle[1], ints[1]),
-            cpu("_Total", (idle[0] + idle[1]) / 2, ints[0] + ints[1]),
-        ]),
-    };
+        ..Object::new(238)
+    }
+    .with_counters(vec![
+        CounterDefinition::new(6, CounterType::PERF_100NSEC_TIMER_INV),
+        CounterDefinition::new(148, CounterType::PERF_COUNTER_COUNTER),
+    ])
+    .with_instances(vec![
+        cpu("0", idle[0], ints[0]),
+        cpu("1", idle[1], ints[1]),
+        cpu("_Total", (idle[0] + idle[1]) / 2, ints[0] + ints[1]),
+    ]);
     encode(&Snapshot {
         system_name: "GETAWAY".into(),
         system_time: system_time(s as u16),

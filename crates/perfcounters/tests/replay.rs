@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use perfcounters::format::capture::{Capture, CaptureSample, NameKind, NameTableFile};
 use perfcounters::format::v1::encode;
 use perfcounters::names::{to_multi_sz, NameTable};
-use perfcounters::snapshot::{CounterDefinition, Instance, Object, ObjectData, Snapshot, Value};
+use perfcounters::snapshot::{
+    CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, Value,
+};
 use perfcounters::source::replay::{BlockRecording, ReplaySource};
 use perfcounters::source::{Catalog, Request, Source, SourceErrorKind};
 use perfcounters::CounterType;
@@ -18,34 +20,6 @@ fn tempdir(name: &str) -> PathBuf {
     d
 }
 
-fn raw_count(index: u32, offset: u32) -> CounterDefinition {
-    CounterDefinition {
-        index,
-        help_index: index + 1,
-        counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
-        size: 4,
-        offset,
-        detail_level: 100,
-        ..Default::default()
-    }
-}
-
-fn object(index: u32, counters: Vec<CounterDefinition>, data: ObjectData) -> Object {
-    Object {
-        index,
-        name: None,
-        help_index: index + 1,
-        detail_level: 100,
-        default_counter: -1,
-        code_page: 0,
-        perf_time: 0,
-        perf_freq: 0,
-        sample_clock: None,
-        counters,
-        data,
-    }
-}
-
 /// Title indexes no built-in table knows: an object, its counter, and a System counter.
 const CUSTOM_OBJECT: u32 = 88_888;
 const CUSTOM_COUNTER: u32 = 88_890;
@@ -55,41 +29,33 @@ const EXTRA_COUNTER: u32 = 77_776;
 /// index, and Processor (238) with % Processor Time (6) for instances 0 and _Total (unless
 /// `processor` is false).
 fn block(processes: u32, processor: bool) -> Vec<u8> {
-    let system = object(
-        2,
-        vec![raw_count(248, 8), raw_count(EXTRA_COUNTER, 12)],
-        ObjectData::Single(vec![Value::U32(processes), Value::U32(7)]),
-    );
-    let custom = object(
-        CUSTOM_OBJECT,
-        vec![raw_count(CUSTOM_COUNTER, 8)],
-        ObjectData::Single(vec![Value::U32(1)]),
-    );
-    let cpu = |name: &str| Instance {
-        name: name.into(),
-        raw_name: name.into(),
-        unique_id: -1,
-        values: vec![Value::U64(5)],
-        ..Default::default()
-    };
-    let mut time = raw_count(6, 8);
-    time.counter_type = CounterType::PERF_100NSEC_TIMER_INV;
-    time.size = 8;
-    let processors = object(
-        238,
-        vec![time],
-        ObjectData::Instances(vec![cpu("0"), cpu("_Total")]),
-    );
+    let raw_count = |index| CounterDefinition::new(index, CounterType::PERF_COUNTER_RAWCOUNT);
+    let system = Object::new(2)
+        .with_counters(vec![raw_count(248), raw_count(EXTRA_COUNTER)])
+        .with_values(vec![Value::U32(processes), Value::U32(7)]);
+    let custom = Object::new(CUSTOM_OBJECT)
+        .with_counters(vec![raw_count(CUSTOM_COUNTER)])
+        .with_values(vec![Value::U32(1)]);
+    let cpu = |name: &str| Instance::new(name, vec![Value::U64(5)]);
+    let processors = Object::new(238)
+        .with_counters(vec![CounterDefinition::new(
+            6,
+            CounterType::PERF_100NSEC_TIMER_INV,
+        )])
+        .with_instances(vec![cpu("0"), cpu("_Total")]);
     let mut objects = vec![system, custom];
     if processor {
         objects.push(processors);
     }
-    encode(&Snapshot {
-        system_name: "HOST".into(),
+    let clock = SampleClock {
         perf_freq: 10_000_000,
-        objects,
-        ..Default::default()
-    })
+        ..SampleClock::default()
+    };
+    encode(
+        &Snapshot::new("HOST")
+            .with_clock(clock)
+            .with_objects(objects),
+    )
     .unwrap()
 }
 

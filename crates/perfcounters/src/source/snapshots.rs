@@ -205,69 +205,28 @@ mod tests {
     use crate::snapshot::{CounterDefinition, Instance, SampleClock, Value};
     use crate::source::SourceErrorKind;
 
-    fn counter(index: u32, name: &str, ty: CounterType, base: Option<usize>) -> CounterDefinition {
-        CounterDefinition {
-            index,
-            name: Some(name.to_string()),
-            help_index: index + 1,
-            counter_type: ty,
-            size: 8,
-            offset: 8,
-            scale: 0,
-            detail_level: 100,
-            base,
-        }
-    }
-
-    fn object(index: u32, name: &str, data: ObjectData) -> Object {
+    /// An object with a fraction, its base and a raw count.
+    fn object(index: u32, name: &str) -> Object {
         Object {
-            index,
-            name: Some(name.to_string()),
-            help_index: index + 1,
-            detail_level: 100,
             default_counter: 0,
-            code_page: 0,
-            perf_time: 0,
-            perf_freq: 0,
-            sample_clock: None,
-            counters: vec![
-                counter(
-                    1350,
-                    "% Registry Quota In Use",
-                    CounterType::PERF_RAW_FRACTION,
-                    Some(1),
-                ),
-                counter(1350, "", CounterType::PERF_RAW_BASE, None),
-                counter(
-                    44,
-                    "Processor Queue Length",
-                    CounterType::PERF_COUNTER_RAWCOUNT,
-                    None,
-                ),
-            ],
-            data,
+            ..Object::new(index)
         }
+        .named(name)
+        .with_counters(vec![
+            CounterDefinition::new(1350, CounterType::PERF_RAW_FRACTION)
+                .named("% Registry Quota In Use"),
+            CounterDefinition::new(1350, CounterType::PERF_RAW_BASE).named(""),
+            CounterDefinition::new(44, CounterType::PERF_COUNTER_RAWCOUNT)
+                .named("Processor Queue Length"),
+        ])
     }
 
     fn snapshot() -> Snapshot {
-        Snapshot {
-            system_name: "HOST".into(),
-            objects: vec![
-                object(2, "System", ObjectData::Single(vec![Value::U32(1); 3])),
-                object(
-                    238,
-                    "Processor",
-                    ObjectData::Instances(vec![Instance {
-                        name: "0".into(),
-                        raw_name: "0".into(),
-                        unique_id: -1,
-                        values: vec![Value::U32(1); 3],
-                        ..Default::default()
-                    }]),
-                ),
-            ],
-            ..Default::default()
-        }
+        Snapshot::new("HOST").with_objects(vec![
+            object(2, "System").with_values(vec![Value::U32(1); 3]),
+            object(238, "Processor")
+                .with_instances(vec![Instance::new("0", vec![Value::U32(1); 3])]),
+        ])
     }
 
     #[test]
@@ -330,11 +289,7 @@ mod tests {
         let v1 = snapshot();
         let mut v2 = Snapshot {
             perf_time: 99,
-            objects: vec![object(
-                0,
-                "Processor Information",
-                ObjectData::Single(vec![]),
-            )],
+            objects: vec![object(0, "Processor Information").with_values(vec![])],
             ..Default::default()
         };
         let both = combine(Some(v1.clone()), Some(v2.clone()), "X").unwrap();

@@ -29,28 +29,14 @@
 //! }
 //!
 //! // The System object with one counter, Processes.
-//! let sample = |processes: u32| Snapshot {
-//!     objects: vec![Object {
-//!         index: 2,
-//!         name: Some("System".into()),
-//!         help_index: 3,
-//!         detail_level: 100,
-//!         default_counter: -1,
-//!         code_page: 0,
-//!         perf_time: 0,
-//!         perf_freq: 0,
-//!         sample_clock: None,
-//!         counters: vec![CounterDefinition {
-//!             index: 248,
-//!             name: Some("Processes".into()),
-//!             counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
-//!             size: 4,
-//!             detail_level: 100,
-//!             ..Default::default()
-//!         }],
-//!         data: ObjectData::Single(vec![Value::U32(processes)]),
-//!     }],
-//!     ..Default::default()
+//! let sample = |processes: u32| {
+//!     let system = Object::new(2)
+//!         .named("System")
+//!         .with_counters(vec![
+//!             CounterDefinition::new(248, CounterType::PERF_COUNTER_RAWCOUNT).named("Processes"),
+//!         ])
+//!         .with_values(vec![Value::U32(processes)]);
+//!     Snapshot::new("HOST").with_objects(vec![system])
 //! };
 //! let mut source = ReplaySource::new(InMemory(vec![sample(101), sample(99)]));
 //! assert_eq!(source.catalog()?.objects[0].counters[0].name, "Processes");
