@@ -59,6 +59,3 @@ pub const PERF_WILDCARD_INSTANCE: &str = "*";
 pub const PERF_AGGREGATE_INSTANCE: &str = "_Total";
 /// `PERF_MAX_INSTANCE_NAME`: the longest instance name, in characters.
 pub const PERF_MAX_INSTANCE_NAME: u32 = 1024;
-
-#[cfg(test)]
-mod tests;

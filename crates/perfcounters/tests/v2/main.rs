@@ -1,10 +1,13 @@
-//! Property tests of the PerfLib V2 formats: `decode(encode(x)) == x` for every structure family, and
-//! no panic on mutated blocks (decode, iterate everything, convert to a snapshot).
+//! The PerfLib V2 formats: hand-written blocks checked field by field ([`blocks`]), and property
+//! tests: `decode(encode(x)) == x` for every structure family, and no panic on mutated blocks
+//! (decode, iterate everything, convert to a snapshot).
 
 use perfcounters::counter_type::CounterType;
 use perfcounters::format::v2::*;
 use perfcounters::snapshot::{SystemTime, Value};
 use proptest::prelude::*;
+
+mod blocks;
 
 fn guid() -> impl Strategy<Value = Guid> {
     (any::<u32>(), any::<u16>(), any::<u16>(), any::<[u8; 8]>())

@@ -1,10 +1,10 @@
-//! Unit tests: hand-written byte arrays checked against the offsets of the reference tables, every
-//! block type, malformed inputs, and the worked "Processor Information" example.
+//! Hand-written byte arrays checked against the offsets of the reference tables, every block type,
+//! malformed inputs, and the worked "Processor Information" example.
 
-use super::*;
-use crate::counter_type::CounterType;
-use crate::raw::RawCounter;
-use crate::snapshot::{
+use perfcounters::counter_type::CounterType;
+use perfcounters::format::v2::*;
+use perfcounters::raw::RawCounter;
+use perfcounters::snapshot::{
     CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, SystemTime, Value,
 };
 
