@@ -97,6 +97,7 @@ impl<R: Read> BlgLogReader<R> {
     pub fn new(source: &str, scan: R, data: R) -> Result<Self, LogError> {
         let err = |e| log_error(source, e);
         let mut first = BlgLog::new(scan).map_err(err)?;
+        first.set_columns_only(true);
         let mut warnings = Vec::new();
         let mut first_time = None;
         loop {

@@ -111,6 +111,9 @@ struct EntryColumns {
     by_folded: HashMap<String, usize>,
     /// Kind 2: instance names equal ignoring case.
     groups: Vec<Group>,
+    /// Kind 2: the previous sample's instances in stored order (UTF-16LE spelling, group), so that
+    /// an unchanged instance list is matched by comparing bytes, without hashing.
+    previous: Vec<(Vec<u8>, usize)>,
     /// Kind 5: (folded counter name, folded instance) → column.
     by_key: HashMap<(String, Option<String>), usize>,
 }
@@ -152,6 +155,8 @@ pub struct BlgLog<R> {
     trailer: Option<TrailerSummary>,
     counter_list_offset: usize,
     tz: super::TimeZoneInformation,
+    utc: UtcMemo,
+    columns_only: bool,
 }
 
 impl<R: Read> BlgLog<R> {
@@ -200,6 +205,8 @@ impl<R: Read> BlgLog<R> {
         let tz = reader.header().time_zone.clone();
         Ok(BlgLog {
             tz,
+            utc: UtcMemo::default(),
+            columns_only: false,
             reader,
             specs,
             names,
@@ -269,6 +276,13 @@ impl<R: Read> BlgLog<R> {
         &self.reader
     }
 
+    /// With `true`, later samples only find the columns (and their times): their
+    /// [`LogSample::values`] are empty. A first pass that only needs every column (as relog's does
+    /// before writing a header) runs faster this way.
+    pub fn set_columns_only(&mut self, columns_only: bool) {
+        self.columns_only = columns_only;
+    }
+
     /// The columns in the order relog prints them: by entry; within a whole-object entry, by
     /// counter name (case-insensitive), then by first appearance; otherwise by first appearance.
     pub fn display_order(&self) -> Vec<usize> {
@@ -309,8 +323,10 @@ impl<R: Read> BlgLog<R> {
                         columns: &mut self.columns,
                         entries: &mut self.entries,
                         values: &mut self.values,
+                        columns_only: self.columns_only,
                         sample: self.samples,
                         tz: &self.tz,
+                        utc: &mut self.utc,
                         warnings: Vec::new(),
                         time: None,
                     };
@@ -382,6 +398,27 @@ fn fold_cmp(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
+/// The last local → UTC conversion: the values of a sample share their time stamps.
+#[derive(Clone, Copy, Debug, Default)]
+struct UtcMemo {
+    local: i64,
+    utc: i64,
+    valid: bool,
+}
+
+impl UtcMemo {
+    fn convert(&mut self, tz: &super::TimeZoneInformation, local: i64) -> i64 {
+        if !self.valid || self.local != local {
+            *self = UtcMemo {
+                local,
+                utc: tz.to_utc(local),
+                valid: true,
+            };
+        }
+        self.utc
+    }
+}
+
 /// Decodes one sample into values, adding columns as they appear.
 struct Decoder<'s> {
     specs: &'s [CounterSpec],
@@ -389,8 +426,11 @@ struct Decoder<'s> {
     columns: &'s mut Vec<Column>,
     entries: &'s mut Vec<EntryColumns>,
     values: &'s mut Vec<SampleValue>,
+    /// Find the columns only: no values.
+    columns_only: bool,
     sample: u64,
     tz: &'s super::TimeZoneInformation,
+    utc: &'s mut UtcMemo,
     warnings: Vec<(usize, String)>,
     /// The time stamp of the first stored `PDH_RAW_COUNTER`.
     time: Option<i64>,
@@ -425,11 +465,10 @@ impl Decoder<'_> {
                 SubRecord::Counter(r) => {
                     self.time.get_or_insert(r.time_stamp);
                     let column = self.single_column(entry);
-                    self.push(
-                        column,
-                        r.raw().with_time(self.tz.to_utc(r.time_stamp)),
-                        r.status,
-                    );
+                    if !self.columns_only {
+                        let time = self.utc.convert(self.tz, r.time_stamp);
+                        self.push(column, r.raw().with_time(time), r.status);
+                    }
                 }
                 SubRecord::Instances(a) => {
                     self.time.get_or_insert(a.time_stamp());
@@ -460,6 +499,9 @@ impl Decoder<'_> {
     }
 
     fn push(&mut self, column: usize, raw: RawCounter, status: PdhStatus) {
+        if self.columns_only {
+            return;
+        }
         self.values.push(SampleValue {
             column,
             raw,
@@ -490,14 +532,22 @@ impl Decoder<'_> {
 
     fn instances(&mut self, entry: usize, array: &InstanceArray<'_>) {
         let status = array.status();
-        let time = self.tz.to_utc(array.time_stamp());
+        let time = self.utc.convert(self.tz, array.time_stamp());
         let sample = self.sample;
-        for item in array.items() {
+        for (position, item) in array.items().enumerate() {
             let raw = item.raw().with_time(time);
-            // The group of names equal ignoring case: found by the exact spelling (no allocation
-            // for names seen before), else by the folded name.
-            let group = match self.entries[entry].by_spelling.get(item.name_bytes()) {
-                Some(&g) => g,
+            // The group of names equal ignoring case: the previous sample's at this position when
+            // the spelling is the same, else found by the spelling (no allocation for names seen
+            // before), else by the folded name.
+            let e = &self.entries[entry];
+            let same = e
+                .previous
+                .get(position)
+                .filter(|(name, _)| name.as_slice() == item.name_bytes())
+                .map(|&(_, g)| g);
+            let known = same.or_else(|| e.by_spelling.get(item.name_bytes()).copied());
+            let group = match known {
+                Some(g) => g,
                 None => {
                     let name = item.name();
                     let folded = fold_case(&name).into_owned();
@@ -514,6 +564,11 @@ impl Decoder<'_> {
                     g
                 }
             };
+            if same.is_none() {
+                let previous = &mut self.entries[entry].previous;
+                previous.truncate(position);
+                previous.push((item.name_bytes().to_vec(), group));
+            }
             // The n-th occurrence of the name in this sample is instance `name#n`.
             let g = &mut self.entries[entry].groups[group];
             if g.sample != sample {
