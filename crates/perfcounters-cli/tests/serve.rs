@@ -273,6 +273,13 @@ fn endpoints_formats_and_errors() {
     let om = r.text();
     assert!(om.ends_with("# EOF\n"));
     assert!(om.contains("# TYPE perfcounters_system_context_switches counter\n"));
+    let mut families = std::collections::BTreeSet::new();
+    for l in om.lines().filter_map(|l| l.strip_prefix("# TYPE ")) {
+        assert!(
+            families.insert(l.split(' ').next().unwrap().to_string()),
+            "{l}"
+        );
+    }
 
     // gzip when asked.
     let r = s.get("/metrics", &[("Accept-Encoding", "gzip")]);

@@ -133,8 +133,8 @@ mod linux {
             // boot = 1555526400 - uptime 1000
             "perfcounters_system_system_start_time_seconds 1555525400",
             // sda: 1000 reads, 5000 ms reading
-            r#"perfcounters_physical_disk_disk_read_seconds_sum{instance_name="sda"} 5"#,
-            r#"perfcounters_physical_disk_disk_read_seconds_count{instance_name="sda"} 1000"#,
+            r#"perfcounters_physical_disk_disk_read_duration_seconds_sum{instance_name="sda"} 5"#,
+            r#"perfcounters_physical_disk_disk_read_duration_seconds_count{instance_name="sda"} 1000"#,
             r#"perfcounters_physical_disk_disk_read_bytes_total{instance_name="sda"} 40960000"#,
             r#"perfcounters_physical_disk_disk_queue_length_seconds_total{instance_name="sda"} 13"#,
             r#"perfcounters_logical_disk_free_bytes{instance_name="/"} 26843545600"#,
@@ -150,7 +150,9 @@ mod linux {
             "# HELP perfcounters_system_context_switches_total \\\\System\\\\Context Switches/sec (PERF_COUNTER_BULK_COUNT); rate() is the value per second\n\
              # TYPE perfcounters_system_context_switches_total counter\n"
         ));
-        assert!(text.contains("# TYPE perfcounters_physical_disk_disk_read_seconds summary\n"));
+        assert!(
+            text.contains("# TYPE perfcounters_physical_disk_disk_read_duration_seconds summary\n")
+        );
         assert!(text.contains("# TYPE perfcounters_memory_available_bytes gauge\n"));
         assert!(!text.contains("_Total"), "_Total instances are dropped");
         assert!(!text.contains("{instance="), "never the label `instance`");
@@ -173,8 +175,21 @@ mod linux {
             TextFormat::OpenMetrics,
         );
         assert!(om.contains("# TYPE perfcounters_system_context_switches counter\nperfcounters_system_context_switches_total 50000\n"));
-        assert!(om.contains("# UNIT perfcounters_physical_disk_disk_read_seconds seconds\n"));
+        assert!(
+            om.contains("# UNIT perfcounters_physical_disk_disk_read_duration_seconds seconds\n")
+        );
         assert!(om.ends_with("# EOF\n"));
+        // Every OpenMetrics family is declared once (a counter family drops its `_total`, so
+        // `x_total` and a summary `x` would collide).
+        let mut families = BTreeSet::new();
+        for l in om.lines() {
+            if let Some(rest) = l.strip_prefix("# TYPE ") {
+                assert!(
+                    families.insert(rest.split(' ').next().unwrap().to_string()),
+                    "{l}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -828,13 +843,13 @@ fn windows_vista_blocks_export_consistently_with_the_pdh_formulas() {
     let sum = |i: usize| {
         value(
             native(i),
-            r#"perfcounters_physical_disk_disk_transfer_seconds_sum{instance_name="0 C:"}"#,
+            r#"perfcounters_physical_disk_disk_transfer_duration_seconds_sum{instance_name="0 C:"}"#,
         )
     };
     let count = |i: usize| {
         value(
             native(i),
-            r#"perfcounters_physical_disk_disk_transfer_seconds_count{instance_name="0 C:"}"#,
+            r#"perfcounters_physical_disk_disk_transfer_duration_seconds_count{instance_name="0 C:"}"#,
         )
     };
     let avg = (sum(1) - sum(0)) / (count(1) - count(0));

@@ -211,6 +211,7 @@ impl ExportConfig {
     pub fn plan(&self, catalog: &Catalog) -> Plan {
         let mut plan = Plan::default();
         let mut families: HashMap<String, MetricKind> = HashMap::new();
+        let mut om_families: HashMap<String, String> = HashMap::new();
         for oc in &self.objects {
             let Some(info) = catalog.object(&oc.object) else {
                 plan.problems
@@ -265,6 +266,21 @@ impl ExportConfig {
                             }
                             _ => {}
                         }
+                        // OpenMetrics names a counter family without `_total`: `x_total` (counter)
+                        // and `x` (another type) would be one family there.
+                        let om_family = match rule.kind {
+                            MetricKind::Counter => name.strip_suffix("_total").unwrap_or(&name),
+                            _ => name.as_str(),
+                        }
+                        .to_string();
+                        if let Some(other) = om_families.get(&om_family).filter(|o| **o != name) {
+                            plan.problems.push(format!(
+                                "metric {name} of \\{}\\{} would share the OpenMetrics family {om_family} with {other}; left out",
+                                info.name, c.name
+                            ));
+                            continue;
+                        }
+                        om_families.insert(om_family, name.clone());
                         families.insert(name.clone(), rule.kind);
                         let help = help_text(info, &c.name, c.counter_type, &rule);
                         series.push(SeriesPlan {

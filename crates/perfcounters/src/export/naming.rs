@@ -168,7 +168,7 @@ pub fn rule_for(counter: &str, ty: CounterType) -> Vec<Rule> {
                 {
                     if ty == CounterType::PERF_AVERAGE_TIMER {
                         vec![rule(
-                            format!("{}_seconds", strip_sec_per(counter)),
+                            format!("{}_duration_seconds", strip_sec_per(counter)),
                             MetricKind::Summary,
                             Conversion::Summary { time: true },
                             true,
@@ -328,13 +328,14 @@ fn strip_sec_per(counter: &str) -> String {
     snake(&cleaned)
 }
 
-/// `Avg. Disk Bytes/Transfer` → `disk_transfer_bytes`; other `A/B` → `a_per_b`.
+/// `Avg. Disk Bytes/Transfer` → `disk_transfer_size_bytes` (the Prometheus name of a size summary,
+/// apart from the `disk_transfer_bytes_total` counter); other `A/B` → `a_per_b`.
 fn per_operation(counter: &str) -> String {
     let t = strip_avg(counter);
     if let Some((a, b)) = t.split_once('/') {
         let a = a.trim();
         if a.len() >= 5 && a[a.len() - 5..].eq_ignore_ascii_case("bytes") {
-            return format!("{}_{}_bytes", snake(&a[..a.len() - 5]), snake(b))
+            return format!("{}_{}_size_bytes", snake(&a[..a.len() - 5]), snake(b))
                 .trim_start_matches('_')
                 .to_string();
         }
@@ -448,11 +449,11 @@ mod tests {
         );
         assert_eq!(
             one("Avg. Disk sec/Read", T::PERF_AVERAGE_TIMER),
-            ("disk_read_seconds".into(), Summary)
+            ("disk_read_duration_seconds".into(), Summary)
         );
         assert_eq!(
             one("Avg. Disk Bytes/Transfer", T::PERF_AVERAGE_BULK),
-            ("disk_transfer_bytes".into(), Summary)
+            ("disk_transfer_size_bytes".into(), Summary)
         );
         assert_eq!(
             one(
