@@ -57,7 +57,7 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
                 args.file.display()
             );
         }
-        print!("{}", capture(&args.file, args.format)?);
+        crate::print_out(&capture(&args.file, args.format)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if is_blg(&args.file) {
@@ -97,7 +97,7 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
             v2(&bytes, args.format).map_err(|e| anyhow!("{}: {e}", args.file.display()))?
         }
     };
-    print!("{text}");
+    crate::print_out(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

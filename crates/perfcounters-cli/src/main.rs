@@ -138,11 +138,38 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // `perfcounters … | head`: the reader is gone; end quietly, as ripgrep does.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("perfcounters: {}", report(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `e` comes from writing to a pipe whose reader has closed it. Rust starts programs with
+/// SIGPIPE ignored, so such a write fails with `EPIPE` (an [`std::io::Error`] of kind
+/// [`std::io::ErrorKind::BrokenPipe`]) instead of killing the process; the error is found anywhere in
+/// the chain of causes. A `serde_json::Error` hides its I/O error from the chain and is asked
+/// directly.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == Some(BrokenPipe)
+    })
+}
+
+/// Writes `text` to standard output, returning the error that `print!` would panic with.
+pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
 }
 
 /// The error and its causes joined by `": "`, leaving out a cause whose text is already part of the
@@ -210,7 +237,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn run_typeperf(args: &[String]) -> Result<ExitCode> {
     match typeperf::parse(args) {
         Ok(typeperf::TypeperfAction::Help) => {
-            print!("{}", typeperf::USAGE);
+            print_out(typeperf::USAGE)?;
             Ok(ExitCode::SUCCESS)
         }
         Ok(typeperf::TypeperfAction::List {

@@ -514,7 +514,7 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         }
     };
     if args.help {
-        print!("{USAGE}");
+        crate::print_out(USAGE)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut inputs: Vec<Box<dyn LogReader>> = Vec::new();
