@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use perfcounters::format::BlockKind;
 use perfcounters::names::NameTable;
-use perfcounters::query::{suggest, ExpandError, Query};
+use perfcounters::query::{DidYouMean, Query};
 use perfcounters::snapshot::Snapshot;
 use perfcounters::source::replay::{BlockRecording, ReplaySource};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError, SourceErrorKind};
@@ -97,7 +97,7 @@ impl Input {
 
     /// The next collection of what `query` needs ([`Query::request`]), or `None` when a replay has
     /// no more samples.
-    pub fn collect(&mut self, query: &Query) -> Result<Option<Snapshot>> {
+    pub fn collect(&mut self, query: &mut Query) -> Result<Option<Snapshot>> {
         let request = query.request(self.catalog()?);
         match self.source.collect(&request) {
             Ok(snapshot) => Ok(Some(snapshot)),
@@ -124,13 +124,24 @@ impl Input {
         Ok((snapshots, catalog))
     }
 
-    /// Objects (optionally only `object`), their counters and current instances, as `list` shows
-    /// them.
+    /// Objects (optionally only `object`, named in English or in the machine's language), their
+    /// counters and current instances, as `list` shows them. An unknown `object` is an error with
+    /// the catalog's close names.
     pub fn entries(&mut self, object: Option<&str>) -> Result<Vec<CatalogEntry>> {
         let catalog = self.catalog()?.clone();
+        let only = match object {
+            Some(name) => match catalog.find(name) {
+                Some(o) => Some(o.name.as_str()),
+                None => bail!(
+                    "no object named \"{name}\"{}",
+                    DidYouMean(&catalog.close_object_names(name))
+                ),
+            },
+            None => None,
+        };
         let mut out = Vec::new();
         for o in &catalog.objects {
-            if object.is_some_and(|w| !w.eq_ignore_ascii_case(&o.name)) {
+            if only.is_some_and(|w| w != o.name) {
                 continue;
             }
             let instances = if o.multi_instance {
@@ -150,29 +161,6 @@ impl Input {
             });
         }
         Ok(out)
-    }
-
-    /// `e` as `watch` reports it. A collection holds only the objects the query asked for, so an
-    /// unknown object is given the close names of every object the source offers.
-    pub fn expand_error(&mut self, e: &ExpandError) -> ExpandError {
-        match e {
-            ExpandError::NoObject {
-                path,
-                object,
-                suggestions,
-            } if suggestions.is_empty() => {
-                let suggestions = match self.catalog() {
-                    Ok(c) => suggest(object, c.objects.iter().map(|o| o.name.as_str())),
-                    Err(_) => Vec::new(),
-                };
-                ExpandError::NoObject {
-                    path: path.clone(),
-                    object: object.clone(),
-                    suggestions,
-                }
-            }
-            other => other.clone(),
-        }
     }
 
     /// A source error, with what to do instead when a replayed block file is a V2 block.

@@ -26,7 +26,7 @@ pub struct DecodeArgs {
     /// binary log (.blg: header, counter list, every sample's raw values), or a capture directory
     /// (every sample, with its name tables and V2 registrations applied)
     file: PathBuf,
-    /// A name table (REG_MULTI_SZ dump or `index name` text) used besides the built-in English names
+    /// A name table (PerfStringBackup.INI, REG_MULTI_SZ dump or `index name` text) used besides the built-in English names
     #[arg(long, value_name = "FILE")]
     names: Option<PathBuf>,
     /// Output format

@@ -74,7 +74,8 @@ struct ListArgs {
     /// List from recorded raw block files, or a capture directory, instead of the live machine
     #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
     replay: Vec<PathBuf>,
-    /// Name table for replayed blocks (REG_MULTI_SZ dump or `index name` text)
+    /// Name tables for replayed blocks (PerfStringBackup.INI, REG_MULTI_SZ dump or `index name` text);
+    /// names in another language than English may be used in the object argument
     #[arg(long, value_name = "FILE")]
     names: Option<PathBuf>,
 }
@@ -102,7 +103,8 @@ struct WatchArgs {
     /// directory (V1 and V2 samples), instead of live data
     #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
     replay: Vec<PathBuf>,
-    /// Name table for replayed block files (REG_MULTI_SZ dump or `index name` text); captures carry their own
+    /// Name tables for replayed block files (PerfStringBackup.INI, REG_MULTI_SZ dump or `index name`
+    /// text); paths may use their names in another language than English. Captures carry their own
     #[arg(long, value_name = "FILE")]
     names: Option<PathBuf>,
     /// Cap percentages at 100 like PDH's default (typeperf does not)
@@ -280,24 +282,7 @@ fn list(
     let mut input = collect::open(replay, names)?;
     let catalog = input.entries(object)?;
     if catalog.is_empty() {
-        match object {
-            Some(o) => {
-                let all = input.entries(None)?;
-                let names: Vec<&str> = all.iter().map(|e| e.object.as_str()).collect();
-                let hint = perfcounters::query::suggest(o, names.into_iter());
-                if hint.is_empty() {
-                    bail!("no object named \"{o}\"");
-                }
-                bail!(
-                    "no object named \"{o}\"; did you mean {}?",
-                    hint.iter()
-                        .map(|h| format!("\"{h}\""))
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                );
-            }
-            None => bail!("the source offers no counters"),
-        }
+        bail!("the source offers no counters");
     }
     let mut buf = String::new();
     for entry in &catalog {

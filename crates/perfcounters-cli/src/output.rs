@@ -122,7 +122,7 @@ impl Output {
                     .iter()
                     .map(|c| {
                         let time_base = snapshot
-                            .object_by_name(&c.path.object)
+                            .object_by_name(c.object_name())
                             .map_or(0, |o| snapshot.time_base(o, c.counter_type));
                         LogCounter::new(
                             c.path.clone(),

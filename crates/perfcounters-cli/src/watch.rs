@@ -110,7 +110,7 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
     let mut next = Instant::now();
     let mut primed = false;
     loop {
-        let Some(snapshot) = input.collect(&query)? else {
+        let Some(snapshot) = input.collect(&mut query)? else {
             break;
         };
         let local_time = local_time_of(&snapshot);
@@ -118,7 +118,7 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
         if !primed {
             primed = true;
             for e in query.errors() {
-                eprintln!("perfcounters: {}", input.expand_error(e));
+                eprintln!("perfcounters: {e}");
             }
             if query.counters().iter().all(|c| c.error.is_some()) {
                 if opts.typeperf {

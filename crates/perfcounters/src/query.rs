@@ -35,6 +35,7 @@ use std::fmt;
 
 use crate::calc::{CalcError, Calculator, FormatOptions};
 use crate::counter_type::CounterType;
+use crate::names::NameTable;
 use crate::path::{eq_ignore_case, fold_case, format_instance, CounterPath, PathError};
 use crate::raw::RawCounter;
 use crate::snapshot::{instance_name, Instance, Object, ObjectData, RawPacker, Snapshot};
@@ -88,21 +89,42 @@ impl ExpandError {
     }
 }
 
-fn did_you_mean(f: &mut fmt::Formatter<'_>, suggestions: &[String]) -> fmt::Result {
-    match suggestions {
-        [] => Ok(()),
-        [one] => write!(f, "; did you mean \"{one}\"?"),
-        many => {
-            f.write_str("; did you mean ")?;
-            for (i, s) in many.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(if i + 1 == many.len() { " or " } else { ", " })?;
+/// Close names as the errors of this module end a message: `; did you mean "Processor"?`,
+/// `; did you mean "a", "b" or "c"?`, and nothing without names.
+///
+/// ```
+/// use perfcounters::query::DidYouMean;
+/// let names = ["Processor".to_string(), "Process".to_string()];
+/// assert_eq!(
+///     format!("no object named \"Procesor\"{}", DidYouMean(&names)),
+///     "no object named \"Procesor\"; did you mean \"Processor\" or \"Process\"?"
+/// );
+/// assert_eq!(DidYouMean(&[]).to_string(), "");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct DidYouMean<'a>(pub &'a [String]);
+
+impl fmt::Display for DidYouMean<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            [] => Ok(()),
+            [one] => write!(f, "; did you mean \"{one}\"?"),
+            many => {
+                f.write_str("; did you mean ")?;
+                for (i, s) in many.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(if i + 1 == many.len() { " or " } else { ", " })?;
+                    }
+                    write!(f, "\"{s}\"")?;
                 }
-                write!(f, "\"{s}\"")?;
+                f.write_str("?")
             }
-            f.write_str("?")
         }
     }
+}
+
+fn did_you_mean(f: &mut fmt::Formatter<'_>, suggestions: &[String]) -> fmt::Result {
+    write!(f, "{}", DidYouMean(suggestions))
 }
 
 impl fmt::Display for ExpandError {
@@ -176,6 +198,10 @@ pub struct QueryCounter {
     pub error: Option<ExpandError>,
     /// The counter's type (for units); `PERF_COUNTER_NODATA` when the path did not resolve.
     pub counter_type: CounterType,
+    /// The object's and the counter's names as the data names them; `path` spells them as the
+    /// added path did, which may be in the machine's language.
+    object: String,
+    counter: String,
     /// The instance's name as its source named it ([`Instance::name`]), found again in later
     /// collections ignoring case; `None` for a single-instance object.
     instance: Option<String>,
@@ -207,6 +233,18 @@ impl QueryCounter {
     pub fn path_string(&self) -> String {
         self.path.to_string()
     }
+
+    /// The object's name as the source names it (in English for the sources of this crate).
+    /// [`QueryCounter::path`] spells the object as the added path named it, which may be a name in
+    /// the machine's language ([`Catalog::local_names`]).
+    pub fn object_name(&self) -> &str {
+        &self.object
+    }
+
+    /// The counter's name as the source names it; see [`QueryCounter::object_name`].
+    pub fn counter_name(&self) -> &str {
+        &self.counter
+    }
 }
 
 /// A set of counter paths collected together.
@@ -221,6 +259,11 @@ pub struct Query {
     /// One per counter, in [`Query::counters`] order.
     state: Vec<CounterState>,
     expanded: bool,
+    /// The names in the machine's language of the objects the paths name and of their counters,
+    /// taken from the catalog by [`Query::request`], so that expansion matches them too.
+    local: NameTable,
+    /// For each added path whose object the catalog does not list, the catalog's close names.
+    object_hints: HashMap<usize, Vec<String>>,
 }
 
 /// One name the query looks up in each collection, and where it was found last time.
@@ -272,18 +315,12 @@ impl Plan {
         let state = counters
             .iter()
             .map(|c| {
-                let object_slot = slot(
-                    &mut plan.objects,
-                    &mut objects,
-                    0,
-                    &c.path.object,
-                    c.object_pos,
-                );
+                let object_slot = slot(&mut plan.objects, &mut objects, 0, &c.object, c.object_pos);
                 let counter_slot = slot(
                     &mut plan.counters,
                     &mut counter_index,
                     object_slot,
-                    &c.path.counter,
+                    &c.counter,
                     c.counter_pos,
                 );
                 let instance_slot = c.instance.as_deref().map_or(NO_SLOT, |name| {
@@ -452,7 +489,13 @@ impl Query {
     /// * an object whose paths select none of its counters (only unknown counter names) is asked for
     ///   whole, so that the query can report the unknown names with the object's close names.
     ///
-    /// Names are compared ignoring case, as the query compares them.
+    /// Names are compared ignoring case, as the query compares them. A path may name its object and
+    /// counter in English or in the machine's language ([`Catalog::local_names`], matched through
+    /// the title index, as PDH's `PdhAddCounter` and `PdhAddEnglishCounter` together accept
+    /// paths); the request names them in English. The query keeps what it needs of the catalog for
+    /// its expansion: the local names of the objects it names (whose columns then show the path as
+    /// it was typed), and the catalog's close names for an object the catalog does not list
+    /// ([`ExpandError::NoObject`]).
     ///
     /// ```
     /// use perfcounters::query::Query;
@@ -481,6 +524,7 @@ impl Query {
     ///         object("Memory", &["Available Bytes", "Committed Bytes", "Page Faults/sec"]),
     ///         object("System", &["Processes", "Threads"]),
     ///     ],
+    ///     ..Default::default()
     /// };
     /// let mut q = Query::new(FormatOptions::typeperf());
     /// q.add(r"\memory\available bytes").unwrap();
@@ -494,19 +538,19 @@ impl Query {
     ///         .all_of("System")
     /// );
     /// ```
-    pub fn request(&self, catalog: &Catalog) -> Request {
+    pub fn request(&mut self, catalog: &Catalog) -> Request {
         struct Wanted<'a> {
             object: &'a ObjectInfo,
             all: bool,
             counters: Vec<&'a str>,
         }
         let mut wanted: Vec<Wanted<'_>> = Vec::new();
-        for path in &self.added {
-            let Some(object) = catalog
-                .objects
-                .iter()
-                .find(|o| path.matches_object(&o.name))
-            else {
+        self.local = NameTable::new();
+        self.object_hints.clear();
+        for (origin, path) in self.added.iter().enumerate() {
+            let Some(object) = catalog.find(&path.object) else {
+                self.object_hints
+                    .insert(origin, catalog.close_object_names(&path.object));
                 continue;
             };
             let w = match wanted.iter().position(|w| std::ptr::eq(w.object, object)) {
@@ -523,7 +567,12 @@ impl Query {
             let selected: Vec<&str> = object
                 .counters
                 .iter()
-                .filter(|c| path.matches_counter(&c.name))
+                .filter(|c| {
+                    path.matches_counter(&c.name)
+                        || catalog
+                            .local_names_of(c.index)
+                            .any(|n| path.matches_counter(n))
+                })
                 .map(|c| c.name.as_str())
                 .collect();
             if path.has_counter_wildcard() && selected.len() == object.counters.len() {
@@ -537,6 +586,13 @@ impl Query {
         }
         let mut request = Request::new();
         for w in wanted {
+            let indexes =
+                std::iter::once(w.object.index).chain(w.object.counters.iter().map(|c| c.index));
+            for index in indexes {
+                for name in catalog.local_names_of(index) {
+                    self.local.insert(index, name);
+                }
+            }
             request = if w.all || w.counters.is_empty() {
                 request.all_of(&w.object.name)
             } else {
@@ -572,7 +628,17 @@ impl Query {
         };
         let mut counters = Vec::new();
         for (origin, pattern) in self.added.iter().enumerate() {
-            expand_one(snapshot, machine.as_deref(), origin, pattern, &mut counters);
+            let names = Names {
+                local: &self.local,
+                object_hint: self.object_hints.get(&origin).map(Vec::as_slice),
+            };
+            expand_one(
+                snapshot,
+                machine.as_deref(),
+                (origin, pattern),
+                &names,
+                &mut counters,
+            );
         }
         // Keep the previous samples of counters that survive a re-expansion.
         let mut old: HashMap<String, Previous> = HashMap::new();
@@ -693,11 +759,35 @@ fn instance_positions(list: &[Instance]) -> HashMap<String, usize> {
     m
 }
 
+/// What expansion knows beyond the snapshot, from the catalog ([`Query::request`]).
+struct Names<'a> {
+    /// Names in the machine's language by title index.
+    local: &'a NameTable,
+    /// Close names for an object the catalog does not list.
+    object_hint: Option<&'a [String]>,
+}
+
+impl Names<'_> {
+    /// The names of title index `index` in the machine's language (none for index 0).
+    fn local_names(&self, index: u32) -> impl Iterator<Item = &str> + '_ {
+        self.local.names(index).filter(move |_| index != 0)
+    }
+}
+
+/// One object an added path names, and how the path spells it: its English (data) name, or the
+/// name in the machine's language that the path used.
+struct Named<'s> {
+    pos: usize,
+    object: &'s Object,
+    label: String,
+    local: bool,
+}
+
 fn expand_one(
     snapshot: &Snapshot,
     machine: Option<&str>,
-    origin: usize,
-    pattern: &CounterPath,
+    (origin, pattern): (usize, &CounterPath),
+    names: &Names<'_>,
     out: &mut Vec<QueryCounter>,
 ) {
     let path_text = pattern.to_string();
@@ -710,51 +800,104 @@ fn expand_one(
         origin,
         error: Some(error),
         counter_type: CounterType::PERF_COUNTER_NODATA,
+        object: pattern.object.clone(),
+        counter: pattern.counter.clone(),
         instance,
         object_pos: 0,
         counter_pos: 0,
         instance_pos: 0,
     };
-    let objects: Vec<(usize, &Object)> = snapshot
-        .objects
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.name.as_deref().is_some_and(|n| pattern.matches_object(n)))
-        .collect();
+    let mut objects: Vec<Named<'_>> = Vec::new();
+    for (pos, object) in snapshot.objects.iter().enumerate() {
+        let Some(name) = object.name.as_deref() else {
+            continue;
+        };
+        let (label, local) = if pattern.matches_object(name) {
+            (name, false)
+        } else {
+            match names
+                .local_names(object.index)
+                .find(|n| pattern.matches_object(n))
+            {
+                Some(local) => (local, true),
+                None => continue,
+            }
+        };
+        objects.push(Named {
+            pos,
+            object,
+            label: label.to_owned(),
+            local,
+        });
+    }
+    // An English name wins over a name in the machine's language.
+    if objects.iter().any(|o| !o.local) {
+        objects.retain(|o| !o.local);
+    }
     if objects.is_empty() {
-        let names = snapshot.objects.iter().filter_map(|o| o.name.as_deref());
+        let suggestions = match names.object_hint {
+            Some(hint) => hint.to_vec(),
+            None => suggest(
+                &pattern.object,
+                snapshot.objects.iter().filter_map(|o| o.name.as_deref()),
+            ),
+        };
         out.push(failed(
             ExpandError::NoObject {
                 path: path_text,
                 object: pattern.object.clone(),
-                suggestions: suggest(&pattern.object, names),
+                suggestions,
             },
             None,
         ));
         return;
     }
-    for (object_pos, object) in objects {
-        let object_name = object.name.clone().unwrap_or_default();
-        let counters: Vec<(usize, &str)> = object
+    for Named {
+        pos: object_pos,
+        object,
+        label: object_name,
+        local: local_object,
+    } in objects
+    {
+        let data_object = object.name.clone().unwrap_or_default();
+        // (position, data name, name as the column shows it)
+        let counters: Vec<(usize, &str, &str)> = object
             .counters
             .iter()
             .enumerate()
             .filter(|(_, d)| d.counter_type.is_displayable())
-            .filter_map(|(i, d)| d.name.as_deref().map(|n| (i, n)))
-            .filter(|(_, n)| pattern.matches_counter(n))
+            .filter_map(|(i, d)| {
+                let name = d.name.as_deref()?;
+                let english = pattern.matches_counter(name).then_some(name);
+                let local = names
+                    .local_names(d.index)
+                    .find(|n| pattern.matches_counter(n));
+                // A path that names the object in the machine's language shows counters in it.
+                let label = if local_object {
+                    local.or(english)
+                } else {
+                    english.or(local)
+                };
+                label.map(|l| (i, name, l))
+            })
             .collect();
         if counters.is_empty() {
-            let names = object
+            let english = object
                 .counters
                 .iter()
                 .filter(|d| !d.counter_type.is_base())
                 .filter_map(|d| d.name.as_deref());
+            let local = object
+                .counters
+                .iter()
+                .filter(|d| local_object && !d.counter_type.is_base())
+                .flat_map(|d| names.local_names(d.index));
             out.push(failed(
                 ExpandError::NoCounter {
                     path: path_text.clone(),
                     object: object_name.clone(),
                     counter: pattern.counter.clone(),
-                    suggestions: suggest(&pattern.counter, names),
+                    suggestions: suggest(&pattern.counter, local.chain(english)),
                 },
                 None,
             ));
@@ -816,7 +959,7 @@ fn expand_one(
                         pattern.instance.as_deref().unwrap_or_default(),
                         pattern.index.unwrap_or(0),
                     );
-                    for (counter_pos, counter_name) in &counters {
+                    for (counter_pos, data_counter, counter_name) in &counters {
                         let mut p = concrete.clone();
                         p.object = object_name.clone();
                         p.counter = (*counter_name).to_string();
@@ -830,6 +973,8 @@ fn expand_one(
                             Some(name.clone()),
                         );
                         qc.path = p;
+                        qc.object = data_object.clone();
+                        qc.counter = (*data_counter).to_string();
                         qc.counter_type = object.counters[*counter_pos].counter_type;
                         qc.object_pos = object_pos;
                         qc.counter_pos = *counter_pos;
@@ -841,7 +986,7 @@ fn expand_one(
             }
             ObjectData::MetadataOnly { .. } => Vec::new(),
         };
-        for (counter_pos, counter_name) in &counters {
+        for (counter_pos, data_counter, counter_name) in &counters {
             for (instance_pos, instance) in &instances {
                 let mut p = concrete.clone();
                 p.object = object_name.clone();
@@ -854,6 +999,8 @@ fn expand_one(
                     origin,
                     error: None,
                     counter_type: object.counters[*counter_pos].counter_type,
+                    object: data_object.clone(),
+                    counter: (*data_counter).to_string(),
                     instance: instance.map(|i| i.name.clone()),
                     object_pos,
                     counter_pos: *counter_pos,

@@ -510,6 +510,7 @@ fn windows_catalog() -> Catalog {
                 ],
             ),
         ],
+        ..Default::default()
     }
 }
 
@@ -598,6 +599,7 @@ fn process_plan() -> Plan {
                 ("% Processor Time", T::PERF_100NSEC_TIMER),
             ],
         )],
+        ..Default::default()
     };
     let plan = ExportConfig::default().with_process(&[]).plan(&catalog);
     assert_eq!(

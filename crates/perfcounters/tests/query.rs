@@ -267,6 +267,7 @@ fn case_insensitive_and_request() {
             catalog_object("System", &["Processes", "Context Switches/sec"]),
             catalog_object("Process", &["% Processor Time", "Working Set"]),
         ],
+        ..Default::default()
     };
     assert_eq!(
         q.request(&catalog),
@@ -305,6 +306,7 @@ fn request_resolves_paths_against_the_catalog() {
             catalog_object("System", &["Processes", "Threads"]),
             catalog_object("Datenträger", &["Übertragungen/s", "Bytes/s"]),
         ],
+        ..Default::default()
     };
     let request = |paths: &[&str]| {
         let mut q = Query::new(FormatOptions::typeperf());

@@ -385,6 +385,7 @@ mod discipline {
         fn catalog(&mut self) -> Result<Catalog, SourceError> {
             Ok(Catalog {
                 objects: vec![info("Fast"), info("Slow")],
+                ..Default::default()
             })
         }
         fn instances(&mut self, _object: &str) -> Result<Vec<String>, SourceError> {

@@ -192,6 +192,28 @@ impl NameTable {
         };
     }
 
+    /// The pairs of this table whose name is not the name `naming` gives their index (compared
+    /// ignoring case): what this table adds in another language to a table that names the data.
+    /// With `naming` the English table and this one a German table, `238 Prozessor` is kept and
+    /// `2 System` (the same word in both) is not.
+    ///
+    /// ```
+    /// use perfcounters::names::NameTable;
+    /// let english: NameTable = [(2, "System"), (238, "Processor")].into_iter().collect();
+    /// let german: NameTable = [(2, "System"), (238, "Prozessor"), (99, "Neu")].into_iter().collect();
+    /// let other = german.other_names(&english);
+    /// assert_eq!(other.iter().collect::<Vec<_>>(), [(99, "Neu"), (238, "Prozessor")]);
+    /// ```
+    pub fn other_names(&self, naming: &NameTable) -> NameTable {
+        self.iter()
+            .filter(|(index, name)| {
+                naming
+                    .name(*index)
+                    .is_none_or(|n| !crate::path::eq_ignore_case(n, name))
+            })
+            .collect()
+    }
+
     /// The built-in English table (see [`builtin`]), built once on first use.
     pub fn builtin_english() -> &'static NameTable {
         static TABLE: OnceLock<NameTable> = OnceLock::new();

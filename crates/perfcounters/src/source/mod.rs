@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::counter_type::CounterType;
 use crate::names::NameTable;
+use crate::path::eq_ignore_case;
 use crate::snapshot::Snapshot;
 
 #[cfg(target_os = "linux")]
@@ -71,6 +72,13 @@ pub trait Source {
 pub struct Catalog {
     /// The objects, in the source's order.
     pub objects: Vec<ObjectInfo>,
+    /// Object and counter names in the machine's language, by title index ([`ObjectInfo::index`],
+    /// [`CounterInfo::index`]): `HKEY_PERFORMANCE_NLSTEXT` on Windows, the other languages of a
+    /// capture or of a replay's extra name tables. Empty when the source has none. Counter paths
+    /// may name objects and counters in this language as well as in English
+    /// ([`Catalog::find`], [`crate::query::Query::request`]), as PDH's `PdhAddCounter` and
+    /// `PdhAddEnglishCounter` together accept them.
+    pub local_names: NameTable,
 }
 
 impl Catalog {
@@ -87,6 +95,61 @@ impl Catalog {
         self.objects
             .iter()
             .find(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The object a counter path names `name`: the object with this English name, or else the
+    /// object whose title index has this name in the machine's language ([`Catalog::local_names`]).
+    /// Names compare ignoring case, as paths compare them.
+    ///
+    /// ```
+    /// use perfcounters::names::NameTable;
+    /// use perfcounters::source::{Catalog, ObjectInfo};
+    ///
+    /// let object = |name: &str, index| ObjectInfo {
+    ///     name: name.into(),
+    ///     index,
+    ///     help: String::new(),
+    ///     detail_level: 100,
+    ///     multi_instance: true,
+    ///     counters: Vec::new(),
+    /// };
+    /// let mut german = NameTable::new();
+    /// german.insert(238, "Prozessor");
+    /// let catalog = Catalog {
+    ///     objects: vec![object("Processor", 238), object("Process", 230)],
+    ///     local_names: german,
+    /// };
+    /// assert_eq!(catalog.find("processor").map(|o| o.index), Some(238));
+    /// assert_eq!(catalog.find("PROZESSOR").map(|o| o.index), Some(238));
+    /// assert!(catalog.find("Prozess").is_none());
+    /// assert_eq!(catalog.close_object_names("Prozess"), ["Process", "Prozessor"]);
+    /// ```
+    pub fn find(&self, name: &str) -> Option<&ObjectInfo> {
+        self.objects
+            .iter()
+            .find(|o| eq_ignore_case(&o.name, name))
+            .or_else(|| {
+                self.objects.iter().find(|o| {
+                    self.local_names_of(o.index)
+                        .any(|n| eq_ignore_case(n, name))
+                })
+            })
+    }
+
+    /// The names of title index `index` in the machine's language ([`Catalog::local_names`]);
+    /// none for index 0 (V2 countersets and their counters have no title index).
+    pub fn local_names_of(&self, index: u32) -> impl Iterator<Item = &str> + '_ {
+        self.local_names.names(index).filter(move |_| index != 0)
+    }
+
+    /// Up to three object names close to `name` ([`crate::query::suggest`]), in English and in the
+    /// machine's language: what to suggest for a name [`Catalog::find`] does not know.
+    pub fn close_object_names(&self, name: &str) -> Vec<String> {
+        let names = self
+            .objects
+            .iter()
+            .flat_map(|o| std::iter::once(o.name.as_str()).chain(self.local_names_of(o.index)));
+        crate::query::suggest(name, names)
     }
 }
 

@@ -584,6 +584,7 @@ fn catalog() -> Catalog {
                 }
             })
             .collect(),
+        ..Default::default()
     }
 }
 

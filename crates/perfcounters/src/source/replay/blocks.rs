@@ -12,13 +12,17 @@ use crate::source::{SourceError, SourceErrorKind};
 /// Recorded V1 blocks, one file per sample in the given order, each exactly as
 /// `RegQueryValueEx(HKEY_PERFORMANCE_DATA, …)` returned it.
 ///
-/// Objects and counters are named from [`NameTable::builtin_english`], and from the names of an
-/// extra table ([`BlockRecording::with_names`]) for the indexes the built-in table does not know.
+/// Objects and counters are named from [`NameTable::builtin_english`], and from the names of extra
+/// tables ([`BlockRecording::with_names`]) for the indexes the built-in table does not know. Their
+/// other names (another language's) are the catalog's names in the machine's language
+/// ([`Recording::local_names`]): with a German table, `\Prozessor(*)\Prozessorzeit (%)` selects what
+/// `\Processor(*)\% Processor Time` selects.
 /// A file is read when its sample is asked for.
 #[derive(Clone, Debug)]
 pub struct BlockRecording {
     files: Vec<PathBuf>,
     names: NameTable,
+    local: NameTable,
 }
 
 impl BlockRecording {
@@ -27,13 +31,18 @@ impl BlockRecording {
         BlockRecording {
             files,
             names: NameTable::builtin_english().clone(),
+            local: NameTable::new(),
         }
     }
 
     /// Adds `names` (the `Counter` table of the machine that recorded the blocks, say) to the
-    /// table that names objects and counters.
+    /// table that names objects and counters. Its names that do not name their index
+    /// ([`NameTable::other_names`]: another language's) become names in the machine's language.
+    /// Add the English table first when there are several: an index keeps the first name it was
+    /// given.
     pub fn with_names(mut self, names: &NameTable) -> Self {
         self.names.merge(names);
+        self.local.merge(&names.other_names(&self.names));
         self
     }
 
@@ -77,6 +86,10 @@ impl Recording for BlockRecording {
             Some(path) => self.load(path).map(Some),
             None => Ok(None),
         }
+    }
+
+    fn local_names(&self) -> Option<&NameTable> {
+        Some(&self.local)
     }
 
     fn description(&self) -> String {

@@ -40,7 +40,9 @@ pub struct SampleSnapshots {
 ///
 /// * Names: the capture's English `Counter` table merged over [`NameTable::builtin_english`] names
 ///   the V1 objects and counters (so paths are English whatever the machine's language); help texts
-///   come from its English `Help` table. V2 countersets are named by their registrations.
+///   come from its English `Help` table. V2 countersets are named by their registrations. The
+///   `Counter` tables of other languages (the user's, `HKEY_PERFORMANCE_NLSTEXT`) are the names in
+///   the machine's language ([`Recording::local_names`]), which counter paths may use too.
 /// * A sample is its V1 and V2 snapshots joined (`combine`: the V1 header is the snapshot's, each
 ///   V2 counterset keeps the clock of its own `PERF_DATA_HEADER`).
 /// * For the catalog of a [`super::ReplaySource`]: the V1 objects of the first sample that has a V1
@@ -53,6 +55,7 @@ pub struct CaptureRecording {
     root: PathBuf,
     names: NameTable,
     help: NameTable,
+    local: NameTable,
     registrations: Vec<CounterSetRegistration>,
     specs: Vec<CounterSpec>,
 }
@@ -91,6 +94,14 @@ impl CaptureRecording {
         let mut names = table(NameKind::Counter)?.unwrap_or_default();
         names.merge(NameTable::builtin_english());
         let help = table(NameKind::Help)?.unwrap_or_default();
+        let mut local = NameTable::new();
+        for f in &capture.names {
+            if f.kind == NameKind::Counter && capture.english(NameKind::Counter) != Some(f) {
+                let t =
+                    parse_multi_sz(&f.bytes).map_err(|e| decode_error(f.path(), Box::new(e)))?;
+                local.merge(&t.other_names(&names));
+            }
+        }
         let mut registrations = Vec::with_capacity(capture.registrations.len());
         for r in &capture.registrations {
             let reg = CounterSetRegistration::decode(r.buffers())
@@ -107,6 +118,7 @@ impl CaptureRecording {
             root,
             names,
             help,
+            local,
             registrations,
             specs,
         })
@@ -205,6 +217,10 @@ impl Recording for CaptureRecording {
             .iter()
             .filter_map(counterset_info)
             .collect()
+    }
+
+    fn local_names(&self) -> Option<&NameTable> {
+        Some(&self.local)
     }
 
     fn help(&self) -> Option<&NameTable> {

@@ -103,6 +103,12 @@ pub trait Recording: fmt::Debug + Send {
         None
     }
 
+    /// Object and counter names in the machine's language by title index, which the catalog
+    /// carries ([`Catalog::local_names`]) so that counter paths may use them. None by default.
+    fn local_names(&self) -> Option<&NameTable> {
+        None
+    }
+
     /// How messages name the recording, as the subject of a sentence: `"the capture"`. By default
     /// `"the recording"`.
     fn description(&self) -> String {
@@ -118,7 +124,8 @@ pub trait Recording: fmt::Debug + Send {
 ///   path always resolves; an object the name tables do not know is not listed as `#index`, a name
 ///   table that knows it makes it appear); of several objects with one name the first. Then the
 ///   recording's [declared objects](Recording::declared_objects) whose names are not listed yet.
-///   Help texts come from [`Recording::help`]. The catalog is built once.
+///   Help texts come from [`Recording::help`], names in the machine's language from
+///   [`Recording::local_names`]. The catalog is built once.
 /// * [`instances`](Source::instances): the instances in the last collected sample, or in the first
 ///   sample before any collection.
 /// * [`collect`](Source::collect): the next sample, cut down to the requested objects (in request
@@ -218,6 +225,9 @@ impl ReplaySource {
             Some(snapshot) => catalog_of(&snapshot, self.recording.help()),
             None => Catalog::default(),
         };
+        if let Some(local) = self.recording.local_names() {
+            catalog.local_names = local.clone();
+        }
         for info in self.recording.declared_objects() {
             if catalog.object(&info.name).is_none() {
                 catalog.objects.push(info);

@@ -76,7 +76,8 @@ struct Names {
 /// * Names: the machine's English table (`HKEY_PERFORMANCE_TEXT`), completed by the built-in English
 ///   table, so objects and counters are named in English on every Windows language, as
 ///   `PdhAddEnglishCounter` expects. The user's language table (`HKEY_PERFORMANCE_NLSTEXT`) is read
-///   too: [`RegistrySource::english_name`] translates a localized name.
+///   too: the catalog carries it ([`Catalog::local_names`]), so that a query accepts paths in the
+///   user's language, and [`RegistrySource::english_name`] translates a localized name.
 /// * Requests ask for the objects' title indexes (`"238 2"`), never `"Global"` unless the catalog is
 ///   wanted.
 /// * The `"Global"` block read for the catalog ([`RegistrySource::catalog`]) also answers
@@ -287,12 +288,15 @@ impl<R: PerfRegistry> RegistrySource<R> {
         Ok(snapshot)
     }
 
-    /// Every object of the `"Global"` collection, named in English with English help texts, and
-    /// that collection. It is kept: [`RegistrySource::instances`] answers from it until the source
+    /// Every object of the `"Global"` collection, named in English with English help texts and
+    /// with the user's language table as [`Catalog::local_names`], and that collection. It is kept: [`RegistrySource::instances`] answers from it until the source
     /// reads another value.
     pub fn catalog(&mut self) -> Result<(Catalog, &Snapshot), SourceError> {
         let snapshot = self.snapshot("Global")?;
-        let catalog = catalog_of(&snapshot, self.names.as_ref().map(|n| &n.help));
+        let mut catalog = catalog_of(&snapshot, self.names.as_ref().map(|n| &n.help));
+        if let Some(names) = &self.names {
+            catalog.local_names = names.local.other_names(&names.english);
+        }
         Ok((catalog, self.global.insert(snapshot)))
     }
 

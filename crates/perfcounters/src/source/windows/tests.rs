@@ -780,6 +780,73 @@ fn listing_every_instance_reads_the_global_block_once() {
 }
 
 #[test]
+fn paths_in_the_users_language_collect_through_the_nlstext_table() {
+    let mut src = WindowsSource::new(registry(), perflib());
+    let catalog = src.catalog().unwrap();
+    // HKEY_PERFORMANCE_NLSTEXT's names that differ from the English ones.
+    let local: Vec<(u32, &str)> = catalog.local_names.iter().collect();
+    assert_eq!(local, [(6, "Prozessorzeit (%)"), (238, "Prozessor")]);
+    let mut english = Query::new(FormatOptions::default());
+    english.add(r"\Processor(*)\% Processor Time").unwrap();
+    let mut german = Query::new(FormatOptions::default());
+    german.add(r"\Prozessor(*)\Prozessorzeit (%)").unwrap();
+    let request = german.request(&catalog);
+    assert_eq!(
+        request,
+        Request::new().object("Processor", &["% Processor Time"])
+    );
+    assert_eq!(english.request(&catalog), request);
+    src.registry()
+        .api()
+        .data
+        .insert("238".into(), block(T0, vec![processor([0, 0])]));
+    let first = src.collect(&request).unwrap();
+    english.update(&first);
+    german.update(&first);
+    src.registry().api().data.insert(
+        "238".into(),
+        block(T0 + 10_000_000, vec![processor([2_500_000, 5_000_000])]),
+    );
+    let second = src.collect(&request).unwrap();
+    let values = |q: &mut Query| -> Vec<(String, Option<f64>)> {
+        let v = q.update(&second);
+        q.counters()
+            .iter()
+            .zip(v)
+            .map(|(c, v)| (c.path_string(), v.value))
+            .collect()
+    };
+    assert_eq!(
+        values(&mut german),
+        [
+            (
+                r"\\WINHOST\Prozessor(0)\Prozessorzeit (%)".to_string(),
+                Some(75.0)
+            ),
+            (
+                r"\\WINHOST\Prozessor(_Total)\Prozessorzeit (%)".to_string(),
+                Some(50.0)
+            ),
+        ]
+    );
+    assert_eq!(
+        values(&mut english),
+        [
+            (
+                r"\\WINHOST\Processor(0)\% Processor Time".to_string(),
+                Some(75.0)
+            ),
+            (
+                r"\\WINHOST\Processor(_Total)\% Processor Time".to_string(),
+                Some(50.0)
+            ),
+        ]
+    );
+    assert_eq!(german.counters()[0].object_name(), "Processor");
+    assert_eq!(german.counters()[0].counter_name(), "% Processor Time");
+}
+
+#[test]
 fn an_empty_machine_is_a_clear_error() {
     let mut fake = FakeRegistry::default();
     fake.data.insert("Global".into(), block(T0, vec![]));
