@@ -8,7 +8,7 @@ use perfcounters::format::BlockKind;
 use perfcounters::names::NameTable;
 use perfcounters::query::{DidYouMean, Query};
 use perfcounters::snapshot::Snapshot;
-use perfcounters::source::replay::{BlockRecording, ReplaySource};
+use perfcounters::source::replay::{BlgRecording, BlockRecording, ReplaySource};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError, SourceErrorKind};
 
 /// One object as `list` shows it.
@@ -28,6 +28,7 @@ enum Kind {
     Live,
     BlockFiles,
     Capture,
+    BinaryLog,
 }
 
 /// A source and what the commands keep beside it: whether it replays recorded data, and its
@@ -38,8 +39,14 @@ pub struct Input {
     catalog: Option<Catalog>,
 }
 
-/// Opens the replay files (or a capture directory given as the only replay path), or the live source
-/// of this platform.
+/// Whether a replay path names a binary log (`.blg`).
+fn is_binary_log(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("blg"))
+}
+
+/// Opens the replay files (or a capture directory, or a binary log, given as the only replay path),
+/// or the live source of this platform.
 pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Input> {
     let (source, kind): (Box<dyn Source + Send>, Kind) = match replay {
         [dir] if dir.is_dir() => {
@@ -51,7 +58,26 @@ pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Input> {
             }
             (Box::new(ReplaySource::open_capture(dir)?), Kind::Capture)
         }
+        [log] if is_binary_log(log) => {
+            if names.is_some() {
+                bail!(
+                    "--names applies to replayed block files; the binary log {} names its counters itself",
+                    log.display()
+                );
+            }
+            let recording = BlgRecording::open(log)?;
+            for w in recording.log().warnings() {
+                eprintln!("perfcounters: warning: {}: {w}", log.display());
+            }
+            (Box::new(ReplaySource::new(recording)), Kind::BinaryLog)
+        }
         _ if !replay.is_empty() => {
+            if let Some(log) = replay.iter().find(|p| is_binary_log(p)) {
+                bail!(
+                    "{} is a binary log: it must be the only --replay path",
+                    log.display()
+                );
+            }
             if let Some(dir) = replay.iter().find(|p| p.is_dir()) {
                 bail!(
                     "{} is a directory: a capture directory must be the only --replay path",

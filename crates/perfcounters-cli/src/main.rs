@@ -71,7 +71,8 @@ struct ListArgs {
     /// List every instance instead of (*)
     #[arg(long, short = 'x')]
     instances: bool,
-    /// List from recorded raw block files, or a capture directory, instead of the live machine
+    /// List from recorded raw block files, a capture directory, or a binary log (.blg), instead of the
+    /// live machine
     #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
     replay: Vec<PathBuf>,
     /// Name tables for replayed blocks (PerfStringBackup.INI, REG_MULTI_SZ dump or `index name` text);
@@ -99,8 +100,9 @@ struct WatchArgs {
     /// Write to this file instead of standard output (SQL:file.db!logname for --format sql)
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Read recorded V1 block files (one per collection, in order, without sleeping), or a capture
-    /// directory (V1 and V2 samples), instead of live data
+    /// Read recorded V1 block files (one per collection, in order, without sleeping), a capture
+    /// directory (V1 and V2 samples), or a binary log (.blg, one sample per collection), instead of
+    /// live data
     #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
     replay: Vec<PathBuf>,
     /// Name tables for replayed block files (PerfStringBackup.INI, REG_MULTI_SZ dump or `index name`

@@ -955,3 +955,44 @@ fn block_files_and_captures_list_and_suggest_alike() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn list_and_watch_replay_binary_logs() {
+    let d = tempdir("replay-blg");
+    let path = d.join("x.blg");
+    std::fs::write(&path, blg_log()).unwrap();
+    let p = path.to_str().unwrap();
+    let o = run(&["list", "--replay", p]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "\\Memory\\Available Bytes\n\\Processor(*)\\% Processor Time\n"
+    );
+    let o = run(&["list", "-x", "processor", "--replay", p]);
+    assert_eq!(
+        stdout(&o),
+        "\\Processor(0)\\% Processor Time\n\\Processor(_Total)\\% Processor Time\n"
+    );
+    // The second sample's Memory value has a NO_MACHINE status: no value.
+    let o = run(&[
+        "watch",
+        r"\Processor(*)\% Processor Time",
+        r"\Memory\Available Bytes",
+        "-f",
+        "csv",
+        "--replay",
+        p,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "\r\n\"(PDH-CSV 4.0)\",\"\\\\HOST\\Processor(0)\\% Processor Time\",\"\\\\HOST\\Processor(_Total)\\% Processor Time\",\"\\\\HOST\\Memory\\Available Bytes\"\r\n\
+         \"01/17/2020 08:00:01.000\",\"50.000000\",\"50.000000\",\" \"\r\n"
+    );
+    let o = run(&["watch", "--names", p, "--replay", p]);
+    assert!(
+        stderr(&o).contains("names its counters itself"),
+        "{}",
+        stderr(&o)
+    );
+}

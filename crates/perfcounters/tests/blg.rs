@@ -1410,3 +1410,150 @@ fn write_fuzz_seed() {
     options.fragment_size = 200;
     std::fs::write(dir.join("blocks"), whole_object_log(options)).unwrap();
 }
+
+// ------------------------------------------------------------------------------------------------
+// Replay: a binary log as a source of snapshots, read by the query engine.
+
+mod replay {
+    use super::*;
+    use perfcounters::query::Query;
+    use perfcounters::source::replay::{BlgRecording, ReplaySource};
+    use perfcounters::source::{Source, SourceErrorKind};
+
+    fn file(name: &str, bytes: &[u8]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("perfcounters-blg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    /// The values of `paths` for every sample after the first, through a replay and a query.
+    fn watch(path: &std::path::Path, paths: &[&str]) -> Vec<Vec<Option<f64>>> {
+        let mut source = ReplaySource::new(BlgRecording::open(path).unwrap());
+        let mut query = Query::new(FormatOptions::typeperf());
+        for p in paths {
+            query.add(p).unwrap();
+        }
+        let mut rows = Vec::new();
+        let mut first = true;
+        while let Some(s) = source.next_snapshot().unwrap() {
+            let values: Vec<Option<f64>> = query.update(&s).iter().map(|v| v.value).collect();
+            if !first {
+                rows.push(values);
+            }
+            first = false;
+        }
+        rows
+    }
+
+    #[test]
+    fn single_and_wildcard_counters_give_the_stored_samples_back() {
+        let path = file("single.blg", &single_log(EncodeOptions::default()));
+        let rows = watch(
+            &path,
+            &[
+                r"\Memory\Available Bytes",
+                r"\Processor(_Total)\% Processor Time",
+                r"\Process(svchost#2)\IO Read Bytes/sec",
+                r"\Thread(explorer/0)\% User Time",
+            ],
+        );
+        // The same numbers as relog's (see `relog_to_csv_computes_values_and_filters`).
+        assert_eq!(
+            rows,
+            [
+                vec![Some(1001.0), Some(50.0), Some(4096.0), Some(25.0)],
+                vec![Some(1002.0), Some(50.0), Some(12288.0), Some(25.0)],
+            ]
+        );
+        let mut source = ReplaySource::new(BlgRecording::open(&path).unwrap());
+        let catalog = source.catalog().unwrap();
+        let names: Vec<&str> = catalog.objects.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["Memory", "Processor", "Process", "Thread"]);
+        assert_eq!(source.instances("Process").unwrap(), ["svchost#2"]);
+    }
+
+    #[test]
+    fn wildcard_instances_keep_their_numbers() {
+        let mut s = spec(r"\\HOST", "Process", Some("*"), "Working Set");
+        s.counter_type = CounterType::PERF_COUNTER_LARGE_RAWCOUNT;
+        let items: &[(&str, i64, i64)] = &[("x", 8, 0), ("X", 9, 0), ("a", 11, 0)];
+        let bytes = write_log(
+            EncodeOptions::default(),
+            &[
+                (RecordKind::CounterList, T0, encode_counter_list(&[s])),
+                (
+                    RecordKind::Sample,
+                    T0,
+                    encode_sample(&[instances(T0, items)]),
+                ),
+            ],
+        );
+        let path = file("wild.blg", &bytes);
+        let mut source = ReplaySource::new(BlgRecording::open(&path).unwrap());
+        assert_eq!(source.instances("Process").unwrap(), ["x", "X#1", "a"]);
+        let mut query = Query::new(FormatOptions::typeperf());
+        query.add(r"\Process(x#1)\Working Set").unwrap();
+        let s = source.next_snapshot().unwrap().unwrap();
+        assert_eq!(query.update(&s)[0].value, Some(9.0));
+    }
+
+    #[test]
+    fn whole_objects_replay_their_blocks() {
+        let path = file("blocks.blg", &whole_object_log(EncodeOptions::default()));
+        let rows = watch(
+            &path,
+            &[
+                r"\Process(svchost)\CPU Share",
+                r"\Process(svchost#1)\Resident Bytes",
+            ],
+        );
+        assert_eq!(rows, [vec![Some(50.0), Some(5.0)], vec![Some(25.0), None]]);
+    }
+
+    #[test]
+    fn logs_of_several_machines_are_refused() {
+        let mut a = spec(r"\\A", "Memory", None, "Available Bytes");
+        a.counter_type = CounterType::PERF_COUNTER_RAWCOUNT;
+        let mut b = a.clone();
+        b.machine = r"\\B".into();
+        let bytes = write_log(
+            EncodeOptions::default(),
+            &[(RecordKind::CounterList, T0, encode_counter_list(&[a, b]))],
+        );
+        let e = BlgRecording::open(&file("two.blg", &bytes)).unwrap_err();
+        assert_eq!(e.kind(), SourceErrorKind::Unavailable);
+        assert!(e.to_string().contains("2 machines"), "{e}");
+    }
+
+    #[test]
+    fn real_logs_replay_like_relog() {
+        for (name, path, sample, expected) in [
+            (
+                "tx-win8-BasicPerfCounters.blg",
+                r"\Processor(0)\% Processor Time",
+                0,
+                100.0 * (1.0 - 8_437_500.0 / 10_000_360.0),
+            ),
+            (
+                "tx-win8-BasicPerfCounters.blg",
+                r"\PhysicalDisk(0 C:)\Avg. Disk Bytes/Write",
+                0,
+                492_544.0 / 56.0,
+            ),
+            (
+                "pal-vista-SamplePerfmonLog.blg",
+                r"\Process(Idle)\% Processor Time",
+                0,
+                100.0 * 107_031_250.0 / 599_551_470.0,
+            ),
+        ] {
+            let Some(bytes) = shared_blg(name) else {
+                return;
+            };
+            let rows = watch(&file(name, &bytes), &[path]);
+            assert_eq!(rows[sample][0], Some(expected), "{name} {path}");
+        }
+    }
+}

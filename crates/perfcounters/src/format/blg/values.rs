@@ -30,7 +30,7 @@ use crate::format::{DecodeError, ErrorKind};
 use crate::names::NameTable;
 use crate::path::fold_case;
 use crate::raw::RawCounter;
-use crate::snapshot::{instance_name, ObjectData, Snapshot, Value};
+use crate::snapshot::{instance_name, Instance, ObjectData, Snapshot, Value};
 use crate::status::PdhStatus;
 use crate::CounterType;
 
@@ -45,6 +45,12 @@ pub struct Column {
     pub object: String,
     /// The instance as PDH shows it (`parent/name#n`), when the object has instances.
     pub instance: Option<String>,
+    /// The instance's name as stored, without parent and `#n`.
+    pub instance_name: Option<String>,
+    /// The instance's parent, when it has one.
+    pub parent: Option<String>,
+    /// The `#n` of the instance (0 for the first of a name).
+    pub instance_index: u32,
     /// The counter name.
     pub counter: String,
     /// The counter type.
@@ -157,6 +163,7 @@ pub struct BlgLog<R> {
     tz: super::TimeZoneInformation,
     utc: UtcMemo,
     columns_only: bool,
+    objects: Option<Snapshot>,
 }
 
 impl<R: Read> BlgLog<R> {
@@ -207,6 +214,7 @@ impl<R: Read> BlgLog<R> {
             tz,
             utc: UtcMemo::default(),
             columns_only: false,
+            objects: None,
             reader,
             specs,
             names,
@@ -283,6 +291,13 @@ impl<R: Read> BlgLog<R> {
         self.columns_only = columns_only;
     }
 
+    /// The whole objects of the last sample read: the objects of its V1 blocks (whole-object
+    /// entries), named from the embedded name table (then the built-in English one), instances named
+    /// as PDH shows them, each object with its block's clock. `None` when the sample has no block.
+    pub fn last_objects(&self) -> Option<&Snapshot> {
+        self.objects.as_ref()
+    }
+
     /// The columns in the order relog prints them: by entry; within a whole-object entry, by
     /// counter name (case-insensitive), then by first appearance; otherwise by first appearance.
     pub fn display_order(&self) -> Vec<usize> {
@@ -324,6 +339,7 @@ impl<R: Read> BlgLog<R> {
                         entries: &mut self.entries,
                         values: &mut self.values,
                         columns_only: self.columns_only,
+                        objects: &mut self.objects,
                         sample: self.samples,
                         tz: &self.tz,
                         utc: &mut self.utc,
@@ -428,6 +444,8 @@ struct Decoder<'s> {
     values: &'s mut Vec<SampleValue>,
     /// Find the columns only: no values.
     columns_only: bool,
+    /// The whole objects of the sample (its V1 blocks, named).
+    objects: &'s mut Option<Snapshot>,
     sample: u64,
     tz: &'s super::TimeZoneInformation,
     utc: &'s mut UtcMemo,
@@ -439,6 +457,7 @@ struct Decoder<'s> {
 impl Decoder<'_> {
     fn decode(&mut self, record: &Record<'_>) -> Result<(), DecodeError> {
         self.values.clear();
+        *self.objects = None;
         let sample = record.sample()?;
         if sample.len() != self.specs.len() {
             self.warnings.push((
@@ -488,7 +507,7 @@ impl Decoder<'_> {
             }
         }
         if !blocks.is_empty() {
-            self.blocks(blocks);
+            *self.objects = Some(self.blocks(blocks));
         }
         Ok(())
     }
@@ -518,7 +537,10 @@ impl Decoder<'_> {
             path: spec.path().to_string(),
             entry,
             object: spec.object.clone(),
-            instance: spec.instance.clone(),
+            instance: spec.path().instance_string(),
+            instance_name: spec.instance.clone(),
+            parent: spec.instance.as_ref().and(spec.parent.clone()),
+            instance_index: u32::try_from(spec.instance_index).unwrap_or(0),
             counter: spec.counter.clone(),
             counter_type: spec.counter_type,
             time_base: spec.time_base,
@@ -591,6 +613,9 @@ impl Decoder<'_> {
                         entry,
                         object: spec.object.clone(),
                         instance: Some(instance),
+                        instance_name: path.instance.clone(),
+                        parent: spec.parent.clone(),
+                        instance_index: n,
                         counter: spec.counter.clone(),
                         counter_type: spec.counter_type,
                         time_base: spec.time_base,
@@ -608,7 +633,7 @@ impl Decoder<'_> {
 
     /// Whole-object entries: the V1 blocks of one sample, named together (parents may sit in
     /// another entry's block), each object keeping its own block's clock.
-    fn blocks(&mut self, blocks: Vec<(usize, Snapshot)>) {
+    fn blocks(&mut self, blocks: Vec<(usize, Snapshot)>) -> Snapshot {
         let mut merged = Snapshot::default();
         let mut owners = Vec::new();
         for (entry, snap) in blocks {
@@ -624,11 +649,11 @@ impl Decoder<'_> {
         crate::format::v1::resolve_instance_names(&mut merged);
         for (object, entry) in merged.objects.iter().zip(owners) {
             let spec = &self.specs[entry];
-            let rows: Vec<(Option<&str>, &[Value])> = match &object.data {
+            let rows: Vec<(Option<&Instance>, &[Value])> = match &object.data {
                 ObjectData::Single(values) => vec![(None, values.as_slice())],
                 ObjectData::Instances(instances) => instances
                     .iter()
-                    .map(|i| (Some(i.name.as_str()), i.values.as_slice()))
+                    .map(|i| (Some(i), i.values.as_slice()))
                     .collect(),
                 ObjectData::MetadataOnly { .. } => Vec::new(),
             };
@@ -637,7 +662,8 @@ impl Decoder<'_> {
                     continue;
                 }
                 let counter = def.name.clone().unwrap_or_else(|| def.index.to_string());
-                for &(instance, values) in &rows {
+                for &(inst, values) in &rows {
+                    let instance = inst.map(|i| i.name.as_str());
                     let Some(raw) = merged.raw_counter(object, values, i) else {
                         continue;
                     };
@@ -658,6 +684,9 @@ impl Decoder<'_> {
                                 entry,
                                 object: spec.object.clone(),
                                 instance: instance.map(str::to_owned),
+                                instance_name: inst.map(|i| i.raw_name.clone()),
+                                parent: inst.and_then(|i| i.parent.clone()),
+                                instance_index: inst.map_or(0, |i| i.index),
                                 counter: counter.clone(),
                                 counter_type: def.counter_type,
                                 time_base: merged.time_base(object, def.counter_type),
@@ -673,5 +702,6 @@ impl Decoder<'_> {
                 }
             }
         }
+        merged
     }
 }

@@ -6,8 +6,9 @@
 //! samples into named [`Snapshot`]s; [`ReplaySource`] does the rest the same way for all of them: one
 //! sample per collection, the requested objects, and one catalog rule.
 //!
-//! Another kind of recording (the V1 blocks inside a `.blg` log, for instance) plugs in by
-//! implementing [`Recording`] and is replayed by [`ReplaySource::new`] with the same rules.
+//! A Performance Monitor binary log ([`BlgRecording`]) is a recording too. Another kind of
+//! recording plugs in by implementing [`Recording`] and is replayed by [`ReplaySource::new`] with
+//! the same rules.
 //!
 //! ```
 //! use perfcounters::snapshot::{CounterDefinition, Object, ObjectData, Snapshot, Value};
@@ -49,12 +50,14 @@
 //! # Ok::<(), SourceError>(())
 //! ```
 
+mod blg;
 mod blocks;
 mod capture;
 
 use std::fmt;
 use std::path::Path;
 
+pub use blg::BlgRecording;
 pub use blocks::BlockRecording;
 pub use capture::{CaptureRecording, SampleSnapshots};
 

@@ -1,0 +1,375 @@
+//! A Performance Monitor binary log (`.blg`) as a recording: one snapshot per sample.
+//!
+//! * Whole-object entries (`\\M\Process(*)\*`, the V1 blocks of Vista-era logs) give their objects
+//!   as the log stored them, named from the log's embedded name table.
+//! * Single and wildcard counters (`PDH_RAW_COUNTER`s) are turned into objects the query reads back
+//!   exactly: one object per object name, one counter definition per counter name (with a base
+//!   definition after it for fractions, averages and multi timers, holding the stored second value),
+//!   one instance per stored instance (named and numbered as the log has them), and the object's
+//!   clock set from the stored time stamps, so that [`Snapshot::raw_counter`] gives back the stored
+//!   `PDH_RAW_COUNTER`s. A value with a bad status is left out (no value, as PDH shows it).
+//!
+//! The counters of one object must have been sampled against one clock (one time stamp per time base
+//! in a sample) and the log must hold one machine: that is how PDH collects them. Logs that mix
+//! machines, or counters of one object with different time stamps, are refused with a message that
+//! points to `relog`, which reads any log.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use super::Recording;
+use crate::counter_type::{Subtype, TimeBase, TypeField};
+use crate::format::blg::{BlgLog, CounterSpec, ReadError, SampleValue};
+use crate::path::fold_case;
+use crate::snapshot::{
+    instance_name, CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot,
+    SystemTime, Value,
+};
+use crate::source::{SourceError, SourceErrorKind};
+use crate::CounterType;
+
+/// A binary log replayed sample by sample.
+#[derive(Debug)]
+pub struct BlgRecording {
+    path: PathBuf,
+    log: BlgLog<BufReader<File>>,
+    machine: String,
+    /// The number of the sample the log hands out next.
+    next: usize,
+    first: Option<Snapshot>,
+}
+
+fn read_error(path: &Path, e: ReadError) -> SourceError {
+    match e {
+        ReadError::Io(e) => SourceError::io(path, e),
+        ReadError::Decode(e) => SourceError::decode(path.display().to_string(), e),
+        other => SourceError::new(SourceErrorKind::Decode, other.to_string()).with_path(path),
+    }
+}
+
+impl BlgRecording {
+    /// Opens a log: its header and counter list. The log must name one machine.
+    pub fn open(path: &Path) -> Result<Self, SourceError> {
+        let log = Self::open_log(path)?;
+        let machines: Vec<&str> = {
+            let mut m: Vec<&str> = log.specs().iter().map(|s| s.machine.as_str()).collect();
+            m.sort_unstable();
+            m.dedup();
+            m
+        };
+        if machines.len() > 1 {
+            return Err(SourceError::new(
+                SourceErrorKind::Unavailable,
+                format!(
+                    "the log holds counters of {} machines ({}, …); a replay shows one machine: \
+                     use `perfcounters relog` to read it",
+                    machines.len(),
+                    machines[0]
+                ),
+            )
+            .with_path(path));
+        }
+        let machine = machines
+            .first()
+            .map(|m| m.trim_start_matches('\\').to_string())
+            .unwrap_or_default();
+        Ok(BlgRecording {
+            path: path.to_path_buf(),
+            log,
+            machine,
+            next: 0,
+            first: None,
+        })
+    }
+
+    fn open_log(path: &Path) -> Result<BlgLog<BufReader<File>>, SourceError> {
+        let file = File::open(path).map_err(|e| SourceError::io(path, e))?;
+        BlgLog::new(BufReader::with_capacity(1 << 16, file)).map_err(|e| read_error(path, e))
+    }
+
+    /// The decoded log.
+    pub fn log(&self) -> &BlgLog<BufReader<File>> {
+        &self.log
+    }
+
+    /// Reads the log's next sample as a snapshot.
+    fn read_next(&mut self) -> Result<Option<Snapshot>, SourceError> {
+        let sample = match self.log.next_sample() {
+            None => return Ok(None),
+            Some(Err(e)) => return Err(read_error(&self.path, e)),
+            Some(Ok(s)) => s,
+        };
+        let (values, local) = (sample.values.to_vec(), sample.time);
+        let utc = self.log.header().time_zone.to_utc(local);
+        self.next += 1;
+        let mut objects = self
+            .log
+            .last_objects()
+            .map(|s| s.objects.clone())
+            .unwrap_or_default();
+        objects.extend(counter_objects(&self.log, &values).map_err(|m| {
+            SourceError::new(
+                SourceErrorKind::Unavailable,
+                format!(
+                    "sample {}: {m}; use `perfcounters relog` to read it",
+                    self.next - 1
+                ),
+            )
+            .with_path(&self.path)
+        })?);
+        // The collection's time: the sample's, in UTC as snapshots keep it.
+        let clock = SampleClock {
+            perf_time: 0,
+            perf_freq: self.log.header().perf_freq,
+            perf_time_100ns: utc,
+        };
+        Ok(Some(
+            Snapshot::new(self.machine.clone())
+                .with_clock(clock)
+                .with_system_time(SystemTime::from_filetime(utc))
+                .with_objects(objects),
+        ))
+    }
+}
+
+/// An instance as the log names it: folded parent, folded name, `#n`.
+type InstanceKey = (Option<String>, String, u32);
+
+/// One object being built from stored raw counters.
+struct Building {
+    name: String,
+    counters: Vec<CounterDefinition>,
+    /// Counter name (folded) → position of its definition.
+    positions: Vec<(String, usize)>,
+    single: Option<Vec<Value>>,
+    instances: Vec<Instance>,
+    /// Instance key → position in `instances`.
+    keys: Vec<(InstanceKey, usize)>,
+    clock: SampleClock,
+    has_tick: bool,
+    has_100ns: bool,
+    object_time: Option<(i64, i64)>,
+}
+
+/// The objects of the single and wildcard entries of one sample.
+fn counter_objects<R: std::io::Read>(
+    log: &BlgLog<R>,
+    values: &[SampleValue],
+) -> Result<Vec<Object>, String> {
+    let mut objects: Vec<Building> = Vec::new();
+    let specs: &[CounterSpec] = log.specs();
+    for v in values {
+        let Some(column) = log.columns().get(v.column) else {
+            continue;
+        };
+        let Some(spec) = specs.get(column.entry) else {
+            continue;
+        };
+        if spec.is_whole_object() {
+            continue;
+        }
+        let folded = fold_case(&column.object).into_owned();
+        let o = match objects
+            .iter()
+            .position(|b| fold_case(&b.name) == folded.as_str())
+        {
+            Some(i) => i,
+            None => {
+                objects.push(Building {
+                    name: column.object.clone(),
+                    counters: Vec::new(),
+                    positions: Vec::new(),
+                    single: None,
+                    instances: Vec::new(),
+                    keys: Vec::new(),
+                    clock: SampleClock::default(),
+                    has_tick: false,
+                    has_100ns: false,
+                    object_time: None,
+                });
+                objects.len() - 1
+            }
+        };
+        let b = &mut objects[o];
+        let ty = column.counter_type;
+        // The counter's definition (and its base), found by name.
+        let counter_key = fold_case(&column.counter).into_owned();
+        let position = match b.positions.iter().find(|(k, _)| *k == counter_key) {
+            Some(&(_, p)) => p,
+            None => {
+                let p = b.counters.len();
+                let mut def = CounterDefinition::new(0, ty).named(column.counter.clone());
+                def.scale = column.default_scale;
+                b.counters.push(def);
+                if ty.needs_base() {
+                    let base = if ty.is_multi() {
+                        CounterType::PERF_COUNTER_MULTI_BASE
+                    } else {
+                        CounterType::PERF_LARGE_RAW_BASE
+                    };
+                    b.counters.push(CounterDefinition::new(0, base));
+                    b.counters[p].base = Some(p + 1);
+                }
+                b.positions.push((counter_key, p));
+                // Earlier instances have no value for the new definitions.
+                let width = b.counters.len();
+                if let Some(values) = &mut b.single {
+                    values.resize(width, Value::Bytes(Vec::new()));
+                }
+                for i in &mut b.instances {
+                    i.values.resize(width, Value::Bytes(Vec::new()));
+                }
+                p
+            }
+        };
+        if !v.status.is_success() {
+            continue;
+        }
+        let raw = v.raw;
+        // The clock the formula reads the second value from must be the stored one.
+        let check = |set: &mut bool, slot: &mut i64, value: i64, what: &str| {
+            if *set && *slot != value {
+                return Err(format!(
+                    "the counters of {} have different {what} time stamps",
+                    column.object
+                ));
+            }
+            *set = true;
+            *slot = value;
+            Ok(())
+        };
+        // Which stored value the formula reads where, as `Snapshot::raw_counter` packs it.
+        let counter_kind = ty.kind() == TypeField::Counter && !ty.is_base();
+        let subtype = ty.subtype();
+        let clocked = counter_kind
+            && !matches!(
+                subtype,
+                Subtype::CounterFraction
+                    | Subtype::CounterPrecision
+                    | Subtype::CounterElapsed
+                    | Subtype::CounterValue
+            );
+        let object_clock = (clocked && ty.time_base() == TimeBase::Object)
+            || (counter_kind && subtype == Subtype::CounterElapsed);
+        if object_clock {
+            let pair = (raw.second, column.time_base);
+            if b.object_time.is_some_and(|t| t != pair) {
+                return Err(format!(
+                    "the counters of {} have different object time stamps",
+                    column.object
+                ));
+            }
+            b.object_time = Some(pair);
+        } else if clocked {
+            match ty.time_base() {
+                TimeBase::Ns100 => check(
+                    &mut b.has_100ns,
+                    &mut b.clock.perf_time_100ns,
+                    raw.second,
+                    "100 ns",
+                )?,
+                _ => {
+                    check(&mut b.has_tick, &mut b.clock.perf_time, raw.second, "tick")?;
+                    let mut freq_set = b.clock.perf_freq != 0;
+                    check(
+                        &mut freq_set,
+                        &mut b.clock.perf_freq,
+                        column.time_base,
+                        "frequency",
+                    )?;
+                }
+            }
+        }
+        let width = b.counters.len();
+        let slot: &mut Vec<Value> = match &column.instance_name {
+            None => b
+                .single
+                .get_or_insert_with(|| vec![Value::Bytes(Vec::new()); width]),
+            Some(name) => {
+                let key = (
+                    column.parent.as_deref().map(|p| fold_case(p).into_owned()),
+                    fold_case(name).into_owned(),
+                    column.instance_index,
+                );
+                let i = match b.keys.iter().find(|(k, _)| *k == key) {
+                    Some(&(_, i)) => i,
+                    None => {
+                        let mut inst =
+                            Instance::new(name.clone(), vec![Value::Bytes(Vec::new()); width]);
+                        inst.parent = column.parent.clone();
+                        inst.index = column.instance_index;
+                        inst.name =
+                            instance_name(column.parent.as_deref(), name, column.instance_index);
+                        b.instances.push(inst);
+                        b.keys.push((key, b.instances.len() - 1));
+                        b.instances.len() - 1
+                    }
+                };
+                &mut b.instances[i].values
+            }
+        };
+        if let Some(x) = slot.get_mut(position) {
+            *x = Value::U64(raw.first as u64);
+        }
+        if let Some(base) = b.counters[position].base {
+            if let Some(x) = slot.get_mut(base) {
+                *x = if ty.is_multi() {
+                    Value::U64(u64::from(raw.multi_count))
+                } else {
+                    Value::U64(raw.second as u64)
+                };
+            }
+        }
+    }
+    Ok(objects
+        .into_iter()
+        .map(|b| {
+            let mut o = Object::new(0).named(b.name);
+            o.counters = b.counters;
+            o.sample_clock = Some(b.clock);
+            if let Some((time, freq)) = b.object_time {
+                o.perf_time = time;
+                o.perf_freq = freq;
+            }
+            o.data = match b.single {
+                Some(values) if b.instances.is_empty() => ObjectData::Single(values),
+                _ => ObjectData::Instances(b.instances),
+            };
+            o
+        })
+        .collect())
+}
+
+impl Recording for BlgRecording {
+    fn sample_count(&self) -> Option<usize> {
+        None
+    }
+
+    fn sample(&mut self, index: usize) -> Result<Option<Snapshot>, SourceError> {
+        if index == 0 {
+            if let Some(first) = &self.first {
+                return Ok(Some(first.clone()));
+            }
+        }
+        if index < self.next {
+            // A sample before the current position: read the log again from its start.
+            self.log = Self::open_log(&self.path)?;
+            self.next = 0;
+        }
+        while self.next < index {
+            if self.read_next()?.is_none() {
+                return Ok(None);
+            }
+        }
+        let s = self.read_next()?;
+        if index == 0 {
+            self.first.clone_from(&s);
+        }
+        Ok(s)
+    }
+
+    fn description(&self) -> String {
+        "the binary log".into()
+    }
+}
