@@ -29,9 +29,10 @@ pub struct CaptureArgs {
 pub fn run(args: &CaptureArgs) -> Result<()> {
     use anyhow::Context;
     use perfcounters::format::capture::CaptureInfo;
-    use perfcounters::source::windows::ffi::{ui_language, windows_version_value, wine_version};
-    use perfcounters::source::windows::record::{record, RecordOptions};
     use perfcounters::source::windows::WindowsSource;
+    use perfcounters::source::windows::{
+        record, ui_language, windows_version_value, wine_version, RecordOptions,
+    };
 
     let mut source = WindowsSource::local();
     let now = chrono::Utc::now();

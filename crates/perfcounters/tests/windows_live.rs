@@ -11,10 +11,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::snapshot::FILETIME_UNIX_EPOCH;
-use perfcounters::source::windows::ffi::{
-    missing_consumer_functions, wine_version, PerfLib, Registry,
+use perfcounters::source::windows::{
+    missing_consumer_functions, wine_version, PerfLib, PerfLibApi, PerfLibSource, Registry,
+    RegistrySource, WindowsSource,
 };
-use perfcounters::source::windows::{PerfLibApi, PerfLibSource, RegistrySource, WindowsSource};
 use perfcounters::source::{Request, Source, SourceErrorKind};
 
 /// Now as a FILETIME (100 ns since 1601-01-01 UTC).

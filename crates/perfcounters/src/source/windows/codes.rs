@@ -2,15 +2,12 @@
 
 /// `ERROR_SUCCESS`.
 pub const ERROR_SUCCESS: u32 = 0;
-/// `ERROR_FILE_NOT_FOUND`: no such value or counterset.
-pub const ERROR_FILE_NOT_FOUND: u32 = 2;
 /// `ERROR_NOT_ENOUGH_MEMORY`: PerfLib V2's "buffer too small".
 pub const ERROR_NOT_ENOUGH_MEMORY: u32 = 8;
 /// `ERROR_CALL_NOT_IMPLEMENTED`.
+#[cfg(windows)]
 pub const ERROR_CALL_NOT_IMPLEMENTED: u32 = 120;
 /// `ERROR_BUSY`: the performance library is busy; retry.
 pub const ERROR_BUSY: u32 = 170;
 /// `ERROR_MORE_DATA`: the registry's "buffer too small".
 pub const ERROR_MORE_DATA: u32 = 234;
-/// `ERROR_NOT_FOUND`.
-pub const ERROR_NOT_FOUND: u32 = 1168;

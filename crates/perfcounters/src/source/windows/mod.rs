@@ -2,8 +2,8 @@
 //!
 //! The logic (buffer growth, retries, decoding, naming, routing requests) is ordinary code over two
 //! small traits, [`PerfRegistry`] and [`PerfLibApi`], so it builds and is tested on every platform
-//! with injected results. On Windows, `ffi` implements the traits with thin wrappers over
-//! `windows-sys`, and `WindowsSource::local` opens the local machine.
+//! with injected results. On Windows, `Registry` and `PerfLib` implement the traits with thin wrappers
+//! over `windows-sys`, and `WindowsSource::local` opens the local machine.
 //!
 //! * V1: `RegQueryValueExW(HKEY_PERFORMANCE_DATA, "<indexes>")` → [`crate::format::v1`], named from
 //!   `HKEY_PERFORMANCE_TEXT` (English) — see [`RegistrySource`].
@@ -15,17 +15,22 @@
 //!   the registry), and sends each requested object to the source that offers it.
 
 mod codes;
-pub mod grow;
-pub mod perflib;
-pub mod record;
-pub mod registry;
+mod grow;
+mod perflib;
+mod record;
+mod registry;
 
 #[cfg(windows)]
-pub mod ffi;
+mod ffi;
 
-pub use codes::*;
+#[cfg(windows)]
+pub use ffi::{
+    missing_consumer_functions, ui_language, windows_version_value, wine_version, PerfLib,
+    Registry, CONSUMER_FUNCTIONS,
+};
 pub use grow::{Filled, GrowPolicy};
 pub use perflib::{PerfLibApi, PerfLibSource, QueryHandle, Registered};
+pub use record::{record, RecordOptions};
 pub use registry::{PerfKey, PerfRegistry, RawNameTables, RegistrySource};
 
 use crate::snapshot::Snapshot;

@@ -9,18 +9,16 @@ use crate::format::v2::{
     decode_guid_list, decode_instance_list, to_snapshot, CounterSetRegistration, CounterSpec,
     DataHeader, EncodedRegistration, Guid, RegistrationBuffers, PERF_REG_COUNTERSET_ENGLISH_NAME,
     PERF_REG_COUNTERSET_HELP_STRING, PERF_REG_COUNTERSET_STRUCT, PERF_REG_COUNTER_ENGLISH_NAMES,
-    PERF_REG_COUNTER_HELP_STRINGS,
+    PERF_REG_COUNTER_HELP_STRINGS, PERF_WILDCARD_COUNTER,
 };
 use crate::snapshot::Snapshot;
 use crate::source::snapshots::{counterset_info, keep_objects};
 use crate::source::{ObjectInfo, Request, SourceError, SourceErrorKind};
 
-/// `PERF_WILDCARD_COUNTER`: every counter of the counterset.
-pub const PERF_WILDCARD_COUNTER: u32 = 0xFFFF_FFFF;
 /// The instance id that matches any instance.
-pub const ANY_INSTANCE_ID: u32 = 0xFFFF_FFFF;
+const ANY_INSTANCE_ID: u32 = 0xFFFF_FFFF;
 /// The language of help texts asked for: English (United States).
-pub const LANG_ENGLISH_US: u32 = 0x0409;
+const LANG_ENGLISH_US: u32 = 0x0409;
 
 /// An open PerfLib query (`HANDLE`), opaque to the source.
 ///

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use super::codes::{ERROR_BUSY, ERROR_MORE_DATA, ERROR_NOT_ENOUGH_MEMORY};
 use super::*;
 use crate::counter_type::CounterType;
 use crate::format::v1::encode;
@@ -19,6 +20,11 @@ use crate::query::Query;
 use crate::snapshot::{CounterDefinition, Instance, Object, Snapshot, SystemTime, Value};
 use crate::source::{Source, SourceErrorKind};
 use crate::{FormatOptions, PdhStatus};
+
+/// `ERROR_FILE_NOT_FOUND`: no such value or counterset.
+const ERROR_FILE_NOT_FOUND: u32 = 2;
+/// `ERROR_NOT_FOUND`.
+const ERROR_NOT_FOUND: u32 = 1168;
 
 // ---------------------------------------------------------------- registry fake
 
