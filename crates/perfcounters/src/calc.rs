@@ -131,6 +131,7 @@ impl FormatOptions {
 
 /// Why no value could be computed. [`CalcError::status`] maps each case to a PDH status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CalcError {
     /// The type needs two samples and no older one was given (the first collection).
     /// Status `PDH_NO_DATA`.

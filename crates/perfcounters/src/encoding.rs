@@ -9,6 +9,7 @@ use std::io::{self, BufRead, Read};
 
 /// How the bytes of a text log are encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TextEncoding {
     /// UTF-8 (with or without a byte-order mark).
     Utf8,

@@ -44,6 +44,7 @@ use crate::status::PdhStatus;
 
 /// Why a counter path could not be resolved against a snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ExpandError {
     /// No object matches.
     NoObject {

@@ -50,6 +50,7 @@ use naming::{rule_for, snake, Conversion, Rule};
 
 /// The Prometheus metric types used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MetricKind {
     /// A cumulative value (`_total`).
     Counter,

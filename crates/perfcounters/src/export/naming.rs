@@ -9,6 +9,7 @@ use super::MetricKind;
 
 /// How a counter's raw value becomes a sample.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Conversion {
     /// `N × factor`; cumulative values pass through the zero-dip guard.
     Scaled {

@@ -15,6 +15,7 @@ use super::{MetricFamily, MetricKind};
 
 /// An exposition format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TextFormat {
     /// The Prometheus text format, version 0.0.4.
     Prometheus,

@@ -5,6 +5,7 @@ use std::io;
 
 /// Where in a log a problem is.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Location {
     /// A text log: 1-based line, and the 1-based column (cell number, the time stamp being column 1)
     /// when the problem is in one cell.

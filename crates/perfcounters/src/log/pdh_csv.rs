@@ -50,6 +50,7 @@ impl CsvFlavor {
 
 /// How values are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum ValueStyle {
     /// Six fixed decimals, `"176361472.000000"`, as typeperf writes them.
     #[default]

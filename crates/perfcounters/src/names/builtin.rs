@@ -15,6 +15,7 @@
 
 /// How an entry of the built-in tables is backed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Evidence {
     /// Microsoft's documentation gives this pair ("2 System, 4 Memory, 6 % Processor Time").
     Documented,

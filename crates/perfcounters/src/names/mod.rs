@@ -273,6 +273,7 @@ impl<'a> FromIterator<(u32, &'a str)> for NameTable {
 
 /// Why a name list could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum NameError {
     /// A `PerfStringBackup.INI` is malformed (see [`ini`]).
     Ini(ini::IniError),

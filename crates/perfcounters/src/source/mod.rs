@@ -237,6 +237,7 @@ impl Request {
 
 /// The category of a [`SourceError`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SourceErrorKind {
     /// A file or directory could not be read.
     Io,

@@ -19,6 +19,7 @@ use crate::format::DecodeError;
 /// assert_eq!(err.offset(), 0);
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ReadError {
     /// The underlying reader failed.
     Io(io::Error),
