@@ -1,29 +1,34 @@
 //! V1 decoder on arbitrary bytes: parse, walk every object, counter and instance, read every value and
-//! name, convert to a snapshot, and re-encode it; nothing may panic, and a decoded snapshot re-encodes to
-//! a block that decodes to the same snapshot.
+//! name, convert to a snapshot, and re-encode it; nothing may panic, the fast paths (values through a
+//! `ValueLayout`, names into a reused buffer) give what the one-by-one reads give, errors included,
+//! and a decoded snapshot re-encodes to a block that decodes to the same snapshot.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perfcounters::format::v1::{encode, PerfDataBlock};
+use perfcounters::format::v1::{encode, CounterBlock, CounterDefinition, PerfDataBlock, ValueLayout};
+
+fn same_values(cb: &CounterBlock<'_>, defs: &[CounterDefinition<'_>], layout: &ValueLayout<'_>) {
+    let one_by_one: Result<Vec<_>, _> = defs.iter().map(|d| cb.value(d)).collect();
+    let through_layout = cb.values_of(layout).map(Iterator::collect::<Vec<_>>);
+    assert_eq!(through_layout, one_by_one);
+}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(block) = PerfDataBlock::parse(data) else { return };
     let _ = block.system_name();
+    let mut name = String::from("reused");
     for object in block.objects() {
         let Ok(object) = object else { break };
         let defs: Vec<_> = object.counters().filter_map(Result::ok).collect();
+        let layout = ValueLayout::new(&defs);
         if let Ok(Some(cb)) = object.counter_block() {
-            for d in &defs {
-                let _ = cb.value(d);
-            }
+            same_values(&cb, &defs, &layout);
         }
         for instance in object.instances() {
             let Ok(instance) = instance else { break };
-            let _ = instance.name();
-            let cb = instance.counter_block();
-            for d in &defs {
-                let _ = cb.value(d);
-            }
+            let owned = instance.name();
+            assert_eq!(instance.name_into(&mut name).map(|()| name.clone()), owned);
+            same_values(&instance.counter_block(), &defs, &layout);
         }
     }
     if let Ok(snapshot) = block.to_snapshot() {
