@@ -13,8 +13,10 @@
 //!   through the borrowed views;
 //! * `v1_global/snapshot`: the owned snapshot (`PerfDataBlock::to_snapshot`);
 //! * `v1_global/query`: one collection of a `Query` of about 200 paths (wildcards and concrete
-//!   instances) as `watch --replay` makes it: block → snapshot → names → values, with the previous
-//!   block's samples in the query, so every rate is computed from two consecutive blocks.
+//!   instances) through the code `watch --replay` runs: `Query::request` from the catalog, a
+//!   `ReplaySource` over two block files (read, decoded, named, cut to the request), `Query::update`,
+//!   with the first block's samples in the query, so every rate is computed from two consecutive
+//!   blocks.
 //!
 //! Run: `cargo bench -p perfcounters --bench decode -- --warm-up-time 1 --measurement-time 3`.
 //! With `PERFCOUNTERS_BENCH_BLOCK=FILE` set, the `v1_global` block is also written to `FILE` (to feed
@@ -22,12 +24,15 @@
 
 use std::collections::HashMap;
 use std::hint::black_box;
+use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use perfcounters::format::v1::{encode, PerfDataBlock, RawValue, ValueLayout};
 use perfcounters::names::NameTable;
 use perfcounters::query::Query;
 use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
+use perfcounters::source::replay::{BlockRecording, ReplaySource};
+use perfcounters::source::{Catalog, Source};
 use perfcounters::CounterType;
 use perfcounters::FormatOptions;
 
@@ -350,11 +355,19 @@ fn query_paths() -> Vec<String> {
     paths
 }
 
-/// One collection as `watch --replay` makes it: the block is decoded, named from the table, and fed
-/// to the query.
-fn replay_collect(bytes: &[u8], names: &NameTable, query: &mut Query) -> usize {
-    let mut snapshot = PerfDataBlock::parse(bytes).unwrap().to_snapshot().unwrap();
-    names.apply(&mut snapshot);
+/// The replay `watch --replay FIRST SECOND --names TABLE` makes, with its catalog read (as `watch`
+/// reads it before the first collection) and its first sample collected into the primed query.
+fn primed_replay(files: &[PathBuf], names: &NameTable, query: &mut Query) -> ReplaySource {
+    let mut source = ReplaySource::new(BlockRecording::new(files.to_vec()).with_names(names));
+    let catalog = source.catalog().unwrap();
+    query.update(&source.collect(&query.request(&catalog)).unwrap());
+    source
+}
+
+/// One collection as `watch --replay` makes it: the query's request from the catalog, the next
+/// block read, decoded, named and cut to the request by the replay source, and the values.
+fn replay_collect(source: &mut ReplaySource, catalog: &Catalog, query: &mut Query) -> usize {
+    let snapshot = source.collect(&query.request(catalog)).unwrap();
     query.update(&snapshot).len()
 }
 
@@ -458,32 +471,34 @@ fn bench_global(c: &mut Criterion) {
     }
     let names = bench_names();
     let paths = query_paths();
+    // The two consecutive blocks as a replay reads them: one file each.
+    let dir = std::env::temp_dir().join(format!("perfcounters-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<PathBuf> = [&first, &second]
+        .iter()
+        .enumerate()
+        .map(|(i, bytes)| {
+            let path = dir.join(format!("global{i}.blk"));
+            std::fs::write(&path, bytes).unwrap();
+            path
+        })
+        .collect();
     let mut primed = Query::new(FormatOptions::typeperf());
     for p in &paths {
         primed.add(p).unwrap();
     }
-    replay_collect(&first, &names, &mut primed);
+    let mut source = primed_replay(&files, &names, &mut primed);
+    let catalog = ReplaySource::new(BlockRecording::new(files.clone()).with_names(&names))
+        .catalog()
+        .unwrap();
     // The collection the bench measures: every counter resolves and has a value.
     let mut check = primed.clone();
-    let mut snapshot = PerfDataBlock::parse(&second)
-        .unwrap()
-        .to_snapshot()
-        .unwrap();
-    names.apply(&mut snapshot);
+    let snapshot = source.collect(&check.request(&catalog)).unwrap();
     let values = check.update(&snapshot);
     for e in check.errors().take(5) {
         eprintln!("{e}");
     }
     assert_eq!(check.errors().count(), 0);
-    for (c, v) in check
-        .counters()
-        .iter()
-        .zip(&values)
-        .filter(|(_, v)| v.value.is_none())
-        .take(5)
-    {
-        eprintln!("{} {:?} {:?}", c.path_string(), v.status, v.raw);
-    }
     assert!(
         values.iter().all(|v| v.value.is_some()),
         "every counter has a value"
@@ -514,8 +529,15 @@ fn bench_global(c: &mut Criterion) {
     });
     group.bench_function("query", |b| {
         b.iter_batched_ref(
-            || primed.clone(),
-            |query| replay_collect(black_box(&second), &names, query),
+            || {
+                // The query holding the first block's samples, and a replay whose next sample is
+                // the second block (its catalog already read, as `watch` reads it first).
+                let mut source =
+                    ReplaySource::new(BlockRecording::new(files[1..].to_vec()).with_names(&names));
+                source.catalog().unwrap();
+                (primed.clone(), source)
+            },
+            |(query, source)| replay_collect(source, &catalog, query),
             BatchSize::SmallInput,
         )
     });

@@ -278,3 +278,30 @@ fn replay_errors_name_the_file_and_the_problem() {
     assert_eq!(e.to_string(), "the block file list has no samples");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The instance list describes the last collected sample, read again when it is asked for (a
+/// collection hands its snapshot over without keeping a copy), and the first sample before any
+/// collection.
+#[test]
+fn instances_follow_the_last_collected_sample() {
+    let dir = tempdir("instances");
+    let files: Vec<PathBuf> = [block(1, true), block(2, false), block(3, true)]
+        .iter()
+        .enumerate()
+        .map(|(i, b)| write(&dir, &format!("{i}.blk"), b))
+        .collect();
+    let mut source = ReplaySource::new(BlockRecording::new(files));
+    let request = Request::new().all_of("System");
+    assert_eq!(source.instances("Processor").unwrap(), ["0", "_Total"]);
+    source.collect(&request).unwrap();
+    assert_eq!(source.instances("Processor").unwrap(), ["0", "_Total"]);
+    source.collect(&request).unwrap();
+    // The second sample has no Processor object.
+    assert_eq!(
+        source.instances("Processor").unwrap_err().kind(),
+        SourceErrorKind::UnknownObject
+    );
+    assert!(source.instances("System").unwrap().is_empty());
+    source.collect(&request).unwrap();
+    assert_eq!(source.instances("Processor").unwrap(), ["0", "_Total"]);
+}

@@ -71,7 +71,8 @@ use crate::snapshot::Snapshot;
 /// [`Snapshot`], and what the catalog needs to describe them.
 ///
 /// [`ReplaySource`] asks for samples in increasing order, except that it may read the first one
-/// again (for an instance list or a catalog asked for before the first collection). A recording is
+/// again (for an instance list or a catalog asked for before the first collection) and the last one
+/// it returned (for an instance list asked for after a collection). A recording is
 /// `Send`, so that a replay, like a live source, can be owned by a collection thread.
 pub trait Recording: fmt::Debug + Send {
     /// How many samples the recording holds, when it knows without reading them.
@@ -141,6 +142,10 @@ pub trait Recording: fmt::Debug + Send {
 pub struct ReplaySource {
     recording: Box<dyn Recording>,
     next: usize,
+    /// The sample [`Source::instances`] describes: the last one collected, else the first.
+    current_index: usize,
+    /// That sample, read when an instance list asks for it (a collection hands its snapshot over
+    /// without keeping a copy).
     current: Option<Snapshot>,
     catalog: Option<Catalog>,
 }
@@ -151,6 +156,7 @@ impl ReplaySource {
         ReplaySource {
             recording: Box::new(recording),
             next: 0,
+            current_index: 0,
             current: None,
             catalog: None,
         }
@@ -198,7 +204,8 @@ impl ReplaySource {
         self.next += 1;
         match self.recording.sample(index)? {
             Some(snapshot) => {
-                self.current = Some(snapshot.clone());
+                self.current_index = index;
+                self.current = None;
                 Ok(Some(snapshot))
             }
             None => {
@@ -210,13 +217,13 @@ impl ReplaySource {
 
     fn current(&mut self) -> Result<&Snapshot, SourceError> {
         if self.current.is_none() {
-            let first = self.recording.sample(0)?.ok_or_else(|| {
+            let sample = self.recording.sample(self.current_index)?.ok_or_else(|| {
                 SourceError::new(
                     SourceErrorKind::Exhausted,
                     format!("{} has no samples", self.recording.description()),
                 )
             })?;
-            self.current = Some(first);
+            self.current = Some(sample);
         }
         self.current
             .as_ref()
