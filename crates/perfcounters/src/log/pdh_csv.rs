@@ -20,7 +20,7 @@ use std::io::{self, Write};
 use crate::snapshot::SystemTime;
 
 use super::error::LogError;
-use super::model::{LogHeader, LogWriter, Record};
+use super::model::{LogHeader, LogWriter, Record, TimeZone};
 
 /// Which separator the log uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub enum CsvFlavor {
 }
 
 impl CsvFlavor {
-    fn separator(self) -> u8 {
+    pub(crate) fn separator(self) -> u8 {
         match self {
             CsvFlavor::Csv => b',',
             CsvFlavor::Tsv => b'\t',
@@ -45,6 +45,19 @@ impl CsvFlavor {
             CsvFlavor::Csv => "(PDH-CSV 4.0)",
             CsvFlavor::Tsv => "(PDH-TSV 4.0)",
         }
+    }
+}
+
+/// The header cell a zone is written back as: `(PDH-CSV 4.0) (name)(bias)`, or `(PDH-CSV 4.0) (name`
+/// for a zone cut off before its bias.
+pub fn format_cell(flavor: CsvFlavor, zone: Option<&TimeZone>) -> String {
+    match zone {
+        None => flavor.header_cell().to_owned(),
+        Some(TimeZone {
+            name,
+            bias: Some(b),
+        }) => format!("{} ({name})({b})", flavor.header_cell()),
+        Some(TimeZone { name, bias: None }) => format!("{} ({name}", flavor.header_cell()),
     }
 }
 
@@ -456,7 +469,7 @@ impl<W: Write> PdhCsvLogWriter<W> {
 
 impl<W: Write> LogWriter for PdhCsvLogWriter<W> {
     fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
-        let cell = super::pdh_csv_read::format_cell(self.flavor, header.time_zone.as_ref());
+        let cell = format_cell(self.flavor, header.time_zone.as_ref());
         let names: Vec<&str> = header.counters.iter().map(|c| c.name.as_str()).collect();
         self.writer
             .write_header_cell(&cell, &names)

@@ -165,10 +165,7 @@ impl PdhCsvReader {
         let csv = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .delimiter(match flavor {
-                CsvFlavor::Csv => b',',
-                CsvFlavor::Tsv => b'\t',
-            })
+            .delimiter(flavor.separator())
             .buffer_capacity(256 * 1024)
             .from_reader(input);
         let mut reader = PdhCsvReader {
@@ -325,19 +322,6 @@ pub fn parse_format_cell(cell: &str, flavor: CsvFlavor) -> Result<Option<TimeZon
         name: zone.to_owned(),
         bias: None,
     }))
-}
-
-/// The header cell a zone is written back as: `(PDH-CSV 4.0) (name)(bias)`, or `(PDH-CSV 4.0) (name`
-/// for a zone cut off before its bias.
-pub fn format_cell(flavor: CsvFlavor, zone: Option<&TimeZone>) -> String {
-    match zone {
-        None => flavor.header_cell().to_owned(),
-        Some(TimeZone {
-            name,
-            bias: Some(b),
-        }) => format!("{} ({name})({b})", flavor.header_cell()),
-        Some(TimeZone { name, bias: None }) => format!("{} ({name}", flavor.header_cell()),
-    }
 }
 
 fn csv_error(source: &str, e: csv::Error) -> LogError {
@@ -528,6 +512,7 @@ impl LogReader for PdhCsvReader {
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
+    use crate::log::pdh_csv::format_cell;
 
     #[test]
     fn times() {
