@@ -15,12 +15,22 @@ pub struct CaptureArgs {
     /// Number of samples
     #[arg(long, short = 'n', default_value_t = 2)]
     pub samples: usize,
-    /// Time between samples: 1s, 500ms, 2m, or [[hh:]mm:]ss
-    #[arg(long, short = 'i', default_value = "1s", value_parser = crate::interval::parse_interval)]
+    // The help is an attribute: `[[hh:]mm:]ss` is not Markdown.
+    #[arg(
+        long,
+        short = 'i',
+        default_value = "1s",
+        value_parser = crate::interval::parse_interval,
+        help = "Time between samples: 1s, 500ms, 2m, or [[hh:]mm:]ss"
+    )]
     pub interval: Duration,
-    /// Directory to write (created; an existing capture there is replaced, any other non-empty
-    /// directory is refused); default: capture-<machine>-<UTC time>
-    #[arg(long, short = 'o', value_name = "DIR")]
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "DIR",
+        help = "Directory to write (created; an existing capture there is replaced, any other \
+                non-empty directory is refused); default: capture-<machine>-<UTC time>"
+    )]
     pub output: Option<PathBuf>,
 }
 

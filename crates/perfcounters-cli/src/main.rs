@@ -88,8 +88,14 @@ struct WatchArgs {
     /// File with counter paths, one per line
     #[arg(long, short = 'c', value_name = "FILE")]
     counter_file: Option<PathBuf>,
-    /// Time between samples: 1s, 500ms, 2m, or [[hh:]mm:]ss
-    #[arg(long, short = 'i', default_value = "1s", value_parser = interval::parse_interval)]
+    // The help is an attribute: `[[hh:]mm:]ss` is not Markdown.
+    #[arg(
+        long,
+        short = 'i',
+        default_value = "1s",
+        value_parser = interval::parse_interval,
+        help = "Time between samples: 1s, 500ms, 2m, or [[hh:]mm:]ss"
+    )]
     interval: Duration,
     /// Number of rows to print (the priming collection is not counted); default: until interrupted
     #[arg(long, short = 'n')]

@@ -34,12 +34,13 @@ pub enum Compat {
 /// `perfcounters serve` arguments.
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
-    /// Address to listen on (repeatable); [::]:9182 listens on every address
+    // The help is an attribute: `[::]` is not Markdown.
     #[arg(
         long = "listen",
         visible_alias = "web.listen-address",
         value_name = "ADDR",
-        default_value = "0.0.0.0:9182"
+        default_value = "0.0.0.0:9182",
+        help = "Address to listen on (repeatable); [::]:9182 listens on every address"
     )]
     listen: Vec<String>,
     /// What to export (YAML: objects, counters, counter paths, metric names, labels); default: processors,

@@ -1,5 +1,5 @@
 //! The rows of the SQL log schema, decoded and encoded without a database: what the SQLite reader
-//! and writer ([`super::sql`], feature `sql`) exchange with the tables.
+//! and writer (`log::sql`, feature `sql`) exchange with the tables.
 //!
 //! * `CounterData.CounterDateTime` (UTC) and `DisplayToID.LogStartTime` / `LogStopTime`:
 //!   `yyyy-mm-dd hh:mm:ss.mmm`, 23 characters in a `char(24)` column. Microsoft's page for

@@ -25,8 +25,7 @@ mod ffi;
 
 #[cfg(windows)]
 pub use ffi::{
-    missing_consumer_functions, ui_language, windows_version_value, wine_version, PerfLib,
-    Registry, CONSUMER_FUNCTIONS,
+    missing_consumer_functions, ui_language, windows_version_value, wine_version, PerfLib, Registry,
 };
 pub use grow::{Filled, GrowPolicy};
 pub use perflib::{PerfLibApi, PerfLibSource, QueryHandle, Registered};
