@@ -126,6 +126,26 @@ impl Endian {
             milliseconds: w(7),
         }
     }
+
+    /// The 16 bytes of `t` as a `SYSTEMTIME`, the words in the order [`Endian::system_time_at`]
+    /// reads them.
+    pub(crate) fn system_time_bytes(self, t: &SystemTime) -> [u8; 16] {
+        let words = [
+            t.year,
+            t.month,
+            t.day_of_week,
+            t.day,
+            t.hour,
+            t.minute,
+            t.second,
+            t.milliseconds,
+        ];
+        let mut out = [0u8; 16];
+        for (dst, w) in out.chunks_exact_mut(2).zip(words) {
+            dst.copy_from_slice(&self.u16_bytes(w));
+        }
+        out
+    }
 }
 
 /// Copies the `N` bytes at `at` of an already bounds-checked structure; zeros if they are not all

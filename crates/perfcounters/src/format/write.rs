@@ -91,14 +91,12 @@ impl Writer {
 
     /// Appends a `SYSTEMTIME` (8 × `WORD`).
     pub(crate) fn system_time(&mut self, t: &SystemTime) {
-        for v in system_time_words(t) {
-            self.u16(v);
-        }
+        self.bytes(&self.endian.system_time_bytes(t));
     }
 
     /// Overwrites the `SYSTEMTIME` at `at`.
     pub(crate) fn put_system_time(&mut self, at: usize, t: &SystemTime) {
-        self.put_u16s(at, &system_time_words(t));
+        self.put(at, &self.endian.system_time_bytes(t));
     }
 
     /// Overwrites the `u16`s starting at `at`.
@@ -139,20 +137,6 @@ impl Writer {
         self.put_u32(at, size);
         Ok(())
     }
-}
-
-/// The 8 `WORD`s of a `SYSTEMTIME`, in their order.
-fn system_time_words(t: &SystemTime) -> [u16; 8] {
-    [
-        t.year,
-        t.month,
-        t.day_of_week,
-        t.day,
-        t.hour,
-        t.minute,
-        t.second,
-        t.milliseconds,
-    ]
 }
 
 /// A length or count as a 32-bit field of `structure`; [`EncodeError::TooLarge`] if it does not fit.

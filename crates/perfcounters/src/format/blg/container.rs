@@ -7,7 +7,7 @@
 //! `EVENT_TRACE_HEADER`. Events are 8-byte aligned.
 
 use super::read::{shift, utf16_lossy, utf16_terminated};
-use crate::format::read::{fixed, Reader};
+use crate::format::read::{fixed, Endian, Reader};
 use crate::format::structure;
 use crate::format::v2::Guid;
 use crate::format::{DecodeError, ErrorKind};
@@ -139,7 +139,7 @@ impl TimeZoneInformation {
     /// Parses the 172 bytes of a `TIME_ZONE_INFORMATION`.
     pub(crate) fn parse(b: &[u8]) -> TimeZoneInformation {
         let i32_at = |o: usize| super::read::le_u32(b, o) as i32;
-        let time_at = |o: usize| system_time(b.get(o..o + 16).unwrap_or(&[]));
+        let time_at = |o: usize| Endian::Little.system_time_at(b, o);
         TimeZoneInformation {
             bias: i32_at(0),
             standard_name: utf16_lossy(b.get(4..68).unwrap_or(&[])),
@@ -149,24 +149,6 @@ impl TimeZoneInformation {
             daylight_date: time_at(152),
             daylight_bias: i32_at(168),
         }
-    }
-}
-
-/// A `SYSTEMTIME` from 16 little-endian bytes (zeros where the slice is short).
-pub(crate) fn system_time(b: &[u8]) -> SystemTime {
-    let w = |i: usize| {
-        b.get(2 * i..2 * i + 2)
-            .map_or(0, |s| u16::from_le_bytes([s[0], s[1]]))
-    };
-    SystemTime {
-        year: w(0),
-        month: w(1),
-        day_of_week: w(2),
-        day: w(3),
-        hour: w(4),
-        minute: w(5),
-        second: w(6),
-        milliseconds: w(7),
     }
 }
 

@@ -48,6 +48,7 @@ use super::sample::{
 };
 use super::trailer::TRAILER_HEADER_LEN;
 use super::{PDH_EVENT_HEADER_LEN, PDH_EVENT_VERSION, PDH_PROVIDER_GUID};
+use crate::format::read::Endian;
 use crate::format::v2::Guid;
 use crate::snapshot::SystemTime;
 use crate::status::PdhStatus;
@@ -293,21 +294,6 @@ fn utf16z(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&[0, 0]);
 }
 
-fn system_time_bytes(out: &mut Vec<u8>, t: &SystemTime) {
-    for w in [
-        t.year,
-        t.month,
-        t.day_of_week,
-        t.day,
-        t.hour,
-        t.minute,
-        t.second,
-        t.milliseconds,
-    ] {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
-}
-
 /// A 32-unit UTF-16 name field (at most 31 units and a NUL).
 fn name_field(out: &mut Vec<u8>, s: &str) {
     let start = out.len();
@@ -342,10 +328,10 @@ fn header_buffer(h: &LogFileHeader, buffer_size: usize, buffers: u32) -> io::Res
     let tz = &h.time_zone;
     lf.extend_from_slice(&tz.bias.to_le_bytes());
     name_field(&mut lf, &tz.standard_name);
-    system_time_bytes(&mut lf, &tz.standard_date);
+    lf.extend_from_slice(&Endian::Little.system_time_bytes(&tz.standard_date));
     lf.extend_from_slice(&tz.standard_bias.to_le_bytes());
     name_field(&mut lf, &tz.daylight_name);
-    system_time_bytes(&mut lf, &tz.daylight_date);
+    lf.extend_from_slice(&Endian::Little.system_time_bytes(&tz.daylight_date));
     lf.extend_from_slice(&tz.daylight_bias.to_le_bytes());
     lf.resize(lf.len().next_multiple_of(8), 0);
     for v in [h.boot_time, h.perf_freq, h.start_time] {

@@ -84,6 +84,30 @@ fn number(line: usize, tok: &[u8], after: &[u8]) -> PResult<u64> {
     }
 }
 
+/// The value of `key` on line `line`: the number in the first token of `rest` (what follows the key).
+fn value_of(line: usize, rest: &[u8], key: &[u8]) -> PResult<u64> {
+    match tokens(rest).next() {
+        Some(tok) => number(line, tok, key),
+        None => err(line, format!("expected a number after '{}'", show(key))),
+    }
+}
+
+/// A `Key: value` line split at its first colon: the key and what follows the colon.
+fn split_colon(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    let colon = line.iter().position(|&b| b == b':')?;
+    Some((&line[..colon], &line[colon + 1..]))
+}
+
+/// A `key value` line split after its first token: the key and what follows it.
+fn split_word(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
+    let len = line[start..]
+        .iter()
+        .position(|b| b.is_ascii_whitespace())
+        .unwrap_or(line.len() - start);
+    Some((&line[start..start + len], &line[start + len..]))
+}
+
 // ---------------------------------------------------------------------------------------------
 // /proc/stat
 
@@ -266,13 +290,12 @@ pub(crate) struct MemInfo {
 pub(crate) fn meminfo(buf: &[u8]) -> PResult<MemInfo> {
     let mut m = MemInfo::default();
     for (ln, line) in lines(buf) {
-        let Some(colon) = line.iter().position(|&b| b == b':') else {
+        let Some((key, rest)) = split_colon(line) else {
             if tokens(line).next().is_none() {
                 continue;
             }
             return err(ln, format!("expected 'Key: value', found '{}'", show(line)));
         };
-        let (key, rest) = line.split_at(colon);
         let slot = match key {
             b"MemTotal" => &mut m.mem_total,
             b"MemFree" => &mut m.mem_free,
@@ -286,10 +309,7 @@ pub(crate) fn meminfo(buf: &[u8]) -> PResult<MemInfo> {
             b"SUnreclaim" => &mut m.sunreclaim,
             _ => continue,
         };
-        let Some(tok) = tokens(rest.get(1..).unwrap_or_default()).next() else {
-            return err(ln, format!("expected a number after '{}:'", show(key)));
-        };
-        *slot = Some(number(ln, tok, key)?);
+        *slot = Some(value_of(ln, rest, key)?);
     }
     Ok(m)
 }
@@ -310,8 +330,9 @@ pub(crate) struct VmStat {
 pub(crate) fn vmstat(buf: &[u8]) -> PResult<VmStat> {
     let mut v = VmStat::default();
     for (ln, line) in lines(buf) {
-        let mut toks = tokens(line);
-        let Some(key) = toks.next() else { continue };
+        let Some((key, rest)) = split_word(line) else {
+            continue;
+        };
         let slot = match key {
             b"pgfault" => &mut v.pgfault,
             b"pgmajfault" => &mut v.pgmajfault,
@@ -319,10 +340,7 @@ pub(crate) fn vmstat(buf: &[u8]) -> PResult<VmStat> {
             b"pswpout" => &mut v.pswpout,
             _ => continue,
         };
-        let Some(tok) = toks.next() else {
-            return err(ln, format!("expected a number after '{}'", show(key)));
-        };
-        *slot = number(ln, tok, key)?;
+        *slot = value_of(ln, rest, key)?;
     }
     Ok(v)
 }
@@ -510,10 +528,9 @@ pub(crate) fn proc_status(buf: &[u8]) -> PResult<ProcStatus> {
     let mut s = ProcStatus::default();
     let mut found = 0u8;
     for (ln, line) in lines(buf) {
-        let Some(colon) = line.iter().position(|&b| b == b':') else {
+        let Some((key, rest)) = split_colon(line) else {
             continue;
         };
-        let (key, rest) = line.split_at(colon);
         let (slot, bit) = match key {
             b"VmPeak" => (&mut s.vm_peak, 1),
             b"VmHWM" => (&mut s.vm_hwm, 2),
@@ -521,10 +538,7 @@ pub(crate) fn proc_status(buf: &[u8]) -> PResult<ProcStatus> {
             b"VmSwap" => (&mut s.vm_swap, 8),
             _ => continue,
         };
-        let tok = tokens(rest.get(1..).unwrap_or_default())
-            .next()
-            .unwrap_or_default();
-        *slot = number(ln, tok, key)?;
+        *slot = value_of(ln, rest, key)?;
         found |= bit;
         if found == 15 {
             break;
@@ -546,8 +560,9 @@ pub(crate) struct ProcIo {
 pub(crate) fn proc_io(buf: &[u8]) -> PResult<ProcIo> {
     let mut s = ProcIo::default();
     for (ln, line) in lines(buf) {
-        let mut toks = tokens(line);
-        let Some(key) = toks.next() else { continue };
+        let Some((key, rest)) = split_word(line) else {
+            continue;
+        };
         let slot = match key {
             b"rchar:" => &mut s.rchar,
             b"wchar:" => &mut s.wchar,
@@ -555,7 +570,7 @@ pub(crate) fn proc_io(buf: &[u8]) -> PResult<ProcIo> {
             b"syscw:" => &mut s.syscw,
             _ => continue,
         };
-        *slot = number(ln, toks.next().unwrap_or_default(), key)?;
+        *slot = value_of(ln, rest, key)?;
     }
     Ok(s)
 }
