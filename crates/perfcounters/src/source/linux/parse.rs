@@ -108,6 +108,21 @@ fn split_word(line: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((&line[start..start + len], &line[start + len..]))
 }
 
+/// The values of `keys` in the `key value` lines of `buf`, in the order of `keys`; 0 for a key that
+/// does not occur, the last value for one that occurs twice.
+fn word_values<const N: usize>(buf: &[u8], keys: [&[u8]; N]) -> PResult<[u64; N]> {
+    let mut out = [0; N];
+    for (ln, line) in lines(buf) {
+        let Some((key, rest)) = split_word(line) else {
+            continue;
+        };
+        if let Some(i) = keys.iter().position(|k| *k == key) {
+            out[i] = value_of(ln, rest, key)?;
+        }
+    }
+    Ok(out)
+}
+
 // ---------------------------------------------------------------------------------------------
 // /proc/stat
 
@@ -328,21 +343,14 @@ pub(crate) struct VmStat {
 
 /// Parses `/proc/vmstat` (`key value` lines).
 pub(crate) fn vmstat(buf: &[u8]) -> PResult<VmStat> {
-    let mut v = VmStat::default();
-    for (ln, line) in lines(buf) {
-        let Some((key, rest)) = split_word(line) else {
-            continue;
-        };
-        let slot = match key {
-            b"pgfault" => &mut v.pgfault,
-            b"pgmajfault" => &mut v.pgmajfault,
-            b"pswpin" => &mut v.pswpin,
-            b"pswpout" => &mut v.pswpout,
-            _ => continue,
-        };
-        *slot = value_of(ln, rest, key)?;
-    }
-    Ok(v)
+    let [pgfault, pgmajfault, pswpin, pswpout] =
+        word_values(buf, [b"pgfault", b"pgmajfault", b"pswpin", b"pswpout"])?;
+    Ok(VmStat {
+        pgfault,
+        pgmajfault,
+        pswpin,
+        pswpout,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -558,21 +566,14 @@ pub(crate) struct ProcIo {
 
 /// Parses `/proc/[pid]/io`.
 pub(crate) fn proc_io(buf: &[u8]) -> PResult<ProcIo> {
-    let mut s = ProcIo::default();
-    for (ln, line) in lines(buf) {
-        let Some((key, rest)) = split_word(line) else {
-            continue;
-        };
-        let slot = match key {
-            b"rchar:" => &mut s.rchar,
-            b"wchar:" => &mut s.wchar,
-            b"syscr:" => &mut s.syscr,
-            b"syscw:" => &mut s.syscw,
-            _ => continue,
-        };
-        *slot = value_of(ln, rest, key)?;
-    }
-    Ok(s)
+    let [rchar, wchar, syscr, syscw] =
+        word_values(buf, [b"rchar:", b"wchar:", b"syscr:", b"syscw:"])?;
+    Ok(ProcIo {
+        rchar,
+        wchar,
+        syscr,
+        syscw,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
