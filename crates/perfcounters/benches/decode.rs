@@ -361,7 +361,8 @@ fn query_paths() -> Vec<String> {
 fn primed_replay(files: &[PathBuf], names: &NameTable, query: &mut Query) -> ReplaySource {
     let mut source = ReplaySource::new(BlockRecording::new(files.to_vec()).with_names(names));
     let catalog = source.catalog().unwrap();
-    query.update(&source.collect(&query.request(&catalog)).unwrap());
+    let request = query.request(&catalog);
+    query.update(&source.collect(&request).unwrap());
     source
 }
 
