@@ -352,7 +352,7 @@ mod discipline {
 
     use axum::extract::State;
     use axum::http::HeaderMap;
-    use perfcounters::snapshot::{CounterDefinition, Object, ObjectData, Snapshot, Value};
+    use perfcounters::snapshot::{CounterDefinition, Object, SampleClock, Snapshot, Value};
     use perfcounters::source::{CounterInfo, ObjectInfo, Request, Source, SourceError};
     use perfcounters::CounterType;
 
@@ -399,29 +399,21 @@ mod discipline {
             } else {
                 self.fast.fetch_add(1, Ordering::SeqCst);
             }
-            Ok(Snapshot {
-                perf_freq: 10_000_000,
-                perf_time_100ns: 132_000_000_000_000_000,
-                objects: vec![Object {
-                    index: 0,
-                    name: Some(name),
-                    help_index: 0,
-                    detail_level: 100,
-                    default_counter: -1,
-                    code_page: 0,
+            let object = Object::new(0)
+                .named(name)
+                .with_counters(vec![CounterDefinition::new(
+                    0,
+                    CounterType::PERF_COUNTER_BULK_COUNT,
+                )
+                .named("Things/sec")])
+                .with_values(vec![Value::U64(7)]);
+            Ok(Snapshot::new("")
+                .with_clock(SampleClock {
                     perf_time: 0,
-                    perf_freq: 0,
-                    sample_clock: None,
-                    counters: vec![CounterDefinition {
-                        name: Some("Things/sec".into()),
-                        counter_type: CounterType::PERF_COUNTER_BULK_COUNT,
-                        size: 8,
-                        ..Default::default()
-                    }],
-                    data: ObjectData::Single(vec![Value::U64(7)]),
-                }],
-                ..Default::default()
-            })
+                    perf_freq: 10_000_000,
+                    perf_time_100ns: 132_000_000_000_000_000,
+                })
+                .with_objects(vec![object]))
         }
     }
 
