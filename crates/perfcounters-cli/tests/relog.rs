@@ -2,6 +2,9 @@
 //! name tables, and errors, on logs built the way Windows writes them and on the real ones in
 //! `../shared/data/logs` (skipped with a message when that folder is absent).
 
+#[path = "../../perfcounters/tests/support/shared_data.rs"]
+mod shared_data;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -49,22 +52,8 @@ impl Drop for Dir {
     }
 }
 
-/// `../shared/data` beside the repository root (`PERFCOUNTERS_SHARED_DATA` names another place).
 fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PERFCOUNTERS_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: {} is absent (the real Windows logs live beside the repository)",
-            dir.display()
-        );
-        None
-    }
+    shared_data::dir("the real Windows logs")
 }
 
 /// A relog-style log of a Spanish machine (written in code page 1252, CRLF).

@@ -1,6 +1,9 @@
 //! Binary logs (`.blg`): the three real logs of `../shared/data/blg/`, encoded logs of every record
 //! kind (fragmented, 32- and 64-bit), hostile variants, and property tests.
 
+#[path = "support/shared_data.rs"]
+mod shared_data;
+
 use std::io::Cursor;
 use std::path::PathBuf;
 
@@ -24,15 +27,11 @@ use proptest::prelude::*;
 // ------------------------------------------------------------------------------------------------
 // Helpers.
 
-/// The shared data folder: `../shared/data` beside the repository root, or
-/// `$PERFCOUNTERS_SHARED_DATA` when set.
+/// A real `.blg` from the shared data folder, or `None` (with a message) when it is absent.
 fn shared_blg(name: &str) -> Option<Vec<u8>> {
-    let dir = std::env::var_os("PERFCOUNTERS_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
-        });
-    let path = dir.join("blg").join(name);
+    let path = shared_data::dir("the real Windows binary logs")?
+        .join("blg")
+        .join(name);
     match std::fs::read(&path) {
         Ok(bytes) => Some(bytes),
         Err(_) => {

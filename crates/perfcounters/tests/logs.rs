@@ -2,6 +2,9 @@
 // Literals are written digit for digit as Windows writes them.
 #![allow(clippy::excessive_precision)]
 
+#[path = "support/shared_data.rs"]
+mod shared_data;
+
 use std::io::Cursor;
 use std::path::PathBuf;
 
@@ -10,23 +13,8 @@ use perfcounters::log::{
     PdhCsvLogWriter, PdhCsvReader, Record, TimeZone,
 };
 
-/// `../shared/data` beside the repository root (`PERFCOUNTERS_SHARED_DATA` names another place, for a
-/// worktree that lives elsewhere).
 fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PERFCOUNTERS_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: {} is absent (the real Windows logs live beside the repository)",
-            dir.display()
-        );
-        None
-    }
+    shared_data::dir("the real Windows logs")
 }
 
 fn read_bytes(bytes: Vec<u8>, opts: CsvReadOptions) -> Result<(LogHeader, Vec<Record>), String> {

@@ -2,6 +2,9 @@
 //! does not hold, and counter paths in the machine's language, which select what their English
 //! twins select while the columns keep the paths as typed.
 
+#[path = "support/shared_data.rs"]
+mod shared_data;
+
 use std::path::{Path, PathBuf};
 
 use perfcounters::format::v1::encode;
@@ -270,22 +273,8 @@ fn paths_in_the_machines_language_select_what_english_paths_select() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `../shared/data` beside the repository root (`PERFCOUNTERS_SHARED_DATA` names another place).
 fn shared_data() -> Option<PathBuf> {
-    let dir = std::env::var_os("PERFCOUNTERS_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: {} is absent (the real Windows name tables live beside the repository)",
-            dir.display()
-        );
-        None
-    }
+    shared_data::dir("the real Windows name tables")
 }
 
 #[test]
