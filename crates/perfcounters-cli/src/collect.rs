@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use perfcounters::format::BlockKind;
 use perfcounters::names::NameTable;
-use perfcounters::query::{DidYouMean, Query};
+use perfcounters::query::{Collection, CounterValue, DidYouMean, Query};
 use perfcounters::snapshot::Snapshot;
 use perfcounters::source::replay::{BlgRecording, BlockRecording, ReplaySource};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError, SourceErrorKind};
@@ -121,15 +121,25 @@ impl Input {
         self.catalog.as_ref().ok_or_else(|| anyhow!("no catalog"))
     }
 
-    /// The next collection of what `query` needs ([`Query::request`]), or `None` when a replay has
-    /// no more samples.
-    pub fn collect(&mut self, query: &mut Query) -> Result<Option<Snapshot>> {
-        let request = query.request(self.catalog()?);
-        match self.source.collect(&request) {
-            Ok(snapshot) => Ok(Some(snapshot)),
+    /// The next collection of `request` (what `query` needs, [`Query::request`]) computed into
+    /// `values` ([`Query::collect`]: a replay of block files is read in place), or `None` when a
+    /// replay has no more samples.
+    pub fn collect_into(
+        &mut self,
+        query: &mut Query,
+        request: &Request,
+        values: &mut Vec<CounterValue>,
+    ) -> Result<Option<Collection>> {
+        match query.collect(self.source.as_mut(), request, values) {
+            Ok(collection) => Ok(Some(collection)),
             Err(e) if e.kind() == SourceErrorKind::Exhausted && self.is_replay() => Ok(None),
             Err(e) => Err(self.explain(e)),
         }
+    }
+
+    /// The request that collects what `query` needs from this input ([`Query::request`]).
+    pub fn request(&mut self, query: &mut Query) -> Result<Request> {
+        Ok(query.request(self.catalog()?))
     }
 
     /// Every sample left in a replay, each with every object of the catalog, and the catalog.

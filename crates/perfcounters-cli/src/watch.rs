@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Local, TimeZone};
 use perfcounters::query::Query;
-use perfcounters::snapshot::{unix_time_from_filetime, Snapshot};
+use perfcounters::snapshot::unix_time_from_filetime;
 use perfcounters::FormatOptions;
 
 use crate::collect;
@@ -109,12 +109,14 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
     let mut rows = 0u64;
     let mut next = Instant::now();
     let mut primed = false;
+    // The paths and the catalog stay the same: one request, and one buffer of values.
+    let request = input.request(&mut query)?;
+    let mut values = Vec::new();
     loop {
-        let Some(snapshot) = input.collect(&mut query)? else {
+        let Some(collection) = input.collect_into(&mut query, &request, &mut values)? else {
             break;
         };
-        let local_time = local_time_of(&snapshot);
-        let values = query.update(&snapshot);
+        let local_time = local_time_of(collection.clock.perf_time_100ns);
         if !primed {
             primed = true;
             for e in query.errors() {
@@ -128,6 +130,8 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
                 }
                 return Ok(ExitCode::FAILURE);
             }
+            // The first collection expands the query, from a snapshot.
+            let snapshot = collection.snapshot.unwrap_or_default();
             output.header(&query, &snapshot, &local_time, &values)?;
         } else {
             output.row(&query, &local_time, &values)?;
@@ -157,9 +161,9 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The collection time of a snapshot in local time (from its 100 ns FILETIME).
-fn local_time_of(snapshot: &Snapshot) -> DateTime<Local> {
-    let (secs, nanos) = unix_time_from_filetime(snapshot.perf_time_100ns);
+/// The local time of a collection's 100 ns FILETIME (`PerfTime100nSec`).
+fn local_time_of(perf_time_100ns: i64) -> DateTime<Local> {
+    let (secs, nanos) = unix_time_from_filetime(perf_time_100ns);
     Local
         .timestamp_opt(secs, nanos)
         .single()

@@ -13,10 +13,13 @@
 //!   through the borrowed views;
 //! * `v1_global/snapshot`: the owned snapshot (`PerfDataBlock::to_snapshot`);
 //! * `v1_global/query`: one collection of a `Query` of about 200 paths (wildcards and concrete
-//!   instances) through the code `watch --replay` runs: `Query::request` from the catalog, a
-//!   `ReplaySource` over two block files (read, decoded, named, cut to the request), `Query::update`,
-//!   with the first block's samples in the query, so every rate is computed from two consecutive
-//!   blocks.
+//!   instances) through the code `watch --replay` runs: `Query::request` from the catalog, then
+//!   `Query::collect` from a `ReplaySource` over two block files (the file read into the source's
+//!   buffer, the whole block validated as `to_snapshot` validates it, the requested objects named
+//!   and selected in place, the values computed from the block's bytes into a reused buffer), with
+//!   the first block's samples in the query, so every rate is computed from two consecutive
+//!   blocks; the source has read the first block in place, as every collection of `watch` after
+//!   the second finds it.
 //!
 //! Run: `cargo bench -p perfcounters --bench decode -- --warm-up-time 1 --measurement-time 3`.
 //! With `PERFCOUNTERS_BENCH_BLOCK=FILE` set, the `v1_global` block is also written to `FILE` (to feed
@@ -29,7 +32,7 @@ use std::path::PathBuf;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use perfcounters::format::v1::{encode, PerfDataBlock, RawValue, ValueLayout};
 use perfcounters::names::NameTable;
-use perfcounters::query::Query;
+use perfcounters::query::{CounterValue, Query};
 use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
 use perfcounters::source::replay::{BlockRecording, ReplaySource};
 use perfcounters::source::{Catalog, Source};
@@ -366,11 +369,18 @@ fn primed_replay(files: &[PathBuf], names: &NameTable, query: &mut Query) -> Rep
     source
 }
 
-/// One collection as `watch --replay` makes it: the query's request from the catalog, the next
-/// block read, decoded, named and cut to the request by the replay source, and the values.
-fn replay_collect(source: &mut ReplaySource, catalog: &Catalog, query: &mut Query) -> usize {
-    let snapshot = source.collect(&query.request(catalog)).unwrap();
-    query.update(&snapshot).len()
+/// One collection as `watch --replay` makes it: the query's request from the catalog, then
+/// `Query::collect`: the next block read into the source's buffer, validated, its requested objects
+/// named and selected in place, and the values computed into the caller's reused buffer.
+fn replay_collect(
+    source: &mut ReplaySource,
+    catalog: &Catalog,
+    query: &mut Query,
+    values: &mut Vec<CounterValue>,
+) -> usize {
+    let request = query.request(catalog);
+    query.collect(source, &request, values).unwrap();
+    values.len()
 }
 
 /// Reads every value of every instance, resolving each counter name once per object.
@@ -497,6 +507,15 @@ fn bench_global(c: &mut Criterion) {
     let mut check = primed.clone();
     let snapshot = source.collect(&check.request(&catalog)).unwrap();
     let values = check.update(&snapshot);
+    // The path the bench measures gives the same values.
+    let mut fast = primed.clone();
+    let mut in_place = Vec::new();
+    let mut replay = primed_replay(&files, &names, &mut primed.clone());
+    replay_collect(&mut replay, &catalog, &mut fast, &mut in_place);
+    assert_eq!(
+        in_place, values,
+        "the block read in place gives the snapshot's values"
+    );
     for e in check.errors().take(5) {
         eprintln!("{e}");
     }
@@ -533,14 +552,19 @@ fn bench_global(c: &mut Criterion) {
         b.iter_batched_ref(
             || {
                 // The query holding the first block's samples, and a replay whose next sample is
-                // the second block (its catalog already read, as `watch` reads it first).
+                // the second block (its catalog already read, as `watch` reads it first), in the
+                // state of every later collection of `watch`: the first block read in place, so
+                // its instance names are known, and the values buffer of earlier collections.
                 let mut source =
-                    ReplaySource::new(BlockRecording::new(files[1..].to_vec()).with_names(&names));
+                    ReplaySource::new(BlockRecording::new(files.clone()).with_names(&names));
                 source.catalog().unwrap();
-                (primed.clone(), source)
+                source
+                    .collect_sample(&primed.clone().request(&catalog))
+                    .unwrap();
+                (primed.clone(), source, values.clone())
             },
-            |(query, source)| replay_collect(source, &catalog, query),
-            BatchSize::SmallInput,
+            |(query, source, values)| replay_collect(source, &catalog, query, values),
+            BatchSize::PerIteration,
         )
     });
     group.finish();

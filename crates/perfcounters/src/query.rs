@@ -38,8 +38,11 @@ use crate::counter_type::CounterType;
 use crate::names::NameTable;
 use crate::path::{eq_ignore_case, fold_case, format_instance, CounterPath, PathError};
 use crate::raw::RawCounter;
-use crate::snapshot::{instance_name, Instance, Object, ObjectData, RawPacker, Snapshot};
-use crate::source::{Catalog, ObjectInfo, Request};
+use crate::snapshot::{
+    instance_name, time_base, Instance, Object, ObjectData, RawPacker, SampleClock, Snapshot,
+    SystemTime,
+};
+use crate::source::{BlockSample, Catalog, ObjectInfo, Request, Sample, Source, SourceError};
 use crate::status::PdhStatus;
 
 /// Why a counter path could not be resolved against a snapshot.
@@ -368,19 +371,111 @@ struct Prepared {
     calculator: Result<Calculator, CalcError>,
 }
 
+/// One collection as the query reads it: an owned [`Snapshot`] or a [`BlockSample`] read in
+/// place. Both give the objects (names, definitions, clocks) and, by position, the instance names
+/// and the values, so that one resolution and one computation serve both.
+trait View {
+    /// The objects, in the order positions refer to.
+    fn objects(&self) -> &[Object];
+    /// The collection's clock ([`Snapshot::clock`]).
+    fn clock(&self) -> SampleClock;
+    /// The number of instances of object `object`; `None` when it has no instance list.
+    fn instance_count(&self, object: usize) -> Option<usize>;
+    /// The name of instance `pos` of object `object`.
+    fn instance_name(&self, object: usize, pos: usize) -> Option<&str>;
+    /// The raw sample `packer` makes from instance `instance` of object `object` (`None`: the
+    /// single-instance values) and the instance's `unique_id`; `None` when there are no such
+    /// values, `Some((None, _))` when the value is not numeric.
+    fn sample(
+        &self,
+        packer: &RawPacker,
+        object: usize,
+        instance: Option<usize>,
+    ) -> Option<(Option<RawCounter>, i32)>;
+}
+
+impl View for Snapshot {
+    fn objects(&self) -> &[Object] {
+        &self.objects
+    }
+
+    fn clock(&self) -> SampleClock {
+        Snapshot::clock(self)
+    }
+
+    fn instance_count(&self, object: usize) -> Option<usize> {
+        match &self.objects.get(object)?.data {
+            ObjectData::Instances(list) => Some(list.len()),
+            _ => None,
+        }
+    }
+
+    fn instance_name(&self, object: usize, pos: usize) -> Option<&str> {
+        match &self.objects.get(object)?.data {
+            ObjectData::Instances(list) => list.get(pos).map(|i| i.name.as_str()),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn sample(
+        &self,
+        packer: &RawPacker,
+        object: usize,
+        instance: Option<usize>,
+    ) -> Option<(Option<RawCounter>, i32)> {
+        match (&self.objects.get(object)?.data, instance) {
+            (ObjectData::Single(v), None) => Some((packer.pack(v.as_slice()), PERF_NO_UNIQUE_ID)),
+            (ObjectData::Instances(list), Some(pos)) => list
+                .get(pos)
+                .map(|i| (packer.pack(i.values.as_slice()), i.unique_id)),
+            _ => None,
+        }
+    }
+}
+
+impl View for BlockSample<'_> {
+    fn objects(&self) -> &[Object] {
+        BlockSample::objects(self)
+    }
+
+    fn clock(&self) -> SampleClock {
+        BlockSample::clock(self)
+    }
+
+    fn instance_count(&self, object: usize) -> Option<usize> {
+        BlockSample::instance_count(self, object)
+    }
+
+    fn instance_name(&self, object: usize, pos: usize) -> Option<&str> {
+        BlockSample::instance_name(self, object, pos)
+    }
+
+    #[inline]
+    fn sample(
+        &self,
+        packer: &RawPacker,
+        object: usize,
+        instance: Option<usize>,
+    ) -> Option<(Option<RawCounter>, i32)> {
+        let (values, unique_id) = self.values(object, instance)?;
+        Some((packer.pack(&values), unique_id))
+    }
+}
+
 impl Plan {
-    /// Finds every object, counter and instance of the plan in `snapshot`: first at the position
+    /// Finds every object, counter and instance of the plan in `view`: first at the position
     /// of the previous collection (a name comparison), else by name; found positions are kept for
     /// the next collection.
-    fn resolve(&mut self, snapshot: &Snapshot, options: &FormatOptions) -> Resolved {
+    fn resolve<V: View + ?Sized>(&mut self, view: &V, options: &FormatOptions) -> Resolved {
+        let list = view.objects();
         let objects: Vec<Option<usize>> = self
             .objects
             .iter_mut()
-            .map(|s| match snapshot.objects.get(s.pos) {
+            .map(|s| match list.get(s.pos) {
                 Some(o) if name_eq(o.name.as_deref(), &s.name) => Some(s.pos),
                 _ => {
-                    let found = snapshot
-                        .objects
+                    let found = list
                         .iter()
                         .position(|o| name_eq(o.name.as_deref(), &s.name))?;
                     s.pos = found;
@@ -388,18 +483,13 @@ impl Plan {
                 }
             })
             .collect();
-        let object_of = |slot: usize| {
-            objects
-                .get(slot)
-                .copied()
-                .flatten()
-                .and_then(|pos| snapshot.objects.get(pos))
-        };
+        let object_at = |slot: usize| objects.get(slot).copied().flatten();
+        let clock = view.clock();
         let counters = self
             .counters
             .iter_mut()
             .map(|s| {
-                let object = object_of(s.object)?;
+                let object = list.get(object_at(s.object)?)?;
                 let pos = match object.counters.get(s.pos) {
                     Some(d) if !d.counter_type.is_base() && name_eq(d.name.as_deref(), &s.name) => {
                         s.pos
@@ -411,9 +501,10 @@ impl Plan {
                     }
                 };
                 let ty = object.counters.get(pos)?.counter_type;
+                let clock = object.sample_clock.unwrap_or(clock);
                 Some(Prepared {
-                    packer: snapshot.raw_packer(object, pos)?,
-                    calculator: Calculator::new(ty, snapshot.time_base(object, ty), options),
+                    packer: RawPacker::new(object, clock, pos)?,
+                    calculator: Calculator::new(ty, time_base(object, clock, ty), options),
                 })
             })
             .collect();
@@ -422,15 +513,14 @@ impl Plan {
             .instances
             .iter_mut()
             .map(|s| {
-                let ObjectData::Instances(list) = &object_of(s.object)?.data else {
-                    return None;
-                };
-                match list.get(s.pos) {
-                    Some(i) if eq_ignore_case(&i.name, &s.name) => Some(s.pos),
+                let object = object_at(s.object)?;
+                let count = view.instance_count(object)?;
+                match view.instance_name(object, s.pos) {
+                    Some(name) if s.pos < count && eq_ignore_case(name, &s.name) => Some(s.pos),
                     _ => {
                         let map = maps
                             .entry(s.object)
-                            .or_insert_with(|| instance_positions(list));
+                            .or_insert_with(|| instance_positions(view, object, count));
                         let found = *map.get(fold_case(&s.name).as_ref())?;
                         s.pos = found;
                         Some(found)
@@ -444,6 +534,19 @@ impl Plan {
             instances,
         }
     }
+}
+
+/// What [`Query::collect`] read besides the values.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Collection {
+    /// The collection's clock (the snapshot's header, or the block's).
+    pub clock: SampleClock,
+    /// The collection's UTC wall-clock time.
+    pub system_time: SystemTime,
+    /// The snapshot, when the source gave one (always for the collection that expands the
+    /// query); `None` when the values were read in place from a block.
+    pub snapshot: Option<Snapshot>,
 }
 
 impl Query {
@@ -661,20 +764,82 @@ impl Query {
     /// Feeds one collection: expands on the first call, then computes every counter's value from this
     /// snapshot and the previous one. Values are in [`Query::counters`] order.
     pub fn update(&mut self, snapshot: &Snapshot) -> Vec<CounterValue> {
+        let mut out = Vec::new();
+        self.update_into(snapshot, &mut out);
+        out
+    }
+
+    /// [`Query::update`] into `out` (cleared first), so that a caller collecting again and again
+    /// reuses one buffer.
+    pub fn update_into(&mut self, snapshot: &Snapshot, out: &mut Vec<CounterValue>) {
         if !self.expanded {
             self.expand(snapshot);
         }
-        let options = self.options;
-        let resolved = self.plan.resolve(snapshot, &options);
-        let mut out = Vec::with_capacity(self.state.len());
-        for c in &mut self.state {
-            out.push(update_one(snapshot, c, &resolved));
+        self.compute(snapshot, out);
+    }
+
+    /// Collects `request` (from [`Query::request`]) from `source` and computes the values into
+    /// `out` (cleared first), as [`Source::collect`] followed by [`Query::update_into`] would, with
+    /// the same values, statuses and errors. A query not expanded yet (its first collection) takes
+    /// the source's snapshot; later collections take whatever [`Source::collect_sample`] gives,
+    /// so a replay of V1 block files is read in place without building a snapshot.
+    ///
+    /// # Errors
+    /// The source's error; `out` is then left empty and the query's previous samples unchanged.
+    pub fn collect<S: Source + ?Sized>(
+        &mut self,
+        source: &mut S,
+        request: &Request,
+        out: &mut Vec<CounterValue>,
+    ) -> Result<Collection, SourceError> {
+        out.clear();
+        if !self.expanded {
+            let snapshot = source.collect(request)?;
+            self.update_into(&snapshot, out);
+            return Ok(Collection {
+                clock: snapshot.clock(),
+                system_time: snapshot.system_time,
+                snapshot: Some(snapshot),
+            });
         }
-        out
+        match source.collect_sample(request)? {
+            Sample::Snapshot(snapshot) => {
+                self.compute(&snapshot, out);
+                Ok(Collection {
+                    clock: snapshot.clock(),
+                    system_time: snapshot.system_time,
+                    snapshot: Some(snapshot),
+                })
+            }
+            Sample::Block(block) => {
+                self.compute(&block, out);
+                Ok(Collection {
+                    clock: block.clock(),
+                    system_time: block.system_time(),
+                    snapshot: None,
+                })
+            }
+        }
+    }
+
+    /// Every counter's value from `view` and the previous samples, into `out`.
+    fn compute<V: View + ?Sized>(&mut self, view: &V, out: &mut Vec<CounterValue>) {
+        let options = self.options;
+        let resolved = self.plan.resolve(view, &options);
+        out.clear();
+        out.reserve(self.state.len());
+        for c in &mut self.state {
+            out.push(update_one(view, c, &resolved));
+        }
     }
 }
 
-fn update_one(snapshot: &Snapshot, c: &mut CounterState, resolved: &Resolved) -> CounterValue {
+#[inline]
+fn update_one<V: View + ?Sized>(
+    view: &V,
+    c: &mut CounterState,
+    resolved: &Resolved,
+) -> CounterValue {
     let missing = |status| CounterValue {
         value: None,
         status,
@@ -685,9 +850,7 @@ fn update_one(snapshot: &Snapshot, c: &mut CounterState, resolved: &Resolved) ->
     }
     let slot = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
     let found = |list: &[Option<usize>], i: u32| list.get(slot(i)).copied().flatten();
-    let Some(object) =
-        found(&resolved.objects, c.object_slot).and_then(|p| snapshot.objects.get(p))
-    else {
+    let Some(object) = found(&resolved.objects, c.object_slot) else {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_NO_OBJECT);
     };
@@ -695,23 +858,22 @@ fn update_one(snapshot: &Snapshot, c: &mut CounterState, resolved: &Resolved) ->
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_NO_COUNTER);
     };
-    let instance =
-        (c.instance_slot != NO_SLOT).then(|| found(&resolved.instances, c.instance_slot));
-    let (values, unique_id) = match (&object.data, instance) {
-        (ObjectData::Single(v), None) => (v.as_slice(), PERF_NO_UNIQUE_ID),
-        (ObjectData::Instances(list), Some(Some(pos))) => match list.get(pos) {
-            Some(instance) => (instance.values.as_slice(), instance.unique_id),
+    let instance = if c.instance_slot == NO_SLOT {
+        None
+    } else {
+        match found(&resolved.instances, c.instance_slot) {
+            Some(pos) => Some(pos),
             None => {
                 c.previous = None;
                 return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
             }
-        },
-        _ => {
-            c.previous = None;
-            return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
         }
     };
-    let Some(raw) = prepared.packer.pack(values) else {
+    let Some((raw, unique_id)) = view.sample(&prepared.packer, object, instance) else {
+        c.previous = None;
+        return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+    };
+    let Some(raw) = raw else {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_INVALID_DATA);
     };
@@ -751,11 +913,18 @@ fn name_eq(name: Option<&str>, wanted: &str) -> bool {
     name.is_some_and(|n| eq_ignore_case(n, wanted))
 }
 
-/// The position of the first instance with each name, keyed by the name's case-folded form.
-fn instance_positions(list: &[Instance]) -> HashMap<String, usize> {
-    let mut m = HashMap::with_capacity(list.len());
-    for (i, inst) in list.iter().enumerate() {
-        m.entry(fold_case(&inst.name).into_owned()).or_insert(i);
+/// The position of the first instance with each name among the `count` instances of object
+/// `object`, keyed by the name's case-folded form.
+fn instance_positions<V: View + ?Sized>(
+    view: &V,
+    object: usize,
+    count: usize,
+) -> HashMap<String, usize> {
+    let mut m = HashMap::with_capacity(count);
+    for i in 0..count {
+        if let Some(name) = view.instance_name(object, i) {
+            m.entry(fold_case(name).into_owned()).or_insert(i);
+        }
     }
     m
 }

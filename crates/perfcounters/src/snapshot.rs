@@ -326,11 +326,7 @@ impl Snapshot {
     /// `PerfFreq` of the object's clock ([`Snapshot::clock_of`]) for tick timers, 10^7 for 100 ns
     /// timers, the object's frequency for object timers.
     pub fn time_base(&self, object: &Object, counter_type: CounterType) -> i64 {
-        match counter_type.time_base() {
-            TimeBase::Tick | TimeBase::Reserved => self.clock_of(object).perf_freq,
-            TimeBase::Ns100 => FREQ_100NS,
-            TimeBase::Object => object.perf_freq,
-        }
+        time_base(object, self.clock_of(object), counter_type)
     }
 
     /// Packs the raw sample of counter `counter` from `values` (an instance's values, or the single
@@ -350,32 +346,17 @@ impl Snapshot {
     /// How [`Snapshot::raw_counter`] packs counter `counter` of `object`, decided once: a query reads
     /// the same counter from every instance of an object with one packer.
     pub(crate) fn raw_packer(&self, object: &Object, counter: usize) -> Option<RawPacker> {
-        let def = object.counters.get(counter)?;
-        let ty = def.counter_type;
-        let clock = self.clock_of(object);
-        let time_stamp = match ty.time_base() {
-            TimeBase::Tick | TimeBase::Reserved => clock.perf_time,
-            TimeBase::Ns100 => clock.perf_time_100ns,
-            TimeBase::Object => object.perf_time,
-        };
-        use crate::counter_type::{Subtype, TypeField};
-        let second = if ty.kind() != TypeField::Counter || ty.is_base() {
-            Second::Zero
-        } else {
-            match ty.subtype() {
-                Subtype::CounterFraction | Subtype::CounterPrecision => Second::Companion,
-                Subtype::CounterElapsed => Second::Fixed(object.perf_time),
-                Subtype::CounterValue => Second::Zero,
-                _ if ty.is_multi() => Second::TimeAndMultiCount(time_stamp),
-                _ => Second::Fixed(time_stamp),
-            }
-        };
-        Some(RawPacker {
-            counter,
-            companion: def.base,
-            second,
-            time: clock.perf_time_100ns,
-        })
+        RawPacker::new(object, self.clock_of(object), counter)
+    }
+}
+
+/// The time base F (ticks per second) of a counter type in `object`, whose tick and 100 ns counters
+/// were sampled against `clock`: see [`Snapshot::time_base`].
+pub(crate) fn time_base(object: &Object, clock: SampleClock, counter_type: CounterType) -> i64 {
+    match counter_type.time_base() {
+        TimeBase::Tick | TimeBase::Reserved => clock.perf_freq,
+        TimeBase::Ns100 => FREQ_100NS,
+        TimeBase::Object => object.perf_freq,
     }
 }
 
@@ -402,17 +383,58 @@ pub(crate) struct RawPacker {
     time: i64,
 }
 
+/// The raw values of one instance (or of a single-instance object) by counter position, as
+/// [`RawPacker::pack`] reads them: owned [`Value`]s, or a counter block read in place.
+pub(crate) trait RawValues {
+    /// The value of counter `counter` as an integer ([`Value::as_i64`]); `None` when it is missing
+    /// or not numeric.
+    fn int(&self, counter: usize) -> Option<i64>;
+}
+
+impl RawValues for [Value] {
+    #[inline]
+    fn int(&self, counter: usize) -> Option<i64> {
+        self.get(counter)?.as_i64()
+    }
+}
+
 impl RawPacker {
+    /// How counter `counter` of `object` is packed when its tick and 100 ns counters were sampled
+    /// against `clock` (the object's [`Snapshot::clock_of`]); `None` without that counter.
+    pub(crate) fn new(object: &Object, clock: SampleClock, counter: usize) -> Option<RawPacker> {
+        let def = object.counters.get(counter)?;
+        let ty = def.counter_type;
+        let time_stamp = match ty.time_base() {
+            TimeBase::Tick | TimeBase::Reserved => clock.perf_time,
+            TimeBase::Ns100 => clock.perf_time_100ns,
+            TimeBase::Object => object.perf_time,
+        };
+        use crate::counter_type::{Subtype, TypeField};
+        let second = if ty.kind() != TypeField::Counter || ty.is_base() {
+            Second::Zero
+        } else {
+            match ty.subtype() {
+                Subtype::CounterFraction | Subtype::CounterPrecision => Second::Companion,
+                Subtype::CounterElapsed => Second::Fixed(object.perf_time),
+                Subtype::CounterValue => Second::Zero,
+                _ if ty.is_multi() => Second::TimeAndMultiCount(time_stamp),
+                _ => Second::Fixed(time_stamp),
+            }
+        };
+        Some(RawPacker {
+            counter,
+            companion: def.base,
+            second,
+            time: clock.perf_time_100ns,
+        })
+    }
+
     /// The raw sample of this counter in `values` (an instance's values, or the single block);
     /// `None` if the value is missing or not numeric.
     #[inline]
-    pub(crate) fn pack(&self, values: &[Value]) -> Option<RawCounter> {
-        let n = values.get(self.counter)?.as_i64()?;
-        let companion = || {
-            self.companion
-                .and_then(|b| values.get(b))
-                .and_then(Value::as_i64)
-        };
+    pub(crate) fn pack<V: RawValues + ?Sized>(&self, values: &V) -> Option<RawCounter> {
+        let n = values.int(self.counter)?;
+        let companion = || self.companion.and_then(|b| values.int(b));
         let mut raw = RawCounter::new(n, 0).with_time(self.time);
         match self.second {
             Second::Zero => {}

@@ -240,16 +240,21 @@ impl NameTable {
     ///   does. No `" Base"` suffix is invented, since no Windows name table contains one.
     pub fn apply(&self, snapshot: &mut Snapshot) {
         for object in &mut snapshot.objects {
-            if object.index == 0 {
-                continue;
-            }
-            if object.name.is_none() {
-                object.name = self.name(object.index).map(str::to_owned);
-            }
-            for counter in &mut object.counters {
-                if counter.name.is_none() && counter.index != 0 {
-                    counter.name = self.name(counter.index).map(str::to_owned);
-                }
+            self.apply_to_object(object);
+        }
+    }
+
+    /// [`NameTable::apply`] for one object.
+    pub fn apply_to_object(&self, object: &mut crate::snapshot::Object) {
+        if object.index == 0 {
+            return;
+        }
+        if object.name.is_none() {
+            object.name = self.name(object.index).map(str::to_owned);
+        }
+        for counter in &mut object.counters {
+            if counter.name.is_none() && counter.index != 0 {
+                counter.name = self.name(counter.index).map(str::to_owned);
             }
         }
     }

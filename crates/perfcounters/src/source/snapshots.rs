@@ -116,37 +116,72 @@ pub fn instances_of(snapshot: &Snapshot, object: &str) -> Result<Vec<String>, So
 /// Errors: an object the snapshot does not hold gives [`SourceError::unknown_object`]; a requested
 /// counter that the object lacks gives [`SourceError::unknown_counter`].
 pub fn select_objects(mut snapshot: Snapshot, request: &Request) -> Result<Snapshot, SourceError> {
+    let positions = select_positions(&snapshot.objects, request)?;
     let mut objects: Vec<Option<Object>> = std::mem::take(&mut snapshot.objects)
         .into_iter()
         .map(Some)
         .collect();
-    let mut selected = Vec::with_capacity(request.objects.len());
+    snapshot.objects = positions
+        .into_iter()
+        .filter_map(|p| objects.get_mut(p).and_then(Option::take))
+        .collect();
+    Ok(snapshot)
+}
+
+/// The positions in `objects` of the objects [`select_objects`] keeps, in request order, with its
+/// errors: for each requested object not selected yet, the first object with its name (ASCII case
+/// ignored), which must hold every requested counter.
+pub fn select_positions(objects: &[Object], request: &Request) -> Result<Vec<usize>, SourceError> {
+    let named = |o: &Object, name: &str| {
+        o.name
+            .as_deref()
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+    };
+    let mut selected: Vec<usize> = Vec::with_capacity(request.objects.len());
     for wanted in &request.objects {
-        if selected.iter().any(|o: &Object| {
-            o.name
-                .as_deref()
-                .is_some_and(|n| n.eq_ignore_ascii_case(&wanted.object))
-        }) {
+        if selected
+            .iter()
+            .any(|&p| objects.get(p).is_some_and(|o| named(o, &wanted.object)))
+        {
             continue;
         }
-        let position = objects.iter().position(|o| {
-            o.as_ref()
-                .and_then(|o| o.name.as_deref())
-                .is_some_and(|n| n.eq_ignore_ascii_case(&wanted.object))
-        });
-        let object = position
-            .and_then(|p| objects.get_mut(p))
-            .and_then(Option::take)
+        let position = objects
+            .iter()
+            .position(|o| named(o, &wanted.object))
             .ok_or_else(|| SourceError::unknown_object(&wanted.object))?;
+        let object = &objects[position];
         for counter in &wanted.counters {
             if object.counter_position_by_name(counter).is_none() {
                 return Err(SourceError::unknown_counter(&wanted.object, counter));
             }
         }
-        selected.push(object);
+        selected.push(position);
     }
-    snapshot.objects = selected;
-    Ok(snapshot)
+    Ok(selected)
+}
+
+/// The part of `request` that a recorded sample holding `objects` can answer: the requested
+/// objects it holds. An object the sample lacks but `catalog` lists is left out (a provider that
+/// missed a collection); one the catalog does not list either is [`SourceError::unknown_object`].
+pub fn present_objects(
+    objects: &[Object],
+    request: &Request,
+    catalog: &Catalog,
+) -> Result<Request, SourceError> {
+    let mut present = Request::new();
+    for wanted in &request.objects {
+        let held = objects.iter().any(|o| {
+            o.name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(&wanted.object))
+        });
+        if held {
+            present.objects.push(wanted.clone());
+        } else if catalog.object(&wanted.object).is_none() {
+            return Err(SourceError::unknown_object(&wanted.object));
+        }
+    }
+    Ok(present)
 }
 
 /// Like [`select_objects`], but objects the snapshot lacks are left out instead of failing: a live

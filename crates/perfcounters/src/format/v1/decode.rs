@@ -567,9 +567,7 @@ impl<'a> ObjectType<'a> {
     /// empty for the caller to set (as [`PerfDataBlock::to_snapshot`] does for every instance).
     fn owned(&self, copy_names: bool) -> Result<snapshot::Object, DecodeError> {
         let defs: Vec<CounterDefinition<'a>> = self.counters().collect::<Result<_, _>>()?;
-        let mut counters: Vec<snapshot::CounterDefinition> =
-            defs.iter().map(CounterDefinition::to_definition).collect();
-        snapshot::pair_bases_by_position(&mut counters);
+        let counters = owned_definitions(&defs);
         let data = match self.num_instances() {
             PERF_NO_INSTANCES => {
                 let block = self
@@ -611,7 +609,16 @@ impl<'a> ObjectType<'a> {
                 snapshot::ObjectData::Instances(instances)
             }
         };
-        Ok(snapshot::Object {
+        Ok(self.owned_with(counters, data))
+    }
+
+    /// The owned object of this header with these definitions and data (its name left unset).
+    pub(crate) fn owned_with(
+        &self,
+        counters: Vec<snapshot::CounterDefinition>,
+        data: snapshot::ObjectData,
+    ) -> snapshot::Object {
+        snapshot::Object {
             index: self.name_index(),
             name: None,
             help_index: self.help_index(),
@@ -623,8 +630,18 @@ impl<'a> ObjectType<'a> {
             sample_clock: None,
             counters,
             data,
-        })
+        }
     }
+}
+
+/// The owned definitions of an object's counters (names unset), bases linked by position.
+pub(crate) fn owned_definitions(
+    defs: &[CounterDefinition<'_>],
+) -> Vec<snapshot::CounterDefinition> {
+    let mut counters: Vec<snapshot::CounterDefinition> =
+        defs.iter().map(CounterDefinition::to_definition).collect();
+    snapshot::pair_bases_by_position(&mut counters);
+    counters
 }
 
 /// Iterator over an object's counter definitions; see [`ObjectType::counters`].
@@ -960,35 +977,52 @@ impl<'a> InstanceDefinition<'a> {
     /// [`InstanceDefinition::name`] into `out`, which is cleared first: a walk over many instances
     /// decodes every name into one reused buffer.
     pub fn name_into(&self, out: &mut String) -> Result<(), DecodeError> {
-        out.clear();
-        let bytes = self.name_bytes();
-        if self.code_page == 0 {
-            utf16_until_nul_into(bytes, self.r.endian(), out);
-            return Ok(());
-        }
-        let encoding = u16::try_from(self.code_page)
-            .ok()
-            .and_then(codepage::to_encoding_no_replacement)
-            .ok_or_else(|| {
-                DecodeError::new(
-                    INSTANCE_DEFINITION,
-                    self.r.start(),
-                    ErrorKind::Unsupported {
-                        field: "CodePage",
-                        value: self.code_page.into(),
-                        owner: Some("object"),
-                    },
-                )
-            })?;
-        let decoded: Cow<'_, str> = encoding.decode_without_bom_handling(bytes).0;
-        out.push_str(decoded.split('\0').next().unwrap_or(""));
-        Ok(())
+        instance_name_into(
+            self.name_bytes(),
+            self.r.endian(),
+            self.code_page,
+            self.r.start(),
+            out,
+        )
     }
 
     /// The instance's counter block.
     pub fn counter_block(&self) -> CounterBlock<'a> {
         self.block
     }
+}
+
+/// Decodes the name bytes of an instance (at `offset` in the buffer, for errors) of an object
+/// whose `CodePage` is `code_page` into `out`, cleared first; see [`InstanceDefinition::name`].
+pub(crate) fn instance_name_into(
+    bytes: &[u8],
+    endian: Endian,
+    code_page: u32,
+    offset: usize,
+    out: &mut String,
+) -> Result<(), DecodeError> {
+    out.clear();
+    if code_page == 0 {
+        utf16_until_nul_into(bytes, endian, out);
+        return Ok(());
+    }
+    let encoding = u16::try_from(code_page)
+        .ok()
+        .and_then(codepage::to_encoding_no_replacement)
+        .ok_or_else(|| {
+            DecodeError::new(
+                INSTANCE_DEFINITION,
+                offset,
+                ErrorKind::Unsupported {
+                    field: "CodePage",
+                    value: code_page.into(),
+                    owner: Some("object"),
+                },
+            )
+        })?;
+    let decoded: Cow<'_, str> = encoding.decode_without_bom_handling(bytes).0;
+    out.push_str(decoded.split('\0').next().unwrap_or(""));
+    Ok(())
 }
 
 /// A validated view of a `PERF_COUNTER_BLOCK`: `ByteLength` bytes starting with that field.
@@ -1149,6 +1183,53 @@ impl<'a> ValueLayout<'a> {
     }
 }
 
+impl ValueLayout<'_> {
+    /// The values of a counter block's bytes (checked by [`CounterBlock::values_of`] to hold every
+    /// value of this layout) by counter position, for [`snapshot::RawPacker`].
+    pub(crate) fn values_in<'b>(&'b self, bytes: &'b [u8], endian: Endian) -> BlockValues<'b> {
+        BlockValues {
+            bytes,
+            endian,
+            fields: &self.fields,
+        }
+    }
+}
+
+/// The value of the field at `offset` of `size` bytes of a counter block's bytes: sizes 4 and 8
+/// as integers, any other size as bytes (empty when out of the block).
+#[inline]
+fn field_value(bytes: &[u8], endian: Endian, offset: usize, size: usize) -> RawValue<'_> {
+    match size {
+        4 => RawValue::U32(endian.u32_at(bytes, offset)),
+        8 => RawValue::U64(endian.u64_at(bytes, offset)),
+        _ => RawValue::Bytes(
+            bytes
+                .get(offset..offset.saturating_add(size))
+                .unwrap_or_default(),
+        ),
+    }
+}
+
+/// One counter block read in place by counter position; see [`ValueLayout::values_in`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockValues<'b> {
+    bytes: &'b [u8],
+    endian: Endian,
+    fields: &'b [(usize, usize)],
+}
+
+impl snapshot::RawValues for BlockValues<'_> {
+    #[inline]
+    fn int(&self, counter: usize) -> Option<i64> {
+        let &(offset, size) = self.fields.get(counter)?;
+        match field_value(self.bytes, self.endian, offset, size) {
+            RawValue::U32(v) => Some(i64::from(v)),
+            RawValue::U64(v) => Some(v as i64),
+            RawValue::Bytes(_) => None,
+        }
+    }
+}
+
 /// The values of one counter block in definition order; see [`CounterBlock::values_of`].
 #[derive(Clone, Debug)]
 pub struct LayoutValues<'a, 'l> {
@@ -1164,15 +1245,7 @@ impl<'a> Iterator for LayoutValues<'a, '_> {
     #[inline]
     fn next(&mut self) -> Option<RawValue<'a>> {
         let &(offset, size) = self.fields.next()?;
-        Some(match size {
-            4 => RawValue::U32(self.endian.u32_at(self.bytes, offset)),
-            8 => RawValue::U64(self.endian.u64_at(self.bytes, offset)),
-            _ => RawValue::Bytes(
-                self.bytes
-                    .get(offset..offset.saturating_add(size))
-                    .unwrap_or_default(),
-            ),
-        })
+        Some(field_value(self.bytes, self.endian, offset, size))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -38,6 +38,7 @@ mod naming;
 
 pub use crate::format::Endian;
 pub use crate::format::{DecodeError, EncodeError};
+pub(crate) use decode::{instance_name_into, owned_definitions, BlockValues};
 pub use decode::{
     CounterBlock, CounterDefinition, Counters, InstanceDefinition, Instances, LayoutValues,
     ObjectType, Objects, PerfDataBlock, RawValue, ValueLayout, COUNTER_BLOCK_LEN,
@@ -46,4 +47,5 @@ pub use decode::{
     PERF_NO_UNIQUE_ID,
 };
 pub use encode::{encode, encode_with, layout_counter_block, EncodeOptions};
+pub(crate) use naming::parent_name;
 pub use naming::resolve_instance_names;

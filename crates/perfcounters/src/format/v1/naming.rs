@@ -35,19 +35,21 @@ pub fn resolve_instance_names(snapshot: &mut Snapshot) {
                 .instances()
                 .iter()
                 .map(|inst| {
-                    if inst.parent_object == 0 {
-                        return None;
-                    }
-                    let parent = match last {
-                        Some((index, parent)) if index == inst.parent_object => parent,
-                        _ => {
-                            let parent = snapshot.object_by_index(inst.parent_object);
-                            last = Some((inst.parent_object, parent));
-                            parent
-                        }
-                    }?;
-                    let position = usize::try_from(inst.parent_instance).ok()?;
-                    parent.instances().get(position).map(|p| p.raw_name.clone())
+                    parent_name(
+                        inst.parent_object,
+                        inst.parent_instance,
+                        |index, position| {
+                            let parent = match last {
+                                Some((i, parent)) if i == index => parent,
+                                _ => {
+                                    let parent = snapshot.object_by_index(index);
+                                    last = Some((index, parent));
+                                    parent
+                                }
+                            }?;
+                            parent.instances().get(position).map(|p| p.raw_name.clone())
+                        },
+                    )
                 })
                 .collect()
         })
@@ -61,4 +63,20 @@ pub fn resolve_instance_names(snapshot: &mut Snapshot) {
         }
         name_instances(instances);
     }
+}
+
+/// The parent name of an instance whose `ParentObjectTitleIndex` is `parent_object` and
+/// `ParentObjectInstance` is `parent_instance`, by the rule of [`resolve_instance_names`]: none
+/// without a parent object (0), else the raw name of the instance at that position of the block's
+/// first object with that title index, which `raw_name_at(index, position)` finds.
+pub(crate) fn parent_name(
+    parent_object: u32,
+    parent_instance: u32,
+    raw_name_at: impl FnOnce(u32, usize) -> Option<String>,
+) -> Option<String> {
+    if parent_object == 0 {
+        return None;
+    }
+    let position = usize::try_from(parent_instance).ok()?;
+    raw_name_at(parent_object, position)
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::Recording;
 use crate::format::v1::PerfDataBlock;
-use crate::format::BlockKind;
+use crate::format::{BlockKind, DecodeError};
 use crate::names::NameTable;
 use crate::snapshot::Snapshot;
 use crate::source::{SourceError, SourceErrorKind};
@@ -56,10 +56,14 @@ impl BlockRecording {
         &self.names
     }
 
-    /// Reads and decodes one block file.
-    fn load(&self, path: &Path) -> Result<Snapshot, SourceError> {
-        let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
-        if BlockKind::detect(&bytes) == Some(BlockKind::V2) {
+    /// Reads one block file into `buf`: an I/O error, or a V2 block, names the file.
+    fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), SourceError> {
+        use std::io::Read;
+        buf.clear();
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_end(buf))
+            .map_err(|e| SourceError::io(path, e))?;
+        if BlockKind::detect(buf) == Some(BlockKind::V2) {
             return Err(SourceError::new(
                 SourceErrorKind::Decode,
                 "not a V1 block (no \"PERF\" signature); if it is a V2 PERF_DATA_HEADER block, it \
@@ -68,9 +72,21 @@ impl BlockRecording {
             )
             .with_path(path));
         }
+        Ok(())
+    }
+
+    /// A decode error of the block in `path`.
+    fn decode_error(path: &Path, error: DecodeError) -> SourceError {
+        SourceError::caused_by(SourceErrorKind::Decode, "", error).with_path(path)
+    }
+
+    /// Reads and decodes one block file.
+    fn load(&self, path: &Path) -> Result<Snapshot, SourceError> {
+        let mut bytes = Vec::new();
+        Self::read_into(path, &mut bytes)?;
         let mut snapshot = PerfDataBlock::parse(&bytes)
             .and_then(|block| block.to_snapshot())
-            .map_err(|e| SourceError::caused_by(SourceErrorKind::Decode, "", e).with_path(path))?;
+            .map_err(|e| Self::decode_error(path, e))?;
         self.names.apply(&mut snapshot);
         Ok(snapshot)
     }
@@ -94,5 +110,23 @@ impl Recording for BlockRecording {
 
     fn description(&self) -> String {
         "the block file list".into()
+    }
+
+    fn block_names(&self) -> Option<&NameTable> {
+        Some(&self.names)
+    }
+
+    fn read_block(&mut self, index: usize, buf: &mut Vec<u8>) -> Result<bool, SourceError> {
+        match self.files.get(index) {
+            Some(path) => Self::read_into(path, buf).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    fn block_error(&self, index: usize, error: DecodeError) -> SourceError {
+        match self.files.get(index) {
+            Some(path) => Self::decode_error(path, error),
+            None => SourceError::caused_by(SourceErrorKind::Decode, "", error),
+        }
     }
 }

@@ -61,9 +61,12 @@ pub use blg::BlgRecording;
 pub use blocks::BlockRecording;
 pub use capture::{CaptureRecording, SampleSnapshots};
 
-use super::snapshots::{catalog_of, instances_of, select_objects};
-use super::{Catalog, ObjectInfo, Request, Source, SourceError, SourceErrorKind};
+use super::snapshots::{catalog_of, instances_of, present_objects, select_objects};
+use super::{
+    BlockReader, Catalog, ObjectInfo, Request, Sample, Source, SourceError, SourceErrorKind,
+};
 use crate::format::capture::Capture;
+use crate::format::DecodeError;
 use crate::names::NameTable;
 use crate::snapshot::Snapshot;
 
@@ -118,6 +121,31 @@ pub trait Recording: fmt::Debug + Send {
     fn description(&self) -> String {
         "the recording".into()
     }
+
+    /// For a recording whose samples are whole V1 blocks: the table that names their objects and
+    /// counters (as [`Recording::sample`] names them), so that [`ReplaySource`] can read a sample
+    /// in place ([`Source::collect_sample`]) through [`Recording::read_block`]. `None` (the
+    /// default): samples are only read as snapshots.
+    fn block_names(&self) -> Option<&NameTable> {
+        None
+    }
+
+    /// Reads sample `index`'s V1 block into `buf` (cleared first), for a recording with
+    /// [`Recording::block_names`]; `Ok(false)` past the last sample (and by default).
+    ///
+    /// # Errors
+    /// As for [`Recording::sample`], for a sample that cannot be read or is not a V1 block.
+    fn read_block(&mut self, index: usize, buf: &mut Vec<u8>) -> Result<bool, SourceError> {
+        let _ = (index, buf);
+        Ok(false)
+    }
+
+    /// The error [`Recording::sample`] reports when sample `index`'s block fails to decode with
+    /// `error`. By default the decode error without a file name.
+    fn block_error(&self, index: usize, error: DecodeError) -> SourceError {
+        let _ = index;
+        SourceError::caused_by(SourceErrorKind::Decode, "", error)
+    }
 }
 
 /// A [`Source`] that replays a [`Recording`], one sample per collection.
@@ -148,6 +176,9 @@ pub struct ReplaySource {
     /// without keeping a copy).
     current: Option<Snapshot>,
     catalog: Option<Catalog>,
+    /// The last block read in place, and what reads it.
+    block: Vec<u8>,
+    reader: BlockReader,
 }
 
 impl ReplaySource {
@@ -159,6 +190,8 @@ impl ReplaySource {
             current_index: 0,
             current: None,
             catalog: None,
+            block: Vec::new(),
+            reader: BlockReader::default(),
         }
     }
 
@@ -230,6 +263,28 @@ impl ReplaySource {
             .ok_or_else(|| SourceError::new(SourceErrorKind::Exhausted, "no sample"))
     }
 
+    /// The catalog, built on first use.
+    fn catalog_ref(&mut self) -> Result<&Catalog, SourceError> {
+        if self.catalog.is_none() {
+            self.catalog = Some(self.build_catalog()?);
+        }
+        self.catalog
+            .as_ref()
+            .ok_or_else(|| SourceError::new(SourceErrorKind::Exhausted, "no catalog"))
+    }
+
+    /// The error of a collection after the last sample.
+    fn exhausted(&self) -> SourceError {
+        SourceError::new(
+            SourceErrorKind::Exhausted,
+            format!(
+                "{} has no more samples (all {} replayed)",
+                self.recording.description(),
+                self.next
+            ),
+        )
+    }
+
     fn build_catalog(&mut self) -> Result<Catalog, SourceError> {
         let mut catalog = match self.recording.catalog_snapshot()? {
             Some(snapshot) => catalog_of(&snapshot, self.recording.help()),
@@ -263,24 +318,44 @@ impl Source for ReplaySource {
 
     fn collect(&mut self, request: &Request) -> Result<Snapshot, SourceError> {
         let Some(snapshot) = self.next_snapshot()? else {
-            return Err(SourceError::new(
-                SourceErrorKind::Exhausted,
-                format!(
-                    "{} has no more samples (all {} replayed)",
-                    self.recording.description(),
-                    self.next
-                ),
-            ));
+            return Err(self.exhausted());
         };
-        let catalog = self.catalog()?;
-        let mut present = Request::new();
-        for wanted in &request.objects {
-            if snapshot.object_by_name(&wanted.object).is_some() {
-                present.objects.push(wanted.clone());
-            } else if catalog.object(&wanted.object).is_none() {
-                return Err(SourceError::unknown_object(&wanted.object));
-            }
-        }
+        let present = present_objects(&snapshot.objects, request, self.catalog_ref()?)?;
         select_objects(snapshot, &present)
+    }
+
+    /// A recording of V1 blocks ([`Recording::block_names`]) is read in place: the same sample,
+    /// objects, names, values and errors as [`Source::collect`] gives, without the snapshot.
+    fn collect_sample(&mut self, request: &Request) -> Result<Sample<'_>, SourceError> {
+        if self.recording.block_names().is_none() {
+            return self.collect(request).map(Sample::Snapshot);
+        }
+        if self.remaining() == Some(0) {
+            return Err(self.exhausted());
+        }
+        let index = self.next;
+        self.next += 1;
+        if !self.recording.read_block(index, &mut self.block)? {
+            self.next = index;
+            return Err(self.exhausted());
+        }
+        // The order of the snapshot path: the block decodes (and becomes the sample an instance
+        // list describes), then the catalog decides.
+        let recording = &self.recording;
+        self.reader
+            .validate(&self.block)
+            .map_err(|e| recording.block_error(index, e))?;
+        self.current_index = index;
+        self.current = None;
+        self.catalog_ref()?;
+        let (Some(catalog), Some(names)) = (&self.catalog, self.recording.block_names()) else {
+            return Err(SourceError::new(SourceErrorKind::Exhausted, "no catalog"));
+        };
+        let recording = &self.recording;
+        self.reader
+            .sample(&self.block, names, request, catalog, |e| {
+                recording.block_error(index, e)
+            })
+            .map(Sample::Block)
     }
 }
