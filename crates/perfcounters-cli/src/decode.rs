@@ -173,12 +173,12 @@ fn objects_json(objects: &[Object]) -> Vec<Json> {
                         .iter()
                         .map(|i| {
                             json!({
-                                "name": i.name,
-                                "raw_name": i.raw_name,
+                                "name": i.name(),
+                                "raw_name": i.raw_name(),
                                 "parent_object": i.parent_object,
                                 "parent_instance": i.parent_instance,
                                 "unique_id": i.unique_id,
-                                "values": i.values.iter().map(value_json).collect::<Vec<_>>(),
+                                "values": i.values().iter().map(value_json).collect::<Vec<_>>(),
                             })
                         })
                         .collect();
@@ -294,11 +294,11 @@ fn object_text(out: &mut String, o: &Object) {
         ObjectData::Instances(list) => {
             let _ = writeln!(out, "  {} instance(s):", list.len());
             for i in list {
-                let vals: Vec<String> = i.values.iter().map(value_text).collect();
+                let vals: Vec<String> = i.values().iter().map(value_text).collect();
                 let _ = writeln!(
                     out,
                     "    {} (unique id {}): {}",
-                    i.name,
+                    i.name(),
                     i.unique_id,
                     vals.join(" ")
                 );

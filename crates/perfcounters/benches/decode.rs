@@ -452,8 +452,8 @@ fn bench(c: &mut Criterion) {
     .collect();
     assert_eq!(wanted[&PROCESS].len(), 29);
     let snapshot = PerfDataBlock::parse(&bytes).unwrap().to_snapshot().unwrap();
-    assert_eq!(snapshot.objects[1].instances()[10].name, "chrome/0");
-    assert_eq!(snapshot.objects[0].instances()[5].name, "svchost#1");
+    assert_eq!(snapshot.objects[1].instances()[10].name(), "chrome/0");
+    assert_eq!(snapshot.objects[0].instances()[5].name(), "svchost#1");
 
     let mut group = c.benchmark_group("v1");
     group.throughput(Throughput::Bytes(bytes.len() as u64));
@@ -525,7 +525,7 @@ fn bench_global(c: &mut Criterion) {
         "every counter has a value"
     );
     assert_eq!(
-        snapshot.objects[0].instances()[20].name,
+        snapshot.objects[0].instances()[20].name(),
         "svchost#5",
         "names repeat and get #n"
     );

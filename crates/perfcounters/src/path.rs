@@ -309,20 +309,6 @@ fn write_instance(
     Ok(())
 }
 
-/// The full name `parent/name` of an instance (`name` without a parent), with room for the `#n`
-/// that [`write_index`] may append.
-pub(crate) fn full_instance_name(parent: Option<&str>, name: &str) -> String {
-    let mut s = String::with_capacity(
-        parent
-            .map_or(0, |p| p.len().saturating_add(1))
-            .saturating_add(name.len())
-            .saturating_add(11),
-    );
-    // Writing into a String cannot fail.
-    let _ = write_instance(&mut s, parent, name, None);
-    s
-}
-
 /// Appends the duplicate suffix `#index` of an instance name.
 pub(crate) fn write_index(f: &mut impl fmt::Write, index: u32) -> fmt::Result {
     let mut digits = [0u8; 10];
@@ -339,7 +325,11 @@ pub(crate) fn write_index(f: &mut impl fmt::Write, index: u32) -> fmt::Result {
         }
     }
     f.write_char('#')?;
-    f.write_str(std::str::from_utf8(digits.get(start..).unwrap_or_default()).unwrap_or("0"))
+    // Digit by digit: into a `String` (naming thousands of instances), a push each.
+    for &d in digits.get(start..).unwrap_or_default() {
+        f.write_char(char::from(d))?;
+    }
+    Ok(())
 }
 
 /// Formats an instance string `parent/name#index` (the inverse of [`parse_instance`]); the parent

@@ -412,7 +412,7 @@ impl View for Snapshot {
 
     fn instance_name(&self, object: usize, pos: usize) -> Option<&str> {
         match &self.objects.get(object)?.data {
-            ObjectData::Instances(list) => list.get(pos).map(|i| i.name.as_str()),
+            ObjectData::Instances(list) => list.get(pos).map(|i| i.name()),
             _ => None,
         }
     }
@@ -428,7 +428,7 @@ impl View for Snapshot {
             (ObjectData::Single(v), None) => Some((packer.pack(v.as_slice()), PERF_NO_UNIQUE_ID)),
             (ObjectData::Instances(list), Some(pos)) => list
                 .get(pos)
-                .map(|i| (packer.pack(i.values.as_slice()), i.unique_id)),
+                .map(|i| (packer.pack(i.values()), i.unique_id)),
             _ => None,
         }
     }
@@ -1110,9 +1110,7 @@ fn expand_one(
                 let matched: Vec<(usize, Option<&Instance>)> = list
                     .iter()
                     .enumerate()
-                    .filter(|(_, i)| {
-                        pattern.matches_instance(i.parent.as_deref(), &i.raw_name, i.index)
-                    })
+                    .filter(|(_, i)| pattern.matches_instance(i.parent(), i.raw_name(), i.index))
                     .map(|(pos, i)| (pos, Some(i)))
                     .collect();
                 if matched.is_empty() {
@@ -1122,7 +1120,7 @@ fn expand_one(
                     }
                     // A concrete instance that does not exist now: keep the counter; it reports
                     // PDH_CSTATUS_NO_INSTANCE until the instance appears.
-                    let names = list.iter().map(|i| i.name.as_str());
+                    let names = list.iter().map(|i| i.name());
                     // The name the instance will have when it appears.
                     let name = instance_name(
                         pattern.parent.as_deref(),
@@ -1161,8 +1159,8 @@ fn expand_one(
                 let mut p = concrete.clone();
                 p.object = object_name.clone();
                 p.counter = (*counter_name).to_string();
-                p.parent = instance.and_then(|i| i.parent.clone());
-                p.instance = instance.map(|i| i.raw_name.clone());
+                p.parent = instance.and_then(|i| i.parent().map(str::to_owned));
+                p.instance = instance.map(|i| i.raw_name().to_owned());
                 p.index = instance.and_then(|i| (i.index > 0).then_some(i.index));
                 out.push(QueryCounter {
                     path: p,
@@ -1171,7 +1169,7 @@ fn expand_one(
                     counter_type: object.counters[*counter_pos].counter_type,
                     object: data_object.clone(),
                     counter: (*data_counter).to_string(),
-                    instance: instance.map(|i| i.name.clone()),
+                    instance: instance.map(|i| i.name().to_owned()),
                     object_pos,
                     counter_pos: *counter_pos,
                     instance_pos: *instance_pos,

@@ -103,7 +103,7 @@ fn names(s: &Snapshot, obj: &str) -> Vec<String> {
     object(s, obj)
         .instances()
         .iter()
-        .map(|i| i.name.clone())
+        .map(|i| i.name().to_owned())
         .collect()
 }
 
@@ -114,11 +114,11 @@ fn values_of<'a>(o: &'a Object, inst: &str) -> &'a [Value] {
             _ => panic!("not single"),
         }
     } else {
-        &o.instances()
+        o.instances()
             .iter()
-            .find(|i| i.name == inst)
+            .find(|i| i.name() == inst)
             .unwrap_or_else(|| panic!("no instance {inst}"))
-            .values
+            .values()
     }
 }
 
@@ -279,7 +279,7 @@ fn process_instances_and_counters() {
     let p = object(&s1, "Process");
     let ids: Vec<i32> = p.instances().iter().map(|i| i.unique_id).collect();
     assert_eq!(ids, [1, 100, 150, 200, 300, -1]);
-    assert_eq!(p.instances()[3].raw_name, "bash");
+    assert_eq!(p.instances()[3].raw_name(), "bash");
     let r = |inst, c| raw(&s1, "Process", inst, c).first;
     assert_eq!(r("bash#1", "ID Process"), 150);
     assert_eq!(r("bash#1", "Creating Process ID"), 100);
@@ -706,10 +706,10 @@ fn live_proc_is_plausible() {
     let mine = p
         .instances()
         .iter()
-        .find(|i| i.values[idx].as_i64() == Some(me))
+        .find(|i| i.values()[idx].as_i64() == Some(me))
         .expect("this process is listed");
     assert_eq!(i64::from(mine.unique_id), me);
-    assert!(raw(&s1, "Process", &mine.name, "Working Set").first > 0);
-    let cpu = value(&s0, &s1, "Process", &mine.name, "% Processor Time");
+    assert!(raw(&s1, "Process", mine.name(), "Working Set").first > 0);
+    let cpu = value(&s0, &s1, "Process", mine.name(), "% Processor Time");
     assert!(cpu >= 0.0, "{cpu}");
 }

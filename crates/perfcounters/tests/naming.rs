@@ -54,7 +54,7 @@ fn names_of(object: &Object) -> Vec<(&str, u32)> {
     object
         .instances()
         .iter()
-        .map(|i| (i.name.as_str(), i.index))
+        .map(|i| (i.name(), i.index))
         .collect()
 }
 
@@ -172,7 +172,7 @@ fn v1_and_v2_name_the_same_list_alike() {
     let parents: Vec<Option<&str>> = v1.objects[1]
         .instances()
         .iter()
-        .map(|i| i.parent.as_deref())
+        .map(|i| i.parent())
         .collect();
     assert_eq!(
         parents,
@@ -187,19 +187,19 @@ fn v1_and_v2_name_the_same_list_alike() {
 fn name_instances_is_the_rule_both_formats_apply() {
     let mut list: Vec<Instance> = LIST
         .iter()
-        .map(|(parent, raw)| Instance {
-            parent: parent.map(Into::into),
-            ..Instance::new(*raw, vec![])
+        .map(|(parent, raw)| match parent {
+            Some(p) => Instance::new(*raw, vec![]).with_parent(*p),
+            None => Instance::new(*raw, vec![]),
         })
         .collect();
     name_instances(&mut list);
-    let names: Vec<(&str, u32)> = list.iter().map(|i| (i.name.as_str(), i.index)).collect();
+    let names: Vec<(&str, u32)> = list.iter().map(|i| (i.name(), i.index)).collect();
     assert_eq!(names, NAMES);
     // Renaming is idempotent: names come from raw names and parents only.
-    list[1].raw_name = "other".into();
+    list[1] = Instance::new("other", vec![]);
     name_instances(&mut list);
-    assert_eq!(list[1].name, "other");
-    assert_eq!(list[2].name, "svchost#1");
+    assert_eq!(list[1].name(), "other");
+    assert_eq!(list[2].name(), "svchost#1");
     // A Turkish capital dotted I is its own letter: `İ` and `i̇` (i + U+0307) are different names.
     let mut turkish = vec![
         Instance::new("İ", vec![]),
@@ -207,7 +207,7 @@ fn name_instances_is_the_rule_both_formats_apply() {
         Instance::new("İ", vec![]),
     ];
     name_instances(&mut turkish);
-    let names: Vec<&str> = turkish.iter().map(|i| i.name.as_str()).collect();
+    let names: Vec<&str> = turkish.iter().map(|i| i.name()).collect();
     assert_eq!(names, ["İ", "i\u{307}", "İ#1"]);
 }
 

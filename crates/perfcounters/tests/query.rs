@@ -21,7 +21,7 @@ fn with_named(object: Object, list: Vec<(&str, Vec<Value>)>) -> Object {
             .map(|(n, values)| Instance::new(n.split('#').next().unwrap(), values.clone()))
             .collect(),
     );
-    let given: Vec<&str> = object.instances().iter().map(|i| i.name.as_str()).collect();
+    let given: Vec<&str> = object.instances().iter().map(|i| i.name()).collect();
     let written: Vec<&str> = list.iter().map(|(n, _)| *n).collect();
     assert_eq!(given, written);
     object
@@ -567,8 +567,8 @@ fn values_follow_names_when_positions_move() {
         unreachable!()
     };
     for (i, inst) in list.iter_mut().enumerate() {
-        inst.values.insert(0, Value::U32(100 + i as u32));
-        inst.values[2] = Value::U64(8192 * (i as u64 + 1));
+        inst.values_mut().insert(0, Value::U32(100 + i as u32));
+        inst.values_mut()[2] = Value::U64(8192 * (i as u64 + 1));
     }
     let values = q.update(&next);
     let got: Vec<(String, Option<f64>, PdhStatus)> = q

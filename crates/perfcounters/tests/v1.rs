@@ -5,9 +5,10 @@ use perfcounters::format::v1::{
     encode, encode_with, layout_counter_block, resolve_instance_names, CounterBlock, DecodeError,
     EncodeOptions, Endian, PerfDataBlock, RawValue, ValueLayout,
 };
+use perfcounters::path::eq_ignore_case;
 use perfcounters::snapshot::{
-    pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, Snapshot, SystemTime,
-    Value,
+    instance_name, pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData,
+    Snapshot, SystemTime, Value,
 };
 use perfcounters::CounterType;
 use proptest::prelude::*;
@@ -522,10 +523,10 @@ fn multi_instance_processor_object() {
     let names: Vec<_> = snap.objects[1]
         .instances()
         .iter()
-        .map(|i| i.name.clone())
+        .map(|i| i.name().to_owned())
         .collect();
     assert_eq!(names, ["0", "1", "2", "3", "4", "5", "6", "7", "_Total"]);
-    assert_eq!(snap.objects[1].instances()[8].values[0], Value::U64(800));
+    assert_eq!(snap.objects[1].instances()[8].values()[0], Value::U64(800));
     assert_same(&reencode(&snap, Endian::Little), &bytes);
 }
 
@@ -659,7 +660,7 @@ fn code_page_names() {
     assert_eq!(inst.name_bytes(), b"caf\xe9\0");
     assert_eq!(inst.name().unwrap(), "café");
     let snap = block.to_snapshot().unwrap();
-    assert_eq!(snap.objects[0].instances()[0].name, "café");
+    assert_eq!(snap.objects[0].instances()[0].name(), "café");
     assert_eq!(snap.objects[0].instances()[0].unique_id, 7);
     assert_same(&reencode(&snap, Endian::Little), &bytes);
 
@@ -711,7 +712,7 @@ fn parent_child_and_duplicate_names() {
         snap.objects[o]
             .instances()
             .iter()
-            .map(|i| i.name.clone())
+            .map(|i| i.name().to_owned())
             .collect()
     };
     // Thread comes first in the block; its parent object follows.
@@ -739,13 +740,13 @@ fn parent_child_and_duplicate_names() {
         ]
     );
     let t = snap.objects[0].instances();
-    assert_eq!(t[2].raw_name, "0");
-    assert_eq!(t[2].parent.as_deref(), Some("explorer"));
+    assert_eq!(t[2].raw_name(), "0");
+    assert_eq!(t[2].parent(), Some("explorer"));
     assert_eq!((t[2].parent_object, t[2].parent_instance), (230, 4));
     // Parent position out of range: raw name kept, numbers recorded.
-    assert_eq!(t[5].parent, None);
+    assert_eq!(t[5].parent(), None);
     assert_eq!((t[5].parent_object, t[5].parent_instance), (230, 99));
-    assert_eq!(t[6].parent, None);
+    assert_eq!(t[6].parent(), None);
     assert_eq!(t[6].parent_object, 9999);
     assert_same(&reencode(&snap, Endian::Little), &bytes);
 }
@@ -778,7 +779,7 @@ fn big_endian_blocks() {
     assert_same(&reencode(&snap, Endian::Big), &bytes);
     let threads = process_and_thread(be);
     let snap = parse(&threads).to_snapshot().unwrap();
-    assert_eq!(snap.objects[0].instances()[2].name, "explorer/0#1");
+    assert_eq!(snap.objects[0].instances()[2].name(), "explorer/0#1");
 }
 
 #[test]
@@ -845,7 +846,7 @@ fn simple_block_is_valid() {
     let bytes = simple_block();
     assert_eq!(bytes.len(), 96 + 64 + 40 + 32 + 16);
     let snap = parse(&bytes).to_snapshot().unwrap();
-    assert_eq!(snap.objects[0].instances()[0].values, [Value::U64(9)]);
+    assert_eq!(snap.objects[0].instances()[0].values(), [Value::U64(9)]);
 }
 
 #[test]
@@ -1204,17 +1205,13 @@ fn arb_object() -> impl Strategy<Value = Object> {
                         list.into_iter()
                             .map(
                                 |(raw_name, (has_parent, parent_instance), unique_id, values)| {
-                                    Instance {
-                                        name: String::new(),
-                                        raw_name,
-                                        parent: None,
-                                        index: 0,
-                                        // Parents point at the objects 1000 / 1001 generated below.
-                                        parent_object: if has_parent { 1000 } else { 0 },
-                                        parent_instance,
-                                        unique_id,
-                                        values,
-                                    }
+                                    // Parents point at the objects 1000 / 1001 generated below.
+                                    Instance::new(raw_name, values)
+                                        .with_parent_at(
+                                            if has_parent { 1000 } else { 0 },
+                                            parent_instance,
+                                        )
+                                        .with_unique_id(unique_id)
                                 },
                             )
                             .collect(),
@@ -1327,6 +1324,79 @@ fn exercise(bytes: &[u8]) {
     let _ = block.to_snapshot();
 }
 
+/// Raw names that collide ignoring case and across the `/` of `parent/child`, and hostile ones.
+const CHUNK_NAMES: [&str; 10] = [
+    "svchost",
+    "SVCHOST",
+    "a/b",
+    "a",
+    "b/c#1",
+    "",
+    "\u{e9}t\u{e9}",
+    "\u{c9}T\u{c9}",
+    "0",
+    "#1",
+];
+
+/// A parent object (1000) and a child object (1001, parents by position, some out of range),
+/// each with enough instances for their values to fill several shared buffers, named by
+/// `resolve_instance_names`.
+fn arb_chunked_snapshot() -> impl Strategy<Value = Snapshot> {
+    let defs = || {
+        let mut defs = vec![
+            CounterDefinition::new(10, CounterType::PERF_COUNTER_RAWCOUNT),
+            CounterDefinition::new(12, CounterType::PERF_COUNTER_LARGE_RAWCOUNT),
+            CounterDefinition {
+                size: 6,
+                ..CounterDefinition::new(14, CounterType::PERF_COUNTER_TEXT)
+            },
+            CounterDefinition::new(16, CounterType::PERF_COUNTER_RAWCOUNT),
+        ];
+        let (offsets, _) = layout_counter_block(defs.iter().map(|d| d.size)).unwrap();
+        for (d, offset) in defs.iter_mut().zip(offsets) {
+            d.offset = offset;
+        }
+        Object::new(0).with_counters(defs)
+    };
+    let values = || {
+        (any::<u32>(), any::<u64>(), any::<[u8; 6]>(), any::<u32>()).prop_map(|(a, b, c, d)| {
+            vec![
+                Value::U32(a),
+                Value::U64(b),
+                Value::Bytes(c.to_vec()),
+                Value::U32(d),
+            ]
+        })
+    };
+    (
+        proptest::collection::vec((0..CHUNK_NAMES.len(), values()), 0..700),
+        proptest::collection::vec((0..CHUNK_NAMES.len(), 0u32..720, values()), 0..900),
+    )
+        .prop_map(move |(parents, children)| {
+            let parent = Object {
+                index: 1000,
+                ..defs().with_instances(
+                    parents
+                        .into_iter()
+                        .map(|(n, v)| Instance::new(CHUNK_NAMES[n], v))
+                        .collect(),
+                )
+            };
+            let child = Object {
+                index: 1001,
+                ..defs().with_instances(
+                    children
+                        .into_iter()
+                        .map(|(n, at, v)| Instance::new(CHUNK_NAMES[n], v).with_parent_at(1000, at))
+                        .collect(),
+                )
+            };
+            let mut snap = Snapshot::new("HOST").with_objects(vec![parent, child]);
+            resolve_instance_names(&mut snap);
+            snap
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -1340,6 +1410,35 @@ proptest! {
         prop_assert_eq!(bytes.len() % 8, 0);
         let back = block.to_snapshot().unwrap();
         prop_assert_eq!(back, snap);
+    }
+
+    #[test]
+    fn round_trip_across_value_chunks(snap in arb_chunked_snapshot()) {
+        let bytes = encode(&snap).unwrap();
+        let back = PerfDataBlock::parse(&bytes).unwrap().to_snapshot().unwrap();
+        prop_assert_eq!(&back, &snap);
+        // The names, by the rule spelled out: the parent is the raw name at that position, and
+        // the index counts earlier equal full names, compared ignoring case.
+        let parents = back.objects[0].instances();
+        for object in &back.objects {
+            let mut full_names: Vec<String> = Vec::new();
+            for inst in object.instances() {
+                let parent = if object.index == 1001 {
+                    parents.get(inst.parent_instance as usize).map(|p| p.raw_name())
+                } else {
+                    None
+                };
+                prop_assert_eq!(inst.parent(), parent);
+                let full = match parent {
+                    Some(p) => format!("{p}/{}", inst.raw_name()),
+                    None => inst.raw_name().to_owned(),
+                };
+                let index = full_names.iter().filter(|f| eq_ignore_case(f, &full)).count() as u32;
+                prop_assert_eq!(inst.index, index);
+                prop_assert_eq!(inst.name(), instance_name(parent, inst.raw_name(), index));
+                full_names.push(full);
+            }
+        }
     }
 
     #[test]

@@ -585,7 +585,15 @@ impl Exporter {
                     let Some(labels) = instance_labels(op, inst, pid_pos) else {
                         continue;
                     };
-                    self.render_values(op, &positions, snapshot, object, &inst.values, labels, out);
+                    self.render_values(
+                        op,
+                        &positions,
+                        snapshot,
+                        object,
+                        inst.values(),
+                        labels,
+                        out,
+                    );
                 }
             }
             ObjectData::MetadataOnly { .. } => {}
@@ -727,7 +735,7 @@ fn instance_labels(
     inst: &Instance,
     pid_pos: Option<usize>,
 ) -> Option<Vec<(String, String)>> {
-    let full = inst.name.as_str();
+    let full = inst.name();
     if !op.include_total && full.ends_with("_Total") {
         return None;
     }
@@ -742,9 +750,9 @@ fn instance_labels(
         return None;
     }
     // The instance's own name, without the parent part PDH puts in front.
-    let own = match &inst.parent {
+    let own = match inst.parent() {
         Some(p) => full
-            .strip_prefix(p.as_str())
+            .strip_prefix(p)
             .and_then(|r| r.strip_prefix('/'))
             .unwrap_or(full),
         None => full,
@@ -752,20 +760,20 @@ fn instance_labels(
     let mut labels = Vec::with_capacity(3 + op.labels.len());
     if op.process_id {
         let pid = pid_pos
-            .and_then(|p| inst.values.get(p))
+            .and_then(|p| inst.values().get(p))
             .and_then(Value::as_u64)
             .or_else(|| u64::try_from(inst.unique_id).ok());
-        labels.push((op.instance_label.clone(), inst.raw_name.clone()));
-        if let Some(p) = &inst.parent {
-            labels.push(("parent".into(), p.clone()));
+        labels.push((op.instance_label.clone(), inst.raw_name().to_owned()));
+        if let Some(p) = inst.parent() {
+            labels.push(("parent".into(), p.to_owned()));
         }
         if let Some(pid) = pid {
             labels.push(("process_id".into(), pid.to_string()));
         }
     } else {
         labels.push((op.instance_label.clone(), own.to_string()));
-        if let Some(p) = &inst.parent {
-            labels.push(("parent".into(), p.clone()));
+        if let Some(p) = inst.parent() {
+            labels.push(("parent".into(), p.to_owned()));
         }
     }
     labels.extend(op.labels.iter().cloned());
@@ -773,5 +781,5 @@ fn instance_labels(
 }
 
 fn matches_instance(pattern: &str, inst: &Instance) -> bool {
-    wildcard_match(pattern, &inst.name) || wildcard_match(pattern, &inst.raw_name)
+    wildcard_match(pattern, inst.name()) || wildcard_match(pattern, inst.raw_name())
 }

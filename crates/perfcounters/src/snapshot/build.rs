@@ -64,28 +64,25 @@ impl Instance {
     /// An instance named `raw_name` (no parent) with these values, one per counter definition, and
     /// no unique id (−1). [`Object::with_instances`] names it ([`name_instances`]).
     pub fn new(raw_name: impl Into<String>, values: Vec<Value>) -> Instance {
-        let raw_name = raw_name.into();
-        Instance {
-            name: raw_name.clone(),
-            raw_name,
-            parent: None,
-            index: 0,
-            parent_object: 0,
-            parent_instance: 0,
-            unique_id: -1,
-            values,
-        }
+        Instance::from_parts(raw_name.into(), None, values)
     }
 
-    /// The same instance with a parent of this name (`parent/raw_name`).
+    /// The same instance with a parent of this name (`parent/raw_name` once named by
+    /// [`name_instances`]); until then its name is its raw name.
     pub fn with_parent(mut self, parent: impl Into<String>) -> Instance {
-        self.parent = Some(parent.into());
-        self
+        let values = std::mem::take(self.values_mut());
+        Instance {
+            index: self.index,
+            parent_object: self.parent_object,
+            parent_instance: self.parent_instance,
+            unique_id: self.unique_id,
+            ..Instance::from_parts(self.raw_name().to_owned(), Some(&parent.into()), values)
+        }
     }
 
     /// The same instance with its parent given as V1 data gives it: the parent object's title index
     /// and the parent's position in that object's instance list. The V1 decoder turns them into
-    /// [`Instance::parent`].
+    /// [`Instance::parent`] when it names the instances.
     pub fn with_parent_at(mut self, parent_object: u32, parent_instance: u32) -> Instance {
         self.parent_object = parent_object;
         self.parent_instance = parent_instance;
@@ -114,7 +111,7 @@ impl Object {
     ///         Instance::new("0", vec![Value::U64(2_500_000)]),
     ///         Instance::new("_Total", vec![Value::U64(2_500_000)]),
     ///     ]);
-    /// assert_eq!(processor.instances()[1].name, "_Total");
+    /// assert_eq!(processor.instances()[1].name(), "_Total");
     /// ```
     pub fn new(index: u32) -> Object {
         Object {
@@ -238,7 +235,7 @@ mod tests {
         assert_eq!(bases, [Some(1), None, None]);
         let sizes: Vec<_> = object.counters.iter().map(|c| c.size).collect();
         assert_eq!(sizes, [4, 4, 8]);
-        let names: Vec<_> = object.instances().iter().map(|i| i.name.as_str()).collect();
+        let names: Vec<_> = object.instances().iter().map(|i| i.name()).collect();
         assert_eq!(names, ["svchost", "SVCHOST#1", "svchost/0"]);
         assert_eq!(object.instances()[0].unique_id, 4);
         assert_eq!(object.instances()[1].unique_id, -1);

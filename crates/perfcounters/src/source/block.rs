@@ -261,7 +261,6 @@ impl BlockReader {
         // The parent instance of `inst` and its object's code page, by the rule of
         // `resolve_instance_names`.
         let parent_of = |inst: &InstanceRec| -> Option<(u32, InstanceRec)> {
-            let mut found = None;
             parent_name(
                 inst.parent_object,
                 inst.parent_instance,
@@ -273,11 +272,9 @@ impl BlockReader {
                     let rec = (position < count)
                         .then(|| self.instances.get(first + position))
                         .flatten()?;
-                    found = Some((parent.code_page, *rec));
-                    None
+                    Some((parent.code_page, *rec))
                 },
-            );
-            found
+            )
         };
         let fingerprint = &mut self.scratch;
         fingerprint.clear();
@@ -330,17 +327,17 @@ impl BlockReader {
                 }
                 None => None,
             };
-            list.push(Instance {
-                raw_name,
-                parent,
-                ..Instance::default()
+            let inst = Instance::new(raw_name, Vec::new());
+            list.push(match parent {
+                Some(parent) => inst.with_parent(parent),
+                None => inst,
             });
         }
         name_instances(&mut list);
         let layout = NamedLayout {
             index,
             fingerprint: std::mem::take(fingerprint),
-            names: list.into_iter().map(|i| i.name).collect(),
+            names: list.iter().map(|i| i.name().to_owned()).collect(),
         };
         Ok(match cached {
             Some(i) => {

@@ -107,7 +107,7 @@ pub fn instances_of(snapshot: &Snapshot, object: &str) -> Result<Vec<String>, So
     let o = snapshot
         .object_by_name(object)
         .ok_or_else(|| SourceError::unknown_object(object))?;
-    Ok(o.instances().iter().map(|i| i.name.clone()).collect())
+    Ok(o.instances().iter().map(|i| i.name().to_owned()).collect())
 }
 
 /// Keeps the objects of `snapshot` that `request` asks for, in request order (an object requested twice

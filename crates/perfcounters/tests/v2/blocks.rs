@@ -1310,22 +1310,19 @@ fn worked_example_processor_information() {
         }
     };
     // Registration order: 0, 17, 21, 22, 26, 27; values reordered from the data order.
-    let inst = |id: i32, name: &str, v: [u64; 6]| Instance {
-        name: name.into(),
-        raw_name: name.into(),
-        parent: None,
-        index: 0,
-        parent_object: 0,
-        parent_instance: 0,
-        unique_id: id,
-        values: vec![
-            Value::U64(v[1]),
-            Value::U32(v[4] as u32),
-            Value::U64(v[3]),
-            Value::U64(v[2]),
-            Value::U64(v[0]),
-            Value::U32(v[5] as u32),
-        ],
+    let inst = |id: i32, name: &str, v: [u64; 6]| {
+        Instance::new(
+            name,
+            vec![
+                Value::U64(v[1]),
+                Value::U32(v[4] as u32),
+                Value::U64(v[3]),
+                Value::U64(v[2]),
+                Value::U64(v[0]),
+                Value::U32(v[5] as u32),
+            ],
+        )
+        .with_unique_id(id)
     };
     let expected = Snapshot {
         system_name: String::new(),
@@ -1461,7 +1458,7 @@ fn worked_example_processor_information() {
     // The links feed the PDH packing of raw samples.
     let snap = &conv.snapshot;
     let obj = snap.object_by_name("processor information").unwrap();
-    let values = &obj.instances()[1].values;
+    let values = obj.instances()[1].values();
     let t = snap.perf_time_100ns;
     assert_eq!(
         snap.raw_counter(obj, values, 0),
@@ -1690,7 +1687,7 @@ fn instances_merge_across_blocks_and_duplicates_get_suffixes() {
     let names: Vec<(&str, &str, i32)> = obj
         .instances()
         .iter()
-        .map(|i| (i.name.as_str(), i.raw_name.as_str(), i.unique_id))
+        .map(|i| (i.name(), i.raw_name(), i.unique_id))
         .collect();
     assert_eq!(
         names,
@@ -1702,7 +1699,11 @@ fn instances_merge_across_blocks_and_duplicates_get_suffixes() {
         ]
     );
     let missing = Value::Bytes(vec![]);
-    let values: Vec<Vec<Value>> = obj.instances().iter().map(|i| i.values.clone()).collect();
+    let values: Vec<Vec<Value>> = obj
+        .instances()
+        .iter()
+        .map(|i| i.values().to_vec())
+        .collect();
     assert_eq!(
         values,
         vec![

@@ -651,10 +651,9 @@ impl Decoder<'_> {
             let spec = &self.specs[entry];
             let rows: Vec<(Option<&Instance>, &[Value])> = match &object.data {
                 ObjectData::Single(values) => vec![(None, values.as_slice())],
-                ObjectData::Instances(instances) => instances
-                    .iter()
-                    .map(|i| (Some(i), i.values.as_slice()))
-                    .collect(),
+                ObjectData::Instances(instances) => {
+                    instances.iter().map(|i| (Some(i), i.values())).collect()
+                }
                 ObjectData::MetadataOnly { .. } => Vec::new(),
             };
             for (i, def) in object.counters.iter().enumerate() {
@@ -663,7 +662,7 @@ impl Decoder<'_> {
                 }
                 let counter = def.name.clone().unwrap_or_else(|| def.index.to_string());
                 for &(inst, values) in &rows {
-                    let instance = inst.map(|i| i.name.as_str());
+                    let instance = inst.map(|i| i.name());
                     let Some(raw) = merged.raw_counter(object, values, i) else {
                         continue;
                     };
@@ -684,8 +683,8 @@ impl Decoder<'_> {
                                 entry,
                                 object: spec.object.clone(),
                                 instance: instance.map(str::to_owned),
-                                instance_name: inst.map(|i| i.raw_name.clone()),
-                                parent: inst.and_then(|i| i.parent.clone()),
+                                instance_name: inst.map(|i| i.raw_name().to_owned()),
+                                parent: inst.and_then(|i| i.parent().map(str::to_owned)),
                                 instance_index: inst.map_or(0, |i| i.index),
                                 counter: counter.clone(),
                                 counter_type: def.counter_type,

@@ -19,7 +19,10 @@ use crate::format::structure::{
     PERF_OBJECT_TYPE as OBJECT_TYPE,
 };
 use crate::format::{Bound, DecodeError, ErrorKind};
-use crate::snapshot::{self, SystemTime, Value};
+use std::ops::Range;
+
+use super::naming::ParentLookup;
+use crate::snapshot::{self, NamedList, SystemTime, Value, ValueChunks};
 
 /// Size of `PERF_DATA_BLOCK`.
 pub const DATA_BLOCK_LEN: usize = DB::LEN;
@@ -560,14 +563,23 @@ impl<'a> ObjectType<'a> {
     /// with their raw names (parent and `#n` resolution needs the whole block; see
     /// [`PerfDataBlock::to_snapshot`]).
     pub fn to_object(&self) -> Result<snapshot::Object, DecodeError> {
-        self.owned(true)
+        let (mut object, read) = self.owned()?;
+        if let Some(mut read) = read {
+            let names = NamedList::unnamed(
+                std::mem::take(&mut read.names),
+                read.ids.iter().map(|id| id.raw_name.clone()).collect(),
+            );
+            object.data = snapshot::ObjectData::Instances(read.into_instances(names));
+        }
+        Ok(object)
     }
 
-    /// [`ObjectType::to_object`]; with `copy_names` false, [`snapshot::Instance::name`] is left
-    /// empty for the caller to set (as [`PerfDataBlock::to_snapshot`] does for every instance).
-    fn owned(&self, copy_names: bool) -> Result<snapshot::Object, DecodeError> {
+    /// [`ObjectType::to_object`], with the instances of a multi-instance object left out of the
+    /// object (an empty list) and returned as read, for the caller to name.
+    fn owned(&self) -> Result<(snapshot::Object, Option<ReadInstances>), DecodeError> {
         let defs: Vec<CounterDefinition<'a>> = self.counters().collect::<Result<_, _>>()?;
         let counters = owned_definitions(&defs);
+        let mut read = None;
         let data = match self.num_instances() {
             PERF_NO_INSTANCES => {
                 let block = self
@@ -582,34 +594,11 @@ impl<'a> ObjectType<'a> {
                 multiple_instances: false,
             },
             _ => {
-                let layout = ValueLayout::new(&defs);
-                let mut instances = Vec::with_capacity(self.instances().size_hint().1.unwrap_or(0));
-                for inst in self.instances() {
-                    let inst = inst?;
-                    let raw_name = inst.name()?;
-                    instances.push(snapshot::Instance {
-                        name: if copy_names {
-                            raw_name.clone()
-                        } else {
-                            String::new()
-                        },
-                        raw_name,
-                        parent: None,
-                        index: 0,
-                        parent_object: inst.parent_object_title_index(),
-                        parent_instance: inst.parent_object_instance(),
-                        unique_id: inst.unique_id(),
-                        values: inst
-                            .counter_block()
-                            .values_of(&layout)?
-                            .map(RawValue::to_value)
-                            .collect(),
-                    });
-                }
-                snapshot::ObjectData::Instances(instances)
+                read = Some(self.read_instances(&defs)?);
+                snapshot::ObjectData::Instances(Vec::new())
             }
         };
-        Ok(self.owned_with(counters, data))
+        Ok((self.owned_with(counters, data), read))
     }
 
     /// The owned object of this header with these definitions and data (its name left unset).
@@ -631,6 +620,62 @@ impl<'a> ObjectType<'a> {
             counters,
             data,
         }
+    }
+
+    /// Every instance's raw name and values, into one buffer each.
+    fn read_instances(&self, defs: &[CounterDefinition<'a>]) -> Result<ReadInstances, DecodeError> {
+        let layout = ValueLayout::new(defs);
+        let count = self.instances().size_hint().1.unwrap_or(0);
+        let mut read = ReadInstances {
+            names: String::new(),
+            ids: Vec::with_capacity(count),
+            values: ValueChunks::new(count),
+        };
+        for inst in self.instances() {
+            let inst = inst?;
+            let start = read.names.len();
+            inst.push_name(&mut read.names)?;
+            read.values
+                .push(inst.counter_block().values_of(&layout)?.owned());
+            read.ids.push(ReadIds {
+                raw_name: start..read.names.len(),
+                parent_object: inst.parent_object_title_index(),
+                parent_instance: inst.parent_object_instance(),
+                unique_id: inst.unique_id(),
+            });
+        }
+        Ok(read)
+    }
+}
+
+/// The instances of one object as read, before naming: raw names in one buffer, values in chunks.
+struct ReadInstances {
+    names: String,
+    ids: Vec<ReadIds>,
+    values: ValueChunks,
+}
+
+/// One instance of [`ReadInstances`]: where its raw name lies, and the numbers that identify it.
+struct ReadIds {
+    raw_name: Range<usize>,
+    parent_object: u32,
+    parent_instance: u32,
+    unique_id: i32,
+}
+
+impl ReadInstances {
+    /// The raw name of instance `i`.
+    fn raw_name(&self, i: usize) -> Option<&str> {
+        self.names.get(self.ids.get(i)?.raw_name.clone())
+    }
+
+    /// The instances, named by `names` (made from this list).
+    fn into_instances(self, names: NamedList) -> Vec<snapshot::Instance> {
+        let ids = self
+            .ids
+            .iter()
+            .map(|id| (id.parent_object, id.parent_instance, id.unique_id));
+        names.instances(self.values, ids)
     }
 }
 
@@ -977,7 +1022,13 @@ impl<'a> InstanceDefinition<'a> {
     /// [`InstanceDefinition::name`] into `out`, which is cleared first: a walk over many instances
     /// decodes every name into one reused buffer.
     pub fn name_into(&self, out: &mut String) -> Result<(), DecodeError> {
-        instance_name_into(
+        out.clear();
+        self.push_name(out)
+    }
+
+    /// [`InstanceDefinition::name`] appended to `out`.
+    fn push_name(&self, out: &mut String) -> Result<(), DecodeError> {
+        push_instance_name(
             self.name_bytes(),
             self.r.endian(),
             self.code_page,
@@ -1002,6 +1053,17 @@ pub(crate) fn instance_name_into(
     out: &mut String,
 ) -> Result<(), DecodeError> {
     out.clear();
+    push_instance_name(bytes, endian, code_page, offset, out)
+}
+
+/// [`instance_name_into`] appended to `out`.
+pub(crate) fn push_instance_name(
+    bytes: &[u8],
+    endian: Endian,
+    code_page: u32,
+    offset: usize,
+    out: &mut String,
+) -> Result<(), DecodeError> {
     if code_page == 0 {
         utf16_until_nul_into(bytes, endian, out);
         return Ok(());
@@ -1239,13 +1301,32 @@ pub struct LayoutValues<'a, 'l> {
     fields: std::slice::Iter<'l, (usize, usize)>,
 }
 
+impl<'a, 'l> LayoutValues<'a, 'l> {
+    /// The value of `size` bytes at `offset`, checked to lie in the block by
+    /// [`CounterBlock::values_of`].
+    #[inline]
+    fn read(&self, offset: usize, size: usize) -> RawValue<'a> {
+        field_value(self.bytes, self.endian, offset, size)
+    }
+
+    /// The owned values, as an iterator over the layout's fields whose length the standard
+    /// library trusts: a `Vec` extended with it writes the values without a check per value.
+    #[inline]
+    fn owned(self) -> impl ExactSizeIterator<Item = Value> + use<'a, 'l> {
+        let fields = self.fields.as_slice();
+        fields
+            .iter()
+            .map(move |&(offset, size)| self.read(offset, size).to_value())
+    }
+}
+
 impl<'a> Iterator for LayoutValues<'a, '_> {
     type Item = RawValue<'a>;
 
     #[inline]
     fn next(&mut self) -> Option<RawValue<'a>> {
         let &(offset, size) = self.fields.next()?;
-        Some(field_value(self.bytes, self.endian, offset, size))
+        Some(self.read(offset, size))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -1294,19 +1375,48 @@ impl PerfDataBlock<'_> {
     /// and counter names are left `None`; a name table fills them.
     pub fn to_snapshot(&self) -> Result<snapshot::Snapshot, DecodeError> {
         let mut objects = Vec::new();
+        let mut read = Vec::new();
         for object in self.objects() {
-            // `resolve_instance_names` names every instance.
-            objects.push(object?.owned(false)?);
+            let (object, instances) = object?.owned()?;
+            objects.push(object);
+            read.push(instances);
         }
-        let mut snap = snapshot::Snapshot {
+        // Each instance list named by the rule of `resolve_instance_names`, from the raw names as
+        // read: the parents are raw names of other lists.
+        let indexes: Vec<u32> = objects.iter().map(|o| o.index).collect();
+        let named: Vec<Option<NamedList>> = read
+            .iter()
+            .map(|list| {
+                let list = list.as_ref()?;
+                let mut parents = ParentLookup::new(&indexes);
+                let pairs: Vec<(Option<&str>, &str)> = list
+                    .ids
+                    .iter()
+                    .map(|id| {
+                        let parent = parents.find(id.parent_object, id.parent_instance, |o, i| {
+                            read.get(o)?.as_ref()?.raw_name(i)
+                        });
+                        (
+                            parent,
+                            list.names.get(id.raw_name.clone()).unwrap_or_default(),
+                        )
+                    })
+                    .collect();
+                Some(NamedList::new(&pairs))
+            })
+            .collect();
+        for ((object, list), names) in objects.iter_mut().zip(read).zip(named) {
+            if let (Some(list), Some(names)) = (list, names) {
+                object.data = snapshot::ObjectData::Instances(list.into_instances(names));
+            }
+        }
+        Ok(snapshot::Snapshot {
             system_name: self.system_name()?,
             system_time: self.system_time(),
             perf_time: self.perf_time(),
             perf_freq: self.perf_freq(),
             perf_time_100ns: self.perf_time_100ns(),
             objects,
-        };
-        super::naming::resolve_instance_names(&mut snap);
-        Ok(snap)
+        })
     }
 }

@@ -159,7 +159,7 @@ fn value_size(v: &Value) -> usize {
 fn value_lists(object: &Object) -> Vec<&[Value]> {
     match &object.data {
         ObjectData::Single(v) => vec![v.as_slice()],
-        ObjectData::Instances(list) => list.iter().map(|i| i.values.as_slice()).collect(),
+        ObjectData::Instances(list) => list.iter().map(|i| i.values()).collect(),
         ObjectData::MetadataOnly { .. } => Vec::new(),
     }
 }
@@ -277,7 +277,7 @@ fn encode_object(w: &mut Writer, object: &Object) -> Result<(), EncodeError> {
             for (n, inst) in instances.iter().enumerate() {
                 let at = w.pos();
                 w.zeros(ID::LEN);
-                write_name(w, &inst.raw_name, object.code_page)
+                write_name(w, inst.raw_name(), object.code_page)
                     .map_err(|err| err.at("instance", n))?;
                 let name_length = to_u32(w.pos() - at - ID::LEN, INSTANCE_DEFINITION)
                     .map_err(|err| err.at("instance", n))?;
@@ -290,7 +290,7 @@ fn encode_object(w: &mut Writer, object: &Object) -> Result<(), EncodeError> {
                 w.put_i32(at + ID::UNIQUE_ID, inst.unique_id);
                 w.put_u32(at + ID::NAME_OFFSET, ID::LEN as u32);
                 w.put_u32(at + ID::NAME_LENGTH, name_length);
-                write_block(w, &inst.values);
+                write_block(w, inst.values());
             }
             i32::try_from(instances.len()).map_err(|_| too_large(OBJECT_TYPE))?
         }

@@ -319,15 +319,9 @@ impl<'r> Acc<'r> {
             (None, Some(list)) => {
                 let mut instances: Vec<Instance> = list
                     .iter()
-                    .map(|i| Instance {
-                        name: String::new(),
-                        raw_name: i.raw_name.clone(),
-                        parent: None,
-                        index: 0,
-                        parent_object: 0,
-                        parent_instance: 0,
-                        unique_id: i.id as i32,
-                        values: pick(&i.values),
+                    .map(|i| {
+                        Instance::new(i.raw_name.clone(), pick(&i.values))
+                            .with_unique_id(i.id as i32)
                     })
                     .collect();
                 name_instances(&mut instances);

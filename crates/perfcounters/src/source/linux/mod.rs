@@ -604,7 +604,7 @@ impl Source for LinuxSource {
         Ok(snap
             .objects
             .first()
-            .map(|o| o.instances().iter().map(|i| i.name.clone()).collect())
+            .map(|o| o.instances().iter().map(|i| i.name().to_owned()).collect())
             .unwrap_or_default())
     }
 
@@ -722,11 +722,11 @@ mod tests {
             .iter()
             .find(|i| i.unique_id == pid as i32)
             .expect("the child is listed");
-        assert_eq!(inst.raw_name, "sleep");
+        assert_eq!(inst.raw_name(), "sleep");
         // stdin, stdout and stderr, plus whatever this process inherited without close-on-exec.
         assert!(listed >= 3, "{listed}");
-        assert_eq!(inst.values.first().and_then(|v| v.as_i64()), Some(listed));
-        assert!(inst.values.get(1).and_then(|v| v.as_i64()).unwrap() > 0);
+        assert_eq!(inst.values().first().and_then(|v| v.as_i64()), Some(listed));
+        assert!(inst.values().get(1).and_then(|v| v.as_i64()).unwrap() > 0);
         assert!(!LinuxSource::with_root("/nonexistent").on_procfs());
     }
 

@@ -23,8 +23,7 @@ use crate::counter_type::{Subtype, TimeBase, TypeField};
 use crate::format::blg::{BlgLog, CounterSpec, ReadError, SampleValue};
 use crate::path::fold_case;
 use crate::snapshot::{
-    instance_name, CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot,
-    SystemTime, Value,
+    CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, SystemTime, Value,
 };
 use crate::source::{SourceError, SourceErrorKind};
 use crate::CounterType;
@@ -218,7 +217,7 @@ fn counter_objects<R: std::io::Read>(
                     values.resize(width, Value::Bytes(Vec::new()));
                 }
                 for i in &mut b.instances {
-                    i.values.resize(width, Value::Bytes(Vec::new()));
+                    i.values_mut().resize(width, Value::Bytes(Vec::new()));
                 }
                 p
             }
@@ -295,18 +294,18 @@ fn counter_objects<R: std::io::Read>(
                 let i = match b.keys.iter().find(|(k, _)| *k == key) {
                     Some(&(_, i)) => i,
                     None => {
-                        let mut inst =
-                            Instance::new(name.clone(), vec![Value::Bytes(Vec::new()); width]);
-                        inst.parent = column.parent.clone();
-                        inst.index = column.instance_index;
-                        inst.name =
-                            instance_name(column.parent.as_deref(), name, column.instance_index);
-                        b.instances.push(inst);
+                        // Named as the log names it (`instance_name`), index included.
+                        b.instances.push(Instance::recorded(
+                            name,
+                            column.parent.as_deref(),
+                            column.instance_index,
+                            vec![Value::Bytes(Vec::new()); width],
+                        ));
                         b.keys.push((key, b.instances.len() - 1));
                         b.instances.len() - 1
                     }
                 };
-                &mut b.instances[i].values
+                b.instances[i].values_mut()
             }
         };
         if let Some(x) = slot.get_mut(position) {

@@ -211,7 +211,7 @@ fn registry_collects_by_title_index_and_names_in_english() {
     let p = &s.objects[0];
     assert_eq!(p.name.as_deref(), Some("Processor"));
     assert_eq!(p.counters[0].name.as_deref(), Some("% Processor Time"));
-    let names: Vec<&str> = p.instances().iter().map(|i| i.name.as_str()).collect();
+    let names: Vec<&str> = p.instances().iter().map(|i| i.name()).collect();
     assert_eq!(names, ["0", "_Total"]);
     let data: Vec<(String, usize)> = src
         .api()
