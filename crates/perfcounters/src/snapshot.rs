@@ -146,7 +146,72 @@ pub enum Value {
     /// An 8-byte value.
     U64(u64),
     /// A value of any other size (text, zero-size, unusual providers), kept as bytes.
-    Bytes(Vec<u8>),
+    Bytes(ValueBytes),
+}
+
+/// The bytes of a [`Value::Bytes`]. Held through one thin pointer (none when empty), so a
+/// [`Value`] takes 16 bytes rather than 24: snapshots hold tens of thousands of values, nearly all
+/// integers. Reads as a byte slice (`Deref<Target = [u8]>`); made from a `Vec<u8>` or a slice.
+#[derive(Clone, Default)]
+// The box keeps the pointer thin (a `Vec` alone is three words): that is the point.
+#[allow(clippy::box_collection)]
+pub struct ValueBytes(Option<Box<Vec<u8>>>);
+
+impl ValueBytes {
+    /// No bytes.
+    pub const fn new() -> ValueBytes {
+        ValueBytes(None)
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// The bytes, as a vector.
+    pub fn into_vec(self) -> Vec<u8> {
+        self.0.map(|b| *b).unwrap_or_default()
+    }
+}
+
+impl std::ops::Deref for ValueBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl From<Vec<u8>> for ValueBytes {
+    fn from(bytes: Vec<u8>) -> ValueBytes {
+        ValueBytes((!bytes.is_empty()).then(|| Box::new(bytes)))
+    }
+}
+
+impl From<&[u8]> for ValueBytes {
+    fn from(bytes: &[u8]) -> ValueBytes {
+        ValueBytes((!bytes.is_empty()).then(|| Box::new(bytes.to_vec())))
+    }
+}
+
+impl PartialEq for ValueBytes {
+    fn eq(&self, other: &ValueBytes) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for ValueBytes {}
+
+impl std::hash::Hash for ValueBytes {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
+}
+
+impl std::fmt::Debug for ValueBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
 }
 
 impl Value {
@@ -1178,7 +1243,10 @@ mod tests {
     fn equality_hash_and_debug_see_contents_not_storage() {
         use std::hash::BuildHasher;
         let mut list = vec![
-            Instance::new("svchost", vec![Value::U32(1), Value::Bytes(vec![1, 2])]),
+            Instance::new(
+                "svchost",
+                vec![Value::U32(1), Value::Bytes(vec![1, 2].into())],
+            ),
             Instance::new("svchost", vec![Value::U64(2)]).with_unique_id(7),
         ];
         name_instances(&mut list);
@@ -1201,6 +1269,24 @@ mod tests {
                 ..alone.clone()
             }
         );
+    }
+
+    #[test]
+    fn value_bytes_are_a_thin_byte_slice() {
+        use std::hash::BuildHasher;
+        assert_eq!(std::mem::size_of::<Value>(), 16);
+        let empty = ValueBytes::from(Vec::new());
+        assert_eq!(empty, ValueBytes::new());
+        assert_eq!(ValueBytes::from(&[][..]), ValueBytes::default());
+        let state = std::collections::hash_map::RandomState::new();
+        assert_eq!(state.hash_one(&empty), state.hash_one(ValueBytes::new()));
+        let b = ValueBytes::from(vec![1u8, 2, 3]);
+        assert_eq!((b.len(), &b[1..]), (3, &[2u8, 3][..]));
+        assert_eq!(b, ValueBytes::from(&[1u8, 2, 3][..]));
+        assert_ne!(b, empty);
+        assert_eq!(format!("{:?}", Value::Bytes(b.clone())), "Bytes([1, 2, 3])");
+        assert_eq!(b.into_vec(), [1, 2, 3]);
+        assert_eq!(empty.into_vec(), Vec::<u8>::new());
     }
 
     #[test]

@@ -633,9 +633,9 @@ fn odd_counter_sizes_are_opaque_bytes() {
     assert_eq!(
         snap.objects[0].data,
         ObjectData::Single(vec![
-            Value::Bytes(vec![0xAB, 0xCD]),
-            Value::Bytes((1..=12).collect()),
-            Value::Bytes(vec![]),
+            Value::Bytes(vec![0xAB, 0xCD].into()),
+            Value::Bytes((1..=12).collect::<Vec<u8>>().into()),
+            Value::Bytes(perfcounters::snapshot::ValueBytes::new()),
             Value::U32(77),
         ])
     );
@@ -1104,7 +1104,7 @@ fn arb_value(size: u32) -> BoxedStrategy<Value> {
         4 => any::<u32>().prop_map(Value::U32).boxed(),
         8 => any::<u64>().prop_map(Value::U64).boxed(),
         n => proptest::collection::vec(any::<u8>(), n as usize)
-            .prop_map(Value::Bytes)
+            .prop_map(|b| Value::Bytes(b.into()))
             .boxed(),
     }
 }
@@ -1363,7 +1363,7 @@ fn arb_chunked_snapshot() -> impl Strategy<Value = Snapshot> {
             vec![
                 Value::U32(a),
                 Value::U64(b),
-                Value::Bytes(c.to_vec()),
+                Value::Bytes(c.to_vec().into()),
                 Value::U32(d),
             ]
         })

@@ -242,7 +242,7 @@ fn hand_written_multiple_counters_and_instances_blocks() {
         ok(BlockData::MultipleInstances(vec![InstanceData {
             id: 0xFFFF_FFFF,
             name: "ab".into(),
-            values: vec![Value::Bytes(vec![])],
+            values: vec![Value::Bytes(perfcounters::snapshot::ValueBytes::new())],
         }])),
     ]);
     assert_eq!(model.encode().unwrap(), bytes);
@@ -695,7 +695,7 @@ fn all_block_types() -> QueryData {
         ok(BlockData::Single(Value::U32(7))),
         ok(BlockData::MultipleCounters(vec![
             (1, Value::U64(u64::MAX)),
-            (2, Value::Bytes(vec![1, 2, 3])),
+            (2, Value::Bytes(vec![1, 2, 3].into())),
             (3, Value::U32(0)),
         ])),
         ok(BlockData::MultipleInstances(vec![
@@ -707,7 +707,7 @@ fn all_block_types() -> QueryData {
             InstanceData {
                 id: 1,
                 name: "".into(),
-                values: vec![Value::Bytes(vec![9; 13])],
+                values: vec![Value::Bytes(vec![9; 13].into())],
             },
         ])),
         ok(BlockData::CounterSet {
@@ -973,7 +973,7 @@ fn malformed_counter_data() {
     set_u32(&mut b, 64, 2);
     assert_eq!(
         QueryData::decode(&b).unwrap().blocks[0].data,
-        BlockData::Single(Value::Bytes(vec![5, 0]))
+        BlockData::Single(Value::Bytes(vec![5, 0].into()))
     );
 }
 
@@ -1698,7 +1698,7 @@ fn instances_merge_across_blocks_and_duplicates_get_suffixes() {
             ("new", "new", 12)
         ]
     );
-    let missing = Value::Bytes(vec![]);
+    let missing = Value::Bytes(perfcounters::snapshot::ValueBytes::new());
     let values: Vec<Vec<Value>> = obj
         .instances()
         .iter()

@@ -27,7 +27,7 @@ fn value() -> impl Strategy<Value = Value> {
         any::<u64>().prop_map(Value::U64),
         prop::collection::vec(any::<u8>(), 0..20)
             .prop_filter("not 4 or 8", |v| v.len() != 4 && v.len() != 8)
-            .prop_map(Value::Bytes),
+            .prop_map(|b| Value::Bytes(b.into())),
     ]
 }
 

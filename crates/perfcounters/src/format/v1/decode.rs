@@ -1363,7 +1363,7 @@ impl RawValue<'_> {
         match self {
             RawValue::U32(v) => Value::U32(v),
             RawValue::U64(v) => Value::U64(v),
-            RawValue::Bytes(b) => Value::Bytes(b.to_vec()),
+            RawValue::Bytes(b) => Value::Bytes(b.into()),
         }
     }
 }

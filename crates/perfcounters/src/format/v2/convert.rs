@@ -15,6 +15,7 @@ use crate::counter_type::TimeBase;
 use crate::format::DecodeError;
 use crate::snapshot::{
     name_instances, CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, Value,
+    ValueBytes,
 };
 
 /// A block that carried no data (`PERF_ERROR_RETURN`), reported beside the snapshot.
@@ -310,7 +311,7 @@ impl<'r> Acc<'r> {
                         .get(p)
                         .cloned()
                         .flatten()
-                        .unwrap_or(Value::Bytes(Vec::new()))
+                        .unwrap_or(Value::Bytes(ValueBytes::new()))
                 })
                 .collect()
         };

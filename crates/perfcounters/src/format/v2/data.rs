@@ -752,7 +752,7 @@ impl<'a> CounterData<'a> {
         match self.data.len() {
             4 => Value::U32(LE.u32_at(self.data, 0)),
             8 => Value::U64(LE.u64_at(self.data, 0)),
-            _ => Value::Bytes(self.data.to_vec()),
+            _ => Value::Bytes(self.data.into()),
         }
     }
 }

@@ -86,7 +86,7 @@ fn write_value(w: &mut Writer, v: &Value) -> Result<(), EncodeError> {
     let data: Vec<u8> = match v {
         Value::U32(x) => x.to_le_bytes().to_vec(),
         Value::U64(x) => x.to_le_bytes().to_vec(),
-        Value::Bytes(b) => b.clone(),
+        Value::Bytes(b) => b.to_vec(),
     };
     w.u32(to_u32(data.len(), structure::PERF_COUNTER_DATA)?);
     w.u32(0);

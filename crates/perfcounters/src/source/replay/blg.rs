@@ -24,6 +24,7 @@ use crate::format::blg::{BlgLog, CounterSpec, ReadError, SampleValue};
 use crate::path::fold_case;
 use crate::snapshot::{
     CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, SystemTime, Value,
+    ValueBytes,
 };
 use crate::source::{SourceError, SourceErrorKind};
 use crate::CounterType;
@@ -214,10 +215,11 @@ fn counter_objects<R: std::io::Read>(
                 // Earlier instances have no value for the new definitions.
                 let width = b.counters.len();
                 if let Some(values) = &mut b.single {
-                    values.resize(width, Value::Bytes(Vec::new()));
+                    values.resize(width, Value::Bytes(ValueBytes::new()));
                 }
                 for i in &mut b.instances {
-                    i.values_mut().resize(width, Value::Bytes(Vec::new()));
+                    i.values_mut()
+                        .resize(width, Value::Bytes(ValueBytes::new()));
                 }
                 p
             }
@@ -284,7 +286,7 @@ fn counter_objects<R: std::io::Read>(
         let slot: &mut Vec<Value> = match &column.instance_name {
             None => b
                 .single
-                .get_or_insert_with(|| vec![Value::Bytes(Vec::new()); width]),
+                .get_or_insert_with(|| vec![Value::Bytes(ValueBytes::new()); width]),
             Some(name) => {
                 let key = (
                     column.parent.as_deref().map(|p| fold_case(p).into_owned()),
@@ -299,7 +301,7 @@ fn counter_objects<R: std::io::Read>(
                             name,
                             column.parent.as_deref(),
                             column.instance_index,
-                            vec![Value::Bytes(Vec::new()); width],
+                            vec![Value::Bytes(ValueBytes::new()); width],
                         ));
                         b.keys.push((key, b.instances.len() - 1));
                         b.instances.len() - 1
