@@ -275,10 +275,10 @@ pub struct Instance {
     name: Span,
     /// [`Instance::raw_name`] in `store.names`.
     raw_name: Span,
-    /// [`Instance::parent`] in `store.names`.
-    parent: Option<Span>,
-    /// [`Instance::values`] in `store.values`; `None`: all of them.
-    values: Option<Span>,
+    /// [`Instance::parent`] in `store.names`, if any.
+    parent: OptSpan,
+    /// [`Instance::values`] in `store.values`; none: all of them.
+    values: OptSpan,
     /// The duplicate index `n` of [`Instance::name`]: how many earlier instances of the same object
     /// have the same full name (`parent/raw_name`, compared ignoring case). 0 for the first, which
     /// has no `#n` suffix. Set by [`name_instances`].
@@ -305,6 +305,31 @@ struct Store {
 pub(crate) struct Span {
     start: usize,
     end: usize,
+}
+
+/// An optional [`Span`] in the space of one (`start` = `usize::MAX` for none): an [`Instance`] has
+/// two, and thousands of instances are made at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OptSpan(Span);
+
+impl OptSpan {
+    /// No span.
+    const NONE: OptSpan = OptSpan(Span {
+        start: usize::MAX,
+        end: usize::MAX,
+    });
+
+    /// The span, if any.
+    fn get(self) -> Option<Span> {
+        (self.0.start != usize::MAX).then_some(self.0)
+    }
+}
+
+impl From<Option<Span>> for OptSpan {
+    fn from(span: Option<Span>) -> OptSpan {
+        // A span never starts at `usize::MAX`: no buffer is that long.
+        span.map_or(OptSpan::NONE, OptSpan)
+    }
 }
 
 impl Span {
@@ -343,13 +368,13 @@ impl Instance {
 
     /// The parent's name, when the instance has a parent.
     pub fn parent(&self) -> Option<&str> {
-        Some(self.parent?.of(&self.store.names))
+        Some(self.parent.get()?.of(&self.store.names))
     }
 
     /// The raw values, one per counter definition.
     pub fn values(&self) -> &[Value] {
         let all = &self.store.values[..];
-        match self.values {
+        match self.values.get() {
             None => all,
             Some(span) => all.get(span.start..span.end).unwrap_or_default(),
         }
@@ -357,7 +382,7 @@ impl Instance {
 
     /// The raw values, to change: the instance first gets buffers of its own when it shares them.
     pub fn values_mut(&mut self) -> &mut Vec<Value> {
-        if self.values.is_some() || Arc::get_mut(&mut self.store).is_none() {
+        if self.values.get().is_some() || Arc::get_mut(&mut self.store).is_none() {
             *self = self.detached();
         }
         // Unique by now: `make_mut` clones nothing.
@@ -390,8 +415,8 @@ impl Instance {
             }),
             name,
             raw_name: raw,
-            parent,
-            values: None,
+            parent: parent.into(),
+            values: OptSpan::NONE,
             ..*self
         }
     }
@@ -413,8 +438,8 @@ impl Instance {
             store: Arc::new(Store { names, values }),
             name: raw,
             raw_name: raw,
-            parent,
-            values: None,
+            parent: parent.into(),
+            values: OptSpan::NONE,
             index: 0,
             parent_object: 0,
             parent_instance: 0,
@@ -448,10 +473,10 @@ impl Instance {
         Instance {
             name: Span::since(0, &names),
             raw_name: raw,
-            parent,
+            parent: parent.into(),
             index,
             store: Arc::new(Store { names, values }),
-            values: None,
+            values: OptSpan::NONE,
             parent_object: 0,
             parent_instance: 0,
             unique_id: -1,
@@ -796,12 +821,7 @@ impl Object {
 /// ]);
 /// ```
 pub fn name_instances(instances: &mut [Instance]) {
-    let pairs: Vec<(Option<&str>, &str)> = instances
-        .iter()
-        .map(|i| (i.parent(), i.raw_name()))
-        .collect();
-    let named = NamedList::new(&pairs);
-    drop(pairs);
+    let named = NamedList::new(instances.iter().map(|i| (i.parent(), i.raw_name())));
     named.rename(instances);
 }
 
@@ -820,48 +840,46 @@ pub(crate) struct NamedList {
 /// `v1_global` bench block by a quarter (callgrind: 4.5 M → 3.5 M per block).
 type NameHasher = foldhash::fast::RandomState;
 
-/// Where one instance's names lie in [`NamedList::names`].
+/// Where one instance's names lie in [`NamedList::names`]: the full name `parent/raw_name`, the
+/// raw name from `raw_start` to its end, the parent (if any) from its start to `raw_start - 1`.
 #[derive(Clone, Copy, Debug)]
 struct NameSpans {
     name: Span,
-    raw_name: Span,
-    parent: Option<Span>,
+    raw_start: usize,
     index: u32,
+    has_parent: bool,
 }
 
 impl NamedList {
     /// Names the instances with these parents and raw names, in data order, by the rule of
     /// [`name_instances`].
-    pub(crate) fn new(list: &[(Option<&str>, &str)]) -> NamedList {
+    pub(crate) fn new<'a>(list: impl Iterator<Item = (Option<&'a str>, &'a str)>) -> NamedList {
         // The full names, `parent/raw_name`, one after the other.
-        let len = list.iter().fold(0usize, |n, (parent, raw)| {
-            n.saturating_add(parent.map_or(0, |p| p.len().saturating_add(1)))
-                .saturating_add(raw.len())
-        });
-        let mut full = String::with_capacity(len);
-        let mut spans = Vec::with_capacity(list.len());
-        for &(parent, raw) in list {
+        let count = list.size_hint().0;
+        let mut full = String::with_capacity(count.saturating_mul(16));
+        let mut spans = Vec::with_capacity(count);
+        for (parent, raw) in list {
             let start = full.len();
-            let parent = parent.map(|p| {
-                full.push_str(p);
-                let parent = Span::since(start, &full);
+            if let Some(parent) = parent {
+                full.push_str(parent);
                 full.push('/');
-                parent
-            });
+            }
             let raw_start = full.len();
             full.push_str(raw);
             spans.push(NameSpans {
                 name: Span::since(start, &full),
-                raw_name: Span::since(raw_start, &full),
-                parent,
+                raw_start,
                 index: 0,
+                has_parent: parent.is_some(),
             });
         }
         // Duplicate indexes: occurrences so far of each full name, compared ignoring case. Names
         // repeat mostly with the same spelling: each spelling is looked up as it is first, and
         // folded only the first time it occurs.
+        // Sized for the usual few distinct spellings, not one per instance: a small table stays in
+        // the cache, and grows when the names are many.
         let mut spellings: HashMap<&str, u32, NameHasher> =
-            HashMap::with_capacity_and_hasher(spans.len(), NameHasher::default());
+            HashMap::with_capacity_and_hasher(spans.len().min(256), NameHasher::default());
         let mut folded: HashMap<Folded<'_>, u32, NameHasher> = HashMap::default();
         let mut counts: Vec<u32> = Vec::new();
         for s in &mut spans {
@@ -894,9 +912,9 @@ impl NamedList {
                 };
                 NameSpans {
                     name: raw,
-                    raw_name: raw,
-                    parent: None,
+                    raw_start: raw.start,
                     index: 0,
+                    has_parent: false,
                 }
             })
             .collect();
@@ -936,23 +954,24 @@ impl NamedList {
                     start: span.start - s.name.start + at,
                     end: span.end - s.name.start + at,
                 };
-                named.push(NameSpans {
-                    name: Span::since(at, &names),
-                    raw_name: moved(s.raw_name),
-                    parent: s.parent.map(moved),
-                    index: s.index,
-                });
+                named.push((
+                    Span::since(at, &names),
+                    moved(Span::new(s.raw_start, s.name.end)),
+                    s.has_parent
+                        .then(|| moved(Span::new(s.name.start, s.raw_start - 1))),
+                    s.index,
+                ));
             }
             let store = Arc::new(Store { names, values });
-            for (s, range) in named.iter().zip(ranges.by_ref()) {
+            for (&(name, raw_name, parent, index), range) in named.iter().zip(ranges.by_ref()) {
                 let (parent_object, parent_instance, unique_id) = ids.next().unwrap_or((0, 0, -1));
                 instances.push(Instance {
                     store: Arc::clone(&store),
-                    name: s.name,
-                    raw_name: s.raw_name,
-                    parent: s.parent,
-                    values: Some(*range),
-                    index: s.index,
+                    name,
+                    raw_name,
+                    parent: parent.into(),
+                    values: OptSpan(*range),
+                    index,
                     parent_object,
                     parent_instance,
                     unique_id,
@@ -968,7 +987,7 @@ impl NamedList {
         let mut values = ValueChunks::new(instances.len());
         for inst in instances.iter_mut() {
             match Arc::get_mut(&mut inst.store) {
-                Some(store) if inst.values.is_none() => values.push(store.values.drain(..)),
+                Some(store) if inst.values.get().is_none() => values.push(store.values.drain(..)),
                 _ => values.push(inst.values().iter().cloned()),
             }
         }

@@ -1389,20 +1389,15 @@ impl PerfDataBlock<'_> {
             .map(|list| {
                 let list = list.as_ref()?;
                 let mut parents = ParentLookup::new(&indexes);
-                let pairs: Vec<(Option<&str>, &str)> = list
-                    .ids
-                    .iter()
-                    .map(|id| {
-                        let parent = parents.find(id.parent_object, id.parent_instance, |o, i| {
-                            read.get(o)?.as_ref()?.raw_name(i)
-                        });
-                        (
-                            parent,
-                            list.names.get(id.raw_name.clone()).unwrap_or_default(),
-                        )
-                    })
-                    .collect();
-                Some(NamedList::new(&pairs))
+                Some(NamedList::new(list.ids.iter().map(|id| {
+                    let parent = parents.find(id.parent_object, id.parent_instance, |o, i| {
+                        read.get(o)?.as_ref()?.raw_name(i)
+                    });
+                    (
+                        parent,
+                        list.names.get(id.raw_name.clone()).unwrap_or_default(),
+                    )
+                })))
             })
             .collect();
         for ((object, list), names) in objects.iter_mut().zip(read).zip(named) {

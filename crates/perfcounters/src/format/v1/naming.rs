@@ -34,16 +34,12 @@ pub fn resolve_instance_names(snapshot: &mut Snapshot) {
                 return None;
             };
             let mut parents = ParentLookup::new(&indexes);
-            let pairs: Vec<(Option<&str>, &str)> = list
-                .iter()
-                .map(|inst| {
-                    let parent = parents.find(inst.parent_object, inst.parent_instance, |o, i| {
-                        Some(snapshot.objects.get(o)?.instances().get(i)?.raw_name())
-                    });
-                    (parent, inst.raw_name())
-                })
-                .collect();
-            Some(NamedList::new(&pairs))
+            Some(NamedList::new(list.iter().map(|inst| {
+                let parent = parents.find(inst.parent_object, inst.parent_instance, |o, i| {
+                    Some(snapshot.objects.get(o)?.instances().get(i)?.raw_name())
+                });
+                (parent, inst.raw_name())
+            })))
         })
         .collect();
     for (object, named) in snapshot.objects.iter_mut().zip(named) {
