@@ -13,8 +13,8 @@
 //!   through the borrowed views;
 //! * `v1_global/snapshot`: the owned snapshot (`PerfDataBlock::to_snapshot`);
 //! * `v1_global/query`: one collection of a `Query` of about 200 paths (wildcards and concrete
-//!   instances) through the code `watch --replay` runs: `Query::request` from the catalog, then
-//!   `Query::collect` from a `ReplaySource` over two block files (the file read into the source's
+//!   instances) through the code `watch --replay` runs: the request made once by `Query::request`
+//!   from the catalog, then `Query::collect` from a `ReplaySource` over two block files (the file read into the source's
 //!   buffer, the whole block validated as `to_snapshot` validates it, the requested objects named
 //!   and selected in place, the values computed from the block's bytes into a reused buffer), with
 //!   the first block's samples in the query, so every rate is computed from two consecutive
@@ -35,7 +35,7 @@ use perfcounters::names::NameTable;
 use perfcounters::query::{CounterValue, Query};
 use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
 use perfcounters::source::replay::{BlockRecording, ReplaySource};
-use perfcounters::source::{Catalog, Source};
+use perfcounters::source::{Request, Source};
 use perfcounters::CounterType;
 use perfcounters::FormatOptions;
 
@@ -369,17 +369,17 @@ fn primed_replay(files: &[PathBuf], names: &NameTable, query: &mut Query) -> Rep
     source
 }
 
-/// One collection as `watch --replay` makes it: the query's request from the catalog, then
-/// `Query::collect`: the next block read into the source's buffer, validated, its requested objects
-/// named and selected in place, and the values computed into the caller's reused buffer.
+/// One collection as `watch --replay` makes it: the query's request (made once from the catalog,
+/// as `watch` makes it), then `Query::collect`: the next block read into the source's buffer,
+/// validated, its requested objects named and selected in place, and the values computed into the
+/// caller's reused buffer.
 fn replay_collect(
     source: &mut ReplaySource,
-    catalog: &Catalog,
+    request: &Request,
     query: &mut Query,
     values: &mut Vec<CounterValue>,
 ) -> usize {
-    let request = query.request(catalog);
-    query.collect(source, &request, values).unwrap();
+    query.collect(source, request, values).unwrap();
     values.len()
 }
 
@@ -511,7 +511,8 @@ fn bench_global(c: &mut Criterion) {
     let mut fast = primed.clone();
     let mut in_place = Vec::new();
     let mut replay = primed_replay(&files, &names, &mut primed.clone());
-    replay_collect(&mut replay, &catalog, &mut fast, &mut in_place);
+    let request = fast.request(&catalog);
+    replay_collect(&mut replay, &request, &mut fast, &mut in_place);
     assert_eq!(
         in_place, values,
         "the block read in place gives the snapshot's values"
@@ -563,7 +564,7 @@ fn bench_global(c: &mut Criterion) {
                     .unwrap();
                 (primed.clone(), source, values.clone())
             },
-            |(query, source, values)| replay_collect(source, &catalog, query, values),
+            |(query, source, values)| replay_collect(source, &request, query, values),
             BatchSize::PerIteration,
         )
     });

@@ -35,12 +35,13 @@ use std::fmt;
 
 use crate::calc::{CalcError, Calculator, FormatOptions};
 use crate::counter_type::CounterType;
+use crate::format::v1::BlockValues;
 use crate::names::NameTable;
 use crate::path::{eq_ignore_case, fold_case, format_instance, CounterPath, PathError};
 use crate::raw::RawCounter;
 use crate::snapshot::{
-    instance_name, time_base, Instance, Object, ObjectData, RawPacker, SampleClock, Snapshot,
-    SystemTime,
+    instance_name, time_base, Instance, Object, ObjectData, RawPacker, RawValues, SampleClock,
+    Snapshot, SystemTime, Value,
 };
 use crate::source::{BlockSample, Catalog, ObjectInfo, Request, Sample, Source, SourceError};
 use crate::status::PdhStatus;
@@ -375,6 +376,11 @@ struct Prepared {
 /// place. Both give the objects (names, definitions, clocks) and, by position, the instance names
 /// and the values, so that one resolution and one computation serve both.
 trait View {
+    /// How the values of one instance are read.
+    type Values<'v>: RawValues + Copy
+    where
+        Self: 'v;
+
     /// The objects, in the order positions refer to.
     fn objects(&self) -> &[Object];
     /// The collection's clock ([`Snapshot::clock`]).
@@ -383,15 +389,9 @@ trait View {
     fn instance_count(&self, object: usize) -> Option<usize>;
     /// The name of instance `pos` of object `object`.
     fn instance_name(&self, object: usize, pos: usize) -> Option<&str>;
-    /// The raw sample `packer` makes from instance `instance` of object `object` (`None`: the
-    /// single-instance values) and the instance's `unique_id`; `None` when there are no such
-    /// values, `Some((None, _))` when the value is not numeric.
-    fn sample(
-        &self,
-        packer: &RawPacker,
-        object: usize,
-        instance: Option<usize>,
-    ) -> Option<(Option<RawCounter>, i32)>;
+    /// The values of instance `instance` of object `object` (`None`: the single-instance
+    /// values) and the instance's `unique_id`; `None` when there are no such values.
+    fn values(&self, object: usize, instance: Option<usize>) -> Option<(Self::Values<'_>, i32)>;
 }
 
 impl View for Snapshot {
@@ -417,18 +417,14 @@ impl View for Snapshot {
         }
     }
 
-    #[inline]
-    fn sample(
-        &self,
-        packer: &RawPacker,
-        object: usize,
-        instance: Option<usize>,
-    ) -> Option<(Option<RawCounter>, i32)> {
+    type Values<'v> = &'v [Value];
+
+    fn values(&self, object: usize, instance: Option<usize>) -> Option<(&[Value], i32)> {
         match (&self.objects.get(object)?.data, instance) {
-            (ObjectData::Single(v), None) => Some((packer.pack(v.as_slice()), PERF_NO_UNIQUE_ID)),
-            (ObjectData::Instances(list), Some(pos)) => list
-                .get(pos)
-                .map(|i| (packer.pack(i.values()), i.unique_id)),
+            (ObjectData::Single(v), None) => Some((v.as_slice(), PERF_NO_UNIQUE_ID)),
+            (ObjectData::Instances(list), Some(pos)) => {
+                list.get(pos).map(|i| (i.values(), i.unique_id))
+            }
             _ => None,
         }
     }
@@ -451,15 +447,13 @@ impl View for BlockSample<'_> {
         BlockSample::instance_name(self, object, pos)
     }
 
-    #[inline]
-    fn sample(
-        &self,
-        packer: &RawPacker,
-        object: usize,
-        instance: Option<usize>,
-    ) -> Option<(Option<RawCounter>, i32)> {
-        let (values, unique_id) = self.values(object, instance)?;
-        Some((packer.pack(&values), unique_id))
+    type Values<'v>
+        = BlockValues<'v>
+    where
+        Self: 'v;
+
+    fn values(&self, object: usize, instance: Option<usize>) -> Option<(BlockValues<'_>, i32)> {
+        BlockSample::values(self, object, instance)
     }
 }
 
@@ -826,20 +820,45 @@ impl Query {
     fn compute<V: View + ?Sized>(&mut self, view: &V, out: &mut Vec<CounterValue>) {
         let options = self.options;
         let resolved = self.plan.resolve(view, &options);
+        // The values of each instance and each single-instance object, found once.
+        let instances: Vec<Option<(V::Values<'_>, i32)>> = self
+            .plan
+            .instances
+            .iter()
+            .zip(&resolved.instances)
+            .map(|(s, pos)| {
+                let object = resolved.objects.get(s.object).copied().flatten()?;
+                view.values(object, Some((*pos)?))
+            })
+            .collect();
+        let singles: Vec<Option<(V::Values<'_>, i32)>> = resolved
+            .objects
+            .iter()
+            .map(|o| view.values((*o)?, None))
+            .collect();
+        let found = Found {
+            resolved: &resolved,
+            instances: &instances,
+            singles: &singles,
+        };
         out.clear();
         out.reserve(self.state.len());
         for c in &mut self.state {
-            out.push(update_one(view, c, &resolved));
+            out.push(update_one(&found, c));
         }
     }
 }
 
+/// What one collection found for the plan: positions, prepared counters, and the values of each
+/// instance slot and of each object's single block.
+struct Found<'r, T> {
+    resolved: &'r Resolved,
+    instances: &'r [Option<(T, i32)>],
+    singles: &'r [Option<(T, i32)>],
+}
+
 #[inline]
-fn update_one<V: View + ?Sized>(
-    view: &V,
-    c: &mut CounterState,
-    resolved: &Resolved,
-) -> CounterValue {
+fn update_one<T: RawValues + Copy>(found: &Found<'_, T>, c: &mut CounterState) -> CounterValue {
     let missing = |status| CounterValue {
         value: None,
         status,
@@ -849,30 +868,31 @@ fn update_one<V: View + ?Sized>(
         return missing(status);
     }
     let slot = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
-    let found = |list: &[Option<usize>], i: u32| list.get(slot(i)).copied().flatten();
-    let Some(object) = found(&resolved.objects, c.object_slot) else {
+    let resolved = found.resolved;
+    if resolved
+        .objects
+        .get(slot(c.object_slot))
+        .copied()
+        .flatten()
+        .is_none()
+    {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_NO_OBJECT);
-    };
+    }
     let Some(Some(prepared)) = resolved.counters.get(slot(c.counter_slot)) else {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_NO_COUNTER);
     };
-    let instance = if c.instance_slot == NO_SLOT {
-        None
+    let values = if c.instance_slot == NO_SLOT {
+        found.singles.get(slot(c.object_slot))
     } else {
-        match found(&resolved.instances, c.instance_slot) {
-            Some(pos) => Some(pos),
-            None => {
-                c.previous = None;
-                return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
-            }
-        }
+        found.instances.get(slot(c.instance_slot))
     };
-    let Some((raw, unique_id)) = view.sample(&prepared.packer, object, instance) else {
+    let Some(&Some((values, unique_id))) = values else {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
     };
+    let raw = prepared.packer.pack(&values);
     let Some(raw) = raw else {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_INVALID_DATA);

@@ -708,6 +708,13 @@ pub(crate) trait RawValues {
     fn int(&self, counter: usize) -> Option<i64>;
 }
 
+impl<T: RawValues + ?Sized> RawValues for &T {
+    #[inline]
+    fn int(&self, counter: usize) -> Option<i64> {
+        (**self).int(counter)
+    }
+}
+
 impl RawValues for [Value] {
     #[inline]
     fn int(&self, counter: usize) -> Option<i64> {
