@@ -843,9 +843,44 @@ impl Query {
         };
         out.clear();
         out.reserve(self.state.len());
-        for c in &mut self.state {
-            out.push(update_one(&found, c));
+        // Runs of counters that read one prepared counter (the instances a wildcard expanded):
+        // the counter is looked up once per run.
+        let mut rest = &mut self.state[..];
+        while let Some(first) = rest.first() {
+            let key = (first.fixed, first.object_slot, first.counter_slot);
+            let len = rest
+                .iter()
+                .position(|c| (c.fixed, c.object_slot, c.counter_slot) != key)
+                .unwrap_or(rest.len());
+            let (run, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            match prepared_of(&found, run.first()) {
+                Ok(prepared) => {
+                    let calculator = prepared.calculator.as_ref().map_err(|e| *e);
+                    out.extend(
+                        run.iter_mut()
+                            .map(|c| value_of(&found, &prepared.packer, calculator, c)),
+                    );
+                }
+                Err((status, fixed)) => {
+                    for c in run {
+                        if !fixed {
+                            c.previous = None;
+                        }
+                        out.push(missing(status));
+                    }
+                }
+            }
         }
+    }
+}
+
+/// A value with only a status.
+fn missing(status: PdhStatus) -> CounterValue {
+    CounterValue {
+        value: None,
+        status,
+        raw: None,
     }
 }
 
@@ -857,15 +892,17 @@ struct Found<'r, T> {
     singles: &'r [Option<(T, i32)>],
 }
 
-#[inline]
-fn update_one<T: RawValues + Copy>(found: &Found<'_, T>, c: &mut CounterState) -> CounterValue {
-    let missing = |status| CounterValue {
-        value: None,
-        status,
-        raw: None,
+/// The prepared counter that `c` reads, or the status of every counter of its run and whether
+/// that status is fixed (the path never resolved: its previous sample is not touched).
+fn prepared_of<'r, T>(
+    found: &Found<'r, T>,
+    c: Option<&CounterState>,
+) -> Result<&'r Prepared, (PdhStatus, bool)> {
+    let Some(c) = c else {
+        return Err((PdhStatus::PDH_CSTATUS_NO_OBJECT, false));
     };
     if let Some(status) = c.fixed {
-        return missing(status);
+        return Err((status, true));
     }
     let slot = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
     let resolved = found.resolved;
@@ -876,13 +913,23 @@ fn update_one<T: RawValues + Copy>(found: &Found<'_, T>, c: &mut CounterState) -
         .flatten()
         .is_none()
     {
-        c.previous = None;
-        return missing(PdhStatus::PDH_CSTATUS_NO_OBJECT);
+        return Err((PdhStatus::PDH_CSTATUS_NO_OBJECT, false));
     }
-    let Some(Some(prepared)) = resolved.counters.get(slot(c.counter_slot)) else {
-        c.previous = None;
-        return missing(PdhStatus::PDH_CSTATUS_NO_COUNTER);
-    };
+    match resolved.counters.get(slot(c.counter_slot)) {
+        Some(Some(prepared)) => Ok(prepared),
+        _ => Err((PdhStatus::PDH_CSTATUS_NO_COUNTER, false)),
+    }
+}
+
+/// The value of counter `c`, whose counter is resolved (`packer`, `calculator`).
+#[inline]
+fn value_of<T: RawValues + Copy>(
+    found: &Found<'_, T>,
+    packer: &RawPacker,
+    calculator: Result<&Calculator, CalcError>,
+    c: &mut CounterState,
+) -> CounterValue {
+    let slot = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
     let values = if c.instance_slot == NO_SLOT {
         found.singles.get(slot(c.object_slot))
     } else {
@@ -892,7 +939,7 @@ fn update_one<T: RawValues + Copy>(found: &Found<'_, T>, c: &mut CounterState) -
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
     };
-    let raw = prepared.packer.pack(&values);
+    let raw = packer.pack(&values);
     let Some(raw) = raw else {
         c.previous = None;
         return missing(PdhStatus::PDH_CSTATUS_INVALID_DATA);
@@ -903,9 +950,9 @@ fn update_one<T: RawValues + Copy>(found: &Found<'_, T>, c: &mut CounterState) -
         .replace(Previous { raw, unique_id })
         .filter(|p| p.unique_id == unique_id)
         .map(|p| p.raw);
-    let value = match &prepared.calculator {
+    let value = match calculator {
         Ok(calculator) => calculator.compute(&raw, previous.as_ref()),
-        Err(e) => Err(*e),
+        Err(e) => Err(e),
     };
     match value {
         Ok(v) => {
