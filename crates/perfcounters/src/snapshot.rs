@@ -939,6 +939,8 @@ impl NamedList {
         let mut instances = Vec::with_capacity(self.spans.len());
         let mut spans = self.spans.as_slice();
         let mut ranges = values.ranges.iter();
+        // Each chunk's names and spans, in one list reused from chunk to chunk.
+        let mut named = Vec::new();
         for (count, values) in values.chunks {
             let (chunk, rest) = spans.split_at(count.min(spans.len()));
             spans = rest;
@@ -948,7 +950,7 @@ impl NamedList {
                     .saturating_add(if s.index > 0 { 11 } else { 0 })
             });
             let mut names = String::with_capacity(len);
-            let mut named = Vec::with_capacity(count);
+            named.clear();
             for s in chunk {
                 let at = names.len();
                 names.push_str(s.name.of(&self.names));
