@@ -20,6 +20,9 @@
 //!   the first block's samples in the query, so every rate is computed from two consecutive
 //!   blocks; the source has read the first block in place, as every collection of `watch` after
 //!   the second finds it.
+//! * `v1_global/query_steady`: the same collection as `watch` repeats it: one query and one source
+//!   collect 16 consecutive blocks in turn (the query's previous samples, positions and values
+//!   buffer are those the previous collection left; a fresh query is primed, untimed, every 16).
 //!
 //! Run: `cargo bench -p perfcounters --bench decode -- --warm-up-time 1 --measurement-time 3`.
 //! With `PERFCOUNTERS_BENCH_BLOCK=FILE` set, the `v1_global` block is also written to `FILE` (to feed
@@ -568,8 +571,47 @@ fn bench_global(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
+    // `watch` over a longer replay: one query and one source collect block after block, so the
+    // query's state and the values buffer are those of the previous collection, not fresh copies.
+    let steady: Vec<PathBuf> = (0..=STEADY_RUN as u64)
+        .map(|generation| {
+            let path = dir.join(format!("steady{generation}.blk"));
+            std::fs::write(&path, global_block_of(generation)).unwrap();
+            path
+        })
+        .collect();
+    group.bench_function("query_steady", |b| {
+        b.iter_custom(|iters| {
+            let mut measured = std::time::Duration::ZERO;
+            let mut done = 0;
+            while done < iters {
+                // Untimed: the query primed with the run's first block, the source at the second.
+                let mut query = primed.clone();
+                let mut source = primed_replay(&steady, &names, &mut query);
+                let request = query.request(&catalog);
+                let mut values = Vec::new();
+                let run = (iters - done).min(STEADY_RUN as u64);
+                let start = std::time::Instant::now();
+                for _ in 0..run {
+                    black_box(replay_collect(
+                        &mut source,
+                        &request,
+                        &mut query,
+                        &mut values,
+                    ));
+                }
+                measured += start.elapsed();
+                done += run;
+            }
+            measured
+        })
+    });
     group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// How many consecutive collections `v1_global/query_steady` makes with one query and one source.
+const STEADY_RUN: usize = 16;
 
 criterion_group!(benches, bench, bench_global);
 criterion_main!(benches);
