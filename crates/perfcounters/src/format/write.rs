@@ -21,6 +21,23 @@ impl Writer {
         }
     }
 
+    /// A writer that appends to `buf` after clearing it (its allocation is reused; take it back
+    /// with [`into_bytes`](Self::into_bytes)).
+    pub(crate) fn reuse(mut buf: Vec<u8>, endian: Endian) -> Self {
+        buf.clear();
+        Writer { buf, endian }
+    }
+
+    /// The bytes written so far.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Forgets what was written, keeping the allocation.
+    pub(crate) fn clear(&mut self) {
+        self.buf.clear();
+    }
+
     /// The bytes written.
     pub(crate) fn into_bytes(self) -> Vec<u8> {
         self.buf
@@ -31,6 +48,11 @@ impl Writer {
         self.buf.len()
     }
 
+    /// Appends a byte.
+    pub(crate) fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+
     /// Appends a `u16`.
     pub(crate) fn u16(&mut self, v: u16) {
         self.buf.extend_from_slice(&self.endian.u16_bytes(v));
@@ -39,6 +61,11 @@ impl Writer {
     /// Appends a `u32`.
     pub(crate) fn u32(&mut self, v: u32) {
         self.buf.extend_from_slice(&self.endian.u32_bytes(v));
+    }
+
+    /// Appends an `i32`.
+    pub(crate) fn i32(&mut self, v: i32) {
+        self.u32(v as u32);
     }
 
     /// Appends a `u64`.
@@ -61,6 +88,13 @@ impl Writer {
         self.buf.resize(self.buf.len() + n, 0);
     }
 
+    /// `byte` up to `len` bytes in all (nothing when `len` bytes are already written).
+    pub(crate) fn fill_to(&mut self, len: usize, byte: u8) {
+        if len > self.buf.len() {
+            self.buf.resize(len, byte);
+        }
+    }
+
     /// Zero bytes up to the next multiple of 8 (relative to the buffer start).
     pub(crate) fn pad8(&mut self) {
         let padded = self.buf.len().next_multiple_of(8);
@@ -73,11 +107,16 @@ impl Writer {
         if s.contains('\0') {
             return Err(EncodeError::InteriorNul { structure });
         }
+        self.utf16(s);
+        self.u16(0);
+        Ok(())
+    }
+
+    /// Appends the UTF-16 code units of `s` as they are (no terminator, no check).
+    pub(crate) fn utf16(&mut self, s: &str) {
         for u in s.encode_utf16() {
             self.u16(u);
         }
-        self.u16(0);
-        Ok(())
     }
 
     /// Overwrites the bytes at `at` (already written). Callers write inside what they appended

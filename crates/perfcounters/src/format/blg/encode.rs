@@ -37,8 +37,8 @@ use std::io::{self, Seek, SeekFrom, Write};
 
 use super::container::{
     LogFileHeader, TimeZoneInformation, BUFFER_HEADER_LEN, EVENT_TRACE_HEADER_LEN,
-    FILLED_BYTES_OFFSET, SYSTEM_TRACE_HEADER_LEN, TRACE_HEADER_TYPE_FULL_HEADER32,
-    TRACE_HEADER_TYPE_FULL_HEADER64, TRACE_HEADER_TYPE_SYSTEM32, TRACE_HEADER_TYPE_SYSTEM64,
+    FILLED_BYTES_OFFSET, TRACE_HEADER_TYPE_FULL_HEADER32, TRACE_HEADER_TYPE_FULL_HEADER64,
+    TRACE_HEADER_TYPE_SYSTEM32, TRACE_HEADER_TYPE_SYSTEM64,
 };
 use super::counters::{CounterSpec, COUNTER_ENTRY_HEADER_LEN, COUNTER_LIST_SIGNATURE};
 use super::record::RecordKind;
@@ -50,6 +50,7 @@ use super::trailer::TRAILER_HEADER_LEN;
 use super::{PDH_EVENT_HEADER_LEN, PDH_EVENT_VERSION, PDH_PROVIDER_GUID};
 use crate::format::read::Endian;
 use crate::format::v2::Guid;
+use crate::format::write::Writer;
 use crate::snapshot::SystemTime;
 use crate::status::PdhStatus;
 
@@ -136,11 +137,10 @@ pub struct BlgWriter<W: Write + Seek> {
     out: W,
     options: EncodeOptions,
     buffer_size: usize,
-    buf: Vec<u8>,
+    buf: Writer,
     filled: usize,
     buffer_time: i64,
     buffers: u32,
-    event: Vec<u8>,
 }
 
 fn invalid(message: &str) -> io::Error {
@@ -174,11 +174,10 @@ impl<W: Write + Seek> BlgWriter<W> {
             out,
             options,
             buffer_size,
-            buf: Vec::with_capacity(buffer_size),
+            buf: Writer::reuse(Vec::with_capacity(buffer_size), Endian::Little),
             filled: 0,
             buffer_time: 0,
             buffers: 1,
-            event: Vec::new(),
         })
     }
 
@@ -214,23 +213,6 @@ impl<W: Write + Seek> BlgWriter<W> {
         } else {
             TRACE_HEADER_TYPE_FULL_HEADER32
         };
-        let e = &mut self.event;
-        e.clear();
-        e.extend_from_slice(&size16.to_le_bytes());
-        e.push(event_type);
-        e.push(0xC0);
-        e.push(class_type);
-        e.push(0);
-        e.extend_from_slice(&self.options.event_version.to_le_bytes());
-        e.extend_from_slice(&0x0b18u32.to_le_bytes());
-        e.extend_from_slice(&0x0dfcu32.to_le_bytes());
-        e.extend_from_slice(&time.to_le_bytes());
-        e.extend_from_slice(&PDH_PROVIDER_GUID.to_bytes());
-        e.extend_from_slice(&0u64.to_le_bytes());
-        e.extend_from_slice(&self.options.log_guid.to_bytes());
-        e.extend_from_slice(&index.to_le_bytes());
-        e.extend_from_slice(&count.to_le_bytes());
-        e.extend_from_slice(data);
         let aligned = size.next_multiple_of(8);
         if aligned > self.buffer_size - BUFFER_HEADER_LEN {
             return Err(invalid("event larger than a buffer"));
@@ -241,15 +223,30 @@ impl<W: Write + Seek> BlgWriter<W> {
             self.flush_buffer()?;
             self.start_buffer(time);
         }
-        self.buf.extend_from_slice(&self.event);
-        self.buf.resize(self.filled + aligned, 0);
+        let e = &mut self.buf;
+        e.u16(size16);
+        e.u8(event_type);
+        e.u8(0xC0);
+        e.u8(class_type);
+        e.u8(0);
+        e.u16(self.options.event_version);
+        e.u32(0x0b18);
+        e.u32(0x0dfc);
+        e.i64(time);
+        e.bytes(&PDH_PROVIDER_GUID.to_bytes());
+        e.u64(0);
+        e.bytes(&self.options.log_guid.to_bytes());
+        e.u32(index);
+        e.u32(count);
+        e.bytes(data);
+        e.pad8();
         self.filled += aligned;
         Ok(())
     }
 
     fn start_buffer(&mut self, time: i64) {
         self.buf.clear();
-        self.buf.resize(BUFFER_HEADER_LEN, 0);
+        self.buf.zeros(BUFFER_HEADER_LEN);
         self.filled = BUFFER_HEADER_LEN;
         self.buffer_time = time;
     }
@@ -260,16 +257,11 @@ impl<W: Write + Seek> BlgWriter<W> {
         }
         let filled = self.filled as u32;
         let b = &mut self.buf;
-        b[0..4].copy_from_slice(&(self.buffer_size as u32).to_le_bytes());
-        b[4..8].copy_from_slice(&filled.to_le_bytes());
-        b[8..12].copy_from_slice(&filled.to_le_bytes());
-        b[0x10..0x18].copy_from_slice(&self.buffer_time.to_le_bytes());
-        b[0x18..0x20].copy_from_slice(&u64::from(self.buffers).to_le_bytes());
-        b[0x28..0x2C].copy_from_slice(&[0, 8, 0x11, 0]);
-        b[0x2C..0x30].copy_from_slice(&3u32.to_le_bytes());
-        b[FILLED_BYTES_OFFSET..FILLED_BYTES_OFFSET + 4].copy_from_slice(&filled.to_le_bytes());
-        b.resize(self.buffer_size, 0xFF);
-        self.out.write_all(b)?;
+        put_buffer_header(b, self.buffer_size, filled, self.buffer_time);
+        b.put_u32(4, filled); // the saved offset
+        b.put_u64(0x18, u64::from(self.buffers)); // the sequence number
+        b.fill_to(self.buffer_size, 0xFF);
+        self.out.write_all(b.as_bytes())?;
         self.buffers = self.buffers.saturating_add(1);
         self.filled = 0;
         Ok(())
@@ -287,31 +279,61 @@ impl<W: Write + Seek> BlgWriter<W> {
     }
 }
 
-fn utf16z(out: &mut Vec<u8>, s: &str) {
-    for u in s.encode_utf16() {
-        out.extend_from_slice(&u.to_le_bytes());
-    }
-    out.extend_from_slice(&[0, 0]);
+/// The fields every buffer header of the writer holds (in the `BUFFER_HEADER_LEN` zero bytes at
+/// the start of `b`): the buffer size, the filled offset (twice), the time stamp and the flags.
+fn put_buffer_header(b: &mut Writer, buffer_size: usize, filled: u32, time: i64) {
+    b.put_u32(0, buffer_size as u32);
+    b.put_u32(8, filled);
+    b.put_i64(0x10, time);
+    b.put(0x28, &[0, 8, 0x11, 0]);
+    b.put_u32(0x2C, 3);
+    b.put_u32(FILLED_BYTES_OFFSET, filled);
+}
+
+/// `s` as NUL-terminated UTF-16, written as given (a NUL inside ends the string for a reader, as in
+/// a file Windows wrote).
+fn utf16z(out: &mut Writer, s: &str) {
+    out.utf16(s);
+    out.u16(0);
 }
 
 /// A 32-unit UTF-16 name field (at most 31 units and a NUL).
-fn name_field(out: &mut Vec<u8>, s: &str) {
-    let start = out.len();
+fn name_field(out: &mut Writer, s: &str) {
+    let start = out.pos();
     for u in s.encode_utf16().take(31) {
-        out.extend_from_slice(&u.to_le_bytes());
+        out.u16(u);
     }
-    out.resize(start + 64, 0);
+    out.fill_to(start + 64, 0);
 }
 
 /// The first buffer: the buffer header, the `SYSTEM_TRACE_HEADER` event with the
 /// `TRACE_LOGFILE_HEADER`, the logger name and the log path; 0xFF after the event.
 fn header_buffer(h: &LogFileHeader, buffer_size: usize, buffers: u32) -> io::Result<Vec<u8>> {
     let p = h.pointer_size as usize;
-    let mut lf = Vec::with_capacity(0x200);
+    let mut b = Writer::reuse(Vec::with_capacity(buffer_size), Endian::Little);
+    b.zeros(BUFFER_HEADER_LEN);
+    let header_type = if h.pointer_size == 8 {
+        TRACE_HEADER_TYPE_SYSTEM64
+    } else {
+        TRACE_HEADER_TYPE_SYSTEM32
+    };
+    let event = b.pos();
+    b.u16(h.header_version);
+    b.u8(header_type);
+    b.u8(0xC0);
+    b.u16(0); // the event size, written below
+    b.u16(0); // hook id: the header event
+    b.u32(0x06dc);
+    b.u32(0);
+    b.i64(h.start_time);
+    b.u64(0);
+    // The TRACE_LOGFILE_HEADER; its 8-byte alignment is the buffer's (the event starts at 0x48, its
+    // body at 0x68).
+    let lf = &mut b;
     for v in [h.buffer_size, h.version, h.os_build, h.number_of_processors] {
-        lf.extend_from_slice(&v.to_le_bytes());
+        lf.u32(v);
     }
-    lf.extend_from_slice(&h.end_time.to_le_bytes());
+    lf.i64(h.end_time);
     for v in [
         h.timer_resolution,
         h.maximum_file_size,
@@ -322,71 +344,51 @@ fn header_buffer(h: &LogFileHeader, buffer_size: usize, buffers: u32) -> io::Res
         h.events_lost,
         h.cpu_speed_mhz,
     ] {
-        lf.extend_from_slice(&v.to_le_bytes());
+        lf.u32(v);
     }
-    lf.resize(lf.len() + 2 * p, 0); // LoggerName and LogFileName pointers
+    lf.zeros(2 * p); // LoggerName and LogFileName pointers
     let tz = &h.time_zone;
-    lf.extend_from_slice(&tz.bias.to_le_bytes());
-    name_field(&mut lf, &tz.standard_name);
-    lf.extend_from_slice(&Endian::Little.system_time_bytes(&tz.standard_date));
-    lf.extend_from_slice(&tz.standard_bias.to_le_bytes());
-    name_field(&mut lf, &tz.daylight_name);
-    lf.extend_from_slice(&Endian::Little.system_time_bytes(&tz.daylight_date));
-    lf.extend_from_slice(&tz.daylight_bias.to_le_bytes());
-    lf.resize(lf.len().next_multiple_of(8), 0);
+    lf.i32(tz.bias);
+    name_field(lf, &tz.standard_name);
+    lf.system_time(&tz.standard_date);
+    lf.i32(tz.standard_bias);
+    name_field(lf, &tz.daylight_name);
+    lf.system_time(&tz.daylight_date);
+    lf.i32(tz.daylight_bias);
+    lf.pad8();
     for v in [h.boot_time, h.perf_freq, h.start_time] {
-        lf.extend_from_slice(&v.to_le_bytes());
+        lf.i64(v);
     }
-    lf.extend_from_slice(&h.reserved_flags.to_le_bytes());
-    lf.extend_from_slice(&h.buffers_lost.to_le_bytes());
-    utf16z(&mut lf, &h.logger_name);
-    utf16z(&mut lf, &h.log_file_name);
+    lf.u32(h.reserved_flags);
+    lf.u32(h.buffers_lost);
+    utf16z(lf, &h.logger_name);
+    utf16z(lf, &h.log_file_name);
 
-    let size = SYSTEM_TRACE_HEADER_LEN + lf.len();
+    let size = b.pos() - event;
     let size16 = u16::try_from(size).map_err(|_| invalid("log-file header too large"))?;
     let filled = (BUFFER_HEADER_LEN + size).next_multiple_of(8);
     if filled > buffer_size {
         return Err(invalid("log-file header larger than a buffer"));
     }
-    let mut b = vec![0u8; BUFFER_HEADER_LEN];
-    b[0..4].copy_from_slice(&(buffer_size as u32).to_le_bytes());
-    b[8..12].copy_from_slice(&(filled as u32).to_le_bytes());
-    b[0x10..0x18].copy_from_slice(&h.start_time.to_le_bytes());
-    b[0x28..0x2C].copy_from_slice(&[0, 8, 0x11, 0]);
-    b[0x2C..0x30].copy_from_slice(&3u32.to_le_bytes());
-    b[FILLED_BYTES_OFFSET..FILLED_BYTES_OFFSET + 4].copy_from_slice(&(filled as u32).to_le_bytes());
-    b[0x34..0x36].copy_from_slice(&1u16.to_le_bytes());
-    b[0x36..0x38].copy_from_slice(&4u16.to_le_bytes());
-    let header_type = if h.pointer_size == 8 {
-        TRACE_HEADER_TYPE_SYSTEM64
-    } else {
-        TRACE_HEADER_TYPE_SYSTEM32
-    };
-    b.extend_from_slice(&h.header_version.to_le_bytes());
-    b.push(header_type);
-    b.push(0xC0);
-    b.extend_from_slice(&size16.to_le_bytes());
-    b.extend_from_slice(&0u16.to_le_bytes()); // hook id: the header event
-    b.extend_from_slice(&0x06dcu32.to_le_bytes());
-    b.extend_from_slice(&0u32.to_le_bytes());
-    b.extend_from_slice(&h.start_time.to_le_bytes());
-    b.extend_from_slice(&0u64.to_le_bytes());
-    b.extend_from_slice(&lf);
-    b.resize(filled, 0);
-    b.resize(buffer_size, 0xFF);
-    Ok(b)
+    b.put_u16s(event + 4, &[size16]);
+    put_buffer_header(&mut b, buffer_size, filled as u32, h.start_time);
+    b.put_u16s(0x34, &[1, 4]); // the buffer type: the log-file header
+    b.pad8();
+    b.fill_to(buffer_size, 0xFF);
+    Ok(b.into_bytes())
 }
 
 /// The counter-list record of `specs`, strings laid out machine, object, instance, parent, counter.
 pub fn encode_counter_list(specs: &[CounterSpec]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(8 + specs.len() * 160);
-    out.extend_from_slice(&COUNTER_LIST_SIGNATURE.to_le_bytes());
-    out.extend_from_slice(&8u16.to_le_bytes());
-    out.extend_from_slice(&2u16.to_le_bytes());
+    let mut out = Writer::reuse(Vec::with_capacity(8 + specs.len() * 160), Endian::Little);
+    out.u32(COUNTER_LIST_SIGNATURE);
+    out.u16(8);
+    out.u16(2);
+    let mut strings = Writer::new(Endian::Little);
     for s in specs {
-        let mut strings = Vec::new();
+        strings.clear();
         let mut put = |text: &str| -> i32 {
-            let at = strings.len() as i32;
+            let at = strings.pos() as i32;
             utf16z(&mut strings, text);
             at
         };
@@ -395,21 +397,21 @@ pub fn encode_counter_list(specs: &[CounterSpec]) -> Vec<u8> {
         let instance = s.instance.as_deref().map_or(-1, &mut put);
         let parent = s.parent.as_deref().map_or(-1, &mut put);
         let counter = put(&s.counter);
-        let size = (COUNTER_ENTRY_HEADER_LEN + strings.len()).next_multiple_of(8);
-        let start = out.len();
-        out.extend_from_slice(&(size as u32).to_le_bytes());
-        out.extend_from_slice(&s.flags.to_le_bytes());
-        out.extend_from_slice(&s.user_data.to_le_bytes());
-        out.extend_from_slice(&s.counter_type.0.to_le_bytes());
-        out.extend_from_slice(&s.time_base.to_le_bytes());
-        out.extend_from_slice(&s.default_scale.to_le_bytes());
+        let size = (COUNTER_ENTRY_HEADER_LEN + strings.pos()).next_multiple_of(8);
+        let start = out.pos();
+        out.u32(size as u32);
+        out.u32(s.flags);
+        out.u32(s.user_data);
+        out.u32(s.counter_type.0);
+        out.i64(s.time_base);
+        out.i32(s.default_scale);
         for v in [machine, object, instance, parent, s.instance_index, counter] {
-            out.extend_from_slice(&v.to_le_bytes());
+            out.i32(v);
         }
-        out.extend_from_slice(&strings);
-        out.resize(start + size, 0);
+        out.bytes(strings.as_bytes());
+        out.fill_to(start + size, 0);
     }
-    out
+    out.into_bytes()
 }
 
 /// A stored `PDH_RAW_COUNTER`.
@@ -473,81 +475,80 @@ pub fn encode_sample(entries: &[SampleEntry]) -> Vec<u8> {
 }
 
 /// [`encode_sample`] into a reused vector (cleared first).
-pub fn encode_sample_into(out: &mut Vec<u8>, entries: &[SampleEntry]) {
-    out.clear();
-    out.extend_from_slice(&SAMPLE_SIGNATURE);
-    out.push(0);
-    out.extend_from_slice(&0u32.to_le_bytes());
+pub fn encode_sample_into(buf: &mut Vec<u8>, entries: &[SampleEntry]) {
+    let mut out = Writer::reuse(std::mem::take(buf), Endian::Little);
+    out.bytes(&SAMPLE_SIGNATURE);
+    out.u8(0);
+    out.u32(0); // the record size, written below
     for e in entries {
-        let start = out.len();
+        let start = out.pos();
         let kind = match e {
             SampleEntry::Counter(_) => KIND_COUNTER,
             SampleEntry::Instances { .. } => KIND_INSTANCES,
             SampleEntry::Block(_) => KIND_BLOCK,
             SampleEntry::Raw { kind, .. } => *kind,
         };
-        out.extend_from_slice(&SAMPLE_SIGNATURE);
-        out.push(kind);
-        out.extend_from_slice(&0u32.to_le_bytes());
+        out.bytes(&SAMPLE_SIGNATURE);
+        out.u8(kind);
+        out.u32(0); // the sub-record size, written below
         match e {
             SampleEntry::Counter(r) => {
-                out.extend_from_slice(&r.status.0.to_le_bytes());
-                out.extend_from_slice(&r.time_stamp.to_le_bytes());
-                out.extend_from_slice(&[0; 4]);
-                out.extend_from_slice(&r.first.to_le_bytes());
-                out.extend_from_slice(&r.second.to_le_bytes());
-                out.extend_from_slice(&r.multi_count.to_le_bytes());
-                out.extend_from_slice(&[0; 4]);
+                out.u32(r.status.0);
+                out.i64(r.time_stamp);
+                out.zeros(4);
+                out.i64(r.first);
+                out.i64(r.second);
+                out.u32(r.multi_count);
+                out.zeros(4);
             }
             SampleEntry::Instances {
                 status,
                 time_stamp,
                 items,
             } => {
-                let body = out.len();
+                let body = out.pos();
                 let names_at = INSTANCES_HEADER_LEN + items.len() * INSTANCE_ITEM_LEN;
-                let mut names = Vec::new();
+                let mut names = Writer::new(Endian::Little);
                 let mut offsets = Vec::with_capacity(items.len());
                 for item in items {
-                    offsets.push((names_at + names.len()) as u32);
+                    offsets.push((names_at + names.pos()) as u32);
                     utf16z(&mut names, &item.name);
                 }
-                let size = (names_at + names.len()).next_multiple_of(8);
-                out.extend_from_slice(&(size as u32).to_le_bytes());
-                out.extend_from_slice(&(items.len() as u32).to_le_bytes());
-                out.extend_from_slice(&status.0.to_le_bytes());
-                out.extend_from_slice(&0u32.to_le_bytes());
-                out.extend_from_slice(&time_stamp.to_le_bytes());
+                let size = (names_at + names.pos()).next_multiple_of(8);
+                out.u32(size as u32);
+                out.u32(items.len() as u32);
+                out.u32(status.0);
+                out.u32(0);
+                out.i64(*time_stamp);
                 for (item, offset) in items.iter().zip(offsets) {
-                    out.extend_from_slice(&offset.to_le_bytes());
-                    out.extend_from_slice(&item.multi_count.to_le_bytes());
-                    out.extend_from_slice(&item.first.to_le_bytes());
-                    out.extend_from_slice(&item.second.to_le_bytes());
+                    out.u32(offset);
+                    out.u32(item.multi_count);
+                    out.i64(item.first);
+                    out.i64(item.second);
                 }
-                out.extend_from_slice(&names);
-                out.resize(body + size, 0);
+                out.bytes(names.as_bytes());
+                out.fill_to(body + size, 0);
             }
             SampleEntry::Block(bytes) | SampleEntry::Raw { body: bytes, .. } => {
-                out.extend_from_slice(bytes);
+                out.bytes(bytes);
             }
         }
-        let len = (out.len() - start) as u32;
-        out[start + 4..start + SUB_RECORD_HEADER_LEN].copy_from_slice(&len.to_le_bytes());
+        out.put_u32(start + 4, (out.pos() - start) as u32);
     }
-    let total = out.len() as u32;
-    out[4..8].copy_from_slice(&total.to_le_bytes());
+    out.put_u32(4, out.pos() as u32);
+    *buf = out.into_bytes();
 }
 
 /// A name-table record: the machine, then `pairs` as `index\0name\0…` (no list terminator, like the
 /// chunks Windows writes).
 pub fn encode_name_chunk(machine: &str, pairs: &[(u32, &str)]) -> Vec<u8> {
-    let mut out = Vec::new();
+    let mut out = Writer::new(Endian::Little);
     utf16z(&mut out, machine);
     for (index, name) in pairs {
         utf16z(&mut out, &index.to_string());
         utf16z(&mut out, name);
     }
-    out
+    out.into_bytes()
 }
 
 /// A trailer record: the first and last sample times, the sample and entry counts, and
@@ -559,20 +560,19 @@ pub fn encode_trailer(
     entries: u32,
     bodies: &[&[u8]],
 ) -> Vec<u8> {
-    let mut out = Vec::with_capacity(TRAILER_HEADER_LEN);
-    out.extend_from_slice(&first.to_le_bytes());
-    out.extend_from_slice(&last.to_le_bytes());
-    out.extend_from_slice(&samples.to_le_bytes());
-    out.extend_from_slice(&entries.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&0x5FFu32.to_le_bytes());
+    let mut out = Writer::reuse(Vec::with_capacity(TRAILER_HEADER_LEN), Endian::Little);
+    out.i64(first);
+    out.i64(last);
+    out.u32(samples);
+    out.u32(entries);
+    out.u32(0); // the record size, written below
+    out.u32(0x5FF);
     for body in bodies {
-        out.extend_from_slice(&SAMPLE_SIGNATURE);
-        out.push(KIND_BLOCK);
-        out.extend_from_slice(&((body.len() + SUB_RECORD_HEADER_LEN) as u32).to_le_bytes());
-        out.extend_from_slice(body);
+        out.bytes(&SAMPLE_SIGNATURE);
+        out.u8(KIND_BLOCK);
+        out.u32((body.len() + SUB_RECORD_HEADER_LEN) as u32);
+        out.bytes(body);
     }
-    let len = out.len() as u32;
-    out[0x18..0x1C].copy_from_slice(&len.to_le_bytes());
-    out
+    out.put_u32(0x18, out.pos() as u32);
+    out.into_bytes()
 }
