@@ -1,57 +1,38 @@
 //! The `perfcounters` binary end to end: decode, replayed watch (exact PDH-CSV bytes), list, typeperf,
 //! and the error paths (bad files, bad flags, bad paths).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 mod common;
 
-use common::{block, write_blocks};
+use common::{
+    assert_stderr_contains, assert_stdout_contains, assert_success, block, run, run_on, stderr,
+    stdout, tempdir, write_blocks, write_files,
+};
 use perfcounters::format::v1::encode;
 use perfcounters::snapshot::{CounterDefinition, ObjectData, SystemTime, Value};
 use perfcounters::CounterType;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_perfcounters"));
-    c.env("TZ", "UTC");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("run perfcounters")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("perfcounters-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 #[test]
 fn replayed_watch_writes_typeperf_csv_byte_for_byte() {
     let dir = tempdir("csv");
     let files = write_blocks(&dir);
-    let mut args = vec![
-        "watch",
-        r"\Processor(*)\% Processor Time",
-        r"\System\Processes",
-        r"\System\System Up Time",
-        "--format",
-        "csv",
-        "--replay",
-    ];
-    args.extend(files.iter().map(String::as_str));
-    let o = run(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let watch = |format: &str| {
+        run_on(
+            &[
+                "watch",
+                r"\Processor(*)\% Processor Time",
+                r"\System\Processes",
+                r"\System\System Up Time",
+                "--format",
+                format,
+                "--replay",
+            ],
+            &files,
+        )
+    };
+    let o = watch("csv");
+    assert_success(&o);
     // CPU 0: idle 0.25 s of 1 s → 75 %; CPU 1: 0.5 s → 50 %; _Total: 0.375 s → 62.5 %.
     // Then CPU 0 idle 1 s → 0 %, CPU 1 idle 0 → 100 %, _Total 0.5 → 50 %.
     // System Up Time: (D − N)/F with D = 132290312439883752 (+1 s per sample), N = 132289457285000000.
@@ -62,15 +43,12 @@ fn replayed_watch_writes_typeperf_csv_byte_for_byte() {
     assert_eq!(stdout(&o), expected);
 
     // TSV and JSON through the same path.
-    let mut tsv = args.clone();
-    tsv[5] = "tsv";
-    let o = run(&tsv);
-    assert!(
-        stdout(&o).contains("\"(PDH-TSV 4.0)\"\t\"\\\\GETAWAY\\Processor(0)\\% Processor Time\"")
+    let o = watch("tsv");
+    assert_stdout_contains(
+        &o,
+        "\"(PDH-TSV 4.0)\"\t\"\\\\GETAWAY\\Processor(0)\\% Processor Time\"",
     );
-    let mut json = args.clone();
-    json[5] = "json";
-    let o = run(&json);
+    let o = watch("json");
     let lines: Vec<serde_json::Value> = stdout(&o)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -98,7 +76,7 @@ fn replayed_watch_writes_typeperf_csv_byte_for_byte() {
     ];
     one.extend(files.iter().map(String::as_str));
     let o = run(&one);
-    assert!(o.status.success());
+    assert_success(&o);
     let lines: Vec<serde_json::Value> = stdout(&o)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -106,10 +84,9 @@ fn replayed_watch_writes_typeperf_csv_byte_for_byte() {
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["values"][0]["status"], "PDH_CSTATUS_NO_INSTANCE");
     assert_eq!(lines[0]["values"][0]["value"], serde_json::Value::Null);
-    assert!(
-        stderr(&o).contains(r#"object "Processor" has no instance "7"; did you mean"#),
-        "{}",
-        stderr(&o)
+    assert_stderr_contains(
+        &o,
+        r#"object "Processor" has no instance "7"; did you mean"#,
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -119,7 +96,7 @@ fn decode_prints_the_documented_json() {
     let dir = tempdir("decode");
     let files = write_blocks(&dir);
     let o = run(&["decode", &files[1], "--format", "json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["format"], "v1");
     assert_eq!(v["system_name"], "GETAWAY");
@@ -186,25 +163,17 @@ fn decode_reports_malformed_files_with_offset() {
     std::fs::write(&empty, b"").unwrap();
     let o = run(&["decode", empty.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("PERF_DATA_HEADER at offset 0"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, "PERF_DATA_HEADER at offset 0");
 
     let v2 = dir.join("v2.bin");
     std::fs::write(&v2, [0u8; 64]).unwrap();
     let o = run(&["watch", "--replay", v2.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("not a V1 block (no \"PERF\" signature)"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, "not a V1 block (no \"PERF\" signature)");
 
     let o = run(&["decode", dir.join("missing.bin").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    assert_stderr_contains(&o, "cannot read");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -212,19 +181,11 @@ fn decode_reports_malformed_files_with_offset() {
 fn bad_flags_and_paths_exit_non_zero() {
     let o = run(&["watch", "--interval", "soon"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("invalid interval \"soon\""),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, "invalid interval \"soon\"");
 
     let o = run(&["watch", r"System\Processes", "--samples", "1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains(r"invalid counter path System\Processes: at character 0"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, r"invalid counter path System\Processes: at character 0");
 
     let o = run(&["frobnicate"]);
     assert_eq!(o.status.code(), Some(2));
@@ -237,15 +198,15 @@ fn bad_flags_and_paths_exit_non_zero() {
     );
 
     let o = run(&["typeperf", "-?"]);
-    assert!(o.status.success());
-    assert!(stdout(&o).contains("-cf <filename>"));
+    assert_success(&o);
+    assert_stdout_contains(&o, "-cf <filename>");
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn live_list_and_typeperf() {
     let o = run(&["list", "Memory"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert!(
         stdout(&o).lines().any(|l| l == r"\Memory\Available Bytes"),
         "{}",
@@ -263,11 +224,7 @@ fn live_list_and_typeperf() {
 
     let o = run(&["list", "Memroy"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains(r#"no object named "Memroy"; did you mean "Memory"?"#),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, r#"no object named "Memroy"; did you mean "Memory"?"#);
 
     // typeperf framing: empty line, header, one row per sample, then the closing messages.
     let o = run(&[
@@ -279,7 +236,7 @@ fn live_list_and_typeperf() {
         "-sc",
         "2",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let out = stdout(&o);
     let lines: Vec<&str> = out.split("\r\n").collect();
     assert_eq!(lines[0], "");
@@ -304,19 +261,11 @@ fn live_list_and_typeperf() {
     );
     // The unknown object keeps its column, with no value.
     assert!(lines[2].ends_with("\",\" \""), "{out}");
-    assert!(
-        stderr(&o).contains(r#"no object named "Nope""#),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, r#"no object named "Nope""#);
 
     let o = run(&["typeperf", r"\Nope\X", "-sc", "1"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("Error: No valid counters."),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, "Error: No valid counters.");
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -486,7 +435,7 @@ fn capture_directories_replay_list_and_decode() {
         "--replay",
         d,
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     // V1 (as in replayed_watch_writes_typeperf_csv_byte_for_byte): _Total idle 0.375 s, then 0.5 s of 1 s.
     // V2 over the same seconds: 0,0 idle 0.1 s → 90 %, then 1 s → 0 %; _Total 0.3 s → 70 %, 0.5 s → 50 %;
     // utility (190 − 100)/(20 − 10) = 9, then (190 − 190)/(30 − 20) = 0; frequency as recorded.
@@ -498,7 +447,7 @@ fn capture_directories_replay_list_and_decode() {
     assert_eq!(stderr(&o), "");
 
     let o = run(&["list", "--replay", d]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         "\\System\\Processes\n\
@@ -520,7 +469,7 @@ fn capture_directories_replay_list_and_decode() {
     );
 
     let o = run(&["decode", d]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], format!("capture {d}"));
@@ -565,7 +514,7 @@ fn capture_directories_replay_list_and_decode() {
     assert!(text.contains("\n    _Total (unique id -1): 8750000\n"));
 
     let o = run(&["decode", d, "--format", "json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["format"], "capture");
     assert_eq!(v["version"], 1);
@@ -622,21 +571,13 @@ fn capture_directories_replay_list_and_decode() {
     );
     let o = run(&["list", "--replay", d, "--names", "x.txt"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("carries its own name tables"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, "carries its own name tables");
 
     // The V2 block of a capture alone still cannot be replayed; the message points to capture directories.
     let v2 = dir.join("samples/0001.v2.blk");
     let o = run(&["watch", "--replay", v2.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("replay it with `--replay DIR`"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, "replay it with `--replay DIR`");
 
     // A damaged capture: the error names the file.
     std::fs::remove_file(dir.join("samples/0002.v1.blk")).unwrap();
@@ -669,7 +610,7 @@ fn capture_outside_windows_says_what_to_use_instead() {
     assert!(!Path::new("never-written").exists());
     let o = run(&["capture", "--samples", "many"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("invalid value 'many' for '--samples <SAMPLES>'"));
+    assert_stderr_contains(&o, "invalid value 'many' for '--samples <SAMPLES>'");
 }
 
 #[test]
@@ -678,25 +619,26 @@ fn replayed_watch_writes_a_sql_log_that_relog_reads_back() {
     let dir = tempdir("sql");
     let files = write_blocks(&dir);
     let target = format!("SQL:{}!replay", dir.join("logs.db").display());
-    let mut args = vec![
-        "watch",
-        r"\Processor(*)\% Processor Time",
-        r"\System\Processes",
-        r"\System\System Up Time",
-        "--format",
-        "sql",
-        "--output",
-        &target,
-        "--replay",
-    ];
-    args.extend(files.iter().map(String::as_str));
-    let o = run(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_on(
+        &[
+            "watch",
+            r"\Processor(*)\% Processor Time",
+            r"\System\Processes",
+            r"\System\System Up Time",
+            "--format",
+            "sql",
+            "--output",
+            &target,
+            "--replay",
+        ],
+        &files,
+    );
+    assert_success(&o);
     assert_eq!(stdout(&o), "");
     // The SQL log keeps the priming collection as its first record, with raw values, so relog computes
     // the same values as watch printed (and nothing for the rates of the first record).
     let o = run(&["relog", &target]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let up = |s: f64| format_precise(85515.4883752 + s);
     let expected = format!(
         "\"(PDH-CSV 4.0) (UTC+00:00)(0)\",\"\\\\GETAWAY\\Processor(0)\\% Processor Time\",\"\\\\GETAWAY\\Processor(1)\\% Processor Time\",\"\\\\GETAWAY\\Processor(_Total)\\% Processor Time\",\"\\\\GETAWAY\\System\\Processes\",\"\\\\GETAWAY\\System\\System Up Time\"\r\n\
@@ -804,7 +746,7 @@ fn decode_binary_logs() {
     std::fs::write(&path, blg_log()).unwrap();
     let p = path.to_str().unwrap();
     let o = run(&["decode", p]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let text = stdout(&o);
     for expected in [
         "  writer: Windows build 9200, 32-bit, 4 processor(s), PerfFreq 2725536 Hz\n",
@@ -819,7 +761,7 @@ fn decode_binary_logs() {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
     let o = run(&["decode", "-f", "json", p]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let lines: Vec<serde_json::Value> = stdout(&o)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -848,18 +790,10 @@ fn decode_binary_logs() {
     std::fs::write(&path, &bytes).unwrap();
     let o = run(&["decode", p]);
     assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("WMI_BUFFER_HEADER at offset 65584: FilledBytes 70000"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, "WMI_BUFFER_HEADER at offset 65584: FilledBytes 70000");
     // --names does not apply.
     let o = run(&["decode", "--names", p, p]);
-    assert!(
-        stderr(&o).contains("names its counters itself"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, "names its counters itself");
 }
 
 /// `block` with one more object, of a title index no name table knows (99990), with a counter (99992).
@@ -883,15 +817,7 @@ fn block_with_unnamed_object(s: i64) -> Vec<u8> {
 fn block_files_and_captures_list_and_suggest_alike() {
     let dir = tempdir("alike");
     let blocks = [block_with_unnamed_object(0), block_with_unnamed_object(1)];
-    let files: Vec<String> = blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let path = dir.join(format!("u{i}.bin"));
-            std::fs::write(&path, b).unwrap();
-            path.to_str().unwrap().to_string()
-        })
-        .collect();
+    let files = write_files(&dir, "u", &blocks);
     let cap = dir.join("cap");
     Capture {
         samples: blocks
@@ -911,43 +837,43 @@ fn block_files_and_captures_list_and_suggest_alike() {
     let expected = "\\System\\Processes\n\
                     \\System\\System Up Time\n\
                     \\Processor(*)\\% Processor Time\n";
-    let mut args = vec!["list", "--replay"];
-    args.extend(files.iter().map(String::as_str));
-    let o = run(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_on(&["list", "--replay"], &files);
+    assert_success(&o);
     assert_eq!(stdout(&o), expected);
     let o = run(&["list", "--replay", cap]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(stdout(&o), expected);
 
     // A name table names it.
     let names = dir.join("names.txt");
     std::fs::write(&names, "99990 Custom\n99992 Custom Count\n").unwrap();
-    let mut args = vec![
-        "list",
-        "custom",
-        "--names",
-        names.to_str().unwrap(),
-        "--replay",
-    ];
-    args.extend(files.iter().map(String::as_str));
-    let o = run(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_on(
+        &[
+            "list",
+            "custom",
+            "--names",
+            names.to_str().unwrap(),
+            "--replay",
+        ],
+        &files,
+    );
+    assert_success(&o);
     assert_eq!(stdout(&o), "\\Custom\\Custom Count\n");
 
     // A misspelt object gets the close names of every object the replay offers.
     for replay in [files.clone(), vec![cap.to_string()]] {
-        let mut args = vec![
-            "watch",
-            r"\Procesor(*)\% Processor Time",
-            r"\System\Processes",
-            "--format",
-            "csv",
-            "--replay",
-        ];
-        args.extend(replay.iter().map(String::as_str));
-        let o = run(&args);
-        assert!(o.status.success(), "{}", stderr(&o));
+        let o = run_on(
+            &[
+                "watch",
+                r"\Procesor(*)\% Processor Time",
+                r"\System\Processes",
+                "--format",
+                "csv",
+                "--replay",
+            ],
+            &replay,
+        );
+        assert_success(&o);
         assert_eq!(
             stderr(&o),
             "perfcounters: \\Procesor(*)\\% Processor Time: no object named \"Procesor\"; did you mean \"Processor\"?\n"
@@ -963,7 +889,7 @@ fn list_and_watch_replay_binary_logs() {
     std::fs::write(&path, blg_log()).unwrap();
     let p = path.to_str().unwrap();
     let o = run(&["list", "--replay", p]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         "\\Memory\\Available Bytes\n\\Processor(*)\\% Processor Time\n"
@@ -983,16 +909,12 @@ fn list_and_watch_replay_binary_logs() {
         "--replay",
         p,
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         "\r\n\"(PDH-CSV 4.0)\",\"\\\\HOST\\Processor(0)\\% Processor Time\",\"\\\\HOST\\Processor(_Total)\\% Processor Time\",\"\\\\HOST\\Memory\\Available Bytes\"\r\n\
          \"01/17/2020 08:00:01.000\",\"50.000000\",\"50.000000\",\" \"\r\n"
     );
     let o = run(&["watch", "--names", p, "--replay", p]);
-    assert!(
-        stderr(&o).contains("names its counters itself"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_contains(&o, "names its counters itself");
 }

@@ -2,38 +2,13 @@
 //! `PerfStringBackup.INI`) accept German paths wherever English ones work (`watch`, `list`), the
 //! columns keep the paths as typed, and unknown objects get close names in both languages.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
 mod common;
 
-use common::write_blocks;
+use std::process::Output;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perfcounters"))
-        .env("TZ", "UTC")
-        .args(args)
-        .output()
-        .expect("run perfcounters")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "perfcounters-local-names-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{
+    assert_stdout_contains, assert_success, run, run_on, stderr, stdout, tempdir, write_blocks,
+};
 
 /// The CSV body of a replayed watch of the blocks: the header line and the two rows, with the
 /// header's paths as `paths` (machine-qualified).
@@ -49,6 +24,22 @@ fn csv(paths: &[&str]) -> String {
     )
 }
 
+/// The columns of a replayed watch of `\Prozessor(*)\Prozessorzeit (%)` and `\System\Prozesse`.
+const GERMAN_COLUMNS: [&str; 4] = [
+    r"\Prozessor(0)\Prozessorzeit (%)",
+    r"\Prozessor(1)\Prozessorzeit (%)",
+    r"\Prozessor(_Total)\Prozessorzeit (%)",
+    r"\System\Prozesse",
+];
+
+/// `watch PATHS --format csv --names NAMES --replay FILES`.
+fn watch_csv(paths: &[&str], names: &str, files: &[String]) -> Output {
+    let mut args = vec!["watch"];
+    args.extend(paths);
+    args.extend(["--format", "csv", "--names", names, "--replay"]);
+    run_on(&args, files)
+}
+
 #[test]
 fn german_paths_through_a_names_table() {
     let dir = tempdir("text");
@@ -60,24 +51,10 @@ fn german_paths_through_a_names_table() {
     )
     .unwrap();
     let names = names.to_str().unwrap();
-    let watch = |paths: &[&str]| {
-        let mut args = vec!["watch"];
-        args.extend(paths);
-        args.extend(["--format", "csv", "--names", names, "--replay"]);
-        args.extend(files.iter().map(String::as_str));
-        run(&args)
-    };
+    let watch = |paths: &[&str]| watch_csv(paths, names, &files);
     let o = watch(&[r"\Prozessor(*)\Prozessorzeit (%)", r"\System\Prozesse"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(
-        stdout(&o),
-        csv(&[
-            r"\Prozessor(0)\Prozessorzeit (%)",
-            r"\Prozessor(1)\Prozessorzeit (%)",
-            r"\Prozessor(_Total)\Prozessorzeit (%)",
-            r"\System\Prozesse",
-        ])
-    );
+    assert_success(&o);
+    assert_eq!(stdout(&o), csv(&GERMAN_COLUMNS));
     assert_eq!(stderr(&o), "");
     // The same values as the English paths.
     let o = watch(&[r"\Processor(*)\% Processor Time", r"\System\Processes"]);
@@ -93,7 +70,7 @@ fn german_paths_through_a_names_table() {
 
     // An unknown object gets close names in both languages.
     let o = watch(&[r"\Prozesor(*)\Prozessorzeit (%)", r"\System\Prozesse"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stderr(&o),
         "perfcounters: \\Prozesor(*)\\Prozessorzeit (%): no object named \"Prozesor\"; \
@@ -107,7 +84,7 @@ fn german_paths_through_a_names_table() {
         run(&args)
     };
     let o = list("prozessor");
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         "\\Processor(0)\\% Processor Time\n\\Processor(1)\\% Processor Time\n\
@@ -133,35 +110,20 @@ fn german_paths_through_a_perfstringbackup_ini() {
     let names = dir.join("PerfStringBackup.INI");
     let utf16: Vec<u8> = ini.encode_utf16().flat_map(u16::to_le_bytes).collect();
     std::fs::write(&names, utf16).unwrap();
-    let mut args = vec![
-        "watch",
-        r"\Prozessor(*)\Prozessorzeit (%)",
-        r"\System\Prozesse",
-        "--format",
-        "csv",
-        "--names",
-        names.to_str().unwrap(),
-        "--replay",
-    ];
-    args.extend(files.iter().map(String::as_str));
-    let o = run(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(
-        stdout(&o),
-        csv(&[
-            r"\Prozessor(0)\Prozessorzeit (%)",
-            r"\Prozessor(1)\Prozessorzeit (%)",
-            r"\Prozessor(_Total)\Prozessorzeit (%)",
-            r"\System\Prozesse",
-        ])
+    let names = names.to_str().unwrap();
+    let o = watch_csv(
+        &[r"\Prozessor(*)\Prozessorzeit (%)", r"\System\Prozesse"],
+        names,
+        &files,
     );
+    assert_success(&o);
+    assert_eq!(stdout(&o), csv(&GERMAN_COLUMNS));
     // The English section names the data, so English paths work with the same table.
-    args[1] = r"\Processor(0)\% Processor Time";
-    let o = run(&args);
-    assert!(
-        stdout(&o).contains(r#""\\GETAWAY\Processor(0)\% Processor Time""#),
-        "{}",
-        stdout(&o)
+    let o = watch_csv(
+        &[r"\Processor(0)\% Processor Time", r"\System\Prozesse"],
+        names,
+        &files,
     );
+    assert_stdout_contains(&o, r#""\\GETAWAY\Processor(0)\% Processor Time""#);
     let _ = std::fs::remove_dir_all(&dir);
 }

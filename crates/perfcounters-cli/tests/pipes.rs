@@ -7,8 +7,8 @@
 //! when the pipe closes.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 
 use perfcounters::format::v1::encode;
 use perfcounters::snapshot::{
@@ -16,18 +16,9 @@ use perfcounters::snapshot::{
 };
 use perfcounters::CounterType;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_perfcounters"));
-    c.env("TZ", "UTC");
-    c
-}
+mod common;
 
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("perfcounters-pipes-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{bin, tempdir};
 
 /// Instances per block: enough for outputs of several hundred KiB.
 const CPUS: u64 = 20_000;

@@ -5,36 +5,17 @@
 #[path = "../../perfcounters/tests/support/shared_data.rs"]
 mod shared_data;
 
+mod common;
+
+use common::{assert_stdout_contains, assert_success, run, stderr, stdout, tempdir};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_perfcounters"));
-    c.env("TZ", "UTC");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("run perfcounters")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
 
 struct Dir(PathBuf);
 
 impl Dir {
     fn new(name: &str) -> Dir {
-        let d =
-            std::env::temp_dir().join(format!("perfcounters-relog-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
+        Dir(tempdir(name))
     }
     fn file(&self, name: &str, bytes: &[u8]) -> String {
         let p = self.0.join(name);
@@ -96,7 +77,7 @@ fn filters_times_and_every_nth_record_to_tsv() {
         "-f",
         "tsv",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         "\"(PDH-TSV 4.0) (Hora de verano romance)(-120)\"\t\"\\\\SRV\\Memoria\\Bytes disponibles\"\t\"\\\\SRV\\Procesador(_Total)\\% de tiempo de procesador\"\r\n\
@@ -122,7 +103,7 @@ fn english_paths_select_spanish_columns_through_perf_string_backup() {
         "perfcounters: no counter of the input matches -c / -cf\n"
     );
     let o = run(&["relog", &input, "-cf", &counters, "--names", &names, "-q"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         format!(
@@ -140,7 +121,7 @@ fn statistics_as_table_and_csv() {
     let d = Dir::new("stats");
     let input = d.file("es.csv", &es_1252());
     let o = run(&["relog", &input, "--stats", "csv"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         "\"Counter\",\"Minimum\",\"Average\",\"Maximum\",\"Samples\",\"Values\"\r\n\
@@ -149,7 +130,7 @@ fn statistics_as_table_and_csv() {
          \"\\\\SRV\\Procesador(_Total)\\% de tiempo de procesador\",\"6.9494827586206889356e-005\",\"12.500023164942527742\",\"25\",\"4\",\"3\"\r\n"
     );
     let o = run(&["relog", &input, "--stats", "-c", r"\Memoria\*"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         "MINIMUM  AVERAGE  MAXIMUM  COUNTER\n  1,024    3,840    8,192  \\\\SRV\\Memoria\\Bytes disponibles\n"
@@ -163,7 +144,7 @@ fn csv_to_sql_and_back_and_appending() {
     let db = d.path("logs.db");
     let target = format!("SQL:{db}!spanish");
     let o = run(&["relog", &input, "-o", &target]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         format!(
@@ -174,7 +155,7 @@ fn csv_to_sql_and_back_and_appending() {
         )
     );
     let o = run(&["relog", &target]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(stdout(&o), ES);
     // A second log in the same database; the first one is refused without -a / -y.
     let tsv = d.file(
@@ -194,7 +175,7 @@ fn csv_to_sql_and_back_and_appending() {
         .status
         .success());
     let o = run(&["relog", &format!("SQL:{db}!b"), "-q"]);
-    assert!(stdout(&o).contains("Samples:  2\r\n"), "{}", stdout(&o));
+    assert_stdout_contains(&o, "Samples:  2\r\n");
     // Two inputs merge in time order: the Spanish log (UTC+2) and b (no zone: its wall clock).
     let out = d.path("merged.csv");
     let o = run(&[
@@ -207,7 +188,7 @@ fn csv_to_sql_and_back_and_appending() {
         r"\Memoria\*",
         r"\Memory\*",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let merged = std::fs::read_to_string(&out).unwrap();
     // b holds its record twice (appended twice).
     assert_eq!(merged.lines().count(), 1 + 4 + 2, "{merged}");
@@ -283,7 +264,7 @@ fn errors_name_the_file_line_and_column() {
         format!("perfcounters: {blg}: WMI_BUFFER_HEADER at byte offset 0: truncated: needs 72 bytes, 4 available\n")
     );
     let o = run(&["relog", "-?"]);
-    assert!(o.status.success());
+    assert_success(&o);
     assert!(stdout(&o).starts_with("Microsoft-compatible Relog"));
 }
 
@@ -294,7 +275,7 @@ fn config_file_and_input_wildcards() {
     let config = d.file("relog.cfg", b"[c]\r\n\\Memoria\\*\r\n[t]\r\n3\r\n[i]\r\n");
     let pattern = Path::new(&d.0).join("a?.csv");
     let o = run(&["relog", "-config", &config, pattern.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         stdout(&o),
         "\"(PDH-CSV 4.0) (Hora de verano romance)(-120)\",\"\\\\SRV\\Memoria\\Bytes disponibles\"\r\n\
@@ -309,10 +290,11 @@ fn real_logs_convert_filter_and_summarize() {
     let pst = logs.join("en-pst-BM_Active_Load_Test.csv");
     let pst = pst.to_str().unwrap();
     let o = run(&["relog", pst, "-q"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains(
+    assert_success(&o);
+    assert_stdout_contains(
+        &o,
         "Begin:    2/1/2014 00:19:44.718\r\nEnd:      2/1/2014 01:47:14.718\r\nSamples:  351\r\n\r\n\\\\ATTCOREU01\\Memory\\% Committed Bytes In Use\r\n"
-    ));
+    );
     let o = run(&[
         "relog",
         pst,
@@ -344,7 +326,7 @@ fn real_logs_convert_filter_and_summarize() {
         std::fs::read(&direct).unwrap()
     );
     let o = run(&["relog", &back, "-q"]);
-    assert!(stdout(&o).contains("Samples:  16\r\n"));
+    assert_stdout_contains(&o, "Samples:  16\r\n");
 }
 
 /// A binary log of one raw count and one 100 ns timer, three samples a second apart from
@@ -400,7 +382,7 @@ fn binary_logs() {
     let d = Dir::new("blg");
     let blg = d.file("x.blg", &blg_log());
     let o = run(&["relog", &blg, "-q"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let out = stdout(&o).replace("\r\n", "\n");
     assert!(out.contains(&format!("     {blg} (Binary)\n")), "{out}");
     assert!(
@@ -417,7 +399,7 @@ fn binary_logs() {
     );
     let csv = d.path("out.csv");
     let o = run(&["relog", &blg, "-f", "csv", "-o", &csv, "-y"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert_eq!(
         std::fs::read_to_string(&csv).unwrap(),
         "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\HOST\\Memory\\Available Bytes\",\"\\\\HOST\\Processor(_Total)\\% Processor Time\"\r\n\
@@ -435,13 +417,13 @@ fn binary_logs() {
     // Cut in the middle of the second sample's event.
     let cut = d.file("cut.blg", &whole[..offsets[2] + 20]);
     let o = run(&["relog", &cut, "-q"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     assert!(
         stderr(&o).starts_with("perfcounters: warning: "),
         "{}",
         stderr(&o)
     );
-    assert!(stdout(&o).contains("Samples:  1\r\n"), "{}", stdout(&o));
+    assert_stdout_contains(&o, "Samples:  1\r\n");
 }
 
 #[test]
@@ -449,7 +431,7 @@ fn real_binary_log_summary() {
     let Some(dir) = data_dir() else { return };
     let blg = dir.join("blg/tx-win8-BasicPerfCounters.blg");
     let o = run(&["relog", blg.to_str().unwrap(), "-q"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o);
     let out = stdout(&o).replace("\r\n", "\n");
     assert!(
         out.contains(

@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::tempdir;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -70,6 +72,11 @@ impl Server {
             }
         };
         Server { child, addr, log }
+    }
+
+    /// `GET /api/add?path=…`: adds the counter path `path` to the server's selection.
+    fn add(&self, path: &str) -> Response {
+        self.get(&format!("/api/add?path={}", encode_query(path)), &[])
     }
 
     fn get(&self, path: &str, headers: &[(&str, &str)]) -> Response {
@@ -187,13 +194,6 @@ fn tool(name: &str) -> Option<PathBuf> {
         eprintln!("skipping: {name} is not installed (apt-get install it to run this test)");
     }
     found
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("perfcounters-serve-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// A free port on 127.0.0.1 (for the other servers a test starts).
@@ -587,18 +587,11 @@ fn replay_serves_recorded_blocks_and_charts_them() {
     );
     assert!(!sample_lines(&d).iter().any(|l| l.contains("_Total")));
     // The chart shows the whole recording at once: three samples, the first one priming.
-    let r = s.get(
-        &format!(
-            "/api/add?path={}",
-            encode_query(r"\Processor(*)\% Processor Time")
-        ),
-        &[],
-    );
+    let r = s.add(r"\Processor(*)\% Processor Time");
     assert_eq!(r.status, 204);
-    let add = |p: &str| s.get(&format!("/api/add?path={}", encode_query(p)), &[]);
     // A path that selects nothing is refused with close names; a missing instance is kept (it may
     // appear later, as in `watch`).
-    let r = add(r"\Sistem\Processes");
+    let r = s.add(r"\Sistem\Processes");
     assert_eq!(r.status, 400);
     assert!(
         r.text()
@@ -611,10 +604,10 @@ fn replay_serves_recorded_blocks_and_charts_them() {
         .map(|i| format!(r"\Processor({i})\% Processor Time"))
         .collect();
     for p in &many {
-        let r = add(p);
+        let r = s.add(p);
         assert_eq!(r.status, 204, "{p}: {}", r.text());
     }
-    let r = add(r"\System\Processes");
+    let r = s.add(r"\System\Processes");
     assert_eq!(r.status, 400);
     assert!(
         r.text().contains("32 counter paths at most"),
@@ -811,18 +804,9 @@ fn replay_of_a_counter_log_is_charted() {
     let paths: Vec<String> = serde_json::from_slice(&s.get("/api/paths", &[]).body).unwrap();
     assert_eq!(paths.len(), 4);
     assert_eq!(paths[3], r"\\ATTCOREU01\Processor(_Total)\% Processor Time");
-    let r = s.get(
-        &format!(
-            "/api/add?path={}",
-            encode_query(r"\Processor(*)\% Processor Time")
-        ),
-        &[],
-    );
+    let r = s.add(r"\Processor(*)\% Processor Time");
     assert_eq!(r.status, 204);
-    let r = s.get(
-        &format!("/api/add?path={}", encode_query(r"\Nope(*)\*")),
-        &[],
-    );
+    let r = s.add(r"\Nope(*)\*");
     assert_eq!(r.status, 400);
     assert_eq!(r.text(), "\\Nope(*)\\*: no column of the log matches\n");
     let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
@@ -852,13 +836,7 @@ fn replay_of_a_counter_log_is_charted() {
         "/../../../shared/data/blg/tx-win8-BasicPerfCounters.blg"
     );
     let s = Server::start(&["--replay", blg]);
-    let r = s.get(
-        &format!(
-            "/api/add?path={}",
-            encode_query(r"\Processor(*)\% Processor Time")
-        ),
-        &[],
-    );
+    let r = s.add(r"\Processor(*)\% Processor Time");
     assert_eq!(r.status, 204);
     let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
     assert_eq!(h["series"].as_array().unwrap().len(), 5, "{}", h["series"]);

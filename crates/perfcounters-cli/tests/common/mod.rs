@@ -1,8 +1,10 @@
-//! Test data shared by the CLI tests: V1 blocks like the captured Windows 10 ones.
+//! What the CLI tests share: running the binary, scratch directories, and V1 blocks like the
+//! captured Windows 10 ones.
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use perfcounters::format::v1::encode;
 use perfcounters::snapshot::{
@@ -59,19 +61,95 @@ pub fn block(s: i64, idle: [u64; 2], processes: u32) -> Vec<u8> {
     encode(&snapshot).unwrap()
 }
 
+/// The `perfcounters` binary with `TZ=UTC`, so that local times print the same everywhere.
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_perfcounters"));
+    c.env("TZ", "UTC");
+    c
+}
+
+/// Runs the binary with `args` to completion.
+pub fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run perfcounters")
+}
+
+/// Runs the binary with `args` followed by `files` (block files, captures, logs) to completion.
+pub fn run_on(args: &[&str], files: &[String]) -> Output {
+    let mut all = args.to_vec();
+    all.extend(files.iter().map(String::as_str));
+    run(&all)
+}
+
+/// Runs the binary with `args`, asserts it succeeded (showing its stderr otherwise), and returns
+/// its stdout.
+pub fn run_ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert_success(&o);
+    stdout(&o)
+}
+
+/// Asserts that the run succeeded, showing its stderr otherwise.
+pub fn assert_success(o: &Output) {
+    assert!(o.status.success(), "{}", stderr(o));
+}
+
+/// Asserts that the run's stderr contains `part`, showing the whole stderr otherwise.
+pub fn assert_stderr_contains(o: &Output, part: &str) {
+    assert!(stderr(o).contains(part), "{}", stderr(o));
+}
+
+/// Asserts that the run's stdout contains `part`, showing the whole stdout otherwise.
+pub fn assert_stdout_contains(o: &Output, part: &str) {
+    assert!(stdout(o).contains(part), "{}", stdout(o));
+}
+
+/// The run's stdout as UTF-8.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// The run's stderr as UTF-8.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// A fresh, empty scratch directory for test `name` of this test binary (named after the binary
+/// and the process, so that parallel runs never share one).
+pub fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "perfcounters-{}-{name}-{}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Writes each block to `dir/{prefix}{i}.bin` and returns the paths, in order.
+pub fn write_files(dir: &Path, prefix: &str, blocks: &[Vec<u8>]) -> Vec<String> {
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let path = dir.join(format!("{prefix}{i}.bin"));
+            std::fs::write(&path, b).unwrap();
+            path.to_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// Writes three System + Processor blocks (see [`block`]) to `dir/t{0,1,2}.bin` and returns their
+/// paths: 100, 101 then 99 processes, CPU idle times giving 75/50 % then 0/100 % busy.
 pub fn write_blocks(dir: &Path) -> Vec<String> {
     let samples = [
         (0, [0, 0], 100),
         (1, [2_500_000, 5_000_000], 101),
         (2, [12_500_000, 5_000_000], 99),
     ];
-    samples
+    let blocks: Vec<Vec<u8>> = samples
         .iter()
-        .enumerate()
-        .map(|(i, (s, idle, p))| {
-            let path = dir.join(format!("t{i}.bin"));
-            std::fs::write(&path, block(*s, *idle, *p)).unwrap();
-            path.to_str().unwrap().to_string()
-        })
-        .collect()
+        .map(|(s, idle, p)| block(*s, *idle, *p))
+        .collect();
+    write_files(dir, "t", &blocks)
 }

@@ -85,6 +85,54 @@ fn ok(data: BlockData) -> QueryBlock {
     QueryBlock { status: 0, data }
 }
 
+/// One instance of a multi-instance block: its id, name and values in the block's counter order.
+fn instance(id: u32, name: &str, values: Vec<Value>) -> InstanceData {
+    InstanceData {
+        id,
+        name: name.into(),
+        values,
+    }
+}
+
+/// The specification of counter `counter_id` of `guid` for block `index`: any instance id,
+/// status 0, no instance-name filter (a single-instance counterset).
+fn spec(guid: Guid, counter_id: u32, index: u32) -> CounterSpec {
+    CounterSpec {
+        guid,
+        status: 0,
+        counter_id,
+        instance_id: 0xFFFF_FFFF,
+        index,
+        instance_name: None,
+    }
+}
+
+/// As [`spec`], for every instance of a multi-instance counterset (instance-name filter `*`).
+fn spec_all(guid: Guid, counter_id: u32, index: u32) -> CounterSpec {
+    CounterSpec {
+        instance_name: Some("*".into()),
+        ..spec(guid, counter_id, index)
+    }
+}
+
+/// Converts a V2 query result given as bytes to a snapshot.
+fn convert_bytes(
+    bytes: &[u8],
+    specs: &[CounterSpec],
+    registrations: &[CounterSetRegistration],
+) -> Result<Conversion, ConvertError> {
+    to_snapshot(&DataHeader::parse(bytes).unwrap(), specs, registrations)
+}
+
+/// Encodes `query` and converts its bytes to a snapshot.
+fn convert(
+    query: &QueryData,
+    specs: &[CounterSpec],
+    registrations: &[CounterSetRegistration],
+) -> Result<Conversion, ConvertError> {
+    convert_bytes(&query.encode().unwrap(), specs, registrations)
+}
+
 fn err_of<T: std::fmt::Debug>(r: Result<T, DecodeError>) -> (&'static str, usize, ErrorKind) {
     let e = r.expect_err("expected a decode error");
     (e.structure(), e.offset(), e.kind().clone())
@@ -194,11 +242,11 @@ fn hand_written_counterset_block() {
 
     let model = base_query(vec![ok(BlockData::CounterSet {
         counter_ids: vec![7, 9],
-        instances: vec![InstanceData {
-            id: 5,
-            name: "_Total".into(),
-            values: vec![Value::U32(42), Value::U64(1_000_000_000_000)],
-        }],
+        instances: vec![instance(
+            5,
+            "_Total",
+            vec![Value::U32(42), Value::U64(1_000_000_000_000)],
+        )],
     })]);
     assert_eq!(model.encode().unwrap(), bytes);
 }
@@ -239,11 +287,11 @@ fn hand_written_multiple_counters_and_instances_blocks() {
             3,
             Value::U32(0xDEAD_BEEF),
         )])),
-        ok(BlockData::MultipleInstances(vec![InstanceData {
-            id: 0xFFFF_FFFF,
-            name: "ab".into(),
-            values: vec![Value::Bytes(perfcounters::snapshot::ValueBytes::new())],
-        }])),
+        ok(BlockData::MultipleInstances(vec![instance(
+            0xFFFF_FFFF,
+            "ab",
+            vec![Value::Bytes(perfcounters::snapshot::ValueBytes::new())],
+        )])),
     ]);
     assert_eq!(model.encode().unwrap(), bytes);
     assert_eq!(decode_all(&bytes).unwrap(), model);
@@ -616,14 +664,7 @@ fn hand_written_counter_identifiers() {
     );
     assert!(ids[1].instance_name().is_none());
     let specs = vec![
-        CounterSpec {
-            guid: g,
-            status: 0,
-            counter_id: PERF_WILDCARD_COUNTER,
-            instance_id: 0xFFFF_FFFF,
-            index: 1,
-            instance_name: Some("*".into()),
-        },
+        spec_all(g, PERF_WILDCARD_COUNTER, 1),
         CounterSpec {
             guid: g,
             status: 1168,
@@ -699,30 +740,18 @@ fn all_block_types() -> QueryData {
             (3, Value::U32(0)),
         ])),
         ok(BlockData::MultipleInstances(vec![
-            InstanceData {
-                id: 0,
-                name: "0,0".into(),
-                values: vec![Value::U64(10)],
-            },
-            InstanceData {
-                id: 1,
-                name: "".into(),
-                values: vec![Value::Bytes(vec![9; 13].into())],
-            },
+            instance(0, "0,0", vec![Value::U64(10)]),
+            instance(1, "", vec![Value::Bytes(vec![9; 13].into())]),
         ])),
         ok(BlockData::CounterSet {
             counter_ids: vec![0, 17, 21],
             instances: vec![
-                InstanceData {
-                    id: 0,
-                    name: "_Total".into(),
-                    values: vec![Value::U64(1), Value::U32(2), Value::U64(3)],
-                },
-                InstanceData {
-                    id: 0,
-                    name: "日本".into(),
-                    values: vec![Value::U64(4), Value::U32(5), Value::U64(6)],
-                },
+                instance(
+                    0,
+                    "_Total",
+                    vec![Value::U64(1), Value::U32(2), Value::U64(3)],
+                ),
+                instance(0, "日本", vec![Value::U64(4), Value::U32(5), Value::U64(6)]),
             ],
         }),
         ok(BlockData::CounterSet {
@@ -753,11 +782,11 @@ fn every_block_type_round_trips() {
 
 #[test]
 fn encoder_rejects_inconsistent_models() {
-    let wrong = base_query(vec![ok(BlockData::MultipleInstances(vec![InstanceData {
-        id: 0,
-        name: "x".into(),
-        values: vec![],
-    }]))]);
+    let wrong = base_query(vec![ok(BlockData::MultipleInstances(vec![instance(
+        0,
+        "x",
+        vec![],
+    )]))]);
     assert_eq!(
         wrong.encode(),
         Err(EncodeError::ValueCount {
@@ -766,11 +795,11 @@ fn encoder_rejects_inconsistent_models() {
             found: 0
         })
     );
-    let nul = base_query(vec![ok(BlockData::MultipleInstances(vec![InstanceData {
-        id: 0,
-        name: "a\0".into(),
-        values: vec![Value::U32(1)],
-    }]))]);
+    let nul = base_query(vec![ok(BlockData::MultipleInstances(vec![instance(
+        0,
+        "a\0",
+        vec![Value::U32(1)],
+    )]))]);
     assert_eq!(
         nul.encode(),
         Err(EncodeError::InteriorNul {
@@ -809,6 +838,16 @@ fn single_counter_bytes() -> Vec<u8> {
 
 fn set_u32(b: &mut [u8], at: usize, v: u32) {
     b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// The first error of decoding and walking `good` with each `(offset, value)` patch written as a
+/// little-endian u32.
+fn decode_err(good: &[u8], patches: &[(usize, u32)]) -> (&'static str, usize, ErrorKind) {
+    let mut b = good.to_vec();
+    for &(at, v) in patches {
+        set_u32(&mut b, at, v);
+    }
+    err_of(decode_all(&b))
 }
 
 #[test]
@@ -902,22 +941,21 @@ fn malformed_data_header_sizes() {
             },
         ),
     ] {
-        let mut b = good.clone();
-        set_u32(&mut b, 56, size);
-        assert_eq!(err_of(decode_all(&b)), ("PERF_COUNTER_HEADER", 48, kind));
+        assert_eq!(
+            decode_err(&good, &[(56, size)]),
+            ("PERF_COUNTER_HEADER", 48, kind)
+        );
     }
     // Unknown dwType.
-    let mut b = good.clone();
-    set_u32(&mut b, 52, 3);
     assert_eq!(
-        err_of(decode_all(&b)),
+        decode_err(&good, &[(52, 3)]),
         (
             "PERF_COUNTER_HEADER",
             48,
             ErrorKind::UnknownType { value: 3 }
         )
     );
-    assert!(err_of(decode_all(&b))
+    assert!(decode_err(&good, &[(52, 3)])
         .to_owned()
         .2
         .to_string()
@@ -963,10 +1001,10 @@ fn malformed_counter_data() {
             },
         ),
     ] {
-        let mut b = good.clone();
-        set_u32(&mut b, 64, data_size);
-        set_u32(&mut b, 68, size);
-        assert_eq!(err_of(decode_all(&b)), ("PERF_COUNTER_DATA", 64, kind));
+        assert_eq!(
+            decode_err(&good, &[(64, data_size), (68, size)]),
+            ("PERF_COUNTER_DATA", 64, kind)
+        );
     }
     // Opaque sizes decode as bytes.
     let mut b = good.clone();
@@ -981,34 +1019,28 @@ fn malformed_counter_data() {
 fn malformed_nested_blocks() {
     let model = base_query(vec![ok(BlockData::CounterSet {
         counter_ids: vec![7, 9],
-        instances: vec![InstanceData {
-            id: 5,
-            name: "_Total".into(),
-            values: vec![Value::U32(42), Value::U64(1)],
-        }],
+        instances: vec![instance(5, "_Total", vec![Value::U32(42), Value::U64(1)])],
     })]);
     let good = model.encode().unwrap();
     // Layout as in hand_written_counterset_block: MULTI_COUNTERS @64, MULTI_INSTANCES @80,
     // INSTANCE_HEADER @88, values @112 and @128.
 
     // dwCounters larger than dwSize allows; huge.
-    let mut b = good.clone();
-    set_u32(&mut b, 68, 3);
     assert_eq!(
-        err_of(decode_all(&b)),
+        decode_err(&good, &[(68, 3)]),
         (
             "PERF_MULTI_COUNTERS",
             64,
             ErrorKind::CountTooLarge { count: 3, fits: 2 }
         )
     );
-    set_u32(&mut b, 68, u32::MAX);
-    assert_eq!(err_of(decode_all(&b)).0, "PERF_MULTI_COUNTERS");
-    // MULTI_COUNTERS.dwSize larger than the counter header.
-    let mut b = good.clone();
-    set_u32(&mut b, 64, 1000);
     assert_eq!(
-        err_of(decode_all(&b)),
+        decode_err(&good, &[(68, u32::MAX)]).0,
+        "PERF_MULTI_COUNTERS"
+    );
+    // MULTI_COUNTERS.dwSize larger than the counter header.
+    assert_eq!(
+        decode_err(&good, &[(64, 1000)]),
         (
             "PERF_MULTI_COUNTERS",
             64,
@@ -1018,19 +1050,16 @@ fn malformed_nested_blocks() {
             }
         )
     );
-    set_u32(&mut b, 64, 4);
     assert_eq!(
-        err_of(decode_all(&b)).2,
+        decode_err(&good, &[(64, 4)]).2,
         ErrorKind::SizeTooSmall {
             size: 4,
             minimum: 8
         }
     );
     // MULTI_INSTANCES.dwTotalSize larger than its parent / not aligned.
-    let mut b = good.clone();
-    set_u32(&mut b, 80, 72);
     assert_eq!(
-        err_of(decode_all(&b)),
+        decode_err(&good, &[(80, 72)]),
         (
             "PERF_MULTI_INSTANCES",
             80,
@@ -1040,16 +1069,13 @@ fn malformed_nested_blocks() {
             }
         )
     );
-    set_u32(&mut b, 80, 60);
     assert_eq!(
-        err_of(decode_all(&b)).2,
+        decode_err(&good, &[(80, 60)]).2,
         ErrorKind::SizeNotAligned { size: 60 }
     );
     // dwInstances larger than the data; huge.
-    let mut b = good.clone();
-    set_u32(&mut b, 84, 2);
     assert_eq!(
-        err_of(decode_all(&b)),
+        decode_err(&good, &[(84, 2)]),
         (
             "PERF_INSTANCE_HEADER",
             144,
@@ -1059,13 +1085,10 @@ fn malformed_nested_blocks() {
             }
         )
     );
-    set_u32(&mut b, 84, u32::MAX);
-    assert_eq!(err_of(decode_all(&b)).1, 144);
+    assert_eq!(decode_err(&good, &[(84, u32::MAX)]).1, 144);
     // Instance Size past MULTI_INSTANCES; a value's dwSize past MULTI_INSTANCES.
-    let mut b = good.clone();
-    set_u32(&mut b, 88, 64);
     assert_eq!(
-        err_of(decode_all(&b)),
+        decode_err(&good, &[(88, 64)]),
         (
             "PERF_INSTANCE_HEADER",
             88,
@@ -1075,10 +1098,8 @@ fn malformed_nested_blocks() {
             }
         )
     );
-    let mut b = good.clone();
-    set_u32(&mut b, 132, 24);
     assert_eq!(
-        err_of(decode_all(&b)),
+        decode_err(&good, &[(132, 24)]),
         (
             "PERF_COUNTER_DATA",
             128,
@@ -1176,10 +1197,10 @@ fn processor_registration() -> CounterSetRegistration {
 
 fn cpu(id: u32, name: &str, v: [u64; 6]) -> InstanceData {
     // Data order of the block: 26, 0, 22, 21, 17, 27.
-    InstanceData {
+    instance(
         id,
-        name: name.into(),
-        values: vec![
+        name,
+        vec![
             Value::U64(v[0]),
             Value::U64(v[1]),
             Value::U64(v[2]),
@@ -1187,7 +1208,7 @@ fn cpu(id: u32, name: &str, v: [u64; 6]) -> InstanceData {
             Value::U32(v[4] as u32),
             Value::U32(v[5] as u32),
         ],
-    }
+    )
 }
 
 #[test]
@@ -1253,22 +1274,8 @@ fn worked_example_processor_information() {
         }),
     ]);
     let specs = vec![
-        CounterSpec {
-            guid: processor_guid(),
-            status: 0,
-            counter_id: PERF_WILDCARD_COUNTER,
-            instance_id: 0xFFFF_FFFF,
-            index: 1,
-            instance_name: Some("*".into()),
-        },
-        CounterSpec {
-            guid: memory_guid,
-            status: 0,
-            counter_id: 4,
-            instance_id: 0xFFFF_FFFF,
-            index: 0,
-            instance_name: None,
-        },
+        spec_all(processor_guid(), PERF_WILDCARD_COUNTER, 1),
+        spec(memory_guid, 4, 0),
     ];
     let reg = processor_registration();
 
@@ -1519,31 +1526,11 @@ fn single_instance_object_timer_and_missing_values() {
         },
     ]);
     let specs = vec![
-        CounterSpec {
-            guid,
-            counter_id: PERF_WILDCARD_COUNTER,
-            instance_id: 0xFFFF_FFFF,
-            index: 0,
-            ..Default::default()
-        },
-        CounterSpec {
-            guid,
-            counter_id: 4,
-            instance_id: 0xFFFF_FFFF,
-            index: 1,
-            ..Default::default()
-        },
-        CounterSpec {
-            guid,
-            counter_id: 3,
-            instance_id: 0xFFFF_FFFF,
-            index: 2,
-            ..Default::default()
-        },
+        spec(guid, PERF_WILDCARD_COUNTER, 0),
+        spec(guid, 4, 1),
+        spec(guid, 3, 2),
     ];
-    let bytes = query.encode().unwrap();
-    let header = DataHeader::parse(&bytes).unwrap();
-    let conv = to_snapshot(&header, &specs, &[reg]).unwrap();
+    let conv = convert(&query, &specs, &[reg]).unwrap();
     assert_eq!(
         conv.errors,
         vec![BlockStatus {
@@ -1610,10 +1597,19 @@ fn instances_merge_across_blocks_and_duplicates_get_suffixes() {
             CounterRegistration::new(5, CounterType::PERF_COUNTER_LARGE_RAWCOUNT, "Freq"),
         ],
     };
-    let one = |id, name: &str, v: u32| InstanceData {
-        id,
-        name: name.into(),
-        values: vec![Value::U32(v)],
+    let one = |id, name: &str, v: u32| instance(id, name, vec![Value::U32(v)]);
+    // Counters 2, 3, 4, 5: the base as U32, then three U64.
+    let rest = |id, name: &str, base: u32, [prec, stamp, freq]: [u64; 3]| {
+        instance(
+            id,
+            name,
+            vec![
+                Value::U32(base),
+                Value::U64(prec),
+                Value::U64(stamp),
+                Value::U64(freq),
+            ],
+        )
     };
     let query = base_query(vec![
         ok(BlockData::MultipleInstances(vec![
@@ -1624,59 +1620,17 @@ fn instances_merge_across_blocks_and_duplicates_get_suffixes() {
         ok(BlockData::CounterSet {
             counter_ids: vec![2, 3, 4, 5],
             instances: vec![
-                InstanceData {
-                    id: 10,
-                    name: "svchost".into(),
-                    values: vec![
-                        Value::U32(100),
-                        Value::U64(7),
-                        Value::U64(1000),
-                        Value::U64(50),
-                    ],
-                },
-                InstanceData {
-                    id: 12,
-                    name: "new".into(),
-                    values: vec![
-                        Value::U32(300),
-                        Value::U64(9),
-                        Value::U64(3000),
-                        Value::U64(60),
-                    ],
-                },
-                InstanceData {
-                    id: 10,
-                    name: "svchost".into(),
-                    values: vec![
-                        Value::U32(200),
-                        Value::U64(8),
-                        Value::U64(2000),
-                        Value::U64(70),
-                    ],
-                },
+                rest(10, "svchost", 100, [7, 1000, 50]),
+                rest(12, "new", 300, [9, 3000, 60]),
+                rest(10, "svchost", 200, [8, 2000, 70]),
             ],
         }),
     ]);
     let specs = vec![
-        CounterSpec {
-            guid,
-            counter_id: 1,
-            instance_id: 0xFFFF_FFFF,
-            index: 0,
-            instance_name: Some("*".into()),
-            ..Default::default()
-        },
-        CounterSpec {
-            guid,
-            counter_id: PERF_WILDCARD_COUNTER,
-            instance_id: 0xFFFF_FFFF,
-            index: 1,
-            instance_name: Some("*".into()),
-            ..Default::default()
-        },
+        spec_all(guid, 1, 0),
+        spec_all(guid, PERF_WILDCARD_COUNTER, 1),
     ];
-    let bytes = query.encode().unwrap();
-    let conv = to_snapshot(&DataHeader::parse(&bytes).unwrap(), &specs, &[reg]).unwrap();
+    let conv = convert(&query, &specs, &[reg]).unwrap();
     let obj = &conv.snapshot.objects[0];
     assert_eq!(
         obj.counters.iter().map(|c| c.base).collect::<Vec<_>>(),
@@ -1746,53 +1700,42 @@ fn conversion_errors() {
     let reg = processor_registration();
     let g = reg.guid;
     let header_of = |blocks| base_query(blocks).encode().unwrap();
-    let spec = |counter_id, index| CounterSpec {
-        guid: g,
-        counter_id,
-        instance_id: 0xFFFF_FFFF,
-        index,
-        instance_name: Some("*".into()),
-        ..Default::default()
-    };
-    let run = |bytes: &[u8], specs: &[CounterSpec], regs: &[CounterSetRegistration]| {
-        to_snapshot(&DataHeader::parse(bytes).unwrap(), specs, regs)
-    };
     let single = header_of(vec![ok(BlockData::Single(Value::U32(1)))]);
     assert_eq!(
-        run(&single, &[spec(0, 1)], std::slice::from_ref(&reg)),
+        convert_bytes(&single, &[spec_all(g, 0, 1)], std::slice::from_ref(&reg)),
         Err(ConvertError::NoSpecification { index: 0 })
     );
     assert_eq!(
-        run(&single, &[spec(0, 0)], &[]),
+        convert_bytes(&single, &[spec_all(g, 0, 0)], &[]),
         Err(ConvertError::UnknownCounterSet { guid: g })
     );
     assert_eq!(
-        run(&single, &[spec(99, 0)], std::slice::from_ref(&reg)),
+        convert_bytes(&single, &[spec_all(g, 99, 0)], std::slice::from_ref(&reg)),
         Err(ConvertError::UnknownCounter {
             guid: g,
             counter_id: 99
         })
     );
     assert_eq!(
-        run(
+        convert_bytes(
             &single,
-            &[spec(PERF_WILDCARD_COUNTER, 0)],
+            &[spec_all(g, PERF_WILDCARD_COUNTER, 0)],
             std::slice::from_ref(&reg)
         ),
         Err(ConvertError::WildcardSingleCounter { index: 0 })
     );
     let mixed = header_of(vec![
         ok(BlockData::Single(Value::U32(1))),
-        ok(BlockData::MultipleInstances(vec![InstanceData {
-            id: 0,
-            name: "a".into(),
-            values: vec![Value::U32(1)],
-        }])),
+        ok(BlockData::MultipleInstances(vec![instance(
+            0,
+            "a",
+            vec![Value::U32(1)],
+        )])),
     ]);
     assert_eq!(
-        run(
+        convert_bytes(
             &mixed,
-            &[spec(0, 0), spec(17, 1)],
+            &[spec_all(g, 0, 0), spec_all(g, 17, 1)],
             std::slice::from_ref(&reg)
         ),
         Err(ConvertError::MixedInstanceShapes { guid: g })
@@ -1800,7 +1743,7 @@ fn conversion_errors() {
     // A malformed block surfaces as a decode error.
     let mut bad = single.clone();
     bad[52..56].copy_from_slice(&9u32.to_le_bytes());
-    let e = run(&bad, &[spec(0, 0)], std::slice::from_ref(&reg)).unwrap_err();
+    let e = convert_bytes(&bad, &[spec_all(g, 0, 0)], std::slice::from_ref(&reg)).unwrap_err();
     assert_eq!(
         e,
         ConvertError::Decode(DecodeError::new(
