@@ -305,6 +305,32 @@ impl<'a> Reader<'a> {
         self.bytes(structure, offset, len).map(|_| ())
     }
 
+    /// The size field of a structure that states its own size: checks that the `fixed` bytes at
+    /// `offset` are there, reads the `u32` at `offset + size_at` and checks it with [`check_size`]
+    /// (at least `minimum`, a multiple of 8 if `aligned`, within what the window holds from `offset`).
+    #[inline]
+    pub(crate) fn size_field(
+        &self,
+        structure: &'static str,
+        offset: usize,
+        fixed: usize,
+        size_at: usize,
+        minimum: usize,
+        aligned: bool,
+    ) -> Result<u32, DecodeError> {
+        self.need(structure, offset, fixed)?;
+        let size = self.u32(structure, offset + size_at)?;
+        check_size(
+            structure,
+            offset,
+            u64::from(size),
+            minimum as u64,
+            aligned,
+            self.remaining(offset) as u64,
+        )?;
+        Ok(size)
+    }
+
     /// A sub-window `[offset, offset + len)`; `len` comes from a size field of `structure`, so a range
     /// past the window is reported as [`ErrorKind::SizeExceedsParent`].
     pub(crate) fn sub(
@@ -380,7 +406,7 @@ impl<'a> Reader<'a> {
 }
 
 /// Checks a size field: at least `minimum`, optionally a multiple of 8, and within `available`.
-pub(crate) fn check_size(
+fn check_size(
     structure: &'static str,
     offset: usize,
     size: u64,

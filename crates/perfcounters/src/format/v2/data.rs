@@ -12,7 +12,7 @@
 //!     dwType 6 PERF_COUNTERSET          PERF_MULTI_COUNTERS + ids, PERF_MULTI_INSTANCES with dwCounters values each
 //! ```
 
-use crate::format::read::{check_size, Endian::Little as LE, Reader, Utf16Str};
+use crate::format::read::{Endian::Little as LE, Reader, Utf16Str};
 use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 use crate::snapshot::{SystemTime, Value};
@@ -61,15 +61,13 @@ impl<'a> DataHeader<'a> {
     /// once by [`DataHeader::validate`].
     pub fn parse(buf: &'a [u8]) -> Result<Self, DecodeError> {
         let whole = Reader::new(buf);
-        whole.need(structure::PERF_DATA_HEADER, 0, DATA_HEADER_SIZE)?;
-        let total = whole.u32(structure::PERF_DATA_HEADER, 0)?;
-        check_size(
+        let total = whole.size_field(
             structure::PERF_DATA_HEADER,
             0,
-            u64::from(total),
-            DATA_HEADER_SIZE as u64,
+            DATA_HEADER_SIZE,
+            0,
+            DATA_HEADER_SIZE,
             true,
-            buf.len() as u64,
         )?;
         let r = whole.sub(structure::PERF_DATA_HEADER, 0, u64::from(total))?;
         Ok(DataHeader {
@@ -202,19 +200,17 @@ pub struct CounterHeader<'a> {
 
 impl<'a> CounterHeader<'a> {
     fn parse(parent: &Reader<'a>, offset: usize, index: u32) -> Result<Self, DecodeError> {
-        parent.need(structure::PERF_COUNTER_HEADER, offset, COUNTER_HEADER_SIZE)?;
-        let status = parent.u32(structure::PERF_COUNTER_HEADER, offset)?;
-        let data_type = parent.u32(structure::PERF_COUNTER_HEADER, offset + 4)?;
-        let size = parent.u32(structure::PERF_COUNTER_HEADER, offset + 8)?;
-        let reserved = parent.u32(structure::PERF_COUNTER_HEADER, offset + 12)?;
-        check_size(
+        let size = parent.size_field(
             structure::PERF_COUNTER_HEADER,
             offset,
-            u64::from(size),
-            COUNTER_HEADER_SIZE as u64,
+            COUNTER_HEADER_SIZE,
+            8,
+            COUNTER_HEADER_SIZE,
             true,
-            parent.remaining(offset) as u64,
         )?;
+        let status = parent.u32(structure::PERF_COUNTER_HEADER, offset)?;
+        let data_type = parent.u32(structure::PERF_COUNTER_HEADER, offset + 4)?;
+        let reserved = parent.u32(structure::PERF_COUNTER_HEADER, offset + 12)?;
         let r = parent.sub(structure::PERF_COUNTER_HEADER, offset, u64::from(size))?;
         let body = offset + COUNTER_HEADER_SIZE;
         let block = match data_type {
@@ -331,17 +327,15 @@ pub struct MultiCounters<'a> {
 
 impl<'a> MultiCounters<'a> {
     fn parse(parent: &Reader<'a>, offset: usize) -> Result<Self, DecodeError> {
-        parent.need(structure::PERF_MULTI_COUNTERS, offset, MULTI_COUNTERS_SIZE)?;
-        let size = parent.u32(structure::PERF_MULTI_COUNTERS, offset)?;
-        let count = parent.u32(structure::PERF_MULTI_COUNTERS, offset + 4)?;
-        check_size(
+        let size = parent.size_field(
             structure::PERF_MULTI_COUNTERS,
             offset,
-            u64::from(size),
-            MULTI_COUNTERS_SIZE as u64,
+            MULTI_COUNTERS_SIZE,
+            0,
+            MULTI_COUNTERS_SIZE,
             false,
-            parent.remaining(offset) as u64,
         )?;
+        let count = parent.u32(structure::PERF_MULTI_COUNTERS, offset + 4)?;
         let fits = (u64::from(size) - MULTI_COUNTERS_SIZE as u64) / 4;
         if u64::from(count) > fits {
             return Err(DecodeError::new(
@@ -408,21 +402,15 @@ impl<'a> MultiInstances<'a> {
         offset: usize,
         values_per_instance: u32,
     ) -> Result<Self, DecodeError> {
-        parent.need(
+        let size = parent.size_field(
             structure::PERF_MULTI_INSTANCES,
             offset,
             MULTI_INSTANCES_SIZE,
-        )?;
-        let size = parent.u32(structure::PERF_MULTI_INSTANCES, offset)?;
-        let count = parent.u32(structure::PERF_MULTI_INSTANCES, offset + 4)?;
-        check_size(
-            structure::PERF_MULTI_INSTANCES,
-            offset,
-            u64::from(size),
-            MULTI_INSTANCES_SIZE as u64,
+            0,
+            MULTI_INSTANCES_SIZE,
             true,
-            parent.remaining(offset) as u64,
         )?;
+        let count = parent.u32(structure::PERF_MULTI_INSTANCES, offset + 4)?;
         let r = parent.sub(structure::PERF_MULTI_INSTANCES, offset, u64::from(size))?;
         Ok(MultiInstances {
             r,
@@ -563,21 +551,15 @@ pub struct InstanceHeader<'a> {
 
 impl<'a> InstanceHeader<'a> {
     pub(crate) fn parse(parent: &Reader<'a>, offset: usize) -> Result<Self, DecodeError> {
-        parent.need(
+        let size = parent.size_field(
             structure::PERF_INSTANCE_HEADER,
             offset,
             INSTANCE_HEADER_SIZE,
-        )?;
-        let size = parent.u32(structure::PERF_INSTANCE_HEADER, offset)?;
-        let instance_id = parent.u32(structure::PERF_INSTANCE_HEADER, offset + 4)?;
-        check_size(
-            structure::PERF_INSTANCE_HEADER,
-            offset,
-            u64::from(size),
-            INSTANCE_HEADER_SIZE as u64,
+            0,
+            INSTANCE_HEADER_SIZE,
             true,
-            parent.remaining(offset) as u64,
         )?;
+        let instance_id = parent.u32(structure::PERF_INSTANCE_HEADER, offset + 4)?;
         let name_bytes = parent.bytes(
             structure::PERF_INSTANCE_HEADER,
             offset + INSTANCE_HEADER_SIZE,
@@ -692,17 +674,15 @@ pub struct CounterData<'a> {
 
 impl<'a> CounterData<'a> {
     fn parse(parent: &Reader<'a>, offset: usize) -> Result<Self, DecodeError> {
-        parent.need(structure::PERF_COUNTER_DATA, offset, COUNTER_DATA_SIZE)?;
-        let data_size = parent.u32(structure::PERF_COUNTER_DATA, offset)?;
-        let size = parent.u32(structure::PERF_COUNTER_DATA, offset + 4)?;
-        check_size(
+        let size = parent.size_field(
             structure::PERF_COUNTER_DATA,
             offset,
-            u64::from(size),
-            MIN_COUNTER_DATA_BLOCK as u64,
+            COUNTER_DATA_SIZE,
+            4,
+            MIN_COUNTER_DATA_BLOCK,
             true,
-            parent.remaining(offset) as u64,
         )?;
+        let data_size = parent.u32(structure::PERF_COUNTER_DATA, offset)?;
         if u64::from(data_size) > u64::from(size) - COUNTER_DATA_SIZE as u64 {
             return Err(DecodeError::new(
                 structure::PERF_COUNTER_DATA,

@@ -4,7 +4,7 @@
 
 use super::data::InstanceHeader;
 use super::guid::Guid;
-use crate::format::read::{check_size, Endian::Little as LE, Reader, Utf16Str};
+use crate::format::read::{Endian::Little as LE, Reader, Utf16Str};
 use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 
@@ -82,19 +82,18 @@ impl<'a> CounterIdentifier<'a> {
     }
 
     fn parse_at(r: &Reader<'a>, offset: usize) -> Result<Self, DecodeError> {
+        let size = r.size_field(
+            structure::PERF_COUNTER_IDENTIFIER,
+            offset,
+            COUNTER_IDENTIFIER_SIZE,
+            20,
+            COUNTER_IDENTIFIER_SIZE,
+            true,
+        )?;
         let b = r.bytes(
             structure::PERF_COUNTER_IDENTIFIER,
             offset,
             COUNTER_IDENTIFIER_SIZE,
-        )?;
-        let size = LE.u32_at(b, 20);
-        check_size(
-            structure::PERF_COUNTER_IDENTIFIER,
-            offset,
-            u64::from(size),
-            COUNTER_IDENTIFIER_SIZE as u64,
-            true,
-            r.remaining(offset) as u64,
         )?;
         let instance_name = if size as usize > COUNTER_IDENTIFIER_SIZE {
             let name = r.bytes(

@@ -9,7 +9,7 @@
 //! * `PerfEnumerateCounterSet` → [`GuidList`].
 
 use super::guid::Guid;
-use crate::format::read::{check_size, Endian::Little as LE, Reader, Utf16Str};
+use crate::format::read::{Endian::Little as LE, Reader, Utf16Str};
 use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 
@@ -266,21 +266,15 @@ impl<'a> StringBuffer<'a> {
     /// strings are checked when read.
     pub fn parse(buf: &'a [u8]) -> Result<Self, DecodeError> {
         let whole = Reader::new(buf);
-        whole.need(
+        let size = whole.size_field(
             structure::PERF_STRING_BUFFER_HEADER,
             0,
             STRING_BUFFER_HEADER_SIZE,
-        )?;
-        let size = whole.u32(structure::PERF_STRING_BUFFER_HEADER, 0)?;
-        let count = whole.u32(structure::PERF_STRING_BUFFER_HEADER, 4)?;
-        check_size(
-            structure::PERF_STRING_BUFFER_HEADER,
             0,
-            u64::from(size),
-            STRING_BUFFER_HEADER_SIZE as u64,
+            STRING_BUFFER_HEADER_SIZE,
             false,
-            buf.len() as u64,
         )?;
+        let count = whole.u32(structure::PERF_STRING_BUFFER_HEADER, 4)?;
         let fits = (u64::from(size) - STRING_BUFFER_HEADER_SIZE as u64)
             / STRING_COUNTER_HEADER_SIZE as u64;
         if u64::from(count) > fits {
