@@ -406,7 +406,8 @@ impl<'a> Reader<'a> {
 }
 
 /// Checks a size field: at least `minimum`, optionally a multiple of 8, and within `available`.
-fn check_size(
+#[inline]
+pub(crate) fn check_size(
     structure: &'static str,
     offset: usize,
     size: u64,
@@ -414,9 +415,8 @@ fn check_size(
     aligned: bool,
     available: u64,
 ) -> Result<(), DecodeError> {
-    let kind = if size < minimum {
-        ErrorKind::SizeTooSmall { size, minimum }
-    } else if aligned && size % 8 != 0 {
+    check_min_size(structure, offset, size, minimum)?;
+    let kind = if aligned && size % 8 != 0 {
         ErrorKind::SizeNotAligned { size }
     } else if size > available {
         ErrorKind::SizeExceedsParent { size, available }
@@ -424,6 +424,25 @@ fn check_size(
         return Ok(());
     };
     Err(DecodeError::new(structure, offset, kind))
+}
+
+/// Checks that a size field of `structure` at `offset` is at least `minimum`
+/// ([`ErrorKind::SizeTooSmall`] otherwise).
+#[inline]
+pub(crate) fn check_min_size(
+    structure: &'static str,
+    offset: usize,
+    size: u64,
+    minimum: u64,
+) -> Result<(), DecodeError> {
+    if size < minimum {
+        return Err(DecodeError::new(
+            structure,
+            offset,
+            ErrorKind::SizeTooSmall { size, minimum },
+        ));
+    }
+    Ok(())
 }
 
 /// Decodes UTF-16 code units in `endian` order up to the first NUL (or the end), replacing unpaired

@@ -7,7 +7,7 @@
 //! `EVENT_TRACE_HEADER`. Events are 8-byte aligned.
 
 use super::read::{shift, utf16_lossy, utf16_terminated};
-use crate::format::read::{fixed, Endian, Reader};
+use crate::format::read::{check_min_size, check_size, fixed, Endian, Reader};
 use crate::format::structure;
 use crate::format::v2::Guid;
 use crate::format::{DecodeError, ErrorKind};
@@ -234,16 +234,7 @@ impl LogFileHeader {
         }
         let size = usize::from(events.u16(S, at + 4)?);
         let min = SYSTEM_TRACE_HEADER_LEN + 0x110;
-        if size < min {
-            return Err(DecodeError::new(
-                S,
-                at,
-                ErrorKind::SizeTooSmall {
-                    size: size as u64,
-                    minimum: min as u64,
-                },
-            ));
-        }
+        check_min_size(S, at, size as u64, min as u64)?;
         let event = Reader::new(events.bytes(S, at, size).map_err(|e| {
             DecodeError::new(
                 e.structure(),
@@ -278,16 +269,7 @@ impl LogFileHeader {
         // The LARGE_INTEGER after the time zone is 8-aligned within the structure.
         let after_tz = (0x38 + 2 * p + TIME_ZONE_INFORMATION_LEN).next_multiple_of(8) + h;
         let fixed_end = after_tz + 0x20;
-        if size < fixed_end {
-            return Err(DecodeError::new(
-                S,
-                at,
-                ErrorKind::SizeTooSmall {
-                    size: size as u64,
-                    minimum: fixed_end as u64,
-                },
-            ));
-        }
+        check_min_size(S, at, size as u64, fixed_end as u64)?;
         let u32_at = |o: usize| event.u32(L, h + o).map_err(relocate);
         let buffer_size = u32_at(0)?;
         let tz = TimeZoneInformation::parse(
@@ -389,26 +371,14 @@ impl EventHeader {
             guid: Guid::from_bytes(r.bytes(S, 24, 16).map(|b| fixed::<16>(b, 0))?),
             processor_time: r.u64(S, 40)?,
         };
-        if usize::from(header.size) < EVENT_TRACE_HEADER_LEN {
-            return Err(DecodeError::new(
-                S,
-                at,
-                ErrorKind::SizeTooSmall {
-                    size: u64::from(header.size),
-                    minimum: EVENT_TRACE_HEADER_LEN as u64,
-                },
-            ));
-        }
-        if usize::from(header.size) > b.remaining(at) {
-            return Err(DecodeError::new(
-                S,
-                at,
-                ErrorKind::SizeExceedsParent {
-                    size: u64::from(header.size),
-                    available: b.remaining(at) as u64,
-                },
-            ));
-        }
+        check_size(
+            S,
+            at,
+            u64::from(header.size),
+            EVENT_TRACE_HEADER_LEN as u64,
+            false,
+            b.remaining(at) as u64,
+        )?;
         Ok(header)
     }
 }

@@ -19,7 +19,7 @@
 //! ```
 
 use super::read::{shift, utf16_lossy, utf16_terminated};
-use crate::format::read::{fixed, Reader};
+use crate::format::read::{check_size, fixed, Reader};
 use crate::format::structure;
 use crate::format::{Bound, DecodeError, ErrorKind};
 use crate::path::CounterPath;
@@ -67,26 +67,14 @@ impl<'a> CounterList<'a> {
                 break;
             }
             let size = b.u32(S, at)?;
-            if (size as usize) < COUNTER_ENTRY_HEADER_LEN {
-                return Err(DecodeError::new(
-                    S,
-                    at,
-                    ErrorKind::SizeTooSmall {
-                        size: u64::from(size),
-                        minimum: COUNTER_ENTRY_HEADER_LEN as u64,
-                    },
-                ));
-            }
-            if size as usize > rest.len() {
-                return Err(DecodeError::new(
-                    S,
-                    at,
-                    ErrorKind::SizeExceedsParent {
-                        size: u64::from(size),
-                        available: rest.len() as u64,
-                    },
-                ));
-            }
+            check_size(
+                S,
+                at,
+                u64::from(size),
+                COUNTER_ENTRY_HEADER_LEN as u64,
+                false,
+                rest.len() as u64,
+            )?;
             entries.push(CounterEntry::parse(&rest[..size as usize], at)?);
             at += size as usize;
         }

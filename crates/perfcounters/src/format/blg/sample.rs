@@ -14,7 +14,7 @@
 //! ```
 
 use super::read::{le_i64, le_u32, shift, utf16_lossy, utf16_terminated};
-use crate::format::read::{fixed, Reader};
+use crate::format::read::{check_min_size, check_size, fixed, Reader};
 use crate::format::structure;
 use crate::format::v1::PerfDataBlock;
 use crate::format::{DecodeError, ErrorKind};
@@ -70,16 +70,7 @@ impl<'a> Sample<'a> {
             ));
         }
         let total = b.u32(SAMPLE, 4)? as usize;
-        if total < SUB_RECORD_HEADER_LEN {
-            return Err(DecodeError::new(
-                SAMPLE,
-                4,
-                ErrorKind::SizeTooSmall {
-                    size: total as u64,
-                    minimum: SUB_RECORD_HEADER_LEN as u64,
-                },
-            ));
-        }
+        check_min_size(SAMPLE, 4, total as u64, SUB_RECORD_HEADER_LEN as u64)?;
         if total > data.len() {
             return Err(DecodeError::new(
                 SAMPLE,
@@ -162,26 +153,14 @@ fn sub_header(data: &[u8], at: usize) -> Result<(u8, usize), DecodeError> {
         ));
     }
     let len = b.u32(SUB, at + 4)? as usize;
-    if len < SUB_RECORD_HEADER_LEN {
-        return Err(DecodeError::new(
-            SUB,
-            at,
-            ErrorKind::SizeTooSmall {
-                size: len as u64,
-                minimum: SUB_RECORD_HEADER_LEN as u64,
-            },
-        ));
-    }
-    if len > b.remaining(at) {
-        return Err(DecodeError::new(
-            SUB,
-            at,
-            ErrorKind::SizeExceedsParent {
-                size: len as u64,
-                available: b.remaining(at) as u64,
-            },
-        ));
-    }
+    check_size(
+        SUB,
+        at,
+        len as u64,
+        SUB_RECORD_HEADER_LEN as u64,
+        false,
+        b.remaining(at) as u64,
+    )?;
     Ok((head[3], len))
 }
 
