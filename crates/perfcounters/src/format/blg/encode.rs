@@ -51,7 +51,6 @@ use super::{PDH_EVENT_HEADER_LEN, PDH_EVENT_VERSION, PDH_PROVIDER_GUID};
 use crate::format::read::Endian;
 use crate::format::v2::Guid;
 use crate::format::write::Writer;
-use crate::snapshot::SystemTime;
 use crate::status::PdhStatus;
 
 /// How a log is written.
@@ -90,25 +89,11 @@ impl Default for EncodeOptions {
                 start_buffers: 1,
                 pointer_size: 4,
                 cpu_speed_mhz: 2800,
-                time_zone: TimeZoneInformation {
-                    bias: 480,
-                    standard_name: "@tzres.dll,-212".into(),
-                    standard_date: SystemTime {
-                        month: 11,
-                        day: 1,
-                        hour: 2,
-                        ..Default::default()
-                    },
-                    standard_bias: 0,
-                    daylight_name: "@tzres.dll,-211".into(),
-                    daylight_date: SystemTime {
-                        month: 3,
-                        day: 2,
-                        hour: 2,
-                        ..Default::default()
-                    },
-                    daylight_bias: -60,
-                },
+                time_zone: TimeZoneInformation::us_since_2007(
+                    480,
+                    "@tzres.dll,-212",
+                    "@tzres.dll,-211",
+                ),
                 perf_freq: 2_725_536,
                 reserved_flags: 2,
                 logger_name: log_guid.to_string().trim_matches(['{', '}']).to_string(),

@@ -239,6 +239,31 @@ fn transition(rule: &SystemTime, year: u16) -> Option<i64> {
 }
 
 impl TimeZoneInformation {
+    /// A zone with the United States' daylight-saving rules since 2007 (daylight time from 2:00 on
+    /// the second Sunday of March to 2:00 on the first Sunday of November, one hour ahead), `bias`
+    /// minutes behind UTC, and the given names.
+    pub(crate) fn us_since_2007(bias: i32, standard_name: &str, daylight_name: &str) -> Self {
+        TimeZoneInformation {
+            bias,
+            standard_name: standard_name.into(),
+            standard_date: SystemTime {
+                month: 11,
+                day: 1,
+                hour: 2,
+                ..Default::default()
+            },
+            standard_bias: 0,
+            daylight_name: daylight_name.into(),
+            daylight_date: SystemTime {
+                month: 3,
+                day: 2,
+                hour: 2,
+                ..Default::default()
+            },
+            daylight_bias: -60,
+        }
+    }
+
     /// Whether daylight saving time is in effect at the local time `local` (a FILETIME) by the
     /// header's rules. Zones without a daylight rule (month 0) never are.
     pub fn is_daylight(&self, local: i64) -> bool {
@@ -293,25 +318,7 @@ mod tests {
 
     fn eastern() -> TimeZoneInformation {
         // The Vista log's zone: US Eastern with the 2007 rules.
-        TimeZoneInformation {
-            bias: 300,
-            standard_name: "@tzres.dll,-112".into(),
-            standard_date: SystemTime {
-                month: 11,
-                day: 1,
-                hour: 2,
-                ..Default::default()
-            },
-            standard_bias: 0,
-            daylight_name: "@tzres.dll,-111".into(),
-            daylight_date: SystemTime {
-                month: 3,
-                day: 2,
-                hour: 2,
-                ..Default::default()
-            },
-            daylight_bias: -60,
-        }
+        TimeZoneInformation::us_since_2007(300, "@tzres.dll,-112", "@tzres.dll,-111")
     }
 
     fn local(y: u16, m: u16, d: u16, h: u16) -> i64 {
