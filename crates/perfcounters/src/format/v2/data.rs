@@ -12,6 +12,7 @@
 //!     dwType 6 PERF_COUNTERSET          PERF_MULTI_COUNTERS + ids, PERF_MULTI_INSTANCES with dwCounters values each
 //! ```
 
+use super::layout;
 use crate::format::read::{Endian::Little as LE, Reader, Utf16Str};
 use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
@@ -65,7 +66,7 @@ impl<'a> DataHeader<'a> {
             structure::PERF_DATA_HEADER,
             0,
             DATA_HEADER_SIZE,
-            0,
+            layout::DATA_HEADER_SIZE_AT,
             DATA_HEADER_SIZE,
             true,
         )?;
@@ -204,7 +205,7 @@ impl<'a> CounterHeader<'a> {
             structure::PERF_COUNTER_HEADER,
             offset,
             COUNTER_HEADER_SIZE,
-            8,
+            layout::COUNTER_HEADER_SIZE_AT,
             COUNTER_HEADER_SIZE,
             true,
         )?;
@@ -331,7 +332,7 @@ impl<'a> MultiCounters<'a> {
             structure::PERF_MULTI_COUNTERS,
             offset,
             MULTI_COUNTERS_SIZE,
-            0,
+            layout::MULTI_COUNTERS_SIZE_AT,
             MULTI_COUNTERS_SIZE,
             false,
         )?;
@@ -406,7 +407,7 @@ impl<'a> MultiInstances<'a> {
             structure::PERF_MULTI_INSTANCES,
             offset,
             MULTI_INSTANCES_SIZE,
-            0,
+            layout::MULTI_INSTANCES_SIZE_AT,
             MULTI_INSTANCES_SIZE,
             true,
         )?;
@@ -555,7 +556,7 @@ impl<'a> InstanceHeader<'a> {
             structure::PERF_INSTANCE_HEADER,
             offset,
             INSTANCE_HEADER_SIZE,
-            0,
+            layout::INSTANCE_HEADER_SIZE_AT,
             INSTANCE_HEADER_SIZE,
             true,
         )?;
@@ -678,7 +679,7 @@ impl<'a> CounterData<'a> {
             structure::PERF_COUNTER_DATA,
             offset,
             COUNTER_DATA_SIZE,
-            4,
+            layout::COUNTER_DATA_SIZE_AT,
             MIN_COUNTER_DATA_BLOCK,
             true,
         )?;

@@ -4,6 +4,7 @@
 
 use super::data::InstanceHeader;
 use super::guid::Guid;
+use super::layout;
 use crate::format::read::{Endian::Little as LE, Reader, Utf16Str};
 use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
@@ -86,7 +87,7 @@ impl<'a> CounterIdentifier<'a> {
             structure::PERF_COUNTER_IDENTIFIER,
             offset,
             COUNTER_IDENTIFIER_SIZE,
-            20,
+            layout::COUNTER_IDENTIFIER_SIZE_AT,
             COUNTER_IDENTIFIER_SIZE,
             true,
         )?;

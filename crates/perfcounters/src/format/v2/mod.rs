@@ -24,6 +24,7 @@
 mod convert;
 mod data;
 mod guid;
+mod layout;
 mod lists;
 mod model;
 mod reg;

@@ -4,6 +4,7 @@
 
 use super::data::*;
 use super::guid::Guid;
+use super::layout;
 use super::lists::{CounterIdentifiers, InstanceList, COUNTER_IDENTIFIER_SIZE};
 use super::reg::*;
 use crate::counter_type::CounterType;
@@ -96,7 +97,7 @@ fn write_value(w: &mut Writer, v: &Value) -> Result<(), EncodeError> {
         w.u64(0);
     }
     let size = to_u32(w.pos() - start, structure::PERF_COUNTER_DATA)?;
-    w.put_u32(start + 4, size);
+    w.put_u32(start + layout::COUNTER_DATA_SIZE_AT, size);
     Ok(())
 }
 
@@ -182,7 +183,7 @@ impl QueryData {
                 }
             }
             let size = to_u32(w.pos() - start, structure::PERF_COUNTER_HEADER)?;
-            w.put_u32(start + 8, size);
+            w.put_u32(start + layout::COUNTER_HEADER_SIZE_AT, size);
         }
         w.put_size(0, structure::PERF_DATA_HEADER)?;
         Ok(w.into_bytes())
@@ -643,7 +644,7 @@ impl CounterSpec {
                 w.pad8();
             }
             let size = to_u32(w.pos() - start, S)?;
-            w.put_u32(start + 20, size);
+            w.put_u32(start + layout::COUNTER_IDENTIFIER_SIZE_AT, size);
         }
         Ok(w.into_bytes())
     }

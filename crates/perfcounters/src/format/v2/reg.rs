@@ -9,6 +9,7 @@
 //! * `PerfEnumerateCounterSet` → [`GuidList`].
 
 use super::guid::Guid;
+use super::layout;
 use crate::format::read::{Endian::Little as LE, Reader, Utf16Str};
 use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
@@ -270,7 +271,7 @@ impl<'a> StringBuffer<'a> {
             structure::PERF_STRING_BUFFER_HEADER,
             0,
             STRING_BUFFER_HEADER_SIZE,
-            0,
+            layout::STRING_BUFFER_HEADER_SIZE_AT,
             STRING_BUFFER_HEADER_SIZE,
             false,
         )?;
