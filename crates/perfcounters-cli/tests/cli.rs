@@ -7,10 +7,10 @@ mod common;
 
 use common::{
     assert_stderr_contains, assert_stdout_contains, assert_success, block, run, run_on, stderr,
-    stdout, tempdir, write_blocks, write_files,
+    stdout, system_time, tempdir, v1_capture, write_blocks, write_files, T0,
 };
 use perfcounters::format::v1::encode;
-use perfcounters::snapshot::{CounterDefinition, ObjectData, SystemTime, Value};
+use perfcounters::snapshot::{CounterDefinition, ObjectData, Value};
 use perfcounters::CounterType;
 
 #[test]
@@ -306,21 +306,11 @@ fn processor_information() -> CounterSetRegistration {
 
 /// The V2 block at `s` seconds; per instance: idle (100 ns), utility, utility base, MHz.
 fn v2_block(s: i64, cpus: [(&str, [u64; 4]); 2]) -> Vec<u8> {
-    let t0 = 132_290_312_439_883_752i64;
     QueryData {
         perf_time_stamp: 1_000_000 + s * 10_000_000,
-        perf_time_100ns: t0 + s * 10_000_000,
+        perf_time_100ns: T0 + s * 10_000_000,
         perf_freq: 10_000_000,
-        system_time: SystemTime {
-            year: 2020,
-            month: 3,
-            day_of_week: 3,
-            day: 18,
-            hour: 18,
-            minute: 54,
-            second: 3 + s as u16,
-            milliseconds: 988,
-        },
+        system_time: system_time(s as u16),
         blocks: vec![QueryBlock {
             status: 0,
             data: BlockData::CounterSet {
@@ -819,18 +809,7 @@ fn block_files_and_captures_list_and_suggest_alike() {
     let blocks = [block_with_unnamed_object(0), block_with_unnamed_object(1)];
     let files = write_files(&dir, "u", &blocks);
     let cap = dir.join("cap");
-    Capture {
-        samples: blocks
-            .iter()
-            .map(|b| CaptureSample {
-                v1: Some(b.clone()),
-                v2: None,
-            })
-            .collect(),
-        ..Default::default()
-    }
-    .write(&cap)
-    .unwrap();
+    v1_capture(&blocks).write(&cap).unwrap();
     let cap = cap.to_str().unwrap();
 
     // The object no name table names is listed by neither: no path could select it.

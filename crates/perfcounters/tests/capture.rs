@@ -2,7 +2,11 @@
 //! two-sample capture (a V1 Processor object and a V2 "Processor Information"-like counterset) through
 //! `ReplaySource` and `Query`, with values worked out by hand.
 
-use std::path::{Path, PathBuf};
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
+use fixtures::{scratch_path, system_time, T0};
+use std::path::Path;
 
 use perfcounters::format::capture::{
     sample_path, Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile,
@@ -15,38 +19,11 @@ use perfcounters::format::v2::{
 };
 use perfcounters::names::{to_multi_sz, NameTable};
 use perfcounters::query::Query;
-use perfcounters::snapshot::{
-    CounterDefinition, Instance, Object, SampleClock, Snapshot, SystemTime, Value,
-};
+use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
 use perfcounters::source::replay::ReplaySource;
 use perfcounters::source::{Request, Source, SourceErrorKind};
 use perfcounters::{CounterType, FormatOptions, PdhStatus};
 use proptest::prelude::*;
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "perfcounters-capture-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-/// 2020-03-18T18:54:03.9883752Z as a FILETIME.
-const T0: i64 = 132_290_312_439_883_752;
-
-fn system_time(s: u16) -> SystemTime {
-    SystemTime {
-        year: 2020,
-        month: 3,
-        day_of_week: 3,
-        day: 18,
-        hour: 18,
-        minute: 54,
-        second: 3 + s,
-        milliseconds: 988,
-    }
-}
 
 /// A V1 block with a Processor object (238): % Processor Time (6, PERF_100NSEC_TIMER_INV, 8 bytes) and
 /// Interrupts/sec (148, PERF_COUNTER_COUNTER, 4 bytes), instances 0, 1 and _Total, at `s` seconds after
@@ -250,7 +227,7 @@ fn files_under(dir: &Path) -> Vec<String> {
 
 #[test]
 fn write_then_read_gives_the_same_capture_and_the_documented_layout() {
-    let dir = tempdir("layout");
+    let dir = scratch_path("layout");
     let c = two_sample_capture();
     c.write(&dir).unwrap();
     assert_eq!(
@@ -319,7 +296,7 @@ fn write_then_read_gives_the_same_capture_and_the_documented_layout() {
 
 #[test]
 fn replay_through_source_and_query_gives_hand_computed_values() {
-    let dir = tempdir("replay");
+    let dir = scratch_path("replay");
     two_sample_capture().write(&dir).unwrap();
     let mut source = ReplaySource::open_capture(&dir).unwrap();
     assert_eq!(source.remaining(), Some(2));
@@ -615,7 +592,7 @@ fn v1_only_and_v2_only_samples() {
 
 #[test]
 fn read_errors_name_the_file() {
-    let dir = tempdir("errors");
+    let dir = scratch_path("errors");
     let c = two_sample_capture();
     let err = |dir: &Path| Capture::read(dir).unwrap_err().to_string();
     // Paths are joined component by component, as the library builds them (`\\` on Windows).
@@ -738,7 +715,7 @@ fn read_errors_name_the_file() {
 
 #[test]
 fn write_refuses_a_directory_that_is_not_a_capture() {
-    let dir = tempdir("refuse");
+    let dir = scratch_path("refuse");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("report.docx"), "user data").unwrap();
     let e = two_sample_capture().write(&dir).unwrap_err();
@@ -926,7 +903,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
     fn read_of_write_is_identity(c in arb_capture()) {
-        let dir = tempdir("prop");
+        let dir = scratch_path("prop");
         c.write(&dir).unwrap();
         let back = Capture::read(&dir);
         let _ = std::fs::remove_dir_all(&dir);

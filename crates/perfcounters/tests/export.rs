@@ -27,18 +27,28 @@ fn samples(text: &str) -> Vec<&str> {
     text.lines().filter(|l| !l.starts_with('#')).collect()
 }
 
+/// The names of a plan's collectors, in order.
+fn collector_names(plan: &Plan) -> Vec<&str> {
+    plan.collectors.iter().map(|c| c.name.as_str()).collect()
+}
+
 #[cfg(target_os = "linux")]
 mod linux {
     use super::*;
     use perfcounters::export::{CounterConfig, ObjectConfig};
     use perfcounters::source::Source;
 
-    fn render(
-        src: &mut dyn Source,
-        plan: &Plan,
-        exporter: &mut Exporter,
-        format: TextFormat,
-    ) -> String {
+    /// Asserts that each of `expected` is a whole sample line of the exposition `text`.
+    fn assert_has_samples(text: &str, expected: &[&str]) {
+        let lines = samples(text);
+        for expected in expected {
+            assert!(lines.contains(expected), "missing {expected}\n{text}");
+        }
+    }
+
+    /// Collects each collector's request from `src` and renders the plan with a fresh exporter.
+    fn render(src: &mut dyn Source, plan: &Plan, format: TextFormat) -> String {
+        let exporter = &mut Exporter::new();
         exporter.begin();
         let mut families = Families::new();
         for c in &plan.collectors {
@@ -96,9 +106,8 @@ mod linux {
             .with_process(&[])
             .plan(&catalog);
         assert!(plan.problems.is_empty(), "{:?}", plan.problems);
-        let names: Vec<&str> = plan.collectors.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
-            names,
+            collector_names(&plan),
             [
                 "processor_information",
                 "memory",
@@ -109,43 +118,38 @@ mod linux {
                 "process"
             ]
         );
-        let text = render(
-            &mut src,
-            &plan,
-            &mut Exporter::new(),
-            TextFormat::Prometheus,
+        let text = render(&mut src, &plan, TextFormat::Prometheus);
+        assert_has_samples(
+            &text,
+            &[
+                // /proc/stat ctxt 50000
+                "perfcounters_system_context_switches_total 50000",
+                // cpu0: user 200 + nice 50 jiffies at USER_HZ 100
+                r#"perfcounters_processor_information_user_seconds_total{instance_name="0,0"} 2.5"#,
+                r#"perfcounters_processor_information_privileged_seconds_total{instance_name="0,0"} 1.5"#,
+                // % Processor Time is an inverted timer: its raw value is the idle time
+                r#"perfcounters_processor_information_processor_inverse_seconds_total{instance_name="0,0"} 10.5"#,
+                r#"perfcounters_processor_information_idle_seconds_total{instance_name="0,0"} 10.5"#,
+                // MemAvailable 4000000 kB; Available KBytes/MBytes would repeat the name and are left out
+                "perfcounters_memory_available_bytes 4096000000",
+                "perfcounters_memory_commit_limit_bytes 10240000000",
+                "perfcounters_memory_committed_bytes_in_use 5000000",
+                "perfcounters_memory_committed_bytes_in_use_base 10000000",
+                // boot = 1555526400 - uptime 1000
+                "perfcounters_system_system_start_time_seconds 1555525400",
+                // sda: 1000 reads, 5000 ms reading
+                r#"perfcounters_physical_disk_disk_read_duration_seconds_sum{instance_name="sda"} 5"#,
+                r#"perfcounters_physical_disk_disk_read_duration_seconds_count{instance_name="sda"} 1000"#,
+                r#"perfcounters_physical_disk_disk_read_bytes_total{instance_name="sda"} 40960000"#,
+                r#"perfcounters_physical_disk_disk_queue_length_seconds_total{instance_name="sda"} 13"#,
+                r#"perfcounters_logical_disk_free_bytes{instance_name="/"} 26843545600"#,
+                r#"perfcounters_network_interface_bytes_received_total{instance_name="eth0"} 5000000"#,
+                // processes: the bare name, the PID as a label
+                r#"perfcounters_process_processor_seconds_total{instance_name="systemd",process_id="1"} 8"#,
+                r#"perfcounters_process_working_set_bytes{instance_name="bash",process_id="150"} 3686400"#,
+                r#"perfcounters_process_start_time_seconds{instance_name="bash",process_id="100"} 1555525900"#,
+            ],
         );
-        let lines = samples(&text);
-        for expected in [
-            // /proc/stat ctxt 50000
-            "perfcounters_system_context_switches_total 50000",
-            // cpu0: user 200 + nice 50 jiffies at USER_HZ 100
-            r#"perfcounters_processor_information_user_seconds_total{instance_name="0,0"} 2.5"#,
-            r#"perfcounters_processor_information_privileged_seconds_total{instance_name="0,0"} 1.5"#,
-            // % Processor Time is an inverted timer: its raw value is the idle time
-            r#"perfcounters_processor_information_processor_inverse_seconds_total{instance_name="0,0"} 10.5"#,
-            r#"perfcounters_processor_information_idle_seconds_total{instance_name="0,0"} 10.5"#,
-            // MemAvailable 4000000 kB; Available KBytes/MBytes would repeat the name and are left out
-            "perfcounters_memory_available_bytes 4096000000",
-            "perfcounters_memory_commit_limit_bytes 10240000000",
-            "perfcounters_memory_committed_bytes_in_use 5000000",
-            "perfcounters_memory_committed_bytes_in_use_base 10000000",
-            // boot = 1555526400 - uptime 1000
-            "perfcounters_system_system_start_time_seconds 1555525400",
-            // sda: 1000 reads, 5000 ms reading
-            r#"perfcounters_physical_disk_disk_read_duration_seconds_sum{instance_name="sda"} 5"#,
-            r#"perfcounters_physical_disk_disk_read_duration_seconds_count{instance_name="sda"} 1000"#,
-            r#"perfcounters_physical_disk_disk_read_bytes_total{instance_name="sda"} 40960000"#,
-            r#"perfcounters_physical_disk_disk_queue_length_seconds_total{instance_name="sda"} 13"#,
-            r#"perfcounters_logical_disk_free_bytes{instance_name="/"} 26843545600"#,
-            r#"perfcounters_network_interface_bytes_received_total{instance_name="eth0"} 5000000"#,
-            // processes: the bare name, the PID as a label
-            r#"perfcounters_process_processor_seconds_total{instance_name="systemd",process_id="1"} 8"#,
-            r#"perfcounters_process_working_set_bytes{instance_name="bash",process_id="150"} 3686400"#,
-            r#"perfcounters_process_start_time_seconds{instance_name="bash",process_id="100"} 1555525900"#,
-        ] {
-            assert!(lines.contains(&expected), "missing {expected}\n{text}");
-        }
         assert!(text.contains(
             "# HELP perfcounters_system_context_switches_total \\\\System\\\\Context Switches/sec (PERF_COUNTER_BULK_COUNT); rate() is the value per second\n\
              # TYPE perfcounters_system_context_switches_total counter\n"
@@ -168,12 +172,7 @@ mod linux {
             }
         }
         // OpenMetrics: counter families without `_total`, and the end marker.
-        let om = render(
-            &mut src,
-            &plan,
-            &mut Exporter::new(),
-            TextFormat::OpenMetrics,
-        );
+        let om = render(&mut src, &plan, TextFormat::OpenMetrics);
         assert!(om.contains("# TYPE perfcounters_system_context_switches counter\nperfcounters_system_context_switches_total 50000\n"));
         assert!(
             om.contains("# UNIT perfcounters_physical_disk_disk_read_duration_seconds seconds\n")
@@ -219,12 +218,7 @@ mod linux {
         };
         let plan = config.plan(&catalog);
         assert_eq!(plan.collectors[0].name, "cpu");
-        let text = render(
-            &mut src,
-            &plan,
-            &mut Exporter::new(),
-            TextFormat::Prometheus,
-        );
+        let text = render(&mut src, &plan, TextFormat::Prometheus);
         assert_eq!(
             samples(&text),
             [
@@ -264,9 +258,8 @@ mod linux {
         let mut src = source();
         let catalog = src.catalog().unwrap();
         let plan = compat::windows_exporter(&catalog, None);
-        let names: Vec<&str> = plan.collectors.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
-            names,
+            collector_names(&plan),
             [
                 "cpu",
                 "memory",
@@ -276,31 +269,27 @@ mod linux {
                 "system"
             ]
         );
-        let text = render(
-            &mut src,
-            &plan,
-            &mut Exporter::new(),
-            TextFormat::Prometheus,
-        );
+        let text = render(&mut src, &plan, TextFormat::Prometheus);
         let lines = samples(&text);
-        for expected in [
-            r#"windows_cpu_time_total{core="0,0",mode="idle"} 10.5"#,
-            r#"windows_cpu_time_total{core="0,0",mode="user"} 2.5"#,
-            "windows_memory_available_bytes 4096000000",
-            "windows_memory_physical_free_bytes 4096000000",
-            "windows_system_context_switches_total 50000",
-            "windows_system_boot_time_timestamp 1555525400",
-            r#"windows_logical_disk_free_bytes{volume="/"} 26843545600"#,
-            // 100 GiB: Free Megabytes x 2^20 x (% Free Space base / numerator)
-            r#"windows_logical_disk_size_bytes{volume="/"} 107374182400"#,
-            r#"windows_physical_disk_read_bytes_total{disk="sda"} 40960000"#,
-            r#"windows_physical_disk_read_latency_seconds_total{disk="sda"} 5"#,
-            r#"windows_net_bytes_received_total{nic="eth0"} 5000000"#,
-            // 1000 Mb/s
-            r#"windows_net_current_bandwidth_bytes{nic="eth0"} 125000000"#,
-        ] {
-            assert!(lines.contains(&expected), "missing {expected}\n{text}");
-        }
+        assert_has_samples(
+            &text,
+            &[
+                r#"windows_cpu_time_total{core="0,0",mode="idle"} 10.5"#,
+                r#"windows_cpu_time_total{core="0,0",mode="user"} 2.5"#,
+                "windows_memory_available_bytes 4096000000",
+                "windows_memory_physical_free_bytes 4096000000",
+                "windows_system_context_switches_total 50000",
+                "windows_system_boot_time_timestamp 1555525400",
+                r#"windows_logical_disk_free_bytes{volume="/"} 26843545600"#,
+                // 100 GiB: Free Megabytes x 2^20 x (% Free Space base / numerator)
+                r#"windows_logical_disk_size_bytes{volume="/"} 107374182400"#,
+                r#"windows_physical_disk_read_bytes_total{disk="sda"} 40960000"#,
+                r#"windows_physical_disk_read_latency_seconds_total{disk="sda"} 5"#,
+                r#"windows_net_bytes_received_total{nic="eth0"} 5000000"#,
+                // 1000 Mb/s
+                r#"windows_net_current_bandwidth_bytes{nic="eth0"} 125000000"#,
+            ],
+        );
         // % Idle Time of the Linux disks is inverted (its raw value is the busy time): turned back,
         // the idle time is the 100 ns clock minus the busy time. sda: io_ticks 9000 ms.
         let idle = lines
@@ -741,9 +730,8 @@ fn windows_vista_blocks_export_consistently_with_the_pdh_formulas() {
     assert!(native.problems.is_empty(), "{:?}", native.problems);
     let compat = compat::windows_exporter(&catalog, Some(&[]));
     assert!(compat.problems.is_empty(), "{:?}", compat.problems);
-    let names: Vec<&str> = compat.collectors.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
-        names,
+        collector_names(&compat),
         [
             "cpu",
             "memory",

@@ -2,11 +2,14 @@
 //! (structure, absolute offset, typed kind) and refuses a model with the one `format::EncodeError`;
 //! the errors of captures and sources keep it (or the `io::Error`) as their `source()`.
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
+use fixtures::{scratch_path, v1_capture};
 use std::error::Error;
-use std::path::PathBuf;
 
 use perfcounters::counter_type::CounterType;
-use perfcounters::format::capture::{Capture, CaptureSample};
+use perfcounters::format::capture::Capture;
 use perfcounters::format::{v1, v2, Bound, DecodeError, EncodeError, ErrorKind};
 use perfcounters::snapshot::{CounterDefinition, Instance, Object, Snapshot, SystemTime, Value};
 use perfcounters::source::replay::ReplaySource;
@@ -240,26 +243,6 @@ fn encode_errors_are_the_same_type() {
     );
 }
 
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "perfcounters-format-errors-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-/// A capture of one sample holding only `v1`.
-fn capture_of(v1: Vec<u8>) -> Capture {
-    Capture {
-        samples: vec![CaptureSample {
-            v1: Some(v1),
-            v2: None,
-        }],
-        ..Default::default()
-    }
-}
-
 /// The error under `e` (its `source()`) as a `T`.
 fn cause<T: Error + 'static>(e: &dyn Error) -> &T {
     e.source()
@@ -283,8 +266,8 @@ fn bad_v1() -> (Vec<u8>, DecodeError) {
 
 #[test]
 fn capture_errors_keep_the_decode_error() {
-    let dir = tempdir("capture");
-    capture_of(v1_block()).write(&dir).unwrap();
+    let dir = scratch_path("capture");
+    v1_capture(&[v1_block()]).write(&dir).unwrap();
     let (bad, decode) = bad_v1();
     let sample = dir.join("samples").join("0001.v1.blk");
     std::fs::write(&sample, &bad).unwrap();
@@ -302,7 +285,7 @@ fn capture_errors_keep_the_decode_error() {
     assert_eq!(e.to_string(), format!("{}: {decode}", sample.display()));
 
     // A sample replayed from memory (not checked by `read`) fails when it is collected.
-    let mut source = ReplaySource::from_capture(capture_of(bad)).unwrap();
+    let mut source = ReplaySource::from_capture(v1_capture(&[bad])).unwrap();
     let e = source.collect(&Request::new()).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Decode);
     assert_eq!(cause::<DecodeError>(&e), &decode);
@@ -311,8 +294,8 @@ fn capture_errors_keep_the_decode_error() {
 
 #[test]
 fn capture_errors_keep_the_io_error() {
-    let dir = tempdir("io");
-    capture_of(v1_block()).write(&dir).unwrap();
+    let dir = scratch_path("io");
+    v1_capture(&[v1_block()]).write(&dir).unwrap();
     let sample = dir.join("samples").join("0001.v1.blk");
     std::fs::remove_file(&sample).unwrap();
     std::fs::create_dir(&sample).unwrap(); // a directory where the sample file should be

@@ -359,6 +359,14 @@ fn live_helper_process() {
 
 // -- 1. processor and process CPU time -------------------------------------------------------
 
+/// Asserts that `jiffies` (the `what` jiffies we measured) lies within `bounds`, both ends included.
+fn assert_within(what: &str, jiffies: f64, bounds: (u64, u64)) {
+    assert!(
+        jiffies >= bounds.0 as f64 && jiffies <= bounds.1 as f64,
+        "{what} jiffies {jiffies} not in {bounds:?}"
+    );
+}
+
 /// What the test and the tools saw over one interval.
 struct CpuRound {
     ours_cpu: f64,
@@ -506,20 +514,8 @@ fn busy_loop_processor_and_process_time() {
 
     assert_eq!(r.ours_pid, f64::from(pid));
     // The raw deltas lie between the deltas read just inside and just outside the interval.
-    assert!(
-        r.ours_idle_jiffies >= r.idle_bounds.0 as f64
-            && r.ours_idle_jiffies <= r.idle_bounds.1 as f64,
-        "idle jiffies {} not in {:?}",
-        r.ours_idle_jiffies,
-        r.idle_bounds
-    );
-    assert!(
-        r.ours_proc_jiffies >= r.proc_bounds.0 as f64
-            && r.ours_proc_jiffies <= r.proc_bounds.1 as f64,
-        "process jiffies {} not in {:?}",
-        r.ours_proc_jiffies,
-        r.proc_bounds
-    );
+    assert_within("idle", r.ours_idle_jiffies, r.idle_bounds);
+    assert_within("process", r.ours_proc_jiffies, r.proc_bounds);
     // A CPU with a runnable loop pinned to it never idles, whatever else the machine does.
     assert!(
         (90.0..=105.0).contains(&r.ours_cpu),

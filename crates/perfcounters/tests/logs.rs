@@ -5,6 +5,9 @@
 #[path = "support/shared_data.rs"]
 mod shared_data;
 
+#[path = "support/vec_log.rs"]
+mod vec_log;
+
 use std::io::Cursor;
 use std::path::PathBuf;
 
@@ -327,34 +330,14 @@ mod stages {
     use super::*;
     use perfcounters::calc::CalcError;
     use perfcounters::log::{
-        copy, log_statistics, CounterFilter, CounterInfo, Filtered, LogCounter, LogError,
-        LogSummary, Merge, RawCell, RelogFilter,
+        copy, log_statistics, CounterFilter, CounterInfo, Filtered, LogCounter, LogSummary, Merge,
+        RawCell, RelogFilter,
     };
     use perfcounters::names::ini::parse_perf_string_backup;
     use perfcounters::names::NameTable;
     use perfcounters::stats::Statistics;
     use perfcounters::{CounterPath, CounterType, FormatOptions, PdhStatus, RawCounter};
-
-    /// An in-memory log, as any reader produces it.
-    struct VecReader {
-        header: LogHeader,
-        records: std::vec::IntoIter<Record>,
-    }
-
-    impl LogReader for VecReader {
-        fn header(&self) -> &LogHeader {
-            &self.header
-        }
-        fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
-            match self.records.next() {
-                Some(r) => {
-                    *record = r;
-                    Ok(true)
-                }
-                None => Ok(false),
-            }
-        }
-    }
+    use vec_log::VecLog;
 
     fn csv(text: &str) -> Box<dyn LogReader> {
         Box::new(
@@ -492,7 +475,7 @@ mod stages {
     }
 
     /// A rate counter (PERF_COUNTER_COUNTER, F = 10 ticks/s) and a raw count, one record a second.
-    fn raw_log() -> VecReader {
+    fn raw_log() -> VecLog {
         let info = |ty| {
             Some(CounterInfo {
                 counter_type: ty,
@@ -530,10 +513,7 @@ mod stages {
                 cells: vec![raw(n, d), raw(p, 0)],
             })
             .collect::<Vec<_>>();
-        VecReader {
-            header,
-            records: records.into_iter(),
-        }
+        VecLog::new(header, records)
     }
 
     #[test]

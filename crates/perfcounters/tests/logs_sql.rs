@@ -1,6 +1,9 @@
 //! SQL logs in SQLite: CSV → SQL → CSV loses nothing; several logs share a database; raw samples.
 #![cfg(feature = "sql")]
 
+#[path = "support/vec_log.rs"]
+mod vec_log;
+
 use std::io::Cursor;
 use std::path::PathBuf;
 
@@ -12,6 +15,7 @@ use perfcounters::log::{
 };
 use perfcounters::{CounterPath, CounterType, PdhStatus, RawCounter};
 use proptest::prelude::*;
+use vec_log::VecLog;
 
 struct TempDir(PathBuf);
 
@@ -194,27 +198,7 @@ fn several_logs_share_a_database_and_append() {
 }
 
 /// A log of raw samples (what a `.blg` or a SQL log written by relog holds).
-struct RawLog {
-    header: LogHeader,
-    records: std::vec::IntoIter<Record>,
-}
-
-impl LogReader for RawLog {
-    fn header(&self) -> &LogHeader {
-        &self.header
-    }
-    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
-        match self.records.next() {
-            Some(r) => {
-                *record = r;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
-    }
-}
-
-fn raw_log() -> RawLog {
+fn raw_log() -> VecLog {
     let raw = |n: i64, d: i64, status| {
         Cell::Raw(
             RawCell {
@@ -268,10 +252,7 @@ fn raw_log() -> RawLog {
             cells: vec![raw(big + 150, big + 300, ok)],
         },
     ];
-    RawLog {
-        header,
-        records: records.into_iter(),
-    }
+    VecLog::new(header, records)
 }
 
 #[test]

@@ -4,6 +4,10 @@
 //! appear, vanish, move, are renamed, change case, process id or parent, while objects and
 //! counters go missing, and when a block is bad (the same error, then both go on).
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
+use fixtures::tempdir;
 use std::path::{Path, PathBuf};
 
 use perfcounters::format::v1::encode;
@@ -301,16 +305,6 @@ fn assert_same(files: &[PathBuf]) -> usize {
         owned_source.collect(&request).unwrap_err().to_string()
     );
     read_in_place
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "perfcounters-query-block-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Applies `f` to a copy of `state`.

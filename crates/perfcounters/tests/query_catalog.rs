@@ -5,6 +5,10 @@
 #[path = "support/shared_data.rs"]
 mod shared_data;
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
+use fixtures::tempdir;
 use std::path::{Path, PathBuf};
 
 use perfcounters::format::v1::encode;
@@ -16,16 +20,6 @@ use perfcounters::snapshot::{
 use perfcounters::source::replay::{BlockRecording, ReplaySource};
 use perfcounters::source::{Request, Source, SourceErrorKind};
 use perfcounters::{CounterType, FormatOptions};
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "perfcounters-query-catalog-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// A V1 block at second `s`: System (2) with Processes (248), Process (230) with no instance, and
 /// Processor (238) with % Processor Time (6) and % User Time (142) for CPUs 0, 1 and _Total, whose

@@ -1,9 +1,13 @@
 //! `ReplaySource` over V1 block files and over captures: one catalog rule for both, samples in order,
 //! objects a sample lacks, and the errors of a replay.
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
+use fixtures::{tempdir, v1_capture};
 use std::path::{Path, PathBuf};
 
-use perfcounters::format::capture::{Capture, CaptureSample, NameKind, NameTableFile};
+use perfcounters::format::capture::{Capture, NameKind, NameTableFile};
 use perfcounters::format::v1::encode;
 use perfcounters::names::{to_multi_sz, NameTable};
 use perfcounters::snapshot::{
@@ -12,13 +16,6 @@ use perfcounters::snapshot::{
 use perfcounters::source::replay::{BlockRecording, ReplaySource};
 use perfcounters::source::{Catalog, Request, Source, SourceErrorKind};
 use perfcounters::CounterType;
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("perfcounters-replay-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Title indexes no built-in table knows: an object, its counter, and a System counter.
 const CUSTOM_OBJECT: u32 = 88_888;
@@ -76,14 +73,7 @@ fn capture(blocks: &[Vec<u8>], names: Option<&NameTable>) -> Capture {
             })
             .into_iter()
             .collect(),
-        samples: blocks
-            .iter()
-            .map(|b| CaptureSample {
-                v1: Some(b.clone()),
-                v2: None,
-            })
-            .collect(),
-        ..Default::default()
+        ..v1_capture(blocks)
     }
 }
 

@@ -3,20 +3,23 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
+#[path = "../../../perfcounters/tests/support/fixtures.rs"]
+mod fixtures;
+
+#[allow(unused_imports)]
+pub use fixtures::{system_time, tempdir, v1_capture, T0};
+
 use perfcounters::format::v1::encode;
-use perfcounters::snapshot::{
-    CounterDefinition, Instance, Object, SampleClock, Snapshot, SystemTime, Value,
-};
+use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
 use perfcounters::CounterType;
 
 /// A System + Processor block like the captured Windows 10 ones, at 100 ns time `t` (seconds since the
 /// first sample `s`), with `idle` 100 ns units of idle time per CPU and `processes` processes.
 pub fn block(s: i64, idle: [u64; 2], processes: u32) -> Vec<u8> {
-    let t0 = 132_290_312_439_883_752i64; // 2020-03-18T18:54:03.9883752Z
-    let t = t0 + s * 10_000_000;
+    let t = T0 + s * 10_000_000;
     let system = Object::new(2)
         .with_object_clock(t, 10_000_000)
         .with_counters(vec![
@@ -42,16 +45,7 @@ pub fn block(s: i64, idle: [u64; 2], processes: u32) -> Vec<u8> {
         cpu("_Total", (idle[0] + idle[1]) / 2),
     ]);
     let snapshot = Snapshot::new("GETAWAY")
-        .with_system_time(SystemTime {
-            year: 2020,
-            month: 3,
-            day_of_week: 3,
-            day: 18,
-            hour: 18,
-            minute: 54,
-            second: 3 + s as u16,
-            milliseconds: 988,
-        })
+        .with_system_time(system_time(s as u16))
         .with_clock(SampleClock {
             perf_time: 1_000_000 + s * 10_000_000,
             perf_freq: 10_000_000,
@@ -111,19 +105,6 @@ pub fn stdout(o: &Output) -> String {
 /// The run's stderr as UTF-8.
 pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// A fresh, empty scratch directory for test `name` of this test binary (named after the binary
-/// and the process, so that parallel runs never share one).
-pub fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "perfcounters-{}-{name}-{}",
-        env!("CARGO_CRATE_NAME"),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Writes each block to `dir/{prefix}{i}.bin` and returns the paths, in order.

@@ -1,0 +1,60 @@
+//! Fixtures the test binaries of both crates share (included by path, like `shared_data.rs`):
+//! scratch directories, the clock of the samples captured on the Windows 10 machine "GETAWAY",
+//! and captures built from V1 blocks.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use perfcounters::format::capture::{Capture, CaptureSample};
+use perfcounters::snapshot::SystemTime;
+
+/// A path for test `name` of this test binary in the temporary folder, named after the binary and
+/// the process so that parallel runs never share one; removed if it exists, not created.
+pub fn scratch_path(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "perfcounters-{}-{name}-{}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A fresh, empty directory for test `name` of this test binary (see [`scratch_path`]).
+pub fn tempdir(name: &str) -> PathBuf {
+    let d = scratch_path(name);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The first sample's time, 2020-03-18T18:54:03.9883752Z, as a FILETIME (100 ns since 1601).
+pub const T0: i64 = 132_290_312_439_883_752;
+
+/// The UTC wall-clock time of the sample `s` seconds after the first (from 18:54:03.988).
+pub fn system_time(s: u16) -> SystemTime {
+    SystemTime {
+        year: 2020,
+        month: 3,
+        day_of_week: 3,
+        day: 18,
+        hour: 18,
+        minute: 54,
+        second: 3 + s,
+        milliseconds: 988,
+    }
+}
+
+/// A capture of V1 blocks only, one sample per block in order, without name tables.
+pub fn v1_capture(blocks: &[Vec<u8>]) -> Capture {
+    Capture {
+        samples: blocks
+            .iter()
+            .map(|b| CaptureSample {
+                v1: Some(b.clone()),
+                v2: None,
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
