@@ -6,8 +6,9 @@ use std::path::Path;
 mod common;
 
 use common::{
-    assert_stderr_contains, assert_stdout_contains, assert_success, block, run, run_on, stderr,
-    stdout, system_time, tempdir, v1_capture, write_blocks, write_files, T0,
+    assert_stderr_contains, assert_stdout_contains, assert_success, available_bytes_spec,
+    blg_bytes, block, run, run_on, stderr, stdout, tempdir, v1_capture, v2_counterset_block,
+    write_blocks, write_files, BLG_T0,
 };
 use perfcounters::format::v1::encode;
 use perfcounters::snapshot::{CounterDefinition, ObjectData, Value};
@@ -273,8 +274,8 @@ fn live_list_and_typeperf() {
 
 use perfcounters::format::capture::{Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile};
 use perfcounters::format::v2::{
-    BlockData, CounterRegistration, CounterSetRegistration, CounterSpec, InstanceData, QueryBlock,
-    QueryData, PERF_ATTRIB_NO_DISPLAYABLE, PERF_COUNTERSET_MULTI_INSTANCES, PERF_WILDCARD_COUNTER,
+    CounterRegistration, CounterSetRegistration, CounterSpec, InstanceData,
+    PERF_ATTRIB_NO_DISPLAYABLE, PERF_COUNTERSET_MULTI_INSTANCES, PERF_WILDCARD_COUNTER,
 };
 
 /// A "Processor Information"-like counterset: % Processor Time (0, PERF_100NSEC_TIMER_INV),
@@ -306,34 +307,21 @@ fn processor_information() -> CounterSetRegistration {
 
 /// The V2 block at `s` seconds; per instance: idle (100 ns), utility, utility base, MHz.
 fn v2_block(s: i64, cpus: [(&str, [u64; 4]); 2]) -> Vec<u8> {
-    QueryData {
-        perf_time_stamp: 1_000_000 + s * 10_000_000,
-        perf_time_100ns: T0 + s * 10_000_000,
-        perf_freq: 10_000_000,
-        system_time: system_time(s as u16),
-        blocks: vec![QueryBlock {
-            status: 0,
-            data: BlockData::CounterSet {
-                counter_ids: vec![0, 26, 27, 17],
-                instances: cpus
-                    .iter()
-                    .enumerate()
-                    .map(|(id, (name, v))| InstanceData {
-                        id: id as u32,
-                        name: (*name).into(),
-                        values: vec![
-                            Value::U64(v[0]),
-                            Value::U64(v[1]),
-                            Value::U32(v[2] as u32),
-                            Value::U32(v[3] as u32),
-                        ],
-                    })
-                    .collect(),
-            },
-        }],
-    }
-    .encode()
-    .unwrap()
+    let instances = cpus
+        .iter()
+        .enumerate()
+        .map(|(id, (name, v))| InstanceData {
+            id: id as u32,
+            name: (*name).into(),
+            values: vec![
+                Value::U64(v[0]),
+                Value::U64(v[1]),
+                Value::U32(v[2] as u32),
+                Value::U32(v[3] as u32),
+            ],
+        })
+        .collect();
+    v2_counterset_block(s, vec![0, 26, 27, 17], instances)
 }
 
 /// Three samples: V1 System + Processor blocks (as in `write_blocks`) and V2 Processor Information blocks.
@@ -666,21 +654,11 @@ fn replayed_watch_writes_a_sql_log_that_relog_reads_back() {
 /// A 32-bit binary log: a raw count and a wildcard 100 ns timer with two instances, two samples a
 /// second apart from 2020-01-17 00:00:00 local time; the second sample has a NO_MACHINE value.
 fn blg_log() -> Vec<u8> {
-    use perfcounters::format::blg::encode::{
-        encode_counter_list, encode_sample, BlgWriter, EncodeOptions, InstanceEntry, RawEntry,
-        SampleEntry,
-    };
-    use perfcounters::format::blg::{CounterSpec, RecordKind};
+    use perfcounters::format::blg::encode::{InstanceEntry, RawEntry, SampleEntry};
+    use perfcounters::format::blg::CounterSpec;
     use perfcounters::PdhStatus;
-    let t0 = 132_236_928_000_000_000i64;
     let specs = [
-        CounterSpec {
-            counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
-            machine: r"\\HOST".into(),
-            object: "Memory".into(),
-            counter: "Available Bytes".into(),
-            ..Default::default()
-        },
+        available_bytes_spec(),
         CounterSpec {
             flags: 1,
             counter_type: CounterType::PERF_100NSEC_TIMER_INV,
@@ -692,41 +670,40 @@ fn blg_log() -> Vec<u8> {
             ..Default::default()
         },
     ];
-    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
-    w.write_record(RecordKind::CounterList, t0, &encode_counter_list(&specs))
-        .unwrap();
-    for i in 0..2i64 {
-        let t = t0 + i * 10_000_000;
-        let status = if i == 1 {
-            PdhStatus::PDH_CSTATUS_NO_MACHINE
-        } else {
-            PdhStatus::default()
-        };
-        let sample = encode_sample(&[
-            SampleEntry::Counter(RawEntry {
-                status,
-                time_stamp: t,
-                first: 1000 + i,
-                second: 0,
-                multi_count: 1,
-            }),
-            SampleEntry::Instances {
-                status: PdhStatus::default(),
-                time_stamp: t,
-                items: ["0", "_Total"]
-                    .iter()
-                    .map(|n| InstanceEntry {
-                        name: (*n).into(),
-                        multi_count: 0,
-                        first: 5_000_000 * i,
-                        second: t + 288_000_000_000,
-                    })
-                    .collect(),
-            },
-        ]);
-        w.write_record(RecordKind::Sample, t, &sample).unwrap();
-    }
-    w.finish().unwrap().into_inner()
+    let samples = (0..2i64)
+        .map(|i| {
+            let t = BLG_T0 + i * 10_000_000;
+            let status = if i == 1 {
+                PdhStatus::PDH_CSTATUS_NO_MACHINE
+            } else {
+                PdhStatus::default()
+            };
+            let entries = vec![
+                SampleEntry::Counter(RawEntry {
+                    status,
+                    time_stamp: t,
+                    first: 1000 + i,
+                    second: 0,
+                    multi_count: 1,
+                }),
+                SampleEntry::Instances {
+                    status: PdhStatus::default(),
+                    time_stamp: t,
+                    items: ["0", "_Total"]
+                        .iter()
+                        .map(|n| InstanceEntry {
+                            name: (*n).into(),
+                            multi_count: 0,
+                            first: 5_000_000 * i,
+                            second: t + 288_000_000_000,
+                        })
+                        .collect(),
+                },
+            ];
+            (t, entries)
+        })
+        .collect();
+    blg_bytes(&specs, samples)
 }
 
 #[test]

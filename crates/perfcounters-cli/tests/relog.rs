@@ -7,7 +7,10 @@ mod shared_data;
 
 mod common;
 
-use common::{assert_stdout_contains, assert_success, run, stderr, stdout, tempdir};
+use common::{
+    assert_stdout_contains, assert_success, available_bytes_spec, blg_bytes, run, stderr, stdout,
+    tempdir, BLG_T0,
+};
 
 use std::path::{Path, PathBuf};
 
@@ -332,21 +335,12 @@ fn real_logs_convert_filter_and_summarize() {
 /// A binary log of one raw count and one 100 ns timer, three samples a second apart from
 /// 2020-01-17 00:00:00 local time (US Pacific).
 fn blg_log() -> Vec<u8> {
-    use perfcounters::format::blg::encode::{
-        encode_counter_list, encode_sample, BlgWriter, EncodeOptions, RawEntry, SampleEntry,
-    };
-    use perfcounters::format::blg::{CounterSpec, RecordKind};
+    use perfcounters::format::blg::encode::{RawEntry, SampleEntry};
+    use perfcounters::format::blg::CounterSpec;
     use perfcounters::CounterType;
-    let t0 = 132_236_928_000_000_000i64;
     let sec = 10_000_000i64;
     let specs = [
-        CounterSpec {
-            counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
-            machine: r"\\HOST".into(),
-            object: "Memory".into(),
-            counter: "Available Bytes".into(),
-            ..Default::default()
-        },
+        available_bytes_spec(),
         CounterSpec {
             counter_type: CounterType::PERF_100NSEC_TIMER_INV,
             time_base: 10_000_000,
@@ -357,24 +351,25 @@ fn blg_log() -> Vec<u8> {
             ..Default::default()
         },
     ];
-    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
-    w.write_record(RecordKind::CounterList, t0, &encode_counter_list(&specs))
-        .unwrap();
-    for i in 0..3i64 {
-        let t = t0 + i * sec;
-        let raw = |first, second| {
-            SampleEntry::Counter(RawEntry {
-                time_stamp: t,
-                first,
-                second,
-                multi_count: 1,
-                ..Default::default()
-            })
-        };
-        let sample = encode_sample(&[raw(1000 + i, 0), raw(2_500_000 * i, t0 + i * sec)]);
-        w.write_record(RecordKind::Sample, t, &sample).unwrap();
-    }
-    w.finish().unwrap().into_inner()
+    let samples = (0..3i64)
+        .map(|i| {
+            let t = BLG_T0 + i * sec;
+            let raw = |first, second| {
+                SampleEntry::Counter(RawEntry {
+                    time_stamp: t,
+                    first,
+                    second,
+                    multi_count: 1,
+                    ..Default::default()
+                })
+            };
+            (
+                t,
+                vec![raw(1000 + i, 0), raw(2_500_000 * i, BLG_T0 + i * sec)],
+            )
+        })
+        .collect();
+    blg_bytes(&specs, samples)
 }
 
 #[test]

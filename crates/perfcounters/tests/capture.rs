@@ -5,7 +5,7 @@
 #[path = "support/fixtures.rs"]
 mod fixtures;
 
-use fixtures::{scratch_path, system_time, T0};
+use fixtures::{scratch_path, system_time, v2_counterset_block, T0};
 use std::path::Path;
 
 use perfcounters::format::capture::{
@@ -116,21 +116,7 @@ fn v2_block(s: i64, cpus: [(&str, [u64; 4]); 3]) -> Vec<u8> {
             ],
         })
         .collect();
-    QueryData {
-        perf_time_stamp: 1_000_000 + s * 10_000_000,
-        perf_time_100ns: T0 + s * 10_000_000,
-        perf_freq: 10_000_000,
-        system_time: system_time(s as u16),
-        blocks: vec![QueryBlock {
-            status: 0,
-            data: BlockData::CounterSet {
-                counter_ids: vec![26, 0, 17, 27],
-                instances,
-            },
-        }],
-    }
-    .encode()
-    .unwrap()
+    v2_counterset_block(s, vec![26, 0, 17, 27], instances)
 }
 
 fn table(pairs: &[(u32, &str)], base: Option<u32>) -> Vec<u8> {

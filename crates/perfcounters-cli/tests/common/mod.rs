@@ -10,8 +10,12 @@ use std::process::{Command, Output};
 mod fixtures;
 
 #[allow(unused_imports)]
-pub use fixtures::{system_time, tempdir, v1_capture, T0};
+pub use fixtures::{system_time, tempdir, v1_capture, v2_counterset_block, T0};
 
+use perfcounters::format::blg::encode::{
+    encode_counter_list, encode_sample, BlgWriter, EncodeOptions, SampleEntry,
+};
+use perfcounters::format::blg::RecordKind;
 use perfcounters::format::v1::encode;
 use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
 use perfcounters::CounterType;
@@ -74,14 +78,6 @@ pub fn run_on(args: &[&str], files: &[String]) -> Output {
     run(&all)
 }
 
-/// Runs the binary with `args`, asserts it succeeded (showing its stderr otherwise), and returns
-/// its stdout.
-pub fn run_ok(args: &[&str]) -> String {
-    let o = run(args);
-    assert_success(&o);
-    stdout(&o)
-}
-
 /// Asserts that the run succeeded, showing its stderr otherwise.
 pub fn assert_success(o: &Output) {
     assert!(o.status.success(), "{}", stderr(o));
@@ -133,4 +129,35 @@ pub fn write_blocks(dir: &Path) -> Vec<String> {
         .map(|(s, idle, p)| block(*s, *idle, *p))
         .collect();
     write_files(dir, "t", &blocks)
+}
+
+/// 2020-01-17 08:00:00 UTC (midnight in US Pacific time) as a FILETIME: the first sample of the
+/// binary logs the tests build.
+pub const BLG_T0: i64 = 132_236_928_000_000_000;
+
+/// `\\HOST\Memory\Available Bytes`, a raw count, as a binary log's counter list names it.
+pub fn available_bytes_spec() -> perfcounters::format::blg::CounterSpec {
+    perfcounters::format::blg::CounterSpec {
+        counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
+        machine: r"\\HOST".into(),
+        object: "Memory".into(),
+        counter: "Available Bytes".into(),
+        ..Default::default()
+    }
+}
+
+/// The bytes of a binary log (`.blg`): the counter list of `specs` at [`BLG_T0`], then each
+/// `(time, entries)` as one sample record.
+pub fn blg_bytes(
+    specs: &[perfcounters::format::blg::CounterSpec],
+    samples: Vec<(i64, Vec<SampleEntry>)>,
+) -> Vec<u8> {
+    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    w.write_record(RecordKind::CounterList, BLG_T0, &encode_counter_list(specs))
+        .unwrap();
+    for (t, entries) in samples {
+        w.write_record(RecordKind::Sample, t, &encode_sample(&entries))
+            .unwrap();
+    }
+    w.finish().unwrap().into_inner()
 }

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use perfcounters::format::capture::{Capture, CaptureSample};
+use perfcounters::format::v2::{BlockData, InstanceData, QueryBlock, QueryData};
 use perfcounters::snapshot::SystemTime;
 
 /// A path for test `name` of this test binary in the temporary folder, named after the binary and
@@ -43,6 +44,27 @@ pub fn system_time(s: u16) -> SystemTime {
         second: 3 + s,
         milliseconds: 988,
     }
+}
+
+/// The bytes of a V2 query result at sample `s`: one counterset block of `counter_ids` (in data
+/// order) and `instances`, on the clock of the V1 samples (performance counter 1,000,000 ticks at
+/// the first sample, 10 MHz, 100 ns time from [`T0`]).
+pub fn v2_counterset_block(s: i64, counter_ids: Vec<u32>, instances: Vec<InstanceData>) -> Vec<u8> {
+    QueryData {
+        perf_time_stamp: 1_000_000 + s * 10_000_000,
+        perf_time_100ns: T0 + s * 10_000_000,
+        perf_freq: 10_000_000,
+        system_time: system_time(s as u16),
+        blocks: vec![QueryBlock {
+            status: 0,
+            data: BlockData::CounterSet {
+                counter_ids,
+                instances,
+            },
+        }],
+    }
+    .encode()
+    .unwrap()
 }
 
 /// A capture of V1 blocks only, one sample per block in order, without name tables.

@@ -902,10 +902,8 @@ fn malformed_data_header_sizes() {
     );
 
     // dwNumCounters larger than the data: the second header would start at 80.
-    let mut b = good.clone();
-    set_u32(&mut b, 4, 2);
     assert_eq!(
-        err_of(decode_all(&b)),
+        decode_err(&good, &[(4, 2)]),
         (
             "PERF_COUNTER_HEADER",
             80,
