@@ -832,6 +832,16 @@ fn check(e: DecodeError, structure: &str, offset: usize, reason: &str) {
     );
 }
 
+/// The error of decoding [`simple_block`] with each `(offset, value)` patch written as a
+/// little-endian u32.
+fn patched_err(patches: &[(usize, u32)]) -> DecodeError {
+    let mut b = simple_block();
+    for &(at, v) in patches {
+        LE.set_u32(&mut b, at, v);
+    }
+    err_of(&b)
+}
+
 fn simple_block() -> Vec<u8> {
     // HeaderLength 96 ("H\0" padded); one object at 96 with one definition (at 160) and one instance
     // at 200, counter block at 200 + 32 = 232.
@@ -886,17 +896,14 @@ fn total_byte_length_past_buffer() {
 
 #[test]
 fn header_length_past_end() {
-    let mut b = simple_block();
-    LE.set_u32(&mut b, 24, 4000);
     check(
-        err_of(&b),
+        patched_err(&[(24, 4000)]),
         "PERF_DATA_BLOCK",
         0,
         "HeaderLength 4000 exceeds the TotalByteLength 248",
     );
-    LE.set_u32(&mut b, 24, 16);
     check(
-        err_of(&b),
+        patched_err(&[(24, 16)]),
         "PERF_DATA_BLOCK",
         0,
         "HeaderLength 16 is smaller than the 88-byte header",
@@ -941,18 +948,15 @@ fn object_total_byte_length_zero_does_not_loop() {
 
 #[test]
 fn definition_length_smaller_than_header_length() {
-    let mut b = simple_block();
-    LE.set_u32(&mut b, 96 + 4, 40);
     check(
-        err_of(&b),
+        patched_err(&[(96 + 4, 40)]),
         "PERF_OBJECT_TYPE",
         96,
         "DefinitionLength 40 is smaller than the HeaderLength 64",
     );
-    LE.set_u32(&mut b, 96 + 4, 104);
-    LE.set_u32(&mut b, 96 + 32, 2); // NumCounters 2 do not fit in 40 bytes
+    // NumCounters 2 do not fit in 40 bytes
     check(
-        err_of(&b),
+        patched_err(&[(96 + 4, 104), (96 + 32, 2)]),
         "PERF_OBJECT_TYPE",
         96,
         "NumCounters 2 definitions of 40 bytes do not fit between HeaderLength 64 and DefinitionLength 104",
@@ -961,17 +965,14 @@ fn definition_length_smaller_than_header_length() {
 
 #[test]
 fn counter_definition_byte_length_zero() {
-    let mut b = simple_block();
-    LE.set_u32(&mut b, 160, 0);
     check(
-        err_of(&b),
+        patched_err(&[(160, 0)]),
         "PERF_COUNTER_DEFINITION",
         160,
         "ByteLength 0 is smaller than the 40-byte definition",
     );
-    LE.set_u32(&mut b, 160, 48);
     check(
-        err_of(&b),
+        patched_err(&[(160, 48)]),
         "PERF_COUNTER_DEFINITION",
         160,
         "ByteLength 48 exceeds the object's DefinitionLength 104",
@@ -1004,25 +1005,20 @@ fn counter_offset_past_the_block() {
 
 #[test]
 fn instance_name_past_byte_length() {
-    let mut b = simple_block();
-    LE.set_u32(&mut b, 200 + 16, 4000);
-    LE.set_u32(&mut b, 200 + 20, 20);
     check(
-        err_of(&b),
+        patched_err(&[(200 + 16, 4000), (200 + 20, 20)]),
         "PERF_INSTANCE_DEFINITION",
         200,
         "NameOffset 4000 + NameLength 20 exceeds the instance's ByteLength 32",
     );
-    LE.set_u32(&mut b, 200 + 16, 8);
     check(
-        err_of(&b),
+        patched_err(&[(200 + 16, 8), (200 + 20, 20)]),
         "PERF_INSTANCE_DEFINITION",
         200,
         "NameOffset 8 points into the 24-byte header",
     );
-    LE.set_u32(&mut b, 200, 16);
     check(
-        err_of(&b),
+        patched_err(&[(200 + 16, 8), (200 + 20, 20), (200, 16)]),
         "PERF_INSTANCE_DEFINITION",
         200,
         "ByteLength 16 is smaller than the 24-byte header",
@@ -1031,17 +1027,14 @@ fn instance_name_past_byte_length() {
 
 #[test]
 fn counter_block_byte_length_errors() {
-    let mut b = simple_block();
-    LE.set_u32(&mut b, 232, 0);
     check(
-        err_of(&b),
+        patched_err(&[(232, 0)]),
         "PERF_COUNTER_BLOCK",
         232,
         "ByteLength 0 is smaller than its own 4-byte field",
     );
-    LE.set_u32(&mut b, 232, 24);
     check(
-        err_of(&b),
+        patched_err(&[(232, 24)]),
         "PERF_COUNTER_BLOCK",
         232,
         "ByteLength 24 exceeds the 16 bytes left in the object",
@@ -1050,10 +1043,8 @@ fn counter_block_byte_length_errors() {
 
 #[test]
 fn negative_num_instances() {
-    let mut b = simple_block();
-    LE.set_u32(&mut b, 96 + 40, (-7i32) as u32);
     check(
-        err_of(&b),
+        patched_err(&[(96 + 40, (-7i32) as u32)]),
         "PERF_OBJECT_TYPE",
         96,
         "NumInstances -7 is neither a count nor one of the special values -1, -2, -3",
