@@ -85,16 +85,19 @@ impl<R: Read> BlgReader<R> {
     pub fn new(mut src: R) -> Result<BlgReader<R>, ReadError> {
         let mut first = vec![0u8; BUFFER_HEADER_LEN];
         let got = read_full(&mut src, &mut first)?;
-        if got < BUFFER_HEADER_LEN {
-            return Err(DecodeError::new(
+        // A first buffer cut short: `needed` bytes must be there, `got` were read.
+        let truncated = |needed: usize, got: usize| {
+            DecodeError::new(
                 structure::WMI_BUFFER_HEADER,
                 0,
                 ErrorKind::Truncated {
-                    needed: BUFFER_HEADER_LEN as u64,
+                    needed: needed as u64,
                     available: got as u64,
                 },
             )
-            .into());
+        };
+        if got < BUFFER_HEADER_LEN {
+            return Err(truncated(BUFFER_HEADER_LEN, got).into());
         }
         let bh = BufferHeader::parse(&first, 0, None)?;
         let buffer_size = bh.buffer_size as usize;
@@ -105,15 +108,7 @@ impl<R: Read> BlgReader<R> {
         let filled = bh.filled_bytes as usize;
         if got < buffer_size {
             if got < filled {
-                return Err(DecodeError::new(
-                    structure::WMI_BUFFER_HEADER,
-                    0,
-                    ErrorKind::Truncated {
-                        needed: filled as u64,
-                        available: got as u64,
-                    },
-                )
-                .into());
+                return Err(truncated(filled, got).into());
             }
             warnings.push(Warning {
                 offset: 0,
