@@ -787,18 +787,15 @@ impl Query {
         out: &mut Vec<CounterValue>,
     ) -> Result<Collection, SourceError> {
         out.clear();
-        if !self.expanded {
-            let snapshot = source.collect(request)?;
-            self.update_into(&snapshot, out);
-            return Ok(Collection {
-                clock: snapshot.clock(),
-                system_time: snapshot.system_time,
-                snapshot: Some(snapshot),
-            });
-        }
-        match source.collect_sample(request)? {
+        // The collection that expands the paths needs the whole snapshot.
+        let sample = if self.expanded {
+            source.collect_sample(request)?
+        } else {
+            Sample::Snapshot(source.collect(request)?)
+        };
+        match sample {
             Sample::Snapshot(snapshot) => {
-                self.compute(&snapshot, out);
+                self.update_into(&snapshot, out);
                 Ok(Collection {
                     clock: snapshot.clock(),
                     system_time: snapshot.system_time,
