@@ -286,6 +286,36 @@ pub enum Formula {
 }
 
 impl Formula {
+    /// Every formula, each at the index `formula as usize`.
+    pub const ALL: [Formula; 17] = {
+        use Formula::*;
+        let all = [
+            Raw,
+            RawDiv1000,
+            Delta,
+            RatePerSec,
+            Timer,
+            TimerInv,
+            MultiTimerTick,
+            MultiTimer,
+            MultiTimerInv,
+            QueueLen,
+            SampleFraction,
+            RawFraction,
+            AverageTimer,
+            AverageBulk,
+            Elapsed,
+            NotDisplayable,
+            Unsupported,
+        ];
+        let mut i = 0;
+        while i < all.len() {
+            assert!(all[i] as usize == i, "Formula::ALL is in declaration order");
+            i += 1;
+        }
+        all
+    };
+
     /// The formula of a counter type: the predefined winperf.h values are matched directly, other
     /// values are decoded from their bit fields ([`Formula::decode`]).
     #[inline]
@@ -501,7 +531,21 @@ impl Calculator {
         newer: &RawCounter,
         older: Option<&RawCounter>,
     ) -> Result<f64, CalcError> {
-        let mut v = evaluate(self.formula, newer, older, self.time_base)?;
+        self.compute_as(self.formula, newer, older)
+    }
+
+    /// [`Calculator::compute`] with `formula`, which the caller has found equal to
+    /// [`Calculator::formula`]: a caller computing many values of one formula passes it as a
+    /// constant, so that each inlined copy of this function is that formula's arithmetic alone.
+    #[inline(always)]
+    pub(crate) fn compute_as(
+        &self,
+        formula: Formula,
+        newer: &RawCounter,
+        older: Option<&RawCounter>,
+    ) -> Result<f64, CalcError> {
+        debug_assert_eq!(formula, self.formula);
+        let mut v = evaluate(formula, newer, older, self.time_base)?;
         if self.cap_100 && v > 100.0 {
             v = 100.0;
         }

@@ -33,9 +33,9 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::calc::{CalcError, Calculator, FormatOptions};
+use crate::calc::{CalcError, Calculator, FormatOptions, Formula};
 use crate::counter_type::CounterType;
-use crate::format::v1::BlockValues;
+use crate::format::v1::{BlockField, BlockValues};
 use crate::names::NameTable;
 use crate::path::{eq_ignore_case, fold_case, format_instance, CounterPath, PathError};
 use crate::raw::RawCounter;
@@ -184,12 +184,22 @@ pub struct CounterValue {
 /// `UniqueID` of instances that are identified by name, and of single-instance values.
 const PERF_NO_UNIQUE_ID: i32 = -1;
 
-/// The raw sample a counter read in its previous collection, and the `unique_id` of the instance it
-/// came from.
+/// What a counter keeps of the raw sample it read in its previous collection: the two values the
+/// formulas and the status compare (`FirstValue`, `SecondValue`), and the `unique_id` of the
+/// instance it came from.
 #[derive(Clone, Copy, Debug)]
 struct Previous {
-    raw: RawCounter,
+    first: i64,
+    second: i64,
     unique_id: i32,
+}
+
+impl Previous {
+    /// The older sample as the formulas read it (their multi count and time come from the newer).
+    #[inline(always)]
+    fn raw(self) -> RawCounter {
+        RawCounter::new(self.first, self.second)
+    }
 }
 
 /// One expanded counter: a concrete path and its state.
@@ -217,17 +227,59 @@ pub struct QueryCounter {
 }
 
 /// What [`Query::update`] reads and writes for one counter, kept apart from the [`QueryCounter`]
-/// (paths, names, errors) so that a collection walks a compact array.
-#[derive(Clone, Debug)]
+/// (paths, names, errors) so that a collection walks a compact array: 32 bytes per counter, as a
+/// collection of a large query reads and writes all of them.
+#[derive(Clone, Copy, Debug)]
 struct CounterState {
-    /// The status to report without looking at the data: the counter's path did not resolve and
+    /// The previous sample's values and instance, meaningful when `has_previous` is set (kept
+    /// unwrapped: an `Option<Previous>` would make the state 40 bytes).
+    previous: Previous,
+    /// This counter's instance in [`Plan::instances`]; `NO_SLOT` for no instance.
+    instance_slot: u32,
+    has_previous: bool,
+}
+
+impl CounterState {
+    fn new(instance_slot: u32) -> CounterState {
+        CounterState {
+            previous: Previous {
+                first: 0,
+                second: 0,
+                unique_id: PERF_NO_UNIQUE_ID,
+            },
+            instance_slot,
+            has_previous: false,
+        }
+    }
+
+    /// The previous sample, if there is one.
+    #[inline(always)]
+    fn previous(&self) -> Option<Previous> {
+        self.has_previous.then_some(self.previous)
+    }
+
+    /// Keeps `previous` for the next collection (`None`: the next collection primes again).
+    #[inline(always)]
+    fn set_previous(&mut self, previous: Option<Previous>) {
+        if let Some(p) = previous {
+            self.previous = p;
+        }
+        self.has_previous = previous.is_some();
+    }
+}
+
+/// Consecutive counters that read one counter of one object (the instances a wildcard expanded,
+/// or one concrete path): the counter is looked up once per run and collection.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    /// The status to report without looking at the data: the counters' path did not resolve and
     /// cannot start resolving later.
     fixed: Option<PdhStatus>,
-    /// This counter's entries in [`Query::plan`]; `NO_SLOT` for no instance.
+    /// The run's entries in [`Plan::objects`] and [`Plan::counters`].
     object_slot: u32,
     counter_slot: u32,
-    instance_slot: u32,
-    previous: Option<Previous>,
+    /// Where the run ends in [`Query::state`] (exclusive); it starts where the previous one ends.
+    end: usize,
 }
 
 /// [`CounterState::instance_slot`] of a counter without an instance.
@@ -261,6 +313,8 @@ pub struct Query {
     /// The distinct objects, counters and instances the expanded counters read, each looked up
     /// once per collection.
     plan: Plan,
+    /// The counters in runs that read one counter of one object, in [`Query::counters`] order.
+    runs: Vec<Run>,
     /// One per counter, in [`Query::counters`] order.
     state: Vec<CounterState>,
     expanded: bool,
@@ -292,9 +346,9 @@ struct Plan {
 }
 
 impl Plan {
-    /// The plan of `counters` and each counter's state (no previous sample); counters that name
-    /// the same thing share one slot.
-    fn build(counters: &[QueryCounter]) -> (Plan, Vec<CounterState>) {
+    /// The plan of `counters`, their runs and each counter's state (no previous sample); counters
+    /// that name the same thing share one slot.
+    fn build(counters: &[QueryCounter]) -> (Plan, Vec<Run>, Vec<CounterState>) {
         fn slot(
             list: &mut Vec<Slot>,
             index: &mut HashMap<(usize, String), usize>,
@@ -317,58 +371,64 @@ impl Plan {
         let mut plan = Plan::default();
         let (mut objects, mut counter_index, mut instance_index) =
             (HashMap::new(), HashMap::new(), HashMap::new());
-        let state = counters
-            .iter()
-            .map(|c| {
-                let object_slot = slot(&mut plan.objects, &mut objects, 0, &c.object, c.object_pos);
-                let counter_slot = slot(
-                    &mut plan.counters,
-                    &mut counter_index,
+        let mut runs: Vec<Run> = Vec::new();
+        let mut state = Vec::with_capacity(counters.len());
+        for c in counters {
+            let object_slot = slot(&mut plan.objects, &mut objects, 0, &c.object, c.object_pos);
+            let counter_slot = slot(
+                &mut plan.counters,
+                &mut counter_index,
+                object_slot,
+                &c.counter,
+                c.counter_pos,
+            );
+            let instance_slot = c.instance.as_deref().map_or(NO_SLOT, |name| {
+                slot_u32(slot(
+                    &mut plan.instances,
+                    &mut instance_index,
                     object_slot,
-                    &c.counter,
-                    c.counter_pos,
-                );
-                let instance_slot = c.instance.as_deref().map_or(NO_SLOT, |name| {
-                    slot_u32(slot(
-                        &mut plan.instances,
-                        &mut instance_index,
-                        object_slot,
-                        name,
-                        c.instance_pos,
-                    ))
-                });
-                // A path whose instance did not exist at expansion may appear later.
-                let fixed = c
-                    .error
-                    .as_ref()
-                    .filter(|e| {
-                        !matches!(e, ExpandError::NoInstance { .. }) || c.instance.is_none()
-                    })
-                    .map(ExpandError::status);
-                CounterState {
-                    fixed,
-                    object_slot: slot_u32(object_slot),
-                    counter_slot: slot_u32(counter_slot),
-                    instance_slot,
-                    previous: None,
+                    name,
+                    c.instance_pos,
+                ))
+            });
+            // A path whose instance did not exist at expansion may appear later.
+            let fixed = c
+                .error
+                .as_ref()
+                .filter(|e| !matches!(e, ExpandError::NoInstance { .. }) || c.instance.is_none())
+                .map(ExpandError::status);
+            let run = Run {
+                fixed,
+                object_slot: slot_u32(object_slot),
+                counter_slot: slot_u32(counter_slot),
+                end: state.len() + 1,
+            };
+            match runs.last_mut() {
+                Some(last)
+                    if (last.fixed, last.object_slot, last.counter_slot)
+                        == (run.fixed, run.object_slot, run.counter_slot) =>
+                {
+                    last.end = run.end;
                 }
-            })
-            .collect();
-        (plan, state)
+                _ => runs.push(run),
+            }
+            state.push(CounterState::new(instance_slot));
+        }
+        (plan, runs, state)
     }
 }
 
-/// Where the plan's names are in one snapshot (`None`: not there).
-struct Resolved {
+/// Where the plan's names are in one snapshot (`None`: not there); `F` as in [`Prepared`].
+struct Resolved<F> {
     objects: Vec<Option<usize>>,
-    counters: Vec<Option<Prepared>>,
+    counters: Vec<Option<Prepared<F>>>,
     instances: Vec<Option<usize>>,
 }
 
-/// One counter of one object, ready for every instance: how its raw sample is packed and the
-/// calculator of its type and time base.
-struct Prepared {
-    packer: RawPacker,
+/// One counter of one object, ready for every instance: how its raw sample is packed (reading the
+/// view's fields `F`) and the calculator of its type and time base.
+struct Prepared<F> {
+    packer: RawPacker<F>,
     calculator: Result<Calculator, CalcError>,
 }
 
@@ -377,9 +437,11 @@ struct Prepared {
 /// and the values, so that one resolution and one computation serve both.
 trait View {
     /// How the values of one instance are read.
-    type Values<'v>: RawValues + Copy
+    type Values<'v>: RawValues<Field = Self::Field>
     where
         Self: 'v;
+    /// Where a counter's value is in the values of every instance of an object.
+    type Field: Copy;
 
     /// The objects, in the order positions refer to.
     fn objects(&self) -> &[Object];
@@ -392,6 +454,8 @@ trait View {
     /// The values of instance `instance` of object `object` (`None`: the single-instance
     /// values) and the instance's `unique_id`; `None` when there are no such values.
     fn values(&self, object: usize, instance: Option<usize>) -> Option<(Self::Values<'_>, i32)>;
+    /// Where counter `counter` of object `object` is in each of the object's values.
+    fn field(&self, object: usize, counter: usize) -> Self::Field;
 }
 
 impl View for Snapshot {
@@ -418,6 +482,11 @@ impl View for Snapshot {
     }
 
     type Values<'v> = &'v [Value];
+    type Field = usize;
+
+    fn field(&self, _object: usize, counter: usize) -> usize {
+        counter
+    }
 
     fn values(&self, object: usize, instance: Option<usize>) -> Option<(&[Value], i32)> {
         match (&self.objects.get(object)?.data, instance) {
@@ -451,6 +520,11 @@ impl View for BlockSample<'_> {
         = BlockValues<'v>
     where
         Self: 'v;
+    type Field = BlockField;
+
+    fn field(&self, object: usize, counter: usize) -> BlockField {
+        BlockSample::field(self, object, counter)
+    }
 
     fn values(&self, object: usize, instance: Option<usize>) -> Option<(BlockValues<'_>, i32)> {
         BlockSample::values(self, object, instance)
@@ -461,7 +535,11 @@ impl Plan {
     /// Finds every object, counter and instance of the plan in `view`: first at the position
     /// of the previous collection (a name comparison), else by name; found positions are kept for
     /// the next collection.
-    fn resolve<V: View + ?Sized>(&mut self, view: &V, options: &FormatOptions) -> Resolved {
+    fn resolve<V: View + ?Sized>(
+        &mut self,
+        view: &V,
+        options: &FormatOptions,
+    ) -> Resolved<V::Field> {
         let list = view.objects();
         let objects: Vec<Option<usize>> = self
             .objects
@@ -483,7 +561,8 @@ impl Plan {
             .counters
             .iter_mut()
             .map(|s| {
-                let object = list.get(object_at(s.object)?)?;
+                let at = object_at(s.object)?;
+                let object = list.get(at)?;
                 let pos = match object.counters.get(s.pos) {
                     Some(d) if !d.counter_type.is_base() && name_eq(d.name.as_deref(), &s.name) => {
                         s.pos
@@ -497,7 +576,8 @@ impl Plan {
                 let ty = object.counters.get(pos)?.counter_type;
                 let clock = object.sample_clock.unwrap_or(clock);
                 Some(Prepared {
-                    packer: RawPacker::new(object, clock, pos)?,
+                    packer: RawPacker::new(object, clock, pos)?
+                        .with_fields(|counter| view.field(at, counter)),
                     calculator: Calculator::new(ty, time_base(object, clock, ty), options),
                 })
             })
@@ -741,15 +821,16 @@ impl Query {
         // Keep the previous samples of counters that survive a re-expansion.
         let mut old: HashMap<String, Previous> = HashMap::new();
         for (c, state) in self.counters.drain(..).zip(self.state.drain(..)) {
-            if let Some(prev) = state.previous {
+            if let Some(prev) = state.previous() {
                 old.insert(fold_case(&c.path.to_string()).into_owned(), prev);
             }
         }
-        let (plan, mut state) = Plan::build(&counters);
+        let (plan, runs, mut state) = Plan::build(&counters);
         for (c, state) in counters.iter().zip(&mut state) {
-            state.previous = old.remove(fold_case(&c.path.to_string()).as_ref());
+            state.set_previous(old.remove(fold_case(&c.path.to_string()).as_ref()));
         }
         self.plan = plan;
+        self.runs = runs;
         self.state = state;
         self.counters = counters;
         self.expanded = true;
@@ -833,36 +914,36 @@ impl Query {
             .iter()
             .map(|o| view.values((*o)?, None))
             .collect();
-        let found = Found {
-            resolved: &resolved,
-            instances: &instances,
-            singles: &singles,
-        };
         out.clear();
         out.reserve(self.state.len());
-        // Runs of counters that read one prepared counter (the instances a wildcard expanded):
-        // the counter is looked up once per run.
-        let mut rest = &mut self.state[..];
-        while let Some(first) = rest.first() {
-            let key = (first.fixed, first.object_slot, first.counter_slot);
-            let len = rest
-                .iter()
-                .position(|c| (c.fixed, c.object_slot, c.counter_slot) != key)
-                .unwrap_or(rest.len());
-            let (run, tail) = std::mem::take(&mut rest).split_at_mut(len);
-            rest = tail;
-            match prepared_of(&found, run.first()) {
+        let mut start = 0;
+        for run in &self.runs {
+            let Some(states) = self.state.get_mut(start..run.end) else {
+                break;
+            };
+            start = run.end;
+            match prepared_of(&resolved, run) {
                 Ok(prepared) => {
-                    let calculator = prepared.calculator.as_ref().map_err(|e| *e);
-                    out.extend(
-                        run.iter_mut()
-                            .map(|c| value_of(&found, &prepared.packer, calculator, c)),
-                    );
+                    let single = singles
+                        .get(usize::try_from(run.object_slot).unwrap_or(usize::MAX))
+                        .copied()
+                        .flatten();
+                    let run = RunValues {
+                        instances: &instances,
+                        single,
+                        packer: &prepared.packer,
+                    };
+                    match &prepared.calculator {
+                        Ok(calculator) => run.compute(calculator, states, out),
+                        Err(e) => {
+                            out.extend(states.iter_mut().map(|c| run.value(c, |_, _| Err(*e))))
+                        }
+                    }
                 }
                 Err((status, fixed)) => {
-                    for c in run {
+                    for c in states {
                         if !fixed {
-                            c.previous = None;
+                            c.set_previous(None);
                         }
                         out.push(missing(status));
                     }
@@ -881,95 +962,136 @@ fn missing(status: PdhStatus) -> CounterValue {
     }
 }
 
-/// What one collection found for the plan: positions, prepared counters, and the values of each
-/// instance slot and of each object's single block.
-struct Found<'r, T> {
-    resolved: &'r Resolved,
-    instances: &'r [Option<(T, i32)>],
-    singles: &'r [Option<(T, i32)>],
-}
-
-/// The prepared counter that `c` reads, or the status of every counter of its run and whether
-/// that status is fixed (the path never resolved: its previous sample is not touched).
-fn prepared_of<'r, T>(
-    found: &Found<'r, T>,
-    c: Option<&CounterState>,
-) -> Result<&'r Prepared, (PdhStatus, bool)> {
-    let Some(c) = c else {
-        return Err((PdhStatus::PDH_CSTATUS_NO_OBJECT, false));
-    };
-    if let Some(status) = c.fixed {
+/// The prepared counter that the counters of `run` read, or the status of every counter of the
+/// run and whether that status is fixed (the path never resolved: its previous sample is not
+/// touched).
+fn prepared_of<'r, F>(
+    resolved: &'r Resolved<F>,
+    run: &Run,
+) -> Result<&'r Prepared<F>, (PdhStatus, bool)> {
+    if let Some(status) = run.fixed {
         return Err((status, true));
     }
     let slot = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
-    let resolved = found.resolved;
     if resolved
         .objects
-        .get(slot(c.object_slot))
+        .get(slot(run.object_slot))
         .copied()
         .flatten()
         .is_none()
     {
         return Err((PdhStatus::PDH_CSTATUS_NO_OBJECT, false));
     }
-    match resolved.counters.get(slot(c.counter_slot)) {
+    match resolved.counters.get(slot(run.counter_slot)) {
         Some(Some(prepared)) => Ok(prepared),
         _ => Err((PdhStatus::PDH_CSTATUS_NO_COUNTER, false)),
     }
 }
 
-/// The value of counter `c`, whose counter is resolved (`packer`, `calculator`).
-#[inline]
-fn value_of<T: RawValues + Copy>(
-    found: &Found<'_, T>,
-    packer: &RawPacker,
-    calculator: Result<&Calculator, CalcError>,
-    c: &mut CounterState,
-) -> CounterValue {
-    let slot = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
-    let values = if c.instance_slot == NO_SLOT {
-        found.singles.get(slot(c.object_slot))
-    } else {
-        found.instances.get(slot(c.instance_slot))
-    };
-    let Some(&Some((values, unique_id))) = values else {
-        c.previous = None;
-        return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
-    };
-    let raw = packer.pack(&values);
-    let Some(raw) = raw else {
-        c.previous = None;
-        return missing(PdhStatus::PDH_CSTATUS_INVALID_DATA);
-    };
-    // Another instance now holds the name: its sample does not pair with the previous one.
-    let previous = c
-        .previous
-        .replace(Previous { raw, unique_id })
-        .filter(|p| p.unique_id == unique_id)
-        .map(|p| p.raw);
-    let value = match calculator {
-        Ok(calculator) => calculator.compute(&raw, previous.as_ref()),
-        Err(e) => Err(e),
-    };
-    match value {
-        Ok(v) => {
-            let changed = previous.is_none_or(|p| p.first != raw.first || p.second != raw.second);
-            let status = if changed {
-                PdhStatus::PDH_CSTATUS_NEW_DATA
-            } else {
-                PdhStatus::PDH_CSTATUS_VALID_DATA
-            };
-            CounterValue {
-                value: Some(v),
-                status,
-                raw: Some(raw),
-            }
+/// What the counters of one run read: the values of every instance slot, the single-instance
+/// values of their object, and how their counter's raw sample is packed.
+struct RunValues<'a, T: RawValues> {
+    instances: &'a [Option<(T, i32)>],
+    single: Option<(T, i32)>,
+    packer: &'a RawPacker<T::Field>,
+}
+
+impl<T: RawValues> RunValues<'_, T> {
+    /// The values of the run's counters `states` with `calculator`, appended to `out`. The loop
+    /// is compiled once per formula: a run of thousands of instances then runs one formula's
+    /// arithmetic without dispatching on it for each value.
+    fn compute(
+        &self,
+        calculator: &Calculator,
+        states: &mut [CounterState],
+        out: &mut Vec<CounterValue>,
+    ) {
+        fn fill<T: RawValues, const FORMULA: u8>(
+            run: &RunValues<'_, T>,
+            calculator: &Calculator,
+            states: &mut [CounterState],
+            out: &mut Vec<CounterValue>,
+        ) {
+            // A constant in the closure itself: the loop that `extend` runs is compiled with it.
+            out.extend(states.iter_mut().map(|c| {
+                run.value(c, |raw, older| {
+                    calculator.compute_as(const { Formula::ALL[FORMULA as usize] }, raw, older)
+                })
+            }));
         }
-        Err(e) => CounterValue {
-            value: None,
-            status: e.status(),
-            raw: Some(raw),
-        },
+        use Formula as F;
+        let fill = match calculator.formula() {
+            F::Raw => fill::<T, { F::Raw as u8 }>,
+            F::RawDiv1000 => fill::<T, { F::RawDiv1000 as u8 }>,
+            F::Delta => fill::<T, { F::Delta as u8 }>,
+            F::RatePerSec => fill::<T, { F::RatePerSec as u8 }>,
+            F::Timer => fill::<T, { F::Timer as u8 }>,
+            F::TimerInv => fill::<T, { F::TimerInv as u8 }>,
+            F::MultiTimerTick => fill::<T, { F::MultiTimerTick as u8 }>,
+            F::MultiTimer => fill::<T, { F::MultiTimer as u8 }>,
+            F::MultiTimerInv => fill::<T, { F::MultiTimerInv as u8 }>,
+            F::QueueLen => fill::<T, { F::QueueLen as u8 }>,
+            F::SampleFraction => fill::<T, { F::SampleFraction as u8 }>,
+            F::RawFraction => fill::<T, { F::RawFraction as u8 }>,
+            F::AverageTimer => fill::<T, { F::AverageTimer as u8 }>,
+            F::AverageBulk => fill::<T, { F::AverageBulk as u8 }>,
+            F::Elapsed => fill::<T, { F::Elapsed as u8 }>,
+            F::NotDisplayable => fill::<T, { F::NotDisplayable as u8 }>,
+            F::Unsupported => fill::<T, { F::Unsupported as u8 }>,
+        };
+        fill(self, calculator, states, out);
+    }
+
+    /// The value of counter `c`: `compute` turns its raw sample and the previous one (when it
+    /// pairs) into the value.
+    #[inline(always)]
+    fn value(
+        &self,
+        c: &mut CounterState,
+        compute: impl FnOnce(&RawCounter, Option<&RawCounter>) -> Result<f64, CalcError>,
+    ) -> CounterValue {
+        let values = if c.instance_slot == NO_SLOT {
+            self.single
+        } else {
+            let slot = usize::try_from(c.instance_slot).unwrap_or(usize::MAX);
+            self.instances.get(slot).copied().flatten()
+        };
+        let Some((values, unique_id)) = values else {
+            c.set_previous(None);
+            return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+        };
+        let Some(raw) = self.packer.pack(values) else {
+            c.set_previous(None);
+            return missing(PdhStatus::PDH_CSTATUS_INVALID_DATA);
+        };
+        // Another instance now holds the name: its sample does not pair with the previous one.
+        let previous = c.previous().filter(|p| p.unique_id == unique_id);
+        c.set_previous(Some(Previous {
+            first: raw.first,
+            second: raw.second,
+            unique_id,
+        }));
+        match compute(&raw, previous.map(Previous::raw).as_ref()) {
+            Ok(v) => {
+                let changed =
+                    previous.is_none_or(|p| p.first != raw.first || p.second != raw.second);
+                let status = if changed {
+                    PdhStatus::PDH_CSTATUS_NEW_DATA
+                } else {
+                    PdhStatus::PDH_CSTATUS_VALID_DATA
+                };
+                CounterValue {
+                    value: Some(v),
+                    status,
+                    raw: Some(raw),
+                }
+            }
+            Err(e) => CounterValue {
+                value: None,
+                status: e.status(),
+                raw: Some(raw),
+            },
+        }
     }
 }
 

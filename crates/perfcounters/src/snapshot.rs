@@ -691,33 +691,34 @@ pub(crate) enum Second {
 }
 
 /// Packs the values of one counter of one object into [`RawCounter`]s; see
-/// [`Snapshot::raw_counter`].
+/// [`Snapshot::raw_counter`]. `F` says where the counter and its companion are in each instance's
+/// values: their positions (as [`RawPacker::new`] makes it), or what [`RawPacker::with_fields`]
+/// resolved them to once for every instance of the object.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct RawPacker {
-    counter: usize,
-    companion: Option<usize>,
+pub(crate) struct RawPacker<F = usize> {
+    counter: F,
+    /// `None`: no companion counter (or none that the values hold), read as 0.
+    companion: Option<F>,
     second: Second,
     time: i64,
 }
 
-/// The raw values of one instance (or of a single-instance object) by counter position, as
-/// [`RawPacker::pack`] reads them: owned [`Value`]s, or a counter block read in place.
-pub(crate) trait RawValues {
-    /// The value of counter `counter` as an integer ([`Value::as_i64`]); `None` when it is missing
-    /// or not numeric.
-    fn int(&self, counter: usize) -> Option<i64>;
+/// The raw values of one instance (or of a single-instance object), as [`RawPacker::pack`] reads
+/// them: owned [`Value`]s, or a counter block read in place.
+pub(crate) trait RawValues: Copy {
+    /// Where one counter's value is in the values of every instance of an object: a position, or
+    /// a field of the counter block resolved once per object.
+    type Field: Copy;
+    /// The value at `field` as an integer ([`Value::as_i64`]); `None` when it is missing or not
+    /// numeric.
+    fn int(self, field: Self::Field) -> Option<i64>;
 }
 
-impl<T: RawValues + ?Sized> RawValues for &T {
-    #[inline]
-    fn int(&self, counter: usize) -> Option<i64> {
-        (**self).int(counter)
-    }
-}
+impl RawValues for &[Value] {
+    type Field = usize;
 
-impl RawValues for [Value] {
     #[inline]
-    fn int(&self, counter: usize) -> Option<i64> {
+    fn int(self, counter: usize) -> Option<i64> {
         self.get(counter)?.as_i64()
     }
 }
@@ -753,10 +754,23 @@ impl RawPacker {
         })
     }
 
+    /// The same packer reading the counter and its companion at `field(position)` of every
+    /// instance's values.
+    pub(crate) fn with_fields<F>(self, field: impl Fn(usize) -> F) -> RawPacker<F> {
+        RawPacker {
+            counter: field(self.counter),
+            companion: self.companion.map(&field),
+            second: self.second,
+            time: self.time,
+        }
+    }
+}
+
+impl<F: Copy> RawPacker<F> {
     /// The raw sample of this counter in `values` (an instance's values, or the single block);
     /// `None` if the value is missing or not numeric.
-    #[inline]
-    pub(crate) fn pack<V: RawValues + ?Sized>(&self, values: &V) -> Option<RawCounter> {
+    #[inline(always)]
+    pub(crate) fn pack<V: RawValues<Field = F>>(&self, values: V) -> Option<RawCounter> {
         let n = values.int(self.counter)?;
         let companion = || self.companion.and_then(|b| values.int(b));
         let mut raw = RawCounter::new(n, 0).with_time(self.time);

@@ -15,7 +15,7 @@
 use super::snapshots::{present_objects, select_positions};
 use super::{Catalog, Request, SourceError};
 use crate::format::v1::{
-    instance_name_into, owned_definitions, parent_name, BlockValues, CounterDefinition,
+    instance_name_into, owned_definitions, parent_name, BlockField, BlockValues, CounterDefinition,
     PerfDataBlock, ValueLayout, PERF_METADATA_MULTIPLE_INSTANCES, PERF_METADATA_NO_INSTANCES,
     PERF_NO_INSTANCES, PERF_NO_UNIQUE_ID,
 };
@@ -409,6 +409,15 @@ impl BlockSample<'_> {
     pub(crate) fn instance_name(&self, object: usize, pos: usize) -> Option<&str> {
         let named = self.named.get(self.parts.get(object)?.named?)?;
         named.names.get(pos).map(String::as_str)
+    }
+
+    /// Where counter `counter` of object `object` is in each of the object's counter blocks
+    /// ([`BlockField::NotInteger`] for a counter the object does not have: never read as a number).
+    pub(crate) fn field(&self, object: usize, counter: usize) -> BlockField {
+        self.parts
+            .get(object)
+            .and_then(|part| part.layout.field(counter))
+            .unwrap_or(BlockField::NotInteger)
     }
 
     /// The values of instance `instance` of object `object` (`None`: its single counter block)

@@ -1247,13 +1247,20 @@ impl<'a> ValueLayout<'a> {
 
 impl ValueLayout<'_> {
     /// The values of a counter block's bytes (checked by [`CounterBlock::values_of`] to hold every
-    /// value of this layout) by counter position, for [`snapshot::RawPacker`].
-    pub(crate) fn values_in<'b>(&'b self, bytes: &'b [u8], endian: Endian) -> BlockValues<'b> {
-        BlockValues {
-            bytes,
-            endian,
-            fields: &self.fields,
-        }
+    /// value of this layout), for [`snapshot::RawPacker`] with the fields of [`ValueLayout::field`].
+    pub(crate) fn values_in<'b>(&self, bytes: &'b [u8], endian: Endian) -> BlockValues<'b> {
+        BlockValues { bytes, endian }
+    }
+
+    /// Where counter `counter`'s value is in every counter block of this layout; `None` for a
+    /// counter this layout does not have.
+    pub(crate) fn field(&self, counter: usize) -> Option<BlockField> {
+        let &(offset, size) = self.fields.get(counter)?;
+        Some(match size {
+            4 => BlockField::U32(offset),
+            8 => BlockField::U64(offset),
+            _ => BlockField::NotInteger,
+        })
     }
 }
 
@@ -1272,22 +1279,31 @@ fn field_value(bytes: &[u8], endian: Endian, offset: usize, size: usize) -> RawV
     }
 }
 
-/// One counter block read in place by counter position; see [`ValueLayout::values_in`].
+/// One counter block read in place; see [`ValueLayout::values_in`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BlockValues<'b> {
     bytes: &'b [u8],
     endian: Endian,
-    fields: &'b [(usize, usize)],
+}
+
+/// Where one counter's value is in a counter block, as [`field_value`] reads it: a 4- or 8-byte
+/// integer at an offset, or a value of another size (not an integer).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum BlockField {
+    U32(usize),
+    U64(usize),
+    NotInteger,
 }
 
 impl snapshot::RawValues for BlockValues<'_> {
-    #[inline]
-    fn int(&self, counter: usize) -> Option<i64> {
-        let &(offset, size) = self.fields.get(counter)?;
-        match field_value(self.bytes, self.endian, offset, size) {
-            RawValue::U32(v) => Some(i64::from(v)),
-            RawValue::U64(v) => Some(v as i64),
-            RawValue::Bytes(_) => None,
+    type Field = BlockField;
+
+    #[inline(always)]
+    fn int(self, field: BlockField) -> Option<i64> {
+        match field {
+            BlockField::U32(offset) => Some(i64::from(self.endian.u32_at(self.bytes, offset))),
+            BlockField::U64(offset) => Some(self.endian.u64_at(self.bytes, offset) as i64),
+            BlockField::NotInteger => None,
         }
     }
 }

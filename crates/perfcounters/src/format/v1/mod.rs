@@ -38,7 +38,7 @@ mod naming;
 
 pub use crate::format::Endian;
 pub use crate::format::{DecodeError, EncodeError};
-pub(crate) use decode::{instance_name_into, owned_definitions, BlockValues};
+pub(crate) use decode::{instance_name_into, owned_definitions, BlockField, BlockValues};
 pub use decode::{
     CounterBlock, CounterDefinition, Counters, InstanceDefinition, Instances, LayoutValues,
     ObjectType, Objects, PerfDataBlock, RawValue, ValueLayout, COUNTER_BLOCK_LEN,
