@@ -531,27 +531,36 @@ impl Calculator {
         newer: &RawCounter,
         older: Option<&RawCounter>,
     ) -> Result<f64, CalcError> {
-        self.compute_as(self.formula, newer, older)
+        self.compute_as(self.formula, self.is_plain(), newer, older)
     }
 
-    /// [`Calculator::compute`] with `formula`, which the caller has found equal to
-    /// [`Calculator::formula`]: a caller computing many values of one formula passes it as a
-    /// constant, so that each inlined copy of this function is that formula's arithmetic alone.
+    /// Whether the value is the formula's result unchanged: no cap at 100, scale 1, no ×1000.
+    pub(crate) fn is_plain(&self) -> bool {
+        !self.cap_100 && self.scale_factor == 1.0 && !self.times_1000
+    }
+
+    /// [`Calculator::compute`] with `formula` and `plain`, which the caller has found equal to
+    /// [`Calculator::formula`] and [`Calculator::is_plain`]: a caller computing many values of
+    /// one formula passes them as constants, so that each inlined copy of this function is that
+    /// formula's arithmetic alone.
     #[inline(always)]
     pub(crate) fn compute_as(
         &self,
         formula: Formula,
+        plain: bool,
         newer: &RawCounter,
         older: Option<&RawCounter>,
     ) -> Result<f64, CalcError> {
-        debug_assert_eq!(formula, self.formula);
+        debug_assert_eq!((formula, plain), (self.formula, self.is_plain()));
         let mut v = evaluate(formula, newer, older, self.time_base)?;
-        if self.cap_100 && v > 100.0 {
-            v = 100.0;
-        }
-        v *= self.scale_factor;
-        if self.times_1000 {
-            v *= 1000.0;
+        if !plain {
+            if self.cap_100 && v > 100.0 {
+                v = 100.0;
+            }
+            v *= self.scale_factor;
+            if self.times_1000 {
+                v *= 1000.0;
+            }
         }
         // Every formula divides only by checked non-zero values, so v is finite; this is a guard.
         if v.is_finite() {

@@ -998,46 +998,56 @@ struct RunValues<'a, T: RawValues> {
 
 impl<T: RawValues> RunValues<'_, T> {
     /// The values of the run's counters `states` with `calculator`, appended to `out`. The loop
-    /// is compiled once per formula: a run of thousands of instances then runs one formula's
-    /// arithmetic without dispatching on it for each value.
+    /// is compiled once per formula, with and without cap, scale and ×1000: a run of thousands of
+    /// instances then runs one formula's arithmetic without dispatching on it for each value.
     fn compute(
         &self,
         calculator: &Calculator,
         states: &mut [CounterState],
         out: &mut Vec<CounterValue>,
     ) {
-        fn fill<T: RawValues, const FORMULA: u8>(
+        type Fill<T> =
+            fn(&RunValues<'_, T>, &Calculator, &mut [CounterState], &mut Vec<CounterValue>);
+        fn fill<T: RawValues, const FORMULA: u8, const PLAIN: bool>(
             run: &RunValues<'_, T>,
             calculator: &Calculator,
             states: &mut [CounterState],
             out: &mut Vec<CounterValue>,
         ) {
-            // A constant in the closure itself: the loop that `extend` runs is compiled with it.
+            // Constants in the closure itself: the loop that `extend` runs is compiled with them.
             out.extend(states.iter_mut().map(|c| {
                 run.value(c, |raw, older| {
-                    calculator.compute_as(const { Formula::ALL[FORMULA as usize] }, raw, older)
+                    let formula = const { Formula::ALL[FORMULA as usize] };
+                    calculator.compute_as(formula, PLAIN, raw, older)
                 })
             }));
         }
-        use Formula as F;
-        let fill = match calculator.formula() {
-            F::Raw => fill::<T, { F::Raw as u8 }>,
-            F::RawDiv1000 => fill::<T, { F::RawDiv1000 as u8 }>,
-            F::Delta => fill::<T, { F::Delta as u8 }>,
-            F::RatePerSec => fill::<T, { F::RatePerSec as u8 }>,
-            F::Timer => fill::<T, { F::Timer as u8 }>,
-            F::TimerInv => fill::<T, { F::TimerInv as u8 }>,
-            F::MultiTimerTick => fill::<T, { F::MultiTimerTick as u8 }>,
-            F::MultiTimer => fill::<T, { F::MultiTimer as u8 }>,
-            F::MultiTimerInv => fill::<T, { F::MultiTimerInv as u8 }>,
-            F::QueueLen => fill::<T, { F::QueueLen as u8 }>,
-            F::SampleFraction => fill::<T, { F::SampleFraction as u8 }>,
-            F::RawFraction => fill::<T, { F::RawFraction as u8 }>,
-            F::AverageTimer => fill::<T, { F::AverageTimer as u8 }>,
-            F::AverageBulk => fill::<T, { F::AverageBulk as u8 }>,
-            F::Elapsed => fill::<T, { F::Elapsed as u8 }>,
-            F::NotDisplayable => fill::<T, { F::NotDisplayable as u8 }>,
-            F::Unsupported => fill::<T, { F::Unsupported as u8 }>,
+        fn pick<T: RawValues, const PLAIN: bool>(formula: Formula) -> Fill<T> {
+            use Formula as F;
+            match formula {
+                F::Raw => fill::<T, { F::Raw as u8 }, PLAIN>,
+                F::RawDiv1000 => fill::<T, { F::RawDiv1000 as u8 }, PLAIN>,
+                F::Delta => fill::<T, { F::Delta as u8 }, PLAIN>,
+                F::RatePerSec => fill::<T, { F::RatePerSec as u8 }, PLAIN>,
+                F::Timer => fill::<T, { F::Timer as u8 }, PLAIN>,
+                F::TimerInv => fill::<T, { F::TimerInv as u8 }, PLAIN>,
+                F::MultiTimerTick => fill::<T, { F::MultiTimerTick as u8 }, PLAIN>,
+                F::MultiTimer => fill::<T, { F::MultiTimer as u8 }, PLAIN>,
+                F::MultiTimerInv => fill::<T, { F::MultiTimerInv as u8 }, PLAIN>,
+                F::QueueLen => fill::<T, { F::QueueLen as u8 }, PLAIN>,
+                F::SampleFraction => fill::<T, { F::SampleFraction as u8 }, PLAIN>,
+                F::RawFraction => fill::<T, { F::RawFraction as u8 }, PLAIN>,
+                F::AverageTimer => fill::<T, { F::AverageTimer as u8 }, PLAIN>,
+                F::AverageBulk => fill::<T, { F::AverageBulk as u8 }, PLAIN>,
+                F::Elapsed => fill::<T, { F::Elapsed as u8 }, PLAIN>,
+                F::NotDisplayable => fill::<T, { F::NotDisplayable as u8 }, PLAIN>,
+                F::Unsupported => fill::<T, { F::Unsupported as u8 }, PLAIN>,
+            }
+        }
+        let fill = if calculator.is_plain() {
+            pick::<T, true>(calculator.formula())
+        } else {
+            pick::<T, false>(calculator.formula())
         };
         fill(self, calculator, states, out);
     }

@@ -600,3 +600,129 @@ fn values_follow_names_when_positions_move() {
         ]
     );
 }
+
+/// An object "Mix" with one counter of every predefined displayable or text type (a base after
+/// each type that needs one, paired by position) and an unknown type, and three instances: `a`
+/// counts up, `b` stands still (zero intervals, unchanged values), `c` goes backwards. Generation
+/// `g` is sampled `g` seconds after the first.
+fn every_type_snapshot(g: i64) -> Snapshot {
+    let mut defs = Vec::new();
+    let types = CounterType::ALL
+        .iter()
+        .copied()
+        .filter(|t| !t.is_base())
+        .chain([CounterType(0x0000_0F00)]);
+    for (i, ty) in types.enumerate() {
+        let name = format!("c{i} {}", ty.name().unwrap_or("unknown"));
+        defs.push(def(&name, ty));
+        if ty.needs_base() {
+            let base = if ty.is_multi() {
+                CounterType::PERF_COUNTER_MULTI_BASE
+            } else {
+                CounterType::PERF_LARGE_RAW_BASE
+            };
+            defs.push(def(&name, base));
+        }
+    }
+    pair_bases_by_position(&mut defs);
+    let values = |instance: i64| -> Vec<Value> {
+        (0..defs.len() as i64)
+            .map(|p| {
+                let step = [37 * (p + 1), 0, -5][instance as usize];
+                let base = if defs[p as usize].counter_type.is_base() {
+                    9_000_000
+                } else {
+                    1_000_000
+                };
+                Value::U64((base + p * 1000 + instance * 10 + g * step) as u64)
+            })
+            .collect()
+    };
+    let t = (100 + g) * S;
+    let mut object = Object::new(0).named("Mix").with_counters(defs.clone());
+    object.perf_freq = 1_000;
+    object.perf_time = 5_000_000 + g * 1_000;
+    let object = with_named(
+        object,
+        vec![("a", values(0)), ("b", values(1)), ("c", values(2))],
+    );
+    Snapshot::new("HOST")
+        .with_clock(clock(t))
+        .with_objects(vec![object])
+}
+
+/// Every formula, with every kind of formatting, gives through a query exactly what
+/// `perfcounters::calculate` gives for the same raw samples, with PDH's status rules.
+#[test]
+fn every_counter_type_and_option_computes_like_the_calculator() {
+    let options = [
+        FormatOptions::typeperf(),
+        FormatOptions::PDH_DEFAULT,
+        FormatOptions {
+            scale: 2,
+            ..FormatOptions::PDH_DEFAULT
+        },
+        FormatOptions {
+            scale: -3,
+            times_1000: true,
+            ..FormatOptions::typeperf()
+        },
+        FormatOptions {
+            scale: 9,
+            ..FormatOptions::PDH_DEFAULT
+        },
+    ];
+    let snapshots: Vec<Snapshot> = (0..3).map(every_type_snapshot).collect();
+    for opts in options {
+        let mut q = Query::new(opts);
+        q.add(r"\Mix(*)\*").unwrap();
+        for (g, snap) in snapshots.iter().enumerate() {
+            let values = q.update(snap);
+            assert_eq!(values.len(), q.counters().len());
+            let object = &snap.objects[0];
+            let mut computed = 0;
+            for (c, v) in q.counters().iter().zip(&values) {
+                let pos = object.counter_position_by_name(c.counter_name()).unwrap();
+                let ty = object.counters[pos].counter_type;
+                let instance = c.path.instance.as_deref().unwrap();
+                let raw_of = |snap: &Snapshot| {
+                    let o = &snap.objects[0];
+                    let i = o.instances().iter().find(|i| i.name() == instance).unwrap();
+                    snap.raw_counter(o, i.values(), pos).unwrap()
+                };
+                let newer = raw_of(snap);
+                let older = g.checked_sub(1).map(|p| raw_of(&snapshots[p]));
+                let time_base = snap.time_base(object, ty);
+                let expected =
+                    perfcounters::calculate(ty, &newer, older.as_ref(), time_base, &opts);
+                let status = match expected {
+                    Ok(_)
+                        if older.is_some_and(|o| {
+                            (o.first, o.second) == (newer.first, newer.second)
+                        }) =>
+                    {
+                        PdhStatus::PDH_CSTATUS_VALID_DATA
+                    }
+                    Ok(_) => PdhStatus::PDH_CSTATUS_NEW_DATA,
+                    Err(e) => e.status(),
+                };
+                let what = format!("{} with {opts:?}, collection {g}", c.path_string());
+                assert_eq!(
+                    v.value.map(f64::to_bits),
+                    expected.ok().map(f64::to_bits),
+                    "{what}"
+                );
+                assert_eq!((v.status, v.raw), (status, Some(newer)), "{what}");
+                computed += usize::from(v.value.is_some());
+            }
+            // Not a vacuous comparison: 93 counters (31 types × 3 instances), values from the
+            // one-sample types in the first collection and from the rates too in the later ones
+            // (`b`'s zero intervals and `c`'s backward steps have none), none with an invalid scale.
+            if opts.scale == 9 {
+                assert_eq!(computed, 0);
+            } else {
+                assert_eq!(computed, [21, 63, 63][g], "values in collection {g}");
+            }
+        }
+    }
+}
