@@ -151,17 +151,20 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(block_source.catalog().expect("same catalog"), catalog);
     let request = owned.request(&catalog);
     assert_eq!(in_place.request(&catalog), request);
-    let mut out = Vec::new();
     for step in 0..=paths.len() {
         let expected: Outcome = owned_source
             .collect(&request)
             .map(|s| owned.update(&s))
             .map_err(|e| (e.kind(), e.to_string()));
+        let before = in_place.values().to_vec();
         let got: Outcome = in_place
-            .collect(&mut block_source, &request, &mut out)
-            .map(|_| out.clone())
+            .collect(&mut block_source, &request)
+            .map(|_| in_place.values().to_vec())
             .map_err(|e| (e.kind(), e.to_string()));
         assert_eq!(got, expected, "collection {step}");
+        if got.is_err() {
+            assert_eq!(in_place.values(), before, "a failed collection keeps the values");
+        }
         for object in ["Process", "Thread", "System"] {
             let a = owned_source.instances(object).map_err(|e| e.to_string());
             let b = block_source.instances(object).map_err(|e| e.to_string());

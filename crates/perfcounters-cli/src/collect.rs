@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use perfcounters::format::BlockKind;
 use perfcounters::names::NameTable;
-use perfcounters::query::{Collection, CounterValue, DidYouMean, Query};
+use perfcounters::query::{Collection, DidYouMean, Query};
 use perfcounters::snapshot::Snapshot;
 use perfcounters::source::replay::{BlgRecording, BlockRecording, ReplaySource};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError, SourceErrorKind};
@@ -122,15 +122,10 @@ impl Input {
     }
 
     /// The next collection of `request` (what `query` needs, [`Query::request`]) computed into
-    /// `values` ([`Query::collect`]: a replay of block files is read in place), or `None` when a
-    /// replay has no more samples.
-    pub fn collect_into(
-        &mut self,
-        query: &mut Query,
-        request: &Request,
-        values: &mut Vec<CounterValue>,
-    ) -> Result<Option<Collection>> {
-        match query.collect(self.source.as_mut(), request, values) {
+    /// the query's values ([`Query::collect`]: a replay of block files is read in place), or
+    /// `None` when a replay has no more samples.
+    pub fn collect(&mut self, query: &mut Query, request: &Request) -> Result<Option<Collection>> {
+        match query.collect(self.source.as_mut(), request) {
             Ok(collection) => Ok(Some(collection)),
             Err(e) if e.kind() == SourceErrorKind::Exhausted && self.is_replay() => Ok(None),
             Err(e) => Err(self.explain(e)),

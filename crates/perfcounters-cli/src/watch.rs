@@ -109,11 +109,10 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
     let mut rows = 0u64;
     let mut next = Instant::now();
     let mut primed = false;
-    // The paths and the catalog stay the same: one request, and one buffer of values.
+    // The paths and the catalog stay the same: one request.
     let request = input.request(&mut query)?;
-    let mut values = Vec::new();
     loop {
-        let Some(collection) = input.collect_into(&mut query, &request, &mut values)? else {
+        let Some(collection) = input.collect(&mut query, &request)? else {
             break;
         };
         let local_time = local_time_of(collection.clock.perf_time_100ns);
@@ -132,9 +131,9 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
             }
             // The first collection expands the query, from a snapshot.
             let snapshot = collection.snapshot.unwrap_or_default();
-            output.header(&query, &snapshot, &local_time, &values)?;
+            output.header(&query, &snapshot, &local_time, query.values())?;
         } else {
-            output.row(&query, &local_time, &values)?;
+            output.row(&query, &local_time, query.values())?;
             rows += 1;
             if opts.samples.is_some_and(|n| rows >= n) {
                 break;

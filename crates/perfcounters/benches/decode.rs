@@ -16,13 +16,13 @@
 //!   instances) through the code `watch --replay` runs: the request made once by `Query::request`
 //!   from the catalog, then `Query::collect` from a `ReplaySource` over two block files (the file read into the source's
 //!   buffer, the whole block validated as `to_snapshot` validates it, the requested objects named
-//!   and selected in place, the values computed from the block's bytes into a reused buffer), with
+//!   and selected in place, the values computed from the block's bytes over the query's own), with
 //!   the first block's samples in the query, so every rate is computed from two consecutive
 //!   blocks; the source has read the first block in place, as every collection of `watch` after
 //!   the second finds it.
 //! * `v1_global/query_steady`: the same collection as `watch` repeats it: one query and one source
 //!   collect 16 consecutive blocks in turn (the query's previous samples, positions and values
-//!   buffer are those the previous collection left; a fresh query is primed, untimed, every 16).
+//!   are those the previous collection left; a fresh query is primed, untimed, every 16).
 //!
 //! Run: `cargo bench -p perfcounters --bench decode -- --warm-up-time 1 --measurement-time 3`.
 //! With `PERFCOUNTERS_BENCH_BLOCK=FILE` set, the `v1_global` block is also written to `FILE` (to feed
@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use perfcounters::format::v1::{encode, PerfDataBlock, RawValue, ValueLayout};
 use perfcounters::names::NameTable;
-use perfcounters::query::{CounterValue, Query};
+use perfcounters::query::Query;
 use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
 use perfcounters::source::replay::{BlockRecording, ReplaySource};
 use perfcounters::source::{Request, Source};
@@ -374,16 +374,11 @@ fn primed_replay(files: &[PathBuf], names: &NameTable, query: &mut Query) -> Rep
 
 /// One collection as `watch --replay` makes it: the query's request (made once from the catalog,
 /// as `watch` makes it), then `Query::collect`: the next block read into the source's buffer,
-/// validated, its requested objects named and selected in place, and the values computed into the
-/// caller's reused buffer.
-fn replay_collect(
-    source: &mut ReplaySource,
-    request: &Request,
-    query: &mut Query,
-    values: &mut Vec<CounterValue>,
-) -> usize {
-    query.collect(source, request, values).unwrap();
-    values.len()
+/// validated, its requested objects named and selected in place, and the values computed over the
+/// query's values of the previous collection.
+fn replay_collect(source: &mut ReplaySource, request: &Request, query: &mut Query) -> usize {
+    query.collect(source, request).unwrap();
+    query.values().len()
 }
 
 /// Reads every value of every instance, resolving each counter name once per object.
@@ -512,12 +507,12 @@ fn bench_global(c: &mut Criterion) {
     let values = check.update(&snapshot);
     // The path the bench measures gives the same values.
     let mut fast = primed.clone();
-    let mut in_place = Vec::new();
     let mut replay = primed_replay(&files, &names, &mut primed.clone());
     let request = fast.request(&catalog);
-    replay_collect(&mut replay, &request, &mut fast, &mut in_place);
+    replay_collect(&mut replay, &request, &mut fast);
     assert_eq!(
-        in_place, values,
+        fast.values(),
+        values,
         "the block read in place gives the snapshot's values"
     );
     for e in check.errors().take(5) {
@@ -558,21 +553,21 @@ fn bench_global(c: &mut Criterion) {
                 // The query holding the first block's samples, and a replay whose next sample is
                 // the second block (its catalog already read, as `watch` reads it first), in the
                 // state of every later collection of `watch`: the first block read in place, so
-                // its instance names are known, and the values buffer of earlier collections.
+                // its instance names are known.
                 let mut source =
                     ReplaySource::new(BlockRecording::new(files.clone()).with_names(&names));
                 source.catalog().unwrap();
                 source
                     .collect_sample(&primed.clone().request(&catalog))
                     .unwrap();
-                (primed.clone(), source, values.clone())
+                (primed.clone(), source)
             },
-            |(query, source, values)| replay_collect(source, &request, query, values),
+            |(query, source)| replay_collect(source, &request, query),
             BatchSize::PerIteration,
         )
     });
     // `watch` over a longer replay: one query and one source collect block after block, so the
-    // query's state and the values buffer are those of the previous collection, not fresh copies.
+    // query's state and values are those of the previous collection, not fresh copies.
     let steady: Vec<PathBuf> = (0..=STEADY_RUN as u64)
         .map(|generation| {
             let path = dir.join(format!("steady{generation}.blk"));
@@ -589,16 +584,10 @@ fn bench_global(c: &mut Criterion) {
                 let mut query = primed.clone();
                 let mut source = primed_replay(&steady, &names, &mut query);
                 let request = query.request(&catalog);
-                let mut values = Vec::new();
                 let run = (iters - done).min(STEADY_RUN as u64);
                 let start = std::time::Instant::now();
                 for _ in 0..run {
-                    black_box(replay_collect(
-                        &mut source,
-                        &request,
-                        &mut query,
-                        &mut values,
-                    ));
+                    black_box(replay_collect(&mut source, &request, &mut query));
                 }
                 measured += start.elapsed();
                 done += run;

@@ -184,24 +184,6 @@ pub struct CounterValue {
 /// `UniqueID` of instances that are identified by name, and of single-instance values.
 const PERF_NO_UNIQUE_ID: i32 = -1;
 
-/// What a counter keeps of the raw sample it read in its previous collection: the two values the
-/// formulas and the status compare (`FirstValue`, `SecondValue`), and the `unique_id` of the
-/// instance it came from.
-#[derive(Clone, Copy, Debug)]
-struct Previous {
-    first: i64,
-    second: i64,
-    unique_id: i32,
-}
-
-impl Previous {
-    /// The older sample as the formulas read it (their multi count and time come from the newer).
-    #[inline(always)]
-    fn raw(self) -> RawCounter {
-        RawCounter::new(self.first, self.second)
-    }
-}
-
 /// One expanded counter: a concrete path and its state.
 #[derive(Clone, Debug)]
 pub struct QueryCounter {
@@ -226,46 +208,16 @@ pub struct QueryCounter {
     instance_pos: usize,
 }
 
-/// What [`Query::update`] reads and writes for one counter, kept apart from the [`QueryCounter`]
-/// (paths, names, errors) so that a collection walks a compact array: 32 bytes per counter, as a
-/// collection of a large query reads and writes all of them.
+/// What a collection reads and writes for one counter besides its value, kept apart from the
+/// [`QueryCounter`] (paths, names, errors) so that a collection walks compact arrays: the
+/// counter's instance and the `unique_id` of the instance its last raw sample came from. That
+/// sample itself is the counter's entry in [`Query::values`], which the next collection pairs
+/// with its own (a collection reads and writes each value once, in place).
 #[derive(Clone, Copy, Debug)]
 struct CounterState {
-    /// The previous sample's values and instance, meaningful when `has_previous` is set (kept
-    /// unwrapped: an `Option<Previous>` would make the state 40 bytes).
-    previous: Previous,
     /// This counter's instance in [`Plan::instances`]; `NO_SLOT` for no instance.
     instance_slot: u32,
-    has_previous: bool,
-}
-
-impl CounterState {
-    fn new(instance_slot: u32) -> CounterState {
-        CounterState {
-            previous: Previous {
-                first: 0,
-                second: 0,
-                unique_id: PERF_NO_UNIQUE_ID,
-            },
-            instance_slot,
-            has_previous: false,
-        }
-    }
-
-    /// The previous sample, if there is one.
-    #[inline(always)]
-    fn previous(&self) -> Option<Previous> {
-        self.has_previous.then_some(self.previous)
-    }
-
-    /// Keeps `previous` for the next collection (`None`: the next collection primes again).
-    #[inline(always)]
-    fn set_previous(&mut self, previous: Option<Previous>) {
-        if let Some(p) = previous {
-            self.previous = p;
-        }
-        self.has_previous = previous.is_some();
-    }
+    unique_id: i32,
 }
 
 /// Consecutive counters that read one counter of one object (the instances a wildcard expanded,
@@ -278,7 +230,8 @@ struct Run {
     /// The run's entries in [`Plan::objects`] and [`Plan::counters`].
     object_slot: u32,
     counter_slot: u32,
-    /// Where the run ends in [`Query::state`] (exclusive); it starts where the previous one ends.
+    /// Where the run ends in [`Query::state`] and [`Query::values`] (exclusive); it starts where
+    /// the previous one ends.
     end: usize,
 }
 
@@ -317,6 +270,9 @@ pub struct Query {
     runs: Vec<Run>,
     /// One per counter, in [`Query::counters`] order.
     state: Vec<CounterState>,
+    /// The values of the last collection, one per counter, in [`Query::counters`] order; their
+    /// raw samples are the previous samples of the next collection.
+    values: Vec<CounterValue>,
     expanded: bool,
     /// The names in the machine's language of the objects the paths name and of their counters,
     /// taken from the catalog by [`Query::request`], so that expansion matches them too.
@@ -346,8 +302,8 @@ struct Plan {
 }
 
 impl Plan {
-    /// The plan of `counters`, their runs and each counter's state (no previous sample); counters
-    /// that name the same thing share one slot.
+    /// The plan of `counters`, their runs and each counter's state; counters that name the same
+    /// thing share one slot.
     fn build(counters: &[QueryCounter]) -> (Plan, Vec<Run>, Vec<CounterState>) {
         fn slot(
             list: &mut Vec<Slot>,
@@ -412,7 +368,10 @@ impl Plan {
                 }
                 _ => runs.push(run),
             }
-            state.push(CounterState::new(instance_slot));
+            state.push(CounterState {
+                instance_slot,
+                unique_id: PERF_NO_UNIQUE_ID,
+            });
         }
         (plan, runs, state)
     }
@@ -818,56 +777,73 @@ impl Query {
                 &mut counters,
             );
         }
-        // Keep the previous samples of counters that survive a re-expansion.
-        let mut old: HashMap<String, Previous> = HashMap::new();
-        for (c, state) in self.counters.drain(..).zip(self.state.drain(..)) {
-            if let Some(prev) = state.previous() {
-                old.insert(fold_case(&c.path.to_string()).into_owned(), prev);
+        // Counters that survive a re-expansion keep their last value, and so their previous sample.
+        let mut old: HashMap<String, (CounterValue, i32)> = HashMap::new();
+        let kept = self.state.drain(..).zip(self.values.drain(..));
+        for (c, (state, value)) in self.counters.drain(..).zip(kept) {
+            if value.raw.is_some() {
+                let key = fold_case(&c.path.to_string()).into_owned();
+                old.insert(key, (value, state.unique_id));
             }
         }
         let (plan, runs, mut state) = Plan::build(&counters);
-        for (c, state) in counters.iter().zip(&mut state) {
-            state.set_previous(old.remove(fold_case(&c.path.to_string()).as_ref()));
-        }
+        let values = counters
+            .iter()
+            .zip(&mut state)
+            .map(
+                |(c, state)| match old.remove(fold_case(&c.path.to_string()).as_ref()) {
+                    Some((value, unique_id)) => {
+                        state.unique_id = unique_id;
+                        value
+                    }
+                    None => missing(PdhStatus::PDH_NO_DATA),
+                },
+            )
+            .collect();
         self.plan = plan;
         self.runs = runs;
         self.state = state;
+        self.values = values;
         self.counters = counters;
         self.expanded = true;
     }
 
-    /// Feeds one collection: expands on the first call, then computes every counter's value from this
-    /// snapshot and the previous one. Values are in [`Query::counters`] order.
-    pub fn update(&mut self, snapshot: &Snapshot) -> Vec<CounterValue> {
-        let mut out = Vec::new();
-        self.update_into(snapshot, &mut out);
-        out
+    /// The values of the last collection ([`Query::collect`], [`Query::update`]), one per
+    /// counter in [`Query::counters`] order. A counter that no collection has computed yet has
+    /// no value and the status `PDH_NO_DATA`; a failed collection leaves the values as they were.
+    pub fn values(&self) -> &[CounterValue] {
+        &self.values
     }
 
-    /// [`Query::update`] into `out` (cleared first), so that a caller collecting again and again
-    /// reuses one buffer.
-    pub fn update_into(&mut self, snapshot: &Snapshot, out: &mut Vec<CounterValue>) {
+    /// Feeds one collection: expands on the first call, then computes every counter's value from this
+    /// snapshot and the previous one. Values are in [`Query::counters`] order, a copy of
+    /// [`Query::values`].
+    pub fn update(&mut self, snapshot: &Snapshot) -> Vec<CounterValue> {
+        self.update_values(snapshot);
+        self.values.clone()
+    }
+
+    /// [`Query::update`] into [`Query::values`].
+    fn update_values(&mut self, snapshot: &Snapshot) {
         if !self.expanded {
             self.expand(snapshot);
         }
-        self.compute(snapshot, out);
+        self.compute(snapshot);
     }
 
     /// Collects `request` (from [`Query::request`]) from `source` and computes the values into
-    /// `out` (cleared first), as [`Source::collect`] followed by [`Query::update_into`] would, with
-    /// the same values, statuses and errors. A query not expanded yet (its first collection) takes
+    /// [`Query::values`], as [`Source::collect`] followed by [`Query::update`] would, with the
+    /// same values, statuses and errors. A query not expanded yet (its first collection) takes
     /// the source's snapshot; later collections take whatever [`Source::collect_sample`] gives,
     /// so a replay of V1 block files is read in place without building a snapshot.
     ///
     /// # Errors
-    /// The source's error; `out` is then left empty and the query's previous samples unchanged.
+    /// The source's error; the query's values (and so its previous samples) are then unchanged.
     pub fn collect<S: Source + ?Sized>(
         &mut self,
         source: &mut S,
         request: &Request,
-        out: &mut Vec<CounterValue>,
     ) -> Result<Collection, SourceError> {
-        out.clear();
         // The collection that expands the paths needs the whole snapshot.
         let sample = if self.expanded {
             source.collect_sample(request)?
@@ -876,7 +852,7 @@ impl Query {
         };
         match sample {
             Sample::Snapshot(snapshot) => {
-                self.update_into(&snapshot, out);
+                self.update_values(&snapshot);
                 Ok(Collection {
                     clock: snapshot.clock(),
                     system_time: snapshot.system_time,
@@ -884,7 +860,7 @@ impl Query {
                 })
             }
             Sample::Block(block) => {
-                self.compute(&block, out);
+                self.compute(&block);
                 Ok(Collection {
                     clock: block.clock(),
                     system_time: block.system_time(),
@@ -894,8 +870,8 @@ impl Query {
         }
     }
 
-    /// Every counter's value from `view` and the previous samples, into `out`.
-    fn compute<V: View + ?Sized>(&mut self, view: &V, out: &mut Vec<CounterValue>) {
+    /// Every counter's value from `view` and the previous samples, into [`Query::values`].
+    fn compute<V: View + ?Sized>(&mut self, view: &V) {
         let options = self.options;
         let resolved = self.plan.resolve(view, &options);
         // The values of each instance and each single-instance object, found once.
@@ -914,14 +890,16 @@ impl Query {
             .iter()
             .map(|o| view.values((*o)?, None))
             .collect();
-        out.clear();
-        out.reserve(self.state.len());
         let mut start = 0;
         for run in &self.runs {
-            let Some(states) = self.state.get_mut(start..run.end) else {
+            let range = start..run.end;
+            start = run.end;
+            let (Some(states), Some(values)) = (
+                self.state.get_mut(range.clone()),
+                self.values.get_mut(range),
+            ) else {
                 break;
             };
-            start = run.end;
             match prepared_of(&resolved, run) {
                 Ok(prepared) => {
                     let single = singles
@@ -934,20 +912,16 @@ impl Query {
                         packer: &prepared.packer,
                     };
                     match &prepared.calculator {
-                        Ok(calculator) => run.compute(calculator, states, out),
+                        Ok(calculator) => run.compute(calculator, states, values),
                         Err(e) => {
-                            out.extend(states.iter_mut().map(|c| run.value(c, |_, _| Err(*e))))
+                            for (c, v) in states.iter_mut().zip(values) {
+                                *v = run.value(c, v, |_, _| Err(*e));
+                            }
                         }
                     }
                 }
-                Err((status, fixed)) => {
-                    for c in states {
-                        if !fixed {
-                            c.set_previous(None);
-                        }
-                        out.push(missing(status));
-                    }
-                }
+                // No sample: the next collection primes again.
+                Err(status) => values.fill(missing(status)),
             }
         }
     }
@@ -963,14 +937,10 @@ fn missing(status: PdhStatus) -> CounterValue {
 }
 
 /// The prepared counter that the counters of `run` read, or the status of every counter of the
-/// run and whether that status is fixed (the path never resolved: its previous sample is not
-/// touched).
-fn prepared_of<'r, F>(
-    resolved: &'r Resolved<F>,
-    run: &Run,
-) -> Result<&'r Prepared<F>, (PdhStatus, bool)> {
+/// run.
+fn prepared_of<'r, F>(resolved: &'r Resolved<F>, run: &Run) -> Result<&'r Prepared<F>, PdhStatus> {
     if let Some(status) = run.fixed {
-        return Err((status, true));
+        return Err(status);
     }
     let slot = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
     if resolved
@@ -980,11 +950,11 @@ fn prepared_of<'r, F>(
         .flatten()
         .is_none()
     {
-        return Err((PdhStatus::PDH_CSTATUS_NO_OBJECT, false));
+        return Err(PdhStatus::PDH_CSTATUS_NO_OBJECT);
     }
     match resolved.counters.get(slot(run.counter_slot)) {
         Some(Some(prepared)) => Ok(prepared),
-        _ => Err((PdhStatus::PDH_CSTATUS_NO_COUNTER, false)),
+        _ => Err(PdhStatus::PDH_CSTATUS_NO_COUNTER),
     }
 }
 
@@ -997,30 +967,28 @@ struct RunValues<'a, T: RawValues> {
 }
 
 impl<T: RawValues> RunValues<'_, T> {
-    /// The values of the run's counters `states` with `calculator`, appended to `out`. The loop
+    /// The values of the run's counters `states` with `calculator`, over their last `values`. The loop
     /// is compiled once per formula, with and without cap, scale and ×1000: a run of thousands of
     /// instances then runs one formula's arithmetic without dispatching on it for each value.
     fn compute(
         &self,
         calculator: &Calculator,
         states: &mut [CounterState],
-        out: &mut Vec<CounterValue>,
+        values: &mut [CounterValue],
     ) {
-        type Fill<T> =
-            fn(&RunValues<'_, T>, &Calculator, &mut [CounterState], &mut Vec<CounterValue>);
+        type Fill<T> = fn(&RunValues<'_, T>, &Calculator, &mut [CounterState], &mut [CounterValue]);
         fn fill<T: RawValues, const FORMULA: u8, const PLAIN: bool>(
             run: &RunValues<'_, T>,
             calculator: &Calculator,
             states: &mut [CounterState],
-            out: &mut Vec<CounterValue>,
+            values: &mut [CounterValue],
         ) {
-            // Constants in the closure itself: the loop that `extend` runs is compiled with them.
-            out.extend(states.iter_mut().map(|c| {
-                run.value(c, |raw, older| {
+            for (c, v) in states.iter_mut().zip(values) {
+                *v = run.value(c, v, |raw, older| {
                     let formula = const { Formula::ALL[FORMULA as usize] };
                     calculator.compute_as(formula, PLAIN, raw, older)
-                })
-            }));
+                });
+            }
         }
         fn pick<T: RawValues, const PLAIN: bool>(formula: Formula) -> Fill<T> {
             use Formula as F;
@@ -1049,7 +1017,7 @@ impl<T: RawValues> RunValues<'_, T> {
         } else {
             pick::<T, false>(calculator.formula())
         };
-        fill(self, calculator, states, out);
+        fill(self, calculator, states, values);
     }
 
     /// The value of counter `c`: `compute` turns its raw sample and the previous one (when it
@@ -1058,6 +1026,7 @@ impl<T: RawValues> RunValues<'_, T> {
     fn value(
         &self,
         c: &mut CounterState,
+        last: &CounterValue,
         compute: impl FnOnce(&RawCounter, Option<&RawCounter>) -> Result<f64, CalcError>,
     ) -> CounterValue {
         let values = if c.instance_slot == NO_SLOT {
@@ -1067,21 +1036,15 @@ impl<T: RawValues> RunValues<'_, T> {
             self.instances.get(slot).copied().flatten()
         };
         let Some((values, unique_id)) = values else {
-            c.set_previous(None);
             return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
         };
         let Some(raw) = self.packer.pack(values) else {
-            c.set_previous(None);
             return missing(PdhStatus::PDH_CSTATUS_INVALID_DATA);
         };
         // Another instance now holds the name: its sample does not pair with the previous one.
-        let previous = c.previous().filter(|p| p.unique_id == unique_id);
-        c.set_previous(Some(Previous {
-            first: raw.first,
-            second: raw.second,
-            unique_id,
-        }));
-        match compute(&raw, previous.map(Previous::raw).as_ref()) {
+        let previous = last.raw.filter(|_| c.unique_id == unique_id);
+        c.unique_id = unique_id;
+        match compute(&raw, previous.as_ref()) {
             Ok(v) => {
                 let changed =
                     previous.is_none_or(|p| p.first != raw.first || p.second != raw.second);

@@ -264,11 +264,6 @@ fn assert_same(files: &[PathBuf]) -> usize {
     assert_eq!(block_source.catalog().unwrap(), catalog);
     let request = owned.request(&catalog);
     assert_eq!(in_place.request(&catalog), request);
-    let mut out = vec![CounterValue {
-        value: Some(1.0),
-        status: perfcounters::PdhStatus::PDH_CSTATUS_VALID_DATA,
-        raw: None,
-    }];
     let mut read_in_place = 0;
     for step in 0..files.len() {
         let expected: Outcome = owned_source
@@ -277,12 +272,12 @@ fn assert_same(files: &[PathBuf]) -> usize {
             .map_err(|e| (e.kind(), e.to_string()));
         let expanded = in_place.is_expanded();
         let got: Outcome = in_place
-            .collect(&mut block_source, &request, &mut out)
+            .collect(&mut block_source, &request)
             .map(|c| {
                 if expanded {
                     read_in_place += usize::from(c.snapshot.is_none());
                 }
-                out.clone()
+                in_place.values().to_vec()
             })
             .map_err(|e| (e.kind(), e.to_string()));
         assert_eq!(got, expected, "collection {step} of {}", files.len());
@@ -296,9 +291,13 @@ fn assert_same(files: &[PathBuf]) -> usize {
             assert_eq!(b, a, "instances of {object} after collection {step}");
         }
     }
-    let end = in_place
-        .collect(&mut block_source, &request, &mut out)
-        .unwrap_err();
+    let before = in_place.values().to_vec();
+    let end = in_place.collect(&mut block_source, &request).unwrap_err();
+    assert_eq!(
+        in_place.values(),
+        before,
+        "a failed collection keeps the values"
+    );
     assert_eq!(end.kind(), SourceErrorKind::Exhausted);
     assert_eq!(
         end.to_string(),
@@ -415,13 +414,14 @@ fn a_bad_block_gives_the_decode_error_with_the_file() {
     let mut query = Query::new(FormatOptions::typeperf());
     query.add(r"\Process(*)\ID Process").unwrap();
     let request = query.request(&catalog);
-    let mut out = Vec::new();
-    query.collect(&mut source, &request, &mut out).unwrap();
-    assert_eq!(out.len(), 6);
-    let e = query.collect(&mut source, &request, &mut out).unwrap_err();
+    query.collect(&mut source, &request).unwrap();
+    let before = query.values().to_vec();
+    assert_eq!(before.len(), 6);
+    let e = query.collect(&mut source, &request).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Decode);
     assert_eq!(e.path(), Some(files[1].as_path()));
-    assert!(out.is_empty());
+    // The values (and so the previous samples) are those of the last good collection.
+    assert_eq!(query.values(), before);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
