@@ -9,8 +9,8 @@
 //! ([`crate::snapshot::name_instances`], parents as
 //! [`resolve_instance_names`](crate::format::v1::resolve_instance_names) finds them); the names of
 //! an object are kept with a fingerprint of what they were made from (code page, byte order, each
-//! instance's raw name bytes and its parent's), so a block whose instance layout did not change
-//! reuses them after one byte comparison.
+//! instance's raw name bytes and parent reference, and once per parent object its raw names), so
+//! a block whose instance layout did not change reuses them after one byte comparison.
 
 use super::snapshots::{present_objects, select_positions};
 use super::{Catalog, Request, SourceError};
@@ -276,24 +276,42 @@ impl BlockReader {
                 },
             )
         };
+        // What the names are made of: the byte order, the code page, each raw name and its
+        // parent reference, then once per parent object its code page and raw names (what
+        // `parent_of` reads), rather than the parent's name again for each child.
         let fingerprint = &mut self.scratch;
         fingerprint.clear();
         fingerprint.push(u8::from(endian == Endian::Big));
         fingerprint.extend_from_slice(&code_page.to_le_bytes());
         fingerprint.extend_from_slice(&(count as u64).to_le_bytes());
+        let mut parents: Vec<u32> = Vec::new();
         for inst in instances {
             let name = slice(inst.name);
             fingerprint.extend_from_slice(&(name.len() as u64).to_le_bytes());
             fingerprint.extend_from_slice(name);
-            match parent_of(inst) {
-                None => fingerprint.push(0),
-                Some((parent_code_page, parent)) => {
-                    let name = slice(parent.name);
+            fingerprint.extend_from_slice(&inst.parent_object.to_le_bytes());
+            fingerprint.extend_from_slice(&inst.parent_instance.to_le_bytes());
+            if inst.parent_object != 0 && !parents.contains(&inst.parent_object) {
+                parents.push(inst.parent_object);
+            }
+        }
+        for parent in parents {
+            match objects.iter().find(|o| o.index == parent) {
+                Some(&ObjectRec {
+                    code_page,
+                    data: RecData::Instances { first, count },
+                    ..
+                }) => {
                     fingerprint.push(1);
-                    fingerprint.extend_from_slice(&parent_code_page.to_le_bytes());
-                    fingerprint.extend_from_slice(&(name.len() as u64).to_le_bytes());
-                    fingerprint.extend_from_slice(name);
+                    fingerprint.extend_from_slice(&code_page.to_le_bytes());
+                    fingerprint.extend_from_slice(&(count as u64).to_le_bytes());
+                    for inst in self.instances.get(first..first + count).unwrap_or_default() {
+                        let name = slice(inst.name);
+                        fingerprint.extend_from_slice(&(name.len() as u64).to_le_bytes());
+                        fingerprint.extend_from_slice(name);
+                    }
                 }
+                _ => fingerprint.push(0),
             }
         }
         let cached = self.named.iter().position(|n| n.index == index);
