@@ -860,7 +860,7 @@ impl Query {
                 })
             }
             Sample::Block(block) => {
-                self.compute(&block);
+                self.compute_block(&block);
                 Ok(Collection {
                     clock: block.clock(),
                     system_time: block.system_time(),
@@ -868,6 +868,12 @@ impl Query {
                 })
             }
         }
+    }
+
+    /// [`Query::compute`] from a block read in place. Not generic: the code of a collection is
+    /// generated once, in this crate, whatever source [`Query::collect`] is called with.
+    fn compute_block(&mut self, block: &BlockSample<'_>) {
+        self.compute(block);
     }
 
     /// Every counter's value from `view` and the previous samples, into [`Query::values`].
