@@ -175,16 +175,18 @@ impl Output {
                 )
                 .ok_or_else(|| anyhow!("collection time {time} is out of range"))?;
                 self.record.cells.clear();
-                self.record.cells.extend(values.iter().map(|v| match v.raw {
-                    Some(raw) => Cell::Raw(
-                        RawCell {
-                            status: PdhStatus::PDH_CSTATUS_VALID_DATA,
-                            raw,
-                        },
-                        v.value,
-                    ),
-                    None => v.value.map_or(Cell::Blank, Cell::Value),
-                }));
+                self.record
+                    .cells
+                    .extend(values.iter().map(|v| match v.raw() {
+                        Some(raw) => Cell::Raw(
+                            RawCell {
+                                status: PdhStatus::PDH_CSTATUS_VALID_DATA,
+                                raw,
+                            },
+                            v.value(),
+                        ),
+                        None => v.value().map_or(Cell::Blank, Cell::Value),
+                    }));
                 if let Some(sql) = &mut self.sql {
                     sql.write_record(&self.record)?;
                     // Each row is committed, so an interrupted watch keeps what it wrote.
@@ -197,7 +199,7 @@ impl Output {
                 } else {
                     CsvFlavor::Tsv
                 };
-                let cells: Vec<Option<f64>> = values.iter().map(|v| v.value).collect();
+                let cells: Vec<Option<f64>> = values.iter().map(|v| v.value()).collect();
                 PdhCsvWriter::new(&mut self.out, flavor).write_row(&system_time(time), &cells)?;
             }
             OutputFormat::Json => {
@@ -208,8 +210,8 @@ impl Output {
                     .map(|(p, v)| {
                         serde_json::json!({
                             "path": p,
-                            "value": v.value,
-                            "status": v.status.to_string(),
+                            "value": v.value(),
+                            "status": v.status().to_string(),
                         })
                     })
                     .collect();
@@ -287,9 +289,9 @@ fn table(query: &Query, time: &DateTime<Local>, values: &[CounterValue]) -> Stri
     let mut rows: Vec<(String, String, String)> = Vec::with_capacity(values.len());
     for (c, v) in counters.iter().zip(values) {
         let unit = c.counter_type.suffix().to_string();
-        let value = match v.value {
+        let value = match v.value() {
             Some(x) => human(x),
-            None => format!("({})", v.status.description()),
+            None => format!("({})", v.status().description()),
         };
         rows.push((value, unit, c.path_string()));
     }

@@ -520,7 +520,7 @@ fn bench_global(c: &mut Criterion) {
     }
     assert_eq!(check.errors().count(), 0);
     assert!(
-        values.iter().all(|v| v.value.is_some()),
+        values.iter().all(|v| v.value().is_some()),
         "every counter has a value"
     );
     assert_eq!(

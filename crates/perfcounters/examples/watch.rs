@@ -82,9 +82,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         let snapshot = source.collect(&request)?;
         let values = query.update(&snapshot);
         for (counter, value) in query.counters().iter().zip(&values) {
-            match value.value {
+            match value.value() {
                 Some(v) => println!("{}\t{v:.3}", counter.path_string()),
-                None => println!("{}\t({})", counter.path_string(), value.status),
+                None => println!("{}\t({})", counter.path_string(), value.status()),
             }
         }
         println!();

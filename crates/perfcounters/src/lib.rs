@@ -31,9 +31,9 @@
 //! std::thread::sleep(std::time::Duration::from_millis(200));
 //! let values = query.update(&source.collect(&request)?);
 //! for (counter, value) in query.counters().iter().zip(&values) {
-//!     match value.value {
+//!     match value.value() {
 //!         Some(v) => println!("{}: {v:.2}", counter.path_string()),
-//!         None => println!("{}: {}", counter.path_string(), value.status),
+//!         None => println!("{}: {}", counter.path_string(), value.status()),
 //!     }
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())

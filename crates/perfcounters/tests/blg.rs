@@ -1437,7 +1437,7 @@ mod replay {
         let mut rows = Vec::new();
         let mut first = true;
         while let Some(s) = source.next_snapshot().unwrap() {
-            let values: Vec<Option<f64>> = query.update(&s).iter().map(|v| v.value).collect();
+            let values: Vec<Option<f64>> = query.update(&s).iter().map(|v| v.value()).collect();
             if !first {
                 rows.push(values);
             }
@@ -1495,7 +1495,7 @@ mod replay {
         let mut query = Query::new(FormatOptions::typeperf());
         query.add(r"\Process(x#1)\Working Set").unwrap();
         let s = source.next_snapshot().unwrap().unwrap();
-        assert_eq!(query.update(&s)[0].value, Some(9.0));
+        assert_eq!(query.update(&s)[0].value(), Some(9.0));
     }
 
     #[test]

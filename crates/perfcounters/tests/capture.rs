@@ -372,14 +372,14 @@ fn replay_through_source_and_query_gives_hand_computed_values() {
     let values = query.update(&first);
     // Two-sample counters have no value on their first collection.
     for v in values.iter().take(9) {
-        assert_eq!((v.value, v.status), (None, PdhStatus::PDH_NO_DATA));
+        assert_eq!((v.value(), v.status()), (None, PdhStatus::PDH_NO_DATA));
     }
     // The RAWCOUNT needs one sample: 2994 MHz.
-    assert_eq!(values[9].value, Some(2_994.0));
+    assert_eq!(values[9].value(), Some(2_994.0));
 
     let second = source.collect(&request).unwrap();
     assert_eq!(source.remaining(), Some(0));
-    let values: Vec<Option<f64>> = query.update(&second).iter().map(|v| v.value).collect();
+    let values: Vec<Option<f64>> = query.update(&second).iter().map(|v| v.value()).collect();
     // V1, over 1 s (10,000,000 × 100 ns): CPU 0 idle 0.25 s → 75 %, CPU 1 idle 0.5 s → 50 %,
     // _Total idle 0.375 s → 62.5 %; interrupts 3,000 → 5,000 in 1 s (10,000,000 ticks at 10 MHz) → 2,000/s.
     // V2, same interval: idle 0.1 s → 90 %, 0.4 s → 60 %, 0.25 s → 75 %;
@@ -496,15 +496,15 @@ fn mixed_samples_compute_each_object_against_its_own_clock() {
     assert_eq!(processor.sample_clock, None);
     assert_eq!(first.clock_of(processor), first.clock());
     let values = query.update(&first);
-    assert!(values.iter().all(|v| v.status == PdhStatus::PDH_NO_DATA));
+    assert!(values.iter().all(|v| v.status() == PdhStatus::PDH_NO_DATA));
     // The raw samples carry each object's own time stamps.
-    assert_eq!(values[1].raw.unwrap().second, 1_000_000);
-    assert_eq!(values[3].raw.unwrap().second, 500);
-    assert_eq!(values[2].raw.unwrap().second, T0 + 2_000);
-    assert_eq!(values[2].raw.unwrap().time, T0 + 2_000);
+    assert_eq!(values[1].raw().unwrap().second, 1_000_000);
+    assert_eq!(values[3].raw().unwrap().second, 500);
+    assert_eq!(values[2].raw().unwrap().second, T0 + 2_000);
+    assert_eq!(values[2].raw().unwrap().time, T0 + 2_000);
 
     let second = source.collect(&request).unwrap();
-    let values: Vec<Option<f64>> = query.update(&second).iter().map(|v| v.value).collect();
+    let values: Vec<Option<f64>> = query.update(&second).iter().map(|v| v.value()).collect();
     // V1 over 1 s: CPU 0 idle 0.25 s → 75 %; _Total interrupts 3,000 → 5,000 → 2,000/s.
     // V2 over 1.5 s (15,000,000 × 100 ns; 4,500,000 ticks at 3 MHz): CPU 0,0 idle 0.75 s → 50 %,
     // interrupts 1,000 → 4,000 → 2,000/s; _Total idle 0.3 s → 80 %, 1,000 → 2,500 → 1,000/s.

@@ -776,7 +776,7 @@ fn windows_vista_blocks_export_consistently_with_the_pdh_formulas() {
     }
     q.update(&samples[0]);
     let pdh = q.update(&samples[1]);
-    let pdh: Vec<Option<f64>> = pdh.iter().map(|v| v.value).collect();
+    let pdh: Vec<Option<f64>> = pdh.iter().map(|v| v.value()).collect();
     // Seconds between the two samples on an object's clock: 100 ns for timers, ticks for counts.
     let dt = |object: &str, ticks: bool| {
         let c = |s: &Snapshot| s.clock_of(s.object_by_name(object).unwrap());

@@ -59,14 +59,14 @@ impl Sample {
     /// The computed value of path `i`.
     fn value(&self, i: usize) -> f64 {
         let v = &self.values[i];
-        v.value
-            .unwrap_or_else(|| panic!("path {i}: no value, status {:?}", v.status))
+        v.value()
+            .unwrap_or_else(|| panic!("path {i}: no value, status {:?}", v.status()))
     }
 
     /// The raw N of path `i`.
     fn raw(&self, i: usize) -> i64 {
         self.values[i]
-            .raw
+            .raw()
             .unwrap_or_else(|| panic!("path {i}: no raw sample"))
             .first
     }

@@ -135,23 +135,23 @@ fn expands_wildcards_and_computes_values() {
         ]
     );
     // First collection: rates have no value yet, raw counts and raw fractions do.
-    let statuses: Vec<PdhStatus> = first.iter().map(|v| v.status).collect();
+    let statuses: Vec<PdhStatus> = first.iter().map(|v| v.status()).collect();
     assert_eq!(statuses[0], PdhStatus::PDH_NO_DATA);
-    assert_eq!(first[3].value, Some(7.0));
-    assert_eq!(first[4].status, PdhStatus::PDH_NO_DATA);
-    assert_eq!(first[5].value, Some(12.5)); // 100 · 25 / 200
-                                            // Two seconds later: CPU 0 idle 1.5 s (25 % busy), CPU 1 idle 0.5 s (75 %), total idle 2 s of 4 → 50 %.
+    assert_eq!(first[3].value(), Some(7.0));
+    assert_eq!(first[4].status(), PdhStatus::PDH_NO_DATA);
+    assert_eq!(first[5].value(), Some(12.5)); // 100 · 25 / 200
+                                              // Two seconds later: CPU 0 idle 1.5 s (25 % busy), CPU 1 idle 0.5 s (75 %), total idle 2 s of 4 → 50 %.
     let cpus1 = [("0", 15_000_000), ("1", 5_000_000), ("_Total", 20_000_000)];
     let second = q.update(&snap(102 * S, &cpus1, 8, 1600, &[]));
-    let values: Vec<Option<f64>> = second.iter().map(|v| v.value).collect();
+    let values: Vec<Option<f64>> = second.iter().map(|v| v.value()).collect();
     assert_eq!(values[0], Some(25.0));
     assert_eq!(values[1], Some(75.0));
     // _Total's idle is the sum over 2 CPUs, so against one wall clock it exceeds the interval: clamped to 0.
     assert_eq!(values[2], Some(0.0));
     assert_eq!(values[3], Some(8.0));
     assert_eq!(values[4], Some(300.0)); // 600 switches in 2 s
-    assert_eq!(second[4].status, PdhStatus::PDH_CSTATUS_NEW_DATA);
-    assert_eq!(second[5].status, PdhStatus::PDH_CSTATUS_VALID_DATA); // unchanged raw fraction
+    assert_eq!(second[4].status(), PdhStatus::PDH_CSTATUS_NEW_DATA);
+    assert_eq!(second[5].status(), PdhStatus::PDH_CSTATUS_VALID_DATA); // unchanged raw fraction
     assert!(q.errors().next().is_none());
 }
 
@@ -173,9 +173,9 @@ fn instances_that_come_and_go() {
             r"\\HOST\Process(svchost#1)\Working Set",
         ]
     );
-    assert_eq!(v[0].status, PdhStatus::PDH_NO_DATA);
-    assert_eq!(v[1].status, PdhStatus::PDH_CSTATUS_NO_INSTANCE);
-    assert_eq!(v[2].value, Some(4096.0));
+    assert_eq!(v[0].status(), PdhStatus::PDH_NO_DATA);
+    assert_eq!(v[1].status(), PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+    assert_eq!(v[2].value(), Some(4096.0));
     let errors: Vec<String> = q.errors().map(|e| e.to_string()).collect();
     assert_eq!(
         errors,
@@ -185,21 +185,21 @@ fn instances_that_come_and_go() {
     // svchost#1 used 0.5 s of CPU in 1 s → 50 %. "late" appears.
     let p1 = [("svchost", 0), ("svchost#1", 5_000_000), ("late", 0)];
     let v = q.update(&snap(S, &[], 1, 1, &p1));
-    assert_eq!(v[0].value, Some(50.0));
-    assert_eq!(v[1].value, Some(4096.0));
-    assert_eq!(v[1].status, PdhStatus::PDH_CSTATUS_NEW_DATA);
+    assert_eq!(v[0].value(), Some(50.0));
+    assert_eq!(v[1].value(), Some(4096.0));
+    assert_eq!(v[1].status(), PdhStatus::PDH_CSTATUS_NEW_DATA);
 
     // svchost#1 exits: no instance; it returns and needs a fresh priming sample.
     let p2 = [("svchost", 0), ("late", 0)];
     let v = q.update(&snap(2 * S, &[], 1, 1, &p2));
-    assert_eq!(v[0].status, PdhStatus::PDH_CSTATUS_NO_INSTANCE);
-    assert_eq!(v[3].status, PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+    assert_eq!(v[0].status(), PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+    assert_eq!(v[3].status(), PdhStatus::PDH_CSTATUS_NO_INSTANCE);
     let p3 = [("svchost", 0), ("svchost#1", 9_000_000)];
     let v = q.update(&snap(3 * S, &[], 1, 1, &p3));
-    assert_eq!(v[0].status, PdhStatus::PDH_NO_DATA);
+    assert_eq!(v[0].status(), PdhStatus::PDH_NO_DATA);
     let p4 = [("svchost", 0), ("svchost#1", 11_000_000)];
     let v = q.update(&snap(4 * S, &[], 1, 1, &p4));
-    assert_eq!(v[0].value, Some(20.0));
+    assert_eq!(v[0].value(), Some(20.0));
 }
 
 #[test]
@@ -208,10 +208,10 @@ fn backwards_counter_is_invalid_then_recovers() {
     q.add(r"\System\Context Switches/sec").unwrap();
     q.update(&snap(0, &[], 1, 5000, &[]));
     let v = q.update(&snap(S, &[], 1, 4000, &[]));
-    assert_eq!(v[0].status, PdhStatus::PDH_CSTATUS_INVALID_DATA);
-    assert_eq!(v[0].value, None);
+    assert_eq!(v[0].status(), PdhStatus::PDH_CSTATUS_INVALID_DATA);
+    assert_eq!(v[0].value(), None);
     let v = q.update(&snap(2 * S, &[], 1, 4100, &[]));
-    assert_eq!(v[0].value, Some(100.0));
+    assert_eq!(v[0].value(), Some(100.0));
 }
 
 #[test]
@@ -224,7 +224,7 @@ fn unknown_names_report_statuses_and_suggestions() {
     q.add(r"\System(x)\Processes").unwrap();
     q.add(r"\Processor\% Processor Time").unwrap();
     let v = q.update(&snap(0, &[("0", 0)], 3, 1, &[]));
-    let statuses: Vec<PdhStatus> = v.iter().map(|v| v.status).collect();
+    let statuses: Vec<PdhStatus> = v.iter().map(|v| v.status()).collect();
     assert_eq!(
         statuses,
         [
@@ -236,7 +236,7 @@ fn unknown_names_report_statuses_and_suggestions() {
             PdhStatus::PDH_CSTATUS_NO_INSTANCE,
         ]
     );
-    assert_eq!(v[2].value, Some(3.0));
+    assert_eq!(v[2].value(), Some(3.0));
     let errors: Vec<String> = q.errors().map(|e| e.to_string()).collect();
     assert_eq!(
         errors,
@@ -276,7 +276,7 @@ fn case_insensitive_and_request() {
             .all_of("Process")
     );
     let v = q.update(&snap(0, &[], 9, 1, &[("a", 1)]));
-    assert_eq!(v[0].value, Some(9.0));
+    assert_eq!(v[0].value(), Some(9.0));
     let paths: Vec<String> = q.counters().iter().map(|c| c.path_string()).collect();
     assert_eq!(
         paths,
@@ -409,7 +409,7 @@ fn cpu_query(instances: &[&str]) -> Query {
 }
 
 fn results(values: &[perfcounters::query::CounterValue]) -> Vec<(Option<f64>, PdhStatus)> {
-    values.iter().map(|v| (v.value, v.status)).collect()
+    values.iter().map(|v| (v.value(), v.status())).collect()
 }
 
 const NEW: PdhStatus = PdhStatus::PDH_CSTATUS_NEW_DATA;
@@ -437,8 +437,8 @@ fn churn_with_instance_identity_never_pairs_two_processes() {
         results(&v),
         [(None, NO_DATA), (None, NO_DATA), (None, NO_INSTANCE)]
     );
-    assert_eq!(v[0].raw.unwrap().first, 4_000_000);
-    assert_eq!(v[1].raw.unwrap().first, 6_000_000);
+    assert_eq!(v[0].raw().unwrap().first, 4_000_000);
+    assert_eq!(v[1].raw().unwrap().first, 6_000_000);
     // A new svchost (PID 4) takes `svchost#2`; it primes. PID 2 used 0.1 s of 1 s, PID 3 0.3 s.
     let v = q.update(&processes(
         3 * S,
@@ -529,8 +529,8 @@ fn names_that_differ_only_in_case_are_duplicates() {
         ]
     );
     let v = q.update(&processes(3 * S, &[("a", 2, 8_000_000)]));
-    assert_eq!(v[0].value, Some(20.0));
-    assert_eq!(v[2].value, Some(20.0));
+    assert_eq!(v[0].value(), Some(20.0));
+    assert_eq!(v[2].value(), Some(20.0));
 }
 
 /// Each object, counter and instance name is looked up once per collection and shared by every
@@ -575,7 +575,7 @@ fn values_follow_names_when_positions_move() {
         .counters()
         .iter()
         .zip(&values)
-        .map(|(c, v)| (c.path_string(), v.value, v.status))
+        .map(|(c, v)| (c.path_string(), v.value(), v.status()))
         .collect();
     let new = PdhStatus::PDH_CSTATUS_NEW_DATA;
     let gone = PdhStatus::PDH_CSTATUS_NO_INSTANCE;
@@ -708,12 +708,12 @@ fn every_counter_type_and_option_computes_like_the_calculator() {
                 };
                 let what = format!("{} with {opts:?}, collection {g}", c.path_string());
                 assert_eq!(
-                    v.value.map(f64::to_bits),
+                    v.value().map(f64::to_bits),
                     expected.ok().map(f64::to_bits),
                     "{what}"
                 );
-                assert_eq!((v.status, v.raw), (status, Some(newer)), "{what}");
-                computed += usize::from(v.value.is_some());
+                assert_eq!((v.status(), v.raw()), (status, Some(newer)), "{what}");
+                computed += usize::from(v.value().is_some());
             }
             // Not a vacuous comparison: 93 counters (31 types × 3 instances), values from the
             // one-sample types in the first collection and from the rates too in the later ones

@@ -128,7 +128,7 @@ fn watch(files: &[PathBuf], names: &[NameTable], paths: &[&str]) -> Shown {
         errors: query.errors().map(ToString::to_string).collect(),
         values: values
             .iter()
-            .map(|v| v.value.map(|x| (x * 1e6).round() / 1e6))
+            .map(|v| v.value().map(|x| (x * 1e6).round() / 1e6))
             .collect(),
     }
 }

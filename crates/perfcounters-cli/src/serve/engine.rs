@@ -263,7 +263,7 @@ impl Chart {
             .zip(&values)
             .filter(|(c, _)| c.error.is_none())
             .take(MAX_SERIES)
-            .map(|(_, v)| v.value.filter(|x| x.is_finite()))
+            .map(|(_, v)| v.value().filter(|x| x.is_finite()))
             .collect();
         if self.fresh || series != self.series {
             // Keep the history of the series that remain, by name.

@@ -702,8 +702,8 @@ fn one_catalog_routes_objects_and_computes_values() {
         .iter()
         .zip(&values)
         .map(|(c, v)| {
-            assert_eq!(v.status, PdhStatus::PDH_CSTATUS_NEW_DATA);
-            (c.path_string(), v.value.map(|x| (x * 1e6).round() / 1e6))
+            assert_eq!(v.status(), PdhStatus::PDH_CSTATUS_NEW_DATA);
+            (c.path_string(), v.value().map(|x| (x * 1e6).round() / 1e6))
         })
         .collect();
     // V2: CPU 0 idle grew 2,500,000 (0.25 s) of 10,000,000 → 75 % busy;
@@ -819,7 +819,7 @@ fn paths_in_the_users_language_collect_through_the_nlstext_table() {
         q.counters()
             .iter()
             .zip(v)
-            .map(|(c, v)| (c.path_string(), v.value))
+            .map(|(c, v)| (c.path_string(), v.value()))
             .collect()
     };
     assert_eq!(
@@ -944,7 +944,7 @@ fn a_recorded_capture_replays_to_the_same_values() {
     let values: Vec<Option<f64>> = q
         .update(&replay.next_snapshot().unwrap().unwrap())
         .iter()
-        .map(|v| v.value.map(|x| (x * 1e6).round() / 1e6))
+        .map(|v| v.value().map(|x| (x * 1e6).round() / 1e6))
         .collect();
     assert_eq!(values, [Some(75.0), Some(50.0), Some(100.0), Some(30.0)]);
     std::fs::remove_dir_all(&dir).unwrap();
