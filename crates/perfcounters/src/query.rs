@@ -387,6 +387,8 @@ struct Slot {
     object: usize,
     name: String,
     pos: usize,
+    /// Whether the last collection found it (at `pos`).
+    found: bool,
 }
 
 /// The distinct names the expanded counters refer to. Many counters read the same object, counter
@@ -398,6 +400,9 @@ struct Plan {
     objects: Vec<Slot>,
     counters: Vec<Slot>,
     instances: Vec<Slot>,
+    /// For each object slot, the [`View::names_id`] of the names the instance slots were last
+    /// resolved against.
+    names: Vec<Option<u64>>,
 }
 
 impl Plan {
@@ -418,6 +423,7 @@ impl Plan {
                 object,
                 name: name.to_owned(),
                 pos,
+                found: false,
             });
             index.insert((object, name.to_owned()), list.len() - 1);
             list.len() - 1
@@ -514,6 +520,11 @@ trait View {
     fn values(&self, object: usize, instance: Option<usize>) -> Option<(Self::Values<'_>, i32)>;
     /// Where counter `counter` of object `object` is in each of the object's values.
     fn field(&self, object: usize, counter: usize) -> Self::Field;
+    /// An id of object `object`'s instance names, the same in two views only when the names are
+    /// the same; `None` when the view cannot tell (an owned snapshot).
+    fn names_id(&self, _object: usize) -> Option<u64> {
+        None
+    }
 }
 
 impl View for Snapshot {
@@ -584,6 +595,10 @@ impl View for BlockSample<'_> {
         BlockSample::field(self, object, counter)
     }
 
+    fn names_id(&self, object: usize) -> Option<u64> {
+        BlockSample::names_id(self, object)
+    }
+
     fn values(&self, object: usize, instance: Option<usize>) -> Option<(BlockValues<'_>, i32)> {
         BlockSample::values(self, object, instance)
     }
@@ -640,26 +655,44 @@ impl Plan {
                 })
             })
             .collect();
+        // An object whose instance names are the very ones the last collection resolved against
+        // (a block whose instance layout did not change) keeps every instance position.
+        let names: Vec<Option<u64>> = objects
+            .iter()
+            .map(|o| o.and_then(|o| view.names_id(o)))
+            .collect();
+        let last_names = &self.names;
+        let same_names = |slot: usize| {
+            names.get(slot).copied().flatten().is_some() && names.get(slot) == last_names.get(slot)
+        };
         let mut maps: HashMap<usize, HashMap<String, usize>> = HashMap::new();
         let instances = self
             .instances
             .iter_mut()
             .map(|s| {
-                let object = object_at(s.object)?;
-                let count = view.instance_count(object)?;
-                match view.instance_name(object, s.pos) {
-                    Some(name) if s.pos < count && eq_ignore_case(name, &s.name) => Some(s.pos),
-                    _ => {
-                        let map = maps
-                            .entry(s.object)
-                            .or_insert_with(|| instance_positions(view, object, count));
-                        let found = *map.get(fold_case(&s.name).as_ref())?;
-                        s.pos = found;
-                        Some(found)
-                    }
+                if same_names(s.object) {
+                    return s.found.then_some(s.pos);
                 }
+                let found = (|| {
+                    let object = object_at(s.object)?;
+                    let count = view.instance_count(object)?;
+                    match view.instance_name(object, s.pos) {
+                        Some(name) if s.pos < count && eq_ignore_case(name, &s.name) => Some(s.pos),
+                        _ => {
+                            let map = maps
+                                .entry(s.object)
+                                .or_insert_with(|| instance_positions(view, object, count));
+                            let found = *map.get(fold_case(&s.name).as_ref())?;
+                            s.pos = found;
+                            Some(found)
+                        }
+                    }
+                })();
+                s.found = found.is_some();
+                found
             })
             .collect();
+        self.names = names;
         Resolved {
             objects,
             counters,

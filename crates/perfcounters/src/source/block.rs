@@ -22,6 +22,7 @@ use crate::format::v1::{
 use crate::format::{DecodeError, Endian};
 use crate::names::NameTable;
 use crate::snapshot::{name_instances, Instance, Object, ObjectData, SampleClock, SystemTime};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where one instance of the last block lies (absolute byte ranges) and what naming needs.
 #[derive(Clone, Copy, Debug)]
@@ -59,6 +60,15 @@ struct NamedLayout {
     index: u32,
     fingerprint: Vec<u8>,
     names: Vec<String>,
+    /// Unique to these names among every layout of the process ([`next_names_id`]).
+    id: u64,
+}
+
+/// A new id for names made anew, so that a query seeing the same id twice knows the instance
+/// names did not change ([`BlockSample::names_id`]).
+fn next_names_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Reads V1 blocks in place into [`BlockSample`]s, keeping its buffers and the instance names of
@@ -353,6 +363,7 @@ impl BlockReader {
         }
         name_instances(&mut list);
         let layout = NamedLayout {
+            id: next_names_id(),
             index,
             fingerprint: std::mem::take(fingerprint),
             names: list.iter().map(|i| i.name().to_owned()).collect(),
@@ -427,6 +438,13 @@ impl BlockSample<'_> {
     pub(crate) fn instance_name(&self, object: usize, pos: usize) -> Option<&str> {
         let named = self.named.get(self.parts.get(object)?.named?)?;
         named.names.get(pos).map(String::as_str)
+    }
+
+    /// An id of the instance names of object `object`: two samples (of any reader) with the same
+    /// id have the same names; `None` for an object without instances.
+    pub(crate) fn names_id(&self, object: usize) -> Option<u64> {
+        let named = self.named.get(self.parts.get(object)?.named?)?;
+        Some(named.id)
     }
 
     /// Where counter `counter` of object `object` is in each of the object's counter blocks
