@@ -209,14 +209,23 @@ const NO_VALUE: f64 = f64::NAN;
 const NO_RAW: u64 = 0x7ff8_0000_0000_0001;
 
 impl CounterValue {
-    /// A value with its status and raw sample. A value that is not finite is kept as no value
-    /// (the calculators of this crate give only finite values).
+    /// A value with its status and the raw sample it was computed from. Without a raw sample
+    /// there is no value either, and a value that is not finite is kept as no value (the
+    /// calculators of this crate give only finite values).
+    ///
+    /// ```
+    /// use perfcounters::query::CounterValue;
+    /// use perfcounters::{PdhStatus, RawCounter};
+    /// let status = PdhStatus::PDH_CSTATUS_INVALID_DATA;
+    /// assert_eq!(CounterValue::new(Some(1.0), status, None).value(), None);
+    /// let raw = Some(RawCounter::new(1, 0));
+    /// assert_eq!(CounterValue::new(Some(f64::INFINITY), status, raw).value(), None);
+    /// ```
     pub fn new(value: Option<f64>, status: PdhStatus, raw: Option<RawCounter>) -> CounterValue {
-        let value = value.filter(|v| v.is_finite());
         match raw {
-            Some(raw) => CounterValue::sampled(value, status, raw),
+            Some(raw) => CounterValue::sampled(value.filter(|v| v.is_finite()), status, raw),
             None => CounterValue {
-                value: value.unwrap_or(f64::from_bits(NO_RAW)),
+                value: f64::from_bits(NO_RAW),
                 first: 0,
                 second: 0,
                 time: 0,
