@@ -396,7 +396,8 @@ struct Slot {
     object: usize,
     name: String,
     pos: usize,
-    /// Whether the last collection found it (at `pos`).
+    /// Whether the last collection found it (at `pos`); kept for instance slots, which
+    /// [`Plan::resolve`] leaves as they are when the names did not change.
     found: bool,
 }
 
@@ -491,11 +492,11 @@ impl Plan {
     }
 }
 
-/// Where the plan's names are in one snapshot (`None`: not there); `F` as in [`Prepared`].
+/// Where the plan's objects and counters are in one snapshot (`None`: not there); `F` as in
+/// [`Prepared`]. The instances' positions are kept in their slots ([`Slot::found`]).
 struct Resolved<F> {
     objects: Vec<Option<usize>>,
     counters: Vec<Option<Prepared<F>>>,
-    instances: Vec<Option<usize>>,
 }
 
 /// One counter of one object, ready for every instance: how its raw sample is packed (reading the
@@ -616,7 +617,7 @@ impl View for BlockSample<'_> {
 impl Plan {
     /// Finds every object, counter and instance of the plan in `view`: first at the position
     /// of the previous collection (a name comparison), else by name; found positions are kept for
-    /// the next collection.
+    /// the next collection (the instances' in their slots).
     fn resolve<V: View + ?Sized>(
         &mut self,
         view: &V,
@@ -675,38 +676,29 @@ impl Plan {
             names.get(slot).copied().flatten().is_some() && names.get(slot) == last_names.get(slot)
         };
         let mut maps: HashMap<usize, HashMap<String, usize>> = HashMap::new();
-        let instances = self
-            .instances
-            .iter_mut()
-            .map(|s| {
-                if same_names(s.object) {
-                    return s.found.then_some(s.pos);
-                }
-                let found = (|| {
-                    let object = object_at(s.object)?;
-                    let count = view.instance_count(object)?;
-                    match view.instance_name(object, s.pos) {
-                        Some(name) if s.pos < count && eq_ignore_case(name, &s.name) => Some(s.pos),
-                        _ => {
-                            let map = maps
-                                .entry(s.object)
-                                .or_insert_with(|| instance_positions(view, object, count));
-                            let found = *map.get(fold_case(&s.name).as_ref())?;
-                            s.pos = found;
-                            Some(found)
-                        }
+        for s in &mut self.instances {
+            if same_names(s.object) {
+                continue;
+            }
+            let found = (|| {
+                let object = object_at(s.object)?;
+                let count = view.instance_count(object)?;
+                match view.instance_name(object, s.pos) {
+                    Some(name) if s.pos < count && eq_ignore_case(name, &s.name) => Some(s.pos),
+                    _ => {
+                        let map = maps
+                            .entry(s.object)
+                            .or_insert_with(|| instance_positions(view, object, count));
+                        let found = *map.get(fold_case(&s.name).as_ref())?;
+                        s.pos = found;
+                        Some(found)
                     }
-                })();
-                s.found = found.is_some();
-                found
-            })
-            .collect();
-        self.names = names;
-        Resolved {
-            objects,
-            counters,
-            instances,
+                }
+            })();
+            s.found = found.is_some();
         }
+        self.names = names;
+        Resolved { objects, counters }
     }
 }
 
@@ -1026,10 +1018,9 @@ impl Query {
             .plan
             .instances
             .iter()
-            .zip(&resolved.instances)
-            .map(|(s, pos)| {
+            .map(|s| {
                 let object = resolved.objects.get(s.object).copied().flatten()?;
-                view.values(object, Some((*pos)?))
+                view.values(object, Some(s.found.then_some(s.pos)?))
             })
             .collect();
         let singles: Vec<Option<(V::Values<'_>, i32)>> = resolved
