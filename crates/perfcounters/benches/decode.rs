@@ -18,11 +18,13 @@
 //!   buffer, the whole block validated as `to_snapshot` validates it, the requested objects named
 //!   and selected in place, the values computed from the block's bytes over the query's own), with
 //!   the first block's samples in the query, so every rate is computed from two consecutive
-//!   blocks; the source has read the first block in place, as every collection of `watch` after
-//!   the second finds it.
+//!   blocks; the query has collected the first block in place from the same source, as every
+//!   collection of `watch` after the second finds them (each iteration starts from fresh copies).
 //! * `v1_global/query_steady`: the same collection as `watch` repeats it: one query and one source
-//!   collect 16 consecutive blocks in turn (the query's previous samples, positions and values
-//!   are those the previous collection left; a fresh query is primed, untimed, every 16).
+//!   collect 16 consecutive blocks in turn (the query's previous samples, positions, values and
+//!   instance names are those the previous collection left; every 16, a fresh query and source are
+//!   primed, untimed, with two blocks: the first expands the query, the second names the
+//!   instances in place).
 //!
 //! Run: `cargo bench -p perfcounters --bench decode -- --warm-up-time 1 --measurement-time 3`.
 //! With `PERFCOUNTERS_BENCH_BLOCK=FILE` set, the `v1_global` block is also written to `FILE` (to feed
@@ -248,7 +250,7 @@ const PROCESS_NAMES: &[&str] = &[
 /// The `v1_global` block: Process (500 × 30 counters) and Thread (5,000 × 12, ten per process, named
 /// `0`..`9` with their process as parent). `generation` 1 is the collection one second after 0: later
 /// clocks and larger values, as two consecutive collections of a running machine.
-fn global_block_of(generation: u64) -> Vec<u8> {
+pub fn global_block_of(generation: u64) -> Vec<u8> {
     let process = object(
         PROCESS,
         &process_counters(),
@@ -317,7 +319,7 @@ fn walk(bytes: &[u8]) -> u64 {
 
 /// The name table a replay applies: the bench's own names (the block's "Counter 009"), completed by
 /// the built-in English table.
-fn bench_names() -> NameTable {
+pub fn bench_names() -> NameTable {
     let mut table: NameTable = process_counters()
         .iter()
         .chain(thread_counters().iter())
@@ -330,7 +332,7 @@ fn bench_names() -> NameTable {
 
 /// About 200 paths: each Process counter for all processes, every Thread counter for all threads, and
 /// concrete instances (parents, `#n` duplicates) of both objects.
-fn query_paths() -> Vec<String> {
+pub fn query_paths() -> Vec<String> {
     let mut paths: Vec<String> = process_counters()
         .iter()
         .filter(|c| !c.2.is_base())
@@ -364,7 +366,7 @@ fn query_paths() -> Vec<String> {
 
 /// The replay `watch --replay FIRST SECOND --names TABLE` makes, with its catalog read (as `watch`
 /// reads it before the first collection) and its first sample collected into the primed query.
-fn primed_replay(files: &[PathBuf], names: &NameTable, query: &mut Query) -> ReplaySource {
+pub fn primed_replay(files: &[PathBuf], names: &NameTable, query: &mut Query) -> ReplaySource {
     let mut source = ReplaySource::new(BlockRecording::new(files.to_vec()).with_names(names));
     let catalog = source.catalog().unwrap();
     let request = query.request(&catalog);
@@ -376,7 +378,7 @@ fn primed_replay(files: &[PathBuf], names: &NameTable, query: &mut Query) -> Rep
 /// as `watch` makes it), then `Query::collect`: the next block read into the source's buffer,
 /// validated, its requested objects named and selected in place, and the values computed over the
 /// query's values of the previous collection.
-fn replay_collect(source: &mut ReplaySource, request: &Request, query: &mut Query) -> usize {
+pub fn replay_collect(source: &mut ReplaySource, request: &Request, query: &mut Query) -> usize {
     query.collect(source, request).unwrap();
     query.values().len()
 }
@@ -552,15 +554,14 @@ fn bench_global(c: &mut Criterion) {
             || {
                 // The query holding the first block's samples, and a replay whose next sample is
                 // the second block (its catalog already read, as `watch` reads it first), in the
-                // state of every later collection of `watch`: the first block read in place, so
-                // its instance names are known.
+                // state of every later collection of `watch`: the query has collected the first
+                // block in place from this source, so the instance names are known to both.
                 let mut source =
                     ReplaySource::new(BlockRecording::new(files.clone()).with_names(&names));
                 source.catalog().unwrap();
-                source
-                    .collect_sample(&primed.clone().request(&catalog))
-                    .unwrap();
-                (primed.clone(), source)
+                let mut query = primed.clone();
+                replay_collect(&mut source, &request, &mut query);
+                (query, source)
             },
             |(query, source)| replay_collect(source, &request, query),
             BatchSize::PerIteration,
@@ -568,7 +569,7 @@ fn bench_global(c: &mut Criterion) {
     });
     // `watch` over a longer replay: one query and one source collect block after block, so the
     // query's state and values are those of the previous collection, not fresh copies.
-    let steady: Vec<PathBuf> = (0..=STEADY_RUN as u64)
+    let steady: Vec<PathBuf> = (0..STEADY_RUN as u64 + 2)
         .map(|generation| {
             let path = dir.join(format!("steady{generation}.blk"));
             std::fs::write(&path, global_block_of(generation)).unwrap();
@@ -580,10 +581,13 @@ fn bench_global(c: &mut Criterion) {
             let mut measured = std::time::Duration::ZERO;
             let mut done = 0;
             while done < iters {
-                // Untimed: the query primed with the run's first block, the source at the second.
+                // Untimed: the query primed with the run's first block, then its first collection
+                // in place (which names the instances, as the second collection of `watch` does),
+                // so that every timed collection finds the state the previous one left.
                 let mut query = primed.clone();
                 let mut source = primed_replay(&steady, &names, &mut query);
                 let request = query.request(&catalog);
+                replay_collect(&mut source, &request, &mut query);
                 let run = (iters - done).min(STEADY_RUN as u64);
                 let start = std::time::Instant::now();
                 for _ in 0..run {

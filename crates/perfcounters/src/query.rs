@@ -41,7 +41,7 @@ use crate::path::{eq_ignore_case, fold_case, format_instance, CounterPath, PathE
 use crate::raw::RawCounter;
 use crate::snapshot::{
     instance_name, time_base, Instance, Object, ObjectData, RawPacker, RawValues, SampleClock,
-    Snapshot, SystemTime, Value,
+    Second, Snapshot, SystemTime, Value,
 };
 use crate::source::{BlockSample, Catalog, ObjectInfo, Request, Sample, Source, SourceError};
 use crate::status::PdhStatus;
@@ -394,7 +394,8 @@ pub struct Query {
 struct Slot {
     /// The object index in [`Plan::objects`] (unused for objects themselves).
     object: usize,
-    name: String,
+    /// Where the name is in [`Plan::text`].
+    name: (usize, usize),
     pos: usize,
     /// Whether the last collection found it (at `pos`); kept for instance slots, which
     /// [`Plan::resolve`] leaves as they are when the names did not change.
@@ -410,9 +411,17 @@ struct Plan {
     objects: Vec<Slot>,
     counters: Vec<Slot>,
     instances: Vec<Slot>,
+    /// The slots' names, one after the other: when the instance names change, the slots are
+    /// compared with them in one pass over two buffers rather than one allocation each.
+    text: String,
     /// For each object slot, the [`View::names_id`] of the names the instance slots were last
     /// resolved against.
     names: Vec<Option<u64>>,
+}
+
+/// The name at `span` of a [`Plan::text`].
+fn slot_name(text: &str, span: (usize, usize)) -> &str {
+    text.get(span.0..span.1).unwrap_or_default()
 }
 
 impl Plan {
@@ -421,6 +430,7 @@ impl Plan {
     fn build(counters: &[QueryCounter]) -> (Plan, Vec<Run>, Vec<CounterState>) {
         fn slot(
             list: &mut Vec<Slot>,
+            text: &mut String,
             index: &mut HashMap<(usize, String), usize>,
             object: usize,
             name: &str,
@@ -429,9 +439,11 @@ impl Plan {
             if let Some(&i) = index.get(&(object, name.to_owned())) {
                 return i;
             }
+            let start = text.len();
+            text.push_str(name);
             list.push(Slot {
                 object,
-                name: name.to_owned(),
+                name: (start, text.len()),
                 pos,
                 found: false,
             });
@@ -445,9 +457,17 @@ impl Plan {
         let mut runs: Vec<Run> = Vec::new();
         let mut state = Vec::with_capacity(counters.len());
         for c in counters {
-            let object_slot = slot(&mut plan.objects, &mut objects, 0, &c.object, c.object_pos);
+            let object_slot = slot(
+                &mut plan.objects,
+                &mut plan.text,
+                &mut objects,
+                0,
+                &c.object,
+                c.object_pos,
+            );
             let counter_slot = slot(
                 &mut plan.counters,
+                &mut plan.text,
                 &mut counter_index,
                 object_slot,
                 &c.counter,
@@ -456,6 +476,7 @@ impl Plan {
             let instance_slot = c.instance.as_deref().map_or(NO_SLOT, |name| {
                 slot_u32(slot(
                     &mut plan.instances,
+                    &mut plan.text,
                     &mut instance_index,
                     object_slot,
                     name,
@@ -624,15 +645,16 @@ impl Plan {
         options: &FormatOptions,
     ) -> Resolved<V::Field> {
         let list = view.objects();
+        let text = self.text.as_str();
         let objects: Vec<Option<usize>> = self
             .objects
             .iter_mut()
             .map(|s| match list.get(s.pos) {
-                Some(o) if name_eq(o.name.as_deref(), &s.name) => Some(s.pos),
+                Some(o) if name_eq(o.name.as_deref(), slot_name(text, s.name)) => Some(s.pos),
                 _ => {
                     let found = list
                         .iter()
-                        .position(|o| name_eq(o.name.as_deref(), &s.name))?;
+                        .position(|o| name_eq(o.name.as_deref(), slot_name(text, s.name)))?;
                     s.pos = found;
                     Some(found)
                 }
@@ -646,12 +668,13 @@ impl Plan {
             .map(|s| {
                 let at = object_at(s.object)?;
                 let object = list.get(at)?;
+                let name = slot_name(text, s.name);
                 let pos = match object.counters.get(s.pos) {
-                    Some(d) if !d.counter_type.is_base() && name_eq(d.name.as_deref(), &s.name) => {
+                    Some(d) if !d.counter_type.is_base() && name_eq(d.name.as_deref(), name) => {
                         s.pos
                     }
                     _ => {
-                        let found = object.counter_position_by_name(&s.name)?;
+                        let found = object.counter_position_by_name(name)?;
                         s.pos = found;
                         found
                     }
@@ -683,13 +706,14 @@ impl Plan {
             let found = (|| {
                 let object = object_at(s.object)?;
                 let count = view.instance_count(object)?;
+                let wanted = slot_name(text, s.name);
                 match view.instance_name(object, s.pos) {
-                    Some(name) if s.pos < count && eq_ignore_case(name, &s.name) => Some(s.pos),
+                    Some(name) if s.pos < count && eq_ignore_case(name, wanted) => Some(s.pos),
                     _ => {
                         let map = maps
                             .entry(s.object)
                             .or_insert_with(|| instance_positions(view, object, count));
-                        let found = *map.get(fold_case(&s.name).as_ref())?;
+                        let found = *map.get(fold_case(wanted).as_ref())?;
                         s.pos = found;
                         Some(found)
                     }
@@ -1051,11 +1075,7 @@ impl Query {
                     };
                     match &prepared.calculator {
                         Ok(calculator) => run.compute(calculator, states, values),
-                        Err(e) => {
-                            for (c, v) in states.iter_mut().zip(values) {
-                                *v = run.value(c, v, |_, _| Err(*e));
-                            }
-                        }
+                        Err(e) => run.fail(*e, states, values),
                     }
                 }
                 // No sample: the next collection primes again.
@@ -1100,97 +1120,215 @@ struct RunValues<'a, T: RawValues> {
     packer: &'a RawPacker<T::Field>,
 }
 
+/// One counter's raw sample as a collection reads it, before the formula (the `TimeStamp` is the
+/// run's). A run is computed in chunks of [`CHUNK`] counters, each in two loops: one reads the
+/// samples (compiled for the counter's field and second value), the other computes (compiled for
+/// the formula), so that neither decides per value what the other fixes per counter.
+#[derive(Clone, Copy, Debug)]
+struct Fresh {
+    first: i64,
+    second: i64,
+    multi_count: u32,
+    unique_id: i32,
+    /// Why the counter has no sample in this collection; `None` when it has one.
+    missing: Option<PdhStatus>,
+}
+
+/// How many counters a run reads before computing them (their samples stay in the first-level
+/// cache between the two loops).
+const CHUNK: usize = 256;
+
+impl Fresh {
+    const NONE: Fresh = Fresh::missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+
+    const fn missing(status: PdhStatus) -> Fresh {
+        Fresh {
+            first: 0,
+            second: 0,
+            multi_count: 0,
+            unique_id: PERF_NO_UNIQUE_ID,
+            missing: Some(status),
+        }
+    }
+}
+
 impl<T: RawValues> RunValues<'_, T> {
-    /// The values of the run's counters `states` with `calculator`, over their last `values`. The loop
-    /// is compiled once per formula, with and without cap, scale and ×1000: a run of thousands of
-    /// instances then runs one formula's arithmetic without dispatching on it for each value.
+    /// The values of the run's counters `states` with `calculator`, over their last `values`. The
+    /// computing loop is compiled once per formula, with and without cap, scale and ×1000: a run
+    /// of thousands of instances then runs one formula's arithmetic without dispatching on it for
+    /// each value.
     fn compute(
         &self,
         calculator: &Calculator,
         states: &mut [CounterState],
         values: &mut [CounterValue],
     ) {
-        type Fill<T> = fn(&RunValues<'_, T>, &Calculator, &mut [CounterState], &mut [CounterValue]);
-        fn fill<T: RawValues, const FORMULA: u8, const PLAIN: bool>(
-            run: &RunValues<'_, T>,
+        type Fill = fn(&Calculator, i64, &[Fresh], &mut [CounterState], &mut [CounterValue]);
+        fn fill<const FORMULA: u8, const PLAIN: bool>(
             calculator: &Calculator,
+            time: i64,
+            fresh: &[Fresh],
             states: &mut [CounterState],
             values: &mut [CounterValue],
         ) {
-            for (c, v) in states.iter_mut().zip(values) {
-                *v = run.value(c, v, |raw, older| {
+            let calculator = *calculator;
+            // One length for the three slices, so that indexing them checks no bound.
+            let n = fresh.len().min(states.len()).min(values.len());
+            let (fresh, states, values) = (&fresh[..n], &mut states[..n], &mut values[..n]);
+            for i in 0..n {
+                values[i] = computed(&fresh[i], time, &mut states[i], &values[i], |raw, older| {
                     let formula = const { Formula::ALL[FORMULA as usize] };
                     calculator.compute_as(formula, PLAIN, raw, older)
                 });
             }
         }
-        fn pick<T: RawValues, const PLAIN: bool>(formula: Formula) -> Fill<T> {
+        fn pick<const PLAIN: bool>(formula: Formula) -> Fill {
             use Formula as F;
             match formula {
-                F::Raw => fill::<T, { F::Raw as u8 }, PLAIN>,
-                F::RawDiv1000 => fill::<T, { F::RawDiv1000 as u8 }, PLAIN>,
-                F::Delta => fill::<T, { F::Delta as u8 }, PLAIN>,
-                F::RatePerSec => fill::<T, { F::RatePerSec as u8 }, PLAIN>,
-                F::Timer => fill::<T, { F::Timer as u8 }, PLAIN>,
-                F::TimerInv => fill::<T, { F::TimerInv as u8 }, PLAIN>,
-                F::MultiTimerTick => fill::<T, { F::MultiTimerTick as u8 }, PLAIN>,
-                F::MultiTimer => fill::<T, { F::MultiTimer as u8 }, PLAIN>,
-                F::MultiTimerInv => fill::<T, { F::MultiTimerInv as u8 }, PLAIN>,
-                F::QueueLen => fill::<T, { F::QueueLen as u8 }, PLAIN>,
-                F::SampleFraction => fill::<T, { F::SampleFraction as u8 }, PLAIN>,
-                F::RawFraction => fill::<T, { F::RawFraction as u8 }, PLAIN>,
-                F::AverageTimer => fill::<T, { F::AverageTimer as u8 }, PLAIN>,
-                F::AverageBulk => fill::<T, { F::AverageBulk as u8 }, PLAIN>,
-                F::Elapsed => fill::<T, { F::Elapsed as u8 }, PLAIN>,
-                F::NotDisplayable => fill::<T, { F::NotDisplayable as u8 }, PLAIN>,
-                F::Unsupported => fill::<T, { F::Unsupported as u8 }, PLAIN>,
+                F::Raw => fill::<{ F::Raw as u8 }, PLAIN>,
+                F::RawDiv1000 => fill::<{ F::RawDiv1000 as u8 }, PLAIN>,
+                F::Delta => fill::<{ F::Delta as u8 }, PLAIN>,
+                F::RatePerSec => fill::<{ F::RatePerSec as u8 }, PLAIN>,
+                F::Timer => fill::<{ F::Timer as u8 }, PLAIN>,
+                F::TimerInv => fill::<{ F::TimerInv as u8 }, PLAIN>,
+                F::MultiTimerTick => fill::<{ F::MultiTimerTick as u8 }, PLAIN>,
+                F::MultiTimer => fill::<{ F::MultiTimer as u8 }, PLAIN>,
+                F::MultiTimerInv => fill::<{ F::MultiTimerInv as u8 }, PLAIN>,
+                F::QueueLen => fill::<{ F::QueueLen as u8 }, PLAIN>,
+                F::SampleFraction => fill::<{ F::SampleFraction as u8 }, PLAIN>,
+                F::RawFraction => fill::<{ F::RawFraction as u8 }, PLAIN>,
+                F::AverageTimer => fill::<{ F::AverageTimer as u8 }, PLAIN>,
+                F::AverageBulk => fill::<{ F::AverageBulk as u8 }, PLAIN>,
+                F::Elapsed => fill::<{ F::Elapsed as u8 }, PLAIN>,
+                F::NotDisplayable => fill::<{ F::NotDisplayable as u8 }, PLAIN>,
+                F::Unsupported => fill::<{ F::Unsupported as u8 }, PLAIN>,
             }
         }
         let fill = if calculator.is_plain() {
-            pick::<T, true>(calculator.formula())
+            pick::<true>(calculator.formula())
         } else {
-            pick::<T, false>(calculator.formula())
+            pick::<false>(calculator.formula())
         };
-        fill(self, calculator, states, values);
+        self.chunks(states, values, |time, fresh, states, values| {
+            fill(calculator, time, fresh, states, values)
+        });
     }
 
-    /// The value of counter `c`: `compute` turns its raw sample and the previous one (when it
-    /// pairs) into the value.
-    #[inline(always)]
-    fn value(
+    /// The values of the run's counters when their calculator could not be made: each counter
+    /// with a sample gets `error`'s status.
+    fn fail(&self, error: CalcError, states: &mut [CounterState], values: &mut [CounterValue]) {
+        self.chunks(states, values, |time, fresh, states, values| {
+            for ((f, c), v) in fresh.iter().zip(states).zip(values) {
+                *v = computed(f, time, c, v, |_, _| Err(error));
+            }
+        });
+    }
+
+    /// Reads the samples of `states` chunk by chunk and hands each chunk to `compute` with the
+    /// run's `TimeStamp` and the chunk's states and values.
+    fn chunks(
         &self,
-        c: &mut CounterState,
-        last: &CounterValue,
-        compute: impl FnOnce(&RawCounter, Option<&RawCounter>) -> Result<f64, CalcError>,
-    ) -> CounterValue {
+        states: &mut [CounterState],
+        values: &mut [CounterValue],
+        mut compute: impl FnMut(i64, &[Fresh], &mut [CounterState], &mut [CounterValue]),
+    ) {
+        type Read<T> = fn(&RunValues<'_, T>, &[CounterState], &mut [Fresh]);
+        fn pick<T: RawValues, const KIND: u8>(second: Second) -> Read<T> {
+            use Second as S;
+            match second {
+                S::Zero => read::<T, KIND, { S::Zero as u8 }>,
+                S::Companion => read::<T, KIND, { S::Companion as u8 }>,
+                S::Fixed => read::<T, KIND, { S::Fixed as u8 }>,
+                S::TimeAndMultiCount => read::<T, KIND, { S::TimeAndMultiCount as u8 }>,
+            }
+        }
+        let second = self.packer.second();
+        let read = match T::kind(self.packer.counter()) {
+            1 => pick::<T, 1>(second),
+            2 => pick::<T, 2>(second),
+            3 => pick::<T, 3>(second),
+            4 => pick::<T, 4>(second),
+            _ => pick::<T, 0>(second),
+        };
+        let mut fresh = [Fresh::NONE; CHUNK];
+        let time = self.packer.time();
+        for (states, values) in states.chunks_mut(CHUNK).zip(values.chunks_mut(CHUNK)) {
+            let fresh = &mut fresh[..states.len()];
+            read(self, states, fresh);
+            compute(time, fresh, states, values);
+        }
+    }
+}
+
+/// The samples of counters `states`, packed with the counter's field read as kind `KIND`
+/// ([`RawValues::kind`]) and the second value from source `SECOND` (the packer's, as
+/// constants).
+fn read<T: RawValues, const KIND: u8, const SECOND: u8>(
+    run: &RunValues<'_, T>,
+    states: &[CounterState],
+    fresh: &mut [Fresh],
+) {
+    let second = const { Second::ALL[SECOND as usize] };
+    // Copies, so that the loop keeps them in registers rather than reading them through `run`
+    // for every counter.
+    let (packer, instances, single) = (*run.packer, run.instances, run.single);
+    for (c, f) in states.iter().zip(fresh) {
         let values = if c.instance_slot == NO_SLOT {
-            self.single
+            single
         } else {
             let slot = usize::try_from(c.instance_slot).unwrap_or(usize::MAX);
-            self.instances.get(slot).copied().flatten()
+            instances.get(slot).copied().flatten()
         };
-        let Some((values, unique_id)) = values else {
-            return missing(PdhStatus::PDH_CSTATUS_NO_INSTANCE);
+        *f = match values {
+            None => Fresh::NONE,
+            Some((values, unique_id)) => match packer.pack_as::<T, KIND>(values, second) {
+                Some(raw) => Fresh {
+                    first: raw.first,
+                    second: raw.second,
+                    multi_count: raw.multi_count,
+                    unique_id,
+                    missing: None,
+                },
+                None => Fresh::missing(PdhStatus::PDH_CSTATUS_INVALID_DATA),
+            },
         };
-        let Some(raw) = self.packer.pack(values) else {
-            return missing(PdhStatus::PDH_CSTATUS_INVALID_DATA);
-        };
-        // Another instance now holds the name: its sample does not pair with the previous one.
-        let previous = last.raw().filter(|_| c.unique_id == unique_id);
-        c.unique_id = unique_id;
-        match compute(&raw, previous.as_ref()) {
-            Ok(v) => {
-                let changed =
-                    previous.is_none_or(|p| p.first != raw.first || p.second != raw.second);
-                let status = if changed {
-                    PdhStatus::PDH_CSTATUS_NEW_DATA
-                } else {
-                    PdhStatus::PDH_CSTATUS_VALID_DATA
-                };
-                CounterValue::sampled(Some(v), status, raw)
-            }
-            Err(e) => CounterValue::sampled(None, e.status(), raw),
+    }
+}
+
+/// The value of counter `c` from its sample `f` of this collection (`TimeStamp` `time`) and its
+/// `last` value: `compute` turns the raw sample and the previous one (when it pairs) into the
+/// value.
+#[inline(always)]
+fn computed(
+    f: &Fresh,
+    time: i64,
+    c: &mut CounterState,
+    last: &CounterValue,
+    compute: impl FnOnce(&RawCounter, Option<&RawCounter>) -> Result<f64, CalcError>,
+) -> CounterValue {
+    if let Some(status) = f.missing {
+        return missing(status);
+    }
+    let raw = RawCounter {
+        first: f.first,
+        second: f.second,
+        multi_count: f.multi_count,
+        time,
+    };
+    // Another instance now holds the name: its sample does not pair with the previous one.
+    let previous = last.raw().filter(|_| c.unique_id == f.unique_id);
+    c.unique_id = f.unique_id;
+    match compute(&raw, previous.as_ref()) {
+        Ok(v) => {
+            let changed = previous.is_none_or(|p| p.first != raw.first || p.second != raw.second);
+            let status = if changed {
+                PdhStatus::PDH_CSTATUS_NEW_DATA
+            } else {
+                PdhStatus::PDH_CSTATUS_VALID_DATA
+            };
+            CounterValue::sampled(Some(v), status, raw)
         }
+        Err(e) => CounterValue::sampled(None, e.status(), raw),
     }
 }
 

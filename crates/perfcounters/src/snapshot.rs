@@ -678,16 +678,30 @@ pub(crate) fn time_base(object: &Object, clock: SampleClock, counter_type: Count
 }
 
 /// Where [`RawPacker::pack`] takes the second value of a [`RawCounter`] from.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Second {
     /// Nothing (one-value types, bases).
     Zero,
     /// The companion counter's value (fractions, precision timers), 0 without one.
     Companion,
-    /// A time stamp, or the object's clock for elapsed times.
-    Fixed(i64),
-    /// A time stamp, and the companion's value as the multi count (multi timers).
-    TimeAndMultiCount(i64),
+    /// The packer's time stamp ([`RawPacker::stamp`]; the object's clock for elapsed times).
+    Fixed,
+    /// The packer's time stamp, and the companion's value as the multi count (multi timers).
+    TimeAndMultiCount,
+}
+
+impl Second {
+    /// Every source, each at the index `second as usize`.
+    pub(crate) const ALL: [Second; 4] = {
+        use Second::*;
+        let all = [Zero, Companion, Fixed, TimeAndMultiCount];
+        let mut i = 0;
+        while i < all.len() {
+            assert!(all[i] as usize == i, "Second::ALL is in declaration order");
+            i += 1;
+        }
+        all
+    };
 }
 
 /// Packs the values of one counter of one object into [`RawCounter`]s; see
@@ -700,6 +714,8 @@ pub(crate) struct RawPacker<F = usize> {
     /// `None`: no companion counter (or none that the values hold), read as 0.
     companion: Option<F>,
     second: Second,
+    /// The time stamp of [`Second::Fixed`] and [`Second::TimeAndMultiCount`].
+    stamp: i64,
     time: i64,
 }
 
@@ -712,6 +728,21 @@ pub(crate) trait RawValues: Copy {
     /// The value at `field` as an integer ([`Value::as_i64`]); `None` when it is missing or not
     /// numeric.
     fn int(self, field: Self::Field) -> Option<i64>;
+
+    /// How `field` is read, for [`RawValues::int_as`]: values whose fields come in several kinds
+    /// (widths, byte orders) say which, from 1 to 4; 0 for the others (read by [`RawValues::int`]).
+    #[inline(always)]
+    fn kind(_field: Self::Field) -> u8 {
+        0
+    }
+
+    /// [`RawValues::int`] for a field of kind `KIND` (what [`RawValues::kind`] said of it): a
+    /// loop over many values of one field, compiled for its kind, then reads each without
+    /// deciding how.
+    #[inline(always)]
+    fn int_as<const KIND: u8>(self, field: Self::Field) -> Option<i64> {
+        self.int(field)
+    }
 }
 
 impl RawValues for &[Value] {
@@ -735,21 +766,22 @@ impl RawPacker {
             TimeBase::Object => object.perf_time,
         };
         use crate::counter_type::{Subtype, TypeField};
-        let second = if ty.kind() != TypeField::Counter || ty.is_base() {
-            Second::Zero
+        let (second, stamp) = if ty.kind() != TypeField::Counter || ty.is_base() {
+            (Second::Zero, 0)
         } else {
             match ty.subtype() {
-                Subtype::CounterFraction | Subtype::CounterPrecision => Second::Companion,
-                Subtype::CounterElapsed => Second::Fixed(object.perf_time),
-                Subtype::CounterValue => Second::Zero,
-                _ if ty.is_multi() => Second::TimeAndMultiCount(time_stamp),
-                _ => Second::Fixed(time_stamp),
+                Subtype::CounterFraction | Subtype::CounterPrecision => (Second::Companion, 0),
+                Subtype::CounterElapsed => (Second::Fixed, object.perf_time),
+                Subtype::CounterValue => (Second::Zero, 0),
+                _ if ty.is_multi() => (Second::TimeAndMultiCount, time_stamp),
+                _ => (Second::Fixed, time_stamp),
             }
         };
         Some(RawPacker {
             counter,
             companion: def.base,
             second,
+            stamp,
             time: clock.perf_time_100ns,
         })
     }
@@ -761,25 +793,61 @@ impl RawPacker {
             counter: field(self.counter),
             companion: self.companion.map(&field),
             second: self.second,
+            stamp: self.stamp,
             time: self.time,
         }
     }
 }
 
 impl<F: Copy> RawPacker<F> {
+    /// Where the counter's own value is read.
+    #[inline(always)]
+    pub(crate) fn counter(&self) -> F {
+        self.counter
+    }
+
+    /// The sample's `TimeStamp`, the same for every instance.
+    #[inline(always)]
+    pub(crate) fn time(&self) -> i64 {
+        self.time
+    }
+
+    /// Where the sample's second value comes from.
+    #[inline(always)]
+    pub(crate) fn second(&self) -> Second {
+        self.second
+    }
+
     /// The raw sample of this counter in `values` (an instance's values, or the single block);
     /// `None` if the value is missing or not numeric.
     #[inline(always)]
     pub(crate) fn pack<V: RawValues<Field = F>>(&self, values: V) -> Option<RawCounter> {
-        let n = values.int(self.counter)?;
+        self.pack_as::<V, 0>(values, self.second)
+    }
+
+    /// [`RawPacker::pack`] with the counter's field read as kind `KIND` ([`RawValues::kind`])
+    /// and `second` equal to [`RawPacker::second`]: a loop over many instances passes both as
+    /// constants, and each inlined copy then packs without deciding how.
+    #[inline(always)]
+    pub(crate) fn pack_as<V: RawValues<Field = F>, const KIND: u8>(
+        &self,
+        values: V,
+        second: Second,
+    ) -> Option<RawCounter> {
+        debug_assert_eq!(second, self.second);
+        let n = if KIND == 0 {
+            values.int(self.counter)?
+        } else {
+            values.int_as::<KIND>(self.counter)?
+        };
         let companion = || self.companion.and_then(|b| values.int(b));
         let mut raw = RawCounter::new(n, 0).with_time(self.time);
-        match self.second {
+        match second {
             Second::Zero => {}
             Second::Companion => raw.second = companion().unwrap_or(0),
-            Second::Fixed(t) => raw.second = t,
-            Second::TimeAndMultiCount(t) => {
-                raw.second = t;
+            Second::Fixed => raw.second = self.stamp,
+            Second::TimeAndMultiCount => {
+                raw.second = self.stamp;
                 raw.multi_count = companion().map_or(0, |b| b as u32);
             }
         }

@@ -59,7 +59,10 @@ struct ObjectRec {
 struct NamedLayout {
     index: u32,
     fingerprint: Vec<u8>,
-    names: Vec<String>,
+    /// The names one after the other, name `i` ending at `ends[i]`: a query that looks its
+    /// instances up again reads them in one pass.
+    names: String,
+    ends: Vec<usize>,
     /// Unique to these names among every layout of the process ([`next_names_id`]).
     id: u64,
 }
@@ -362,11 +365,20 @@ impl BlockReader {
             });
         }
         name_instances(&mut list);
+        let mut names = String::with_capacity(list.iter().map(|i| i.name().len()).sum());
+        let ends = list
+            .iter()
+            .map(|i| {
+                names.push_str(i.name());
+                names.len()
+            })
+            .collect();
         let layout = NamedLayout {
             id: next_names_id(),
             index,
             fingerprint: std::mem::take(fingerprint),
-            names: list.iter().map(|i| i.name().to_owned()).collect(),
+            names,
+            ends,
         };
         Ok(match cached {
             Some(i) => {
@@ -437,7 +449,12 @@ impl BlockSample<'_> {
     /// The name of instance `pos` of object `object`, as the owned snapshot names it.
     pub(crate) fn instance_name(&self, object: usize, pos: usize) -> Option<&str> {
         let named = self.named.get(self.parts.get(object)?.named?)?;
-        named.names.get(pos).map(String::as_str)
+        let end = *named.ends.get(pos)?;
+        let start = match pos.checked_sub(1) {
+            Some(before) => *named.ends.get(before)?,
+            None => 0,
+        };
+        named.names.get(start..end)
     }
 
     /// An id of the instance names of object `object`: two samples (of any reader) with the same
@@ -448,12 +465,12 @@ impl BlockSample<'_> {
     }
 
     /// Where counter `counter` of object `object` is in each of the object's counter blocks
-    /// ([`BlockField::NotInteger`] for a counter the object does not have: never read as a number).
+    /// ([`BlockField::NOT_INTEGER`] for a counter the object does not have: never read as a number).
     pub(crate) fn field(&self, object: usize, counter: usize) -> BlockField {
         self.parts
             .get(object)
-            .and_then(|part| part.layout.field(counter))
-            .unwrap_or(BlockField::NotInteger)
+            .and_then(|part| part.layout.field(counter, self.endian))
+            .unwrap_or(BlockField::NOT_INTEGER)
     }
 
     /// The values of instance `instance` of object `object` (`None`: its single counter block)
@@ -474,6 +491,6 @@ impl BlockSample<'_> {
             _ => return None,
         };
         let bytes = self.bytes.get(start..start.checked_add(len)?)?;
-        Some((part.layout.values_in(bytes, self.endian), unique_id))
+        Some((part.layout.values_in(bytes), unique_id))
     }
 }

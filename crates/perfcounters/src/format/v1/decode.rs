@@ -1248,19 +1248,15 @@ impl<'a> ValueLayout<'a> {
 impl ValueLayout<'_> {
     /// The values of a counter block's bytes (checked by [`CounterBlock::values_of`] to hold every
     /// value of this layout), for [`snapshot::RawPacker`] with the fields of [`ValueLayout::field`].
-    pub(crate) fn values_in<'b>(&self, bytes: &'b [u8], endian: Endian) -> BlockValues<'b> {
-        BlockValues { bytes, endian }
+    pub(crate) fn values_in<'b>(&self, bytes: &'b [u8]) -> BlockValues<'b> {
+        BlockValues { bytes }
     }
 
-    /// Where counter `counter`'s value is in every counter block of this layout; `None` for a
-    /// counter this layout does not have.
-    pub(crate) fn field(&self, counter: usize) -> Option<BlockField> {
+    /// Where counter `counter`'s value is in every counter block of this layout, and in which
+    /// byte order; `None` for a counter this layout does not have.
+    pub(crate) fn field(&self, counter: usize, endian: Endian) -> Option<BlockField> {
         let &(offset, size) = self.fields.get(counter)?;
-        Some(match size {
-            4 => BlockField::U32(offset),
-            8 => BlockField::U64(offset),
-            _ => BlockField::NotInteger,
-        })
+        Some(BlockField::new(offset, size, endian))
     }
 }
 
@@ -1283,16 +1279,40 @@ fn field_value(bytes: &[u8], endian: Endian, offset: usize, size: usize) -> RawV
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BlockValues<'b> {
     bytes: &'b [u8],
-    endian: Endian,
 }
 
 /// Where one counter's value is in a counter block, as [`field_value`] reads it: a 4- or 8-byte
-/// integer at an offset, or a value of another size (not an integer).
+/// integer at an offset in the block's byte order, or a value of another size (not an integer).
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum BlockField {
-    U32(usize),
-    U64(usize),
-    NotInteger,
+pub(crate) struct BlockField {
+    offset: usize,
+    /// One of the `BlockField::*` kinds: the width and byte order, as [`RawValues::kind`] gives it.
+    kind: u8,
+}
+
+impl BlockField {
+    /// Not an integer: never read as a number.
+    pub(crate) const NOT_INTEGER: BlockField = BlockField {
+        offset: 0,
+        kind: BlockField::OTHER,
+    };
+    const OTHER: u8 = 0;
+    const U32_LE: u8 = 1;
+    const U32_BE: u8 = 2;
+    const U64_LE: u8 = 3;
+    const U64_BE: u8 = 4;
+
+    /// The field of `size` bytes at `offset` in blocks of byte order `endian`.
+    fn new(offset: usize, size: usize, endian: Endian) -> BlockField {
+        let kind = match (size, endian) {
+            (4, Endian::Little) => BlockField::U32_LE,
+            (4, Endian::Big) => BlockField::U32_BE,
+            (8, Endian::Little) => BlockField::U64_LE,
+            (8, Endian::Big) => BlockField::U64_BE,
+            _ => BlockField::OTHER,
+        };
+        BlockField { offset, kind }
+    }
 }
 
 impl snapshot::RawValues for BlockValues<'_> {
@@ -1300,10 +1320,29 @@ impl snapshot::RawValues for BlockValues<'_> {
 
     #[inline(always)]
     fn int(self, field: BlockField) -> Option<i64> {
-        match field {
-            BlockField::U32(offset) => Some(i64::from(self.endian.u32_at(self.bytes, offset))),
-            BlockField::U64(offset) => Some(self.endian.u64_at(self.bytes, offset) as i64),
-            BlockField::NotInteger => None,
+        match field.kind {
+            BlockField::U32_LE => self.int_as::<{ BlockField::U32_LE }>(field),
+            BlockField::U32_BE => self.int_as::<{ BlockField::U32_BE }>(field),
+            BlockField::U64_LE => self.int_as::<{ BlockField::U64_LE }>(field),
+            BlockField::U64_BE => self.int_as::<{ BlockField::U64_BE }>(field),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn kind(field: BlockField) -> u8 {
+        field.kind
+    }
+
+    #[inline(always)]
+    fn int_as<const KIND: u8>(self, field: BlockField) -> Option<i64> {
+        let (bytes, offset) = (self.bytes, field.offset);
+        match KIND {
+            BlockField::U32_LE => Some(i64::from(Endian::Little.u32_at(bytes, offset))),
+            BlockField::U32_BE => Some(i64::from(Endian::Big.u32_at(bytes, offset))),
+            BlockField::U64_LE => Some(Endian::Little.u64_at(bytes, offset) as i64),
+            BlockField::U64_BE => Some(Endian::Big.u64_at(bytes, offset) as i64),
+            _ => None,
         }
     }
 }
