@@ -1350,8 +1350,12 @@ fn computed(
         time,
     };
     // Another instance now holds the name: its sample does not pair with the previous one.
-    let previous = last.raw().filter(|_| c.unique_id == f.unique_id);
-    c.unique_id = f.unique_id;
+    let same_instance = c.unique_id == f.unique_id;
+    let previous = last.raw().filter(|_| same_instance);
+    if !same_instance {
+        // Written only when it changes: the states of a steady collection stay clean in cache.
+        c.unique_id = f.unique_id;
+    }
     match compute(&raw, previous.as_ref()) {
         Ok(v) => {
             let changed = previous.is_none_or(|p| p.first != raw.first || p.second != raw.second);
