@@ -1,10 +1,17 @@
 //! The query engine on hand-built snapshots: expansion, values, statuses, instance churn, suggestions.
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
+use perfcounters::format::v1::{encode_with, EncodeOptions, Endian};
+use perfcounters::names::NameTable;
 use perfcounters::query::{suggest, ExpandError, Query};
 use perfcounters::snapshot::{
     pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot,
     Value,
 };
+use perfcounters::source::replay::{BlockRecording, ReplaySource};
+use perfcounters::source::Source;
 use perfcounters::source::{Catalog, CounterInfo, ObjectInfo, Request};
 use perfcounters::{CounterType, FormatOptions, PdhStatus};
 
@@ -724,5 +731,125 @@ fn every_counter_type_and_option_computes_like_the_calculator() {
                 assert_eq!(computed, [21, 63, 63][g], "values in collection {g}");
             }
         }
+    }
+}
+
+/// The counters of [`every_type_snapshot`] read in place from V1 block files in both byte orders
+/// (`Query::collect` over a replay, which computes from the block's bytes: 4- and 8-byte fields,
+/// little- and big-endian, every source of the second value, multi counts from a base) give what
+/// the owned path gives for the same blocks (`Source::collect` then `Query::update`), value for
+/// value, with every set of options, the invalid scale included.
+#[test]
+fn every_counter_type_reads_in_place_like_the_owned_path() {
+    const MIX: u32 = 1000;
+    // Title indexes for the block (it names objects and counters only by index), and the values in
+    // each field's width.
+    let indexed = |snap: &Snapshot| {
+        let mut snap = snap.clone();
+        let object = &mut snap.objects[0];
+        object.index = MIX;
+        for (i, c) in object.counters.iter_mut().enumerate() {
+            c.index = MIX + 2 + 2 * i as u32;
+            // A type of no size still holds the snapshot's 8-byte value in the block.
+            if c.size == 0 {
+                c.size = 8;
+            }
+        }
+        let sizes: Vec<u32> = object.counters.iter().map(|c| c.size).collect();
+        if let ObjectData::Instances(list) = &mut object.data {
+            for instance in list {
+                for (v, size) in instance.values_mut().iter_mut().zip(&sizes) {
+                    if let (Value::U64(x), 4) = (&*v, size) {
+                        *v = Value::U32(u32::try_from(*x).unwrap());
+                    }
+                }
+            }
+        }
+        snap
+    };
+    let snapshots: Vec<Snapshot> = (0..3).map(|g| indexed(&every_type_snapshot(g))).collect();
+    let object = &snapshots[0].objects[0];
+    assert!(object.counters.iter().any(|c| c.size == 4));
+    assert!(object.counters.iter().any(|c| c.size == 8));
+    let names: NameTable = std::iter::once((MIX, "Mix"))
+        .chain(
+            object
+                .counters
+                .iter()
+                .map(|c| (c.index, c.name.as_deref().unwrap())),
+        )
+        .collect();
+    let options = [
+        FormatOptions::typeperf(),
+        FormatOptions {
+            scale: -3,
+            times_1000: true,
+            ..FormatOptions::typeperf()
+        },
+        FormatOptions {
+            scale: 9,
+            ..FormatOptions::PDH_DEFAULT
+        },
+    ];
+    for endian in [Endian::Little, Endian::Big] {
+        let dir = fixtures::tempdir(&format!("every-type-{endian:?}"));
+        let files: Vec<_> = snapshots
+            .iter()
+            .enumerate()
+            .map(|(g, snap)| {
+                let path = dir.join(format!("{g}.blk"));
+                let options = EncodeOptions {
+                    endian,
+                    ..EncodeOptions::default()
+                };
+                std::fs::write(&path, encode_with(snap, options).unwrap()).unwrap();
+                path
+            })
+            .collect();
+        let replay = || ReplaySource::new(BlockRecording::new(files.clone()).with_names(&names));
+        for opts in options {
+            let (mut owned, mut in_place) = (Query::new(opts), Query::new(opts));
+            owned.add(r"\Mix(*)\*").unwrap();
+            in_place.add(r"\Mix(*)\*").unwrap();
+            let (mut owned_source, mut source) = (replay(), replay());
+            let catalog = source.catalog().unwrap();
+            let request = in_place.request(&catalog);
+            let owned_request = owned.request(&owned_source.catalog().unwrap());
+            let mut with_values = 0;
+            for g in 0..files.len() {
+                let expected = owned.update(&owned_source.collect(&owned_request).unwrap());
+                let collection = in_place.collect(&mut source, &request).unwrap();
+                // The first collection expands the paths from a snapshot; the others read the
+                // block in place.
+                assert_eq!(collection.snapshot.is_none(), g > 0);
+                let what = format!("{endian:?}, {opts:?}, collection {g}");
+                assert_eq!(in_place.values().len(), 93, "{what}");
+                for (c, (v, e)) in in_place
+                    .counters()
+                    .iter()
+                    .zip(in_place.values().iter().zip(&expected))
+                {
+                    assert_eq!(
+                        (v.value().map(f64::to_bits), v.status(), v.raw()),
+                        (e.value().map(f64::to_bits), e.status(), e.raw()),
+                        "{} ({what})",
+                        c.path_string()
+                    );
+                }
+                with_values += in_place
+                    .values()
+                    .iter()
+                    .filter(|v| v.value().is_some())
+                    .count();
+            }
+            // Not vacuous: the values of the calculator test (21 + 63 + 63), none with the invalid
+            // scale.
+            assert_eq!(
+                with_values,
+                if opts.scale == 9 { 0 } else { 147 },
+                "{endian:?} {opts:?}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
