@@ -658,11 +658,9 @@ fn every_type_snapshot(g: i64) -> Snapshot {
         .with_objects(vec![object])
 }
 
-/// Every formula, with every kind of formatting, gives through a query exactly what
-/// `perfcounters::calculate` gives for the same raw samples, with PDH's status rules.
-#[test]
-fn every_counter_type_and_option_computes_like_the_calculator() {
-    let options = [
+/// typeperf's and PDH's options, a scale up and down with ×1000, and an invalid scale (9).
+fn every_option_set() -> [FormatOptions; 5] {
+    [
         FormatOptions::typeperf(),
         FormatOptions::PDH_DEFAULT,
         FormatOptions {
@@ -678,9 +676,15 @@ fn every_counter_type_and_option_computes_like_the_calculator() {
             scale: 9,
             ..FormatOptions::PDH_DEFAULT
         },
-    ];
+    ]
+}
+
+/// Every formula, with every kind of formatting, gives through a query exactly what
+/// `perfcounters::calculate` gives for the same raw samples, with PDH's status rules.
+#[test]
+fn every_counter_type_and_option_computes_like_the_calculator() {
     let snapshots: Vec<Snapshot> = (0..3).map(every_type_snapshot).collect();
-    for opts in options {
+    for opts in every_option_set() {
         let mut q = Query::new(opts);
         q.add(r"\Mix(*)\*").unwrap();
         for (g, snap) in snapshots.iter().enumerate() {
@@ -779,18 +783,6 @@ fn every_counter_type_reads_in_place_like_the_owned_path() {
                 .map(|c| (c.index, c.name.as_deref().unwrap())),
         )
         .collect();
-    let options = [
-        FormatOptions::typeperf(),
-        FormatOptions {
-            scale: -3,
-            times_1000: true,
-            ..FormatOptions::typeperf()
-        },
-        FormatOptions {
-            scale: 9,
-            ..FormatOptions::PDH_DEFAULT
-        },
-    ];
     for endian in [Endian::Little, Endian::Big] {
         let dir = fixtures::tempdir(&format!("every-type-{endian:?}"));
         let files: Vec<_> = snapshots
@@ -807,7 +799,7 @@ fn every_counter_type_reads_in_place_like_the_owned_path() {
             })
             .collect();
         let replay = || ReplaySource::new(BlockRecording::new(files.clone()).with_names(&names));
-        for opts in options {
+        for opts in every_option_set() {
             let (mut owned, mut in_place) = (Query::new(opts), Query::new(opts));
             owned.add(r"\Mix(*)\*").unwrap();
             in_place.add(r"\Mix(*)\*").unwrap();
