@@ -41,7 +41,7 @@ use crate::path::{eq_ignore_case, fold_case, format_instance, CounterPath, PathE
 use crate::raw::RawCounter;
 use crate::snapshot::{
     instance_name, time_base, Instance, Object, ObjectData, RawPacker, RawValues, SampleClock,
-    Second, Snapshot, SystemTime, Value,
+    Second, Snapshot, Span, SystemTime, Value,
 };
 use crate::source::{BlockSample, Catalog, ObjectInfo, Request, Sample, Source, SourceError};
 use crate::status::PdhStatus;
@@ -395,7 +395,7 @@ struct Slot {
     /// The object index in [`Plan::objects`] (unused for objects themselves).
     object: usize,
     /// Where the name is in [`Plan::text`].
-    name: (usize, usize),
+    name: Span,
     pos: usize,
     /// Whether the last collection found it (at `pos`); kept for instance slots, which
     /// [`Plan::resolve`] leaves as they are when the names did not change.
@@ -419,11 +419,6 @@ struct Plan {
     names: Vec<Option<u64>>,
 }
 
-/// The name at `span` of a [`Plan::text`].
-fn slot_name(text: &str, span: (usize, usize)) -> &str {
-    text.get(span.0..span.1).unwrap_or_default()
-}
-
 impl Plan {
     /// The plan of `counters`, their runs and each counter's state; counters that name the same
     /// thing share one slot.
@@ -443,7 +438,7 @@ impl Plan {
             text.push_str(name);
             list.push(Slot {
                 object,
-                name: (start, text.len()),
+                name: Span::since(start, text),
                 pos,
                 found: false,
             });
@@ -650,11 +645,11 @@ impl Plan {
             .objects
             .iter_mut()
             .map(|s| match list.get(s.pos) {
-                Some(o) if name_eq(o.name.as_deref(), slot_name(text, s.name)) => Some(s.pos),
+                Some(o) if name_eq(o.name.as_deref(), s.name.of(text)) => Some(s.pos),
                 _ => {
                     let found = list
                         .iter()
-                        .position(|o| name_eq(o.name.as_deref(), slot_name(text, s.name)))?;
+                        .position(|o| name_eq(o.name.as_deref(), s.name.of(text)))?;
                     s.pos = found;
                     Some(found)
                 }
@@ -668,7 +663,7 @@ impl Plan {
             .map(|s| {
                 let at = object_at(s.object)?;
                 let object = list.get(at)?;
-                let name = slot_name(text, s.name);
+                let name = s.name.of(text);
                 let pos = match object.counters.get(s.pos) {
                     Some(d) if !d.counter_type.is_base() && name_eq(d.name.as_deref(), name) => {
                         s.pos
@@ -706,7 +701,7 @@ impl Plan {
             let found = (|| {
                 let object = object_at(s.object)?;
                 let count = view.instance_count(object)?;
-                let wanted = slot_name(text, s.name);
+                let wanted = s.name.of(text);
                 match view.instance_name(object, s.pos) {
                     Some(name) if s.pos < count && eq_ignore_case(name, wanted) => Some(s.pos),
                     _ => {

@@ -300,7 +300,8 @@ struct Store {
     values: Vec<Value>,
 }
 
-/// A range of a [`Store`]'s names or values.
+/// A range of a buffer of names or values: a [`Store`]'s, or the names a query or a block reader
+/// keeps one after the other.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Span {
     start: usize,
@@ -334,7 +335,7 @@ impl From<Option<Span>> for OptSpan {
 
 impl Span {
     /// The span from `start` to the end of `text`.
-    fn since(start: usize, text: &str) -> Span {
+    pub(crate) fn since(start: usize, text: &str) -> Span {
         Span {
             start,
             end: text.len(),
@@ -343,7 +344,7 @@ impl Span {
 
     /// This span of `text` (empty if it does not lie on character boundaries of `text`, which the
     /// builders of [`Store`]s rule out).
-    fn of(self, text: &str) -> &str {
+    pub(crate) fn of(self, text: &str) -> &str {
         text.get(self.start..self.end).unwrap_or_default()
     }
 

@@ -21,7 +21,9 @@ use crate::format::v1::{
 };
 use crate::format::{DecodeError, Endian};
 use crate::names::NameTable;
-use crate::snapshot::{name_instances, Instance, Object, ObjectData, SampleClock, SystemTime};
+use crate::snapshot::{
+    name_instances, Instance, Object, ObjectData, SampleClock, Span, SystemTime,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where one instance of the last block lies (absolute byte ranges) and what naming needs.
@@ -59,10 +61,10 @@ struct ObjectRec {
 struct NamedLayout {
     index: u32,
     fingerprint: Vec<u8>,
-    /// The names one after the other, name `i` ending at `ends[i]`: a query that looks its
-    /// instances up again reads them in one pass.
+    /// The names one after the other, name `i` at `spans[i]`: a query that looks its instances
+    /// up again reads them in one pass.
     names: String,
-    ends: Vec<usize>,
+    spans: Vec<Span>,
     /// Unique to these names among every layout of the process ([`next_names_id`]).
     id: u64,
 }
@@ -366,11 +368,12 @@ impl BlockReader {
         }
         name_instances(&mut list);
         let mut names = String::with_capacity(list.iter().map(|i| i.name().len()).sum());
-        let ends = list
+        let spans = list
             .iter()
             .map(|i| {
+                let start = names.len();
                 names.push_str(i.name());
-                names.len()
+                Span::since(start, &names)
             })
             .collect();
         let layout = NamedLayout {
@@ -378,7 +381,7 @@ impl BlockReader {
             index,
             fingerprint: std::mem::take(fingerprint),
             names,
-            ends,
+            spans,
         };
         Ok(match cached {
             Some(i) => {
@@ -449,12 +452,7 @@ impl BlockSample<'_> {
     /// The name of instance `pos` of object `object`, as the owned snapshot names it.
     pub(crate) fn instance_name(&self, object: usize, pos: usize) -> Option<&str> {
         let named = self.named.get(self.parts.get(object)?.named?)?;
-        let end = *named.ends.get(pos)?;
-        let start = match pos.checked_sub(1) {
-            Some(before) => *named.ends.get(before)?,
-            None => 0,
-        };
-        named.names.get(start..end)
+        Some(named.spans.get(pos)?.of(&named.names))
     }
 
     /// An id of the instance names of object `object`: two samples (of any reader) with the same

@@ -1286,7 +1286,8 @@ pub(crate) struct BlockValues<'b> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BlockField {
     offset: usize,
-    /// One of the `BlockField::*` kinds: the width and byte order, as [`RawValues::kind`] gives it.
+    /// One of the `BlockField::*` kinds: the width and byte order, as
+    /// [`snapshot::RawValues::kind`] gives it.
     kind: u8,
 }
 
