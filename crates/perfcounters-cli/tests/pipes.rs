@@ -8,7 +8,7 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
 use perfcounters::format::v1::encode;
 use perfcounters::snapshot::{
@@ -18,7 +18,7 @@ use perfcounters::CounterType;
 
 mod common;
 
-use common::{bin, tempdir};
+use common::{bin, start, tempdir};
 
 /// Instances per block: enough for outputs of several hundred KiB.
 const CPUS: u64 = 20_000;
@@ -64,7 +64,7 @@ fn write_big_blocks(dir: &Path) -> Vec<String> {
 /// Runs `args` with standard output read in full and checks that it is longer than `min_len`
 /// bytes (so that a pipe closed after a few bytes is written to again).
 fn assert_long_output(args: &[&str], min_len: usize) {
-    let o = bin().args(args).output().unwrap();
+    let o = start(bin().args(args), Command::output).unwrap();
     assert!(
         o.status.success(),
         "{args:?}: {}",
@@ -80,12 +80,14 @@ fn assert_long_output(args: &[&str], min_len: usize) {
 /// Runs `args`, reads a few bytes of its standard output, closes the pipe, and checks that the
 /// command ends with status 0 and nothing on standard error.
 fn assert_quiet_when_closed_early(args: &[&str]) {
-    let mut child = bin()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = start(
+        bin()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        Command::spawn,
+    )
+    .unwrap();
     let mut stdout = child.stdout.take().unwrap();
     let mut first = [0u8; 16];
     stdout.read_exact(&mut first).unwrap();

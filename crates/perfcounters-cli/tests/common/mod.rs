@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
+use std::io;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::Duration;
 
 #[path = "../../../perfcounters/tests/support/fixtures.rs"]
 mod fixtures;
@@ -68,7 +70,33 @@ pub fn bin() -> Command {
 
 /// Runs the binary with `args` to completion.
 pub fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("run perfcounters")
+    start(bin().args(args), Command::output).expect("run perfcounters")
+}
+
+/// Starts `command` with `how` (`Command::output`, `Command::spawn`), once more (up to three
+/// times) when Windows could not create the process at all and said `ERROR_INTERNAL_ERROR`
+/// (1359): Wine 8, under which the Windows tests run, now and then fails to start a process
+/// this way. Every other error, and whatever a started process does, is returned as it is.
+pub fn start<T>(
+    command: &mut Command,
+    how: impl Fn(&mut Command) -> io::Result<T>,
+) -> io::Result<T> {
+    const ERROR_INTERNAL_ERROR: i32 = 1359;
+    let mut retries = 0;
+    loop {
+        match how(command) {
+            Err(e)
+                if cfg!(windows)
+                    && e.raw_os_error() == Some(ERROR_INTERNAL_ERROR)
+                    && retries < 3 =>
+            {
+                retries += 1;
+                eprintln!("starting {command:?} failed ({e}); starting it again");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            result => return result,
+        }
+    }
 }
 
 /// Runs the binary with `args` followed by `files` (block files, captures, logs) to completion.
