@@ -32,6 +32,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::calc::{CalcError, Calculator, FormatOptions, Formula};
 use crate::counter_type::CounterType;
@@ -366,11 +367,16 @@ impl QueryCounter {
 }
 
 /// A set of counter paths collected together.
+///
+/// A clone shares the expanded counters ([`Query::counters`]) with the original until either
+/// expands again, and copies what collections change (values, previous samples, positions).
 #[derive(Clone, Debug, Default)]
 pub struct Query {
     options: FormatOptions,
     added: Vec<CounterPath>,
-    counters: Vec<QueryCounter>,
+    /// The expanded counters, replaced as a whole by each expansion: a clone of the query
+    /// shares them (they are most of a large query's memory, and a collection never reads them).
+    counters: Arc<Vec<QueryCounter>>,
     /// The distinct objects, counters and instances the expanded counters read, each looked up
     /// once per collection.
     plan: Plan,
@@ -932,7 +938,7 @@ impl Query {
         // Counters that survive a re-expansion keep their last value, and so their previous sample.
         let mut old: HashMap<String, (CounterValue, i32)> = HashMap::new();
         let kept = self.state.drain(..).zip(self.values.drain(..));
-        for (c, (state, value)) in self.counters.drain(..).zip(kept) {
+        for (c, (state, value)) in self.counters.iter().zip(kept) {
             if value.raw().is_some() {
                 let key = fold_case(&c.path.to_string()).into_owned();
                 old.insert(key, (value, state.unique_id));
@@ -956,7 +962,7 @@ impl Query {
         self.runs = runs;
         self.state = state;
         self.values = values;
-        self.counters = counters;
+        self.counters = Arc::new(counters);
         self.expanded = true;
     }
 

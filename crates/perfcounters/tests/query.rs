@@ -424,6 +424,45 @@ const NO_DATA: PdhStatus = PdhStatus::PDH_NO_DATA;
 const NO_INSTANCE: PdhStatus = PdhStatus::PDH_CSTATUS_NO_INSTANCE;
 
 #[test]
+fn a_clone_collects_and_expands_on_its_own() {
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\Process(*)\% Processor Time").unwrap();
+    q.update(&processes(0, &[("a", 1, 0), ("b", 2, 0)]));
+    let mut clone = q.clone();
+    // The clone pairs its samples with the original's first ones; a new instance expands only the
+    // clone's counters.
+    let v = clone.update(&processes(
+        S,
+        &[("a", 1, 2_000_000), ("b", 2, 0), ("c", 3, 0)],
+    ));
+    assert_eq!(results(&v), [(Some(20.0), NEW), (Some(0.0), NEW)]);
+    clone.expand(&processes(
+        S,
+        &[("a", 1, 2_000_000), ("b", 2, 0), ("c", 3, 0)],
+    ));
+    let paths =
+        |q: &Query| -> Vec<String> { q.counters().iter().map(|c| c.path_string()).collect() };
+    assert_eq!(
+        paths(&clone),
+        [
+            r"\\HOST\Process(a)\% Processor Time",
+            r"\\HOST\Process(b)\% Processor Time",
+            r"\\HOST\Process(c)\% Processor Time",
+        ]
+    );
+    assert_eq!(
+        paths(&q),
+        [
+            r"\\HOST\Process(a)\% Processor Time",
+            r"\\HOST\Process(b)\% Processor Time",
+        ]
+    );
+    // The original still holds its own first samples: 0.5 s of CPU in 1 s for `a`.
+    let v = q.update(&processes(S, &[("a", 1, 5_000_000), ("b", 2, 0)]));
+    assert_eq!(results(&v), [(Some(50.0), NEW), (Some(0.0), NEW)]);
+}
+
+#[test]
 fn churn_with_instance_identity_never_pairs_two_processes() {
     let mut q = cpu_query(&["svchost", "svchost#1", "svchost#2"]);
     let p = |pid, cpu| ("svchost", pid, cpu);
