@@ -562,6 +562,27 @@ fn no_instances_and_metadata_only() {
 }
 
 #[test]
+fn objects_without_counter_blocks_keep_their_definitions_offsets() {
+    // Offsets no counter block could hold (0 overlaps `ByteLength`; a value of 23,808 bytes): with
+    // no block to read, they decode, and encode back as they are.
+    let d = [
+        def(10, CounterType::PERF_COUNTER_RAWCOUNT, 23_808, 0),
+        def(12, CounterType::PERF_COUNTER_LARGE_RAWCOUNT, 8, 2),
+    ];
+    let zero = object_type(LE, &obj(500, 0), &d, &[]);
+    let meta = object_type(LE, &obj(502, -2), &d, &[]);
+    let bytes = data_block(LE, "H", &[zero, meta], None);
+    let snap = parse(&bytes).to_snapshot().unwrap();
+    for o in &snap.objects {
+        let offsets: Vec<_> = o.counters.iter().map(|c| (c.offset, c.size)).collect();
+        assert_eq!(offsets, [(0, 23_808), (2, 8)]);
+    }
+    assert_same(&reencode(&snap, Endian::Little), &bytes);
+    let again = parse(&encode(&snap).unwrap()).to_snapshot().unwrap();
+    assert_eq!(again, snap);
+}
+
+#[test]
 fn num_object_types_over_reporting_stops_at_total_byte_length() {
     let bytes = data_block(LE, "H", &[system_object(LE)], Some(7));
     let block = parse(&bytes);

@@ -44,7 +44,8 @@ pub fn encode(snapshot: &Snapshot) -> Result<Vec<u8>, EncodeError> {
 /// * counter blocks: the definitions' `offset`s are kept when they are consistent (each value at
 ///   offset ≥ 4, ranges that do not overlap unless two definitions share exactly the same range and
 ///   hold equal values); otherwise the values are laid out with [`layout_counter_block`]. The block
-///   length is rounded up to a multiple of 8.
+///   length is rounded up to a multiple of 8. An object without counter blocks (no instances,
+///   metadata only) keeps its definitions' offsets as they are.
 ///
 /// Every value must have its definition's `size` (4 for [`Value::U32`], 8 for [`Value::U64`], the
 /// length for [`Value::Bytes`]) and every value list one value per definition. Names may not contain
@@ -217,7 +218,11 @@ fn encode_object(w: &mut Writer, object: &Object) -> Result<(), EncodeError> {
         }
     }
     let too_large = |structure| EncodeError::TooLarge { structure };
-    let (offsets, block_len) = if offsets_consistent(defs, &lists) {
+    let (offsets, block_len) = if lists.is_empty() {
+        // No counter block (no instances, or metadata only): the offsets describe no bytes here,
+        // and are written as they are, so that a decoded block encodes to the same definitions.
+        (defs.iter().map(|d| d.offset).collect(), 0)
+    } else if offsets_consistent(defs, &lists) {
         let end = defs
             .iter()
             .map(|d| d.offset.saturating_add(d.size))
