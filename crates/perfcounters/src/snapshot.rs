@@ -1120,6 +1120,9 @@ impl ValueChunks {
     }
 
     /// The next instance's values.
+    // Inlined into the loop over an object's instances (once per instance): 8.67 M → 8.49 M
+    // instructions per snapshot of the `v1_global` bench block, 441 → 428 µs in alternated runs.
+    #[inline]
     pub(crate) fn push(&mut self, values: impl ExactSizeIterator<Item = Value>) {
         let n = values.len();
         let fits = self
