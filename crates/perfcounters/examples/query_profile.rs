@@ -14,7 +14,8 @@
 //! # untimed collection in place, then the timed one); prints the median and spread. Instead of the
 //! # copy: `keep` keeps one query from one iteration to the next, and `keep-buffer`,
 //! # `keep-strings` and `keep-copy` also write and free, in the setup, one buffer as large as the
-//! # query's copy, as many small strings, or a copy of the query.
+//! # query's copy was before a clone shared the counters (35 MB), as many small strings as it
+//! # allocated, or a copy of the query.
 //! target/release/examples/query_profile after-setup 300 [copy|keep|keep-buffer|keep-strings|keep-copy]
 //! ```
 
@@ -122,9 +123,10 @@ fn after_setup(dir: &std::path::Path, n: usize, setup: &str) {
             _ => std::mem::take(&mut kept),
         };
         match setup {
-            // As many bytes as the bench query's copy (35 MB), written and freed.
+            // As many bytes as the bench query's copy took before a clone shared the expanded
+            // counters (35 MB), written and freed.
             "keep-buffer" => drop(black_box(vec![1u8; 35_464_704])),
-            // As many small allocations as the copy, made and freed.
+            // As many small allocations as that copy made, made and freed.
             "keep-strings" => drop(black_box(
                 (0..583_530)
                     .map(|i| "x".repeat(24 + i % 48))
