@@ -4,8 +4,8 @@
 //! object, definition, instance, name code page and counter block, in the same order, so a bad
 //! block gives the same [`DecodeError`]), records where each instance and counter block lies, and
 //! then selects the requested objects by the rules of the owned path
-//! ([`present_objects`](super::snapshots::present_objects),
-//! [`select_positions`](super::snapshots::select_positions)). Instances are named by the one rule
+//! ([`super::snapshots::present_objects`],
+//! [`super::snapshots::select_positions`]). Instances are named by the one rule
 //! ([`crate::snapshot::name_instances`], parents as
 //! [`resolve_instance_names`](crate::format::v1::resolve_instance_names) finds them); the names of
 //! an object are kept with a fingerprint of what they were made from (code page, byte order, each

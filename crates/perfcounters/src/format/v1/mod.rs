@@ -7,7 +7,7 @@
 //!   yields a [`DecodeError`] naming the structure and byte offset, never a panic or an endless loop.
 //! * [`PerfDataBlock::to_snapshot`] converts a block into the owned [`Snapshot`](crate::snapshot::Snapshot),
 //!   with base counters linked and instances named as PDH shows them ([`resolve_instance_names`]).
-//! * [`encode`] / [`encode_with`] write a snapshot back as a block laid out like Windows does.
+//! * [`encode()`] / [`encode_with`] write a snapshot back as a block laid out like Windows does.
 //!
 //! ```
 //! use perfcounters::format::v1::{encode, PerfDataBlock, RawValue};
