@@ -431,15 +431,10 @@ fn a_clone_collects_and_expands_on_its_own() {
     let mut clone = q.clone();
     // The clone pairs its samples with the original's first ones; a new instance expands only the
     // clone's counters.
-    let v = clone.update(&processes(
-        S,
-        &[("a", 1, 2_000_000), ("b", 2, 0), ("c", 3, 0)],
-    ));
+    let with_c = processes(S, &[("a", 1, 2_000_000), ("b", 2, 0), ("c", 3, 0)]);
+    let v = clone.update(&with_c);
     assert_eq!(results(&v), [(Some(20.0), NEW), (Some(0.0), NEW)]);
-    clone.expand(&processes(
-        S,
-        &[("a", 1, 2_000_000), ("b", 2, 0), ("c", 3, 0)],
-    ));
+    clone.expand(&with_c);
     let paths =
         |q: &Query| -> Vec<String> { q.counters().iter().map(|c| c.path_string()).collect() };
     assert_eq!(

@@ -1342,6 +1342,7 @@ fn exercise(bytes: &[u8]) {
                 .to_snapshot()
                 .expect("the encoded block decodes");
             assert_eq!(without_offsets(&again), without_offsets(&snapshot));
+            assert_offsets_kept_or_laid_out(&again, &snapshot);
             assert_same(&encode(&again).unwrap(), &bytes);
         }
     }
@@ -1354,6 +1355,22 @@ fn without_offsets(snapshot: &Snapshot) -> Snapshot {
         c.offset = 0;
     }
     s
+}
+
+/// Each object's counter offsets in `again` (`snapshot` encoded and decoded) are `snapshot`'s, or
+/// the encoder's own layout of their sizes ([`layout_counter_block`]), nothing else.
+fn assert_offsets_kept_or_laid_out(again: &Snapshot, snapshot: &Snapshot) {
+    let offsets = |o: &Object| o.counters.iter().map(|c| c.offset).collect::<Vec<u32>>();
+    for (a, s) in again.objects.iter().zip(&snapshot.objects) {
+        let laid_out = layout_counter_block(s.counters.iter().map(|c| c.size)).map(|(o, _)| o);
+        assert!(
+            offsets(a) == offsets(s) || Some(offsets(a)) == laid_out,
+            "object {}: offsets {:?} after the round trip, {:?} before",
+            s.index,
+            offsets(a),
+            offsets(s)
+        );
+    }
 }
 
 /// Raw names that collide ignoring case and across the `/` of `parent/child`, and hostile ones.
