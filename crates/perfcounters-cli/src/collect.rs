@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use perfcounters::format::BlockKind;
 use perfcounters::names::NameTable;
-use perfcounters::query::{Collection, DidYouMean, Query};
+use perfcounters::query::{Collection, Query};
 use perfcounters::snapshot::Snapshot;
 use perfcounters::source::replay::{BlgRecording, BlockRecording, ReplaySource};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError, SourceErrorKind};
+use perfcounters::suggest::DidYouMean;
 
 /// One object as `list` shows it.
 #[derive(Debug, Clone, PartialEq)]

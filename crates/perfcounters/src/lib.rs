@@ -55,6 +55,7 @@
 //! * [`log`]: the PDH-CSV / PDH-TSV log formats;
 //! * [`export`]: snapshots as Prometheus / OpenMetrics text (raw cumulative values, types from counter
 //!   types, windows_exporter-compatible names);
+//! * [`suggest`]: close names for a name that is not known ("did you mean …?");
 //! * [`encoding`]: the text encodings of files written on Windows (byte-order marks, UTF-16, ANSI).
 //!
 //! The library never panics on hostile input: every length and offset is checked, and malformed data is
@@ -75,6 +76,7 @@ pub mod snapshot;
 pub mod source;
 pub mod stats;
 pub mod status;
+pub mod suggest;
 
 pub use calc::{calculate, FormatOptions};
 pub use counter_type::CounterType;

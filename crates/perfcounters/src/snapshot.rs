@@ -54,6 +54,14 @@ pub fn unix_time_from_filetime(filetime: i64) -> (i64, u32) {
     (t.div_euclid(FREQ_100NS), nanos)
 }
 
+/// The milliseconds since the Unix epoch (1970-01-01 UTC) of a FILETIME, rounded down (towards the
+/// past, also before 1970): the time stamps of JavaScript and of charts.
+pub fn unix_millis_from_filetime(filetime: i64) -> i64 {
+    filetime
+        .saturating_sub(FILETIME_UNIX_EPOCH)
+        .div_euclid(FREQ_100NS / 1000)
+}
+
 /// 100 ns units per day.
 const FILETIME_PER_DAY: i64 = 864_000_000_000;
 /// Days from 1601-01-01 (the FILETIME epoch) to 1970-01-01.
@@ -1213,6 +1221,17 @@ mod tests {
             (-1, 999_999_900)
         );
         assert_eq!(unix_time_from_filetime(0), (-11_644_473_600, 0));
+        assert_eq!(unix_millis_from_filetime(FILETIME_UNIX_EPOCH), 0);
+        assert_eq!(
+            unix_millis_from_filetime(132290312439883752),
+            1_584_557_643_988
+        );
+        assert_eq!(unix_millis_from_filetime(FILETIME_UNIX_EPOCH - 1), -1);
+        assert_eq!(unix_millis_from_filetime(0), -11_644_473_600_000);
+        assert_eq!(
+            unix_millis_from_filetime(i64::MIN),
+            i64::MIN.div_euclid(10_000)
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ mod fixtures;
 
 use perfcounters::format::v1::{encode_with, EncodeOptions, Endian};
 use perfcounters::names::NameTable;
-use perfcounters::query::{suggest, ExpandError, Query};
+use perfcounters::query::{ExpandError, Query};
 use perfcounters::snapshot::{
     pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot,
     Value,
@@ -13,6 +13,7 @@ use perfcounters::snapshot::{
 use perfcounters::source::replay::{BlockRecording, ReplaySource};
 use perfcounters::source::Source;
 use perfcounters::source::{Catalog, CounterInfo, ObjectInfo, Request};
+use perfcounters::suggest::suggest;
 use perfcounters::{CounterType, FormatOptions, PdhStatus};
 
 fn def(name: &str, ty: CounterType) -> CounterDefinition {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use perfcounters::export::{Exporter, Families, Plan};
 use perfcounters::query::Query;
-use perfcounters::snapshot::Snapshot;
+use perfcounters::snapshot::{unix_millis_from_filetime, Snapshot};
 use perfcounters::source::{Catalog, Request, Source};
 use perfcounters::FormatOptions;
 use tokio::sync::{broadcast, oneshot, watch};
@@ -78,7 +78,7 @@ impl LogData {
             }
             let utc = record.time.plus_minutes(bias).0;
             rows.push((
-                (utc - 116_444_736_000_000_000).div_euclid(10_000),
+                unix_millis_from_filetime(utc),
                 record
                     .cells
                     .iter()
@@ -304,7 +304,7 @@ impl Chart {
 }
 
 fn unix_ms(snapshot: &Snapshot) -> i64 {
-    (snapshot.perf_time_100ns - 116_444_736_000_000_000) / 10_000
+    unix_millis_from_filetime(snapshot.perf_time_100ns)
 }
 
 /// The collection thread's state.

@@ -44,7 +44,9 @@ pub use text::{encode, TextFormat};
 
 use crate::counter_type::CounterType;
 use crate::path::wildcard_match;
-use crate::snapshot::{Instance, Object, ObjectData, Snapshot, Value, FREQ_100NS};
+use crate::snapshot::{
+    Instance, Object, ObjectData, Snapshot, Value, FILETIME_UNIX_EPOCH, FREQ_100NS,
+};
 use crate::source::{Catalog, ObjectInfo, Request};
 use naming::{rule_for, snake, Conversion, Rule};
 
@@ -515,8 +517,6 @@ impl Families {
 pub struct Exporter {
     guard: CounterGuard,
 }
-
-const FILETIME_UNIX_EPOCH: i64 = 116_444_736_000_000_000;
 
 impl Exporter {
     /// An exporter with no history.

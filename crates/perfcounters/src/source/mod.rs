@@ -166,14 +166,14 @@ impl Catalog {
         self.local_names.names(index).filter(move |_| index != 0)
     }
 
-    /// Up to three object names close to `name` ([`crate::query::suggest`]), in English and in the
+    /// Up to three object names close to `name` ([`crate::suggest::suggest`]), in English and in the
     /// machine's language: what to suggest for a name [`Catalog::find`] does not know.
     pub fn close_object_names(&self, name: &str) -> Vec<String> {
         let names = self
             .objects
             .iter()
             .flat_map(|o| std::iter::once(o.name.as_str()).chain(self.local_names_of(o.index)));
-        crate::query::suggest(name, names)
+        crate::suggest::suggest(name, names)
     }
 }
 

@@ -17,7 +17,7 @@ mod processor;
 mod system;
 
 /// 100 ns units per second.
-const UNITS_100NS: u128 = 10_000_000;
+const UNITS_100NS: u128 = crate::snapshot::FREQ_100NS as u128;
 /// Kernel sectors are always 512 bytes.
 const SECTOR: u64 = 512;
 
