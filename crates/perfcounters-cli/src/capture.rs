@@ -20,7 +20,7 @@ pub struct CaptureArgs {
         long,
         short = 'i',
         default_value = "1s",
-        value_parser = crate::interval::parse_interval,
+        value_parser = crate::args::values::parse_interval,
         help = "Time between samples: 1s, 500ms, 2m, or [[hh:]mm:]ss"
     )]
     pub interval: Duration,

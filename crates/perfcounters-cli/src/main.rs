@@ -1,10 +1,10 @@
 //! The `perfcounters` command: list, watch and decode performance counters, typeperf-compatible.
 
+mod args;
 mod capture;
 mod collect;
 mod decode;
 mod decode_blg;
-mod interval;
 mod output;
 mod relog;
 mod serve;
@@ -19,8 +19,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
-use crate::output::OutputFormat;
-use crate::watch::{watch, WatchOptions};
+use crate::args::{OutputFormat, ReplayArgs, WatchOptions};
+use crate::watch::watch;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -71,14 +71,8 @@ struct ListArgs {
     /// List every instance instead of (*)
     #[arg(long, short = 'x')]
     instances: bool,
-    /// List from recorded raw block files, a capture directory, or a binary log (.blg), instead of the
-    /// live machine
-    #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
-    replay: Vec<PathBuf>,
-    /// Name tables for replayed blocks (PerfStringBackup.INI, REG_MULTI_SZ dump or `index name` text);
-    /// names in another language than English may be used in the object argument
-    #[arg(long, value_name = "FILE")]
-    names: Option<PathBuf>,
+    #[command(flatten)]
+    replay: ReplayArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -93,7 +87,7 @@ struct WatchArgs {
         long,
         short = 'i',
         default_value = "1s",
-        value_parser = interval::parse_interval,
+        value_parser = args::values::parse_interval,
         help = "Time between samples: 1s, 500ms, 2m, or [[hh:]mm:]ss"
     )]
     interval: Duration,
@@ -106,15 +100,8 @@ struct WatchArgs {
     /// Write to this file instead of standard output (SQL:file.db!logname for --format sql)
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Read recorded V1 block files (one per collection, in order, without sleeping), a capture
-    /// directory (V1 and V2 samples), or a binary log (.blg, one sample per collection), instead of
-    /// live data
-    #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
-    replay: Vec<PathBuf>,
-    /// Name tables for replayed block files (PerfStringBackup.INI, REG_MULTI_SZ dump or `index name`
-    /// text); paths may use their names in another language than English. Captures carry their own
-    #[arg(long, value_name = "FILE")]
-    names: Option<PathBuf>,
+    #[command(flatten)]
+    replay: ReplayArgs,
     /// Cap percentages at 100 like PDH's default (typeperf does not)
     #[arg(long)]
     cap: bool,
@@ -203,17 +190,21 @@ fn report(e: &anyhow::Error) -> String {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::List(a) => {
+            let mut object = a.object;
+            let replay = a.replay.recordings_and_object(&mut object)?;
             let mut out = std::io::stdout().lock();
             list(
                 &mut out,
-                a.object.as_deref(),
+                object.as_deref(),
                 a.instances,
-                &a.replay,
-                a.names.as_deref(),
+                &replay,
+                a.replay.names.as_deref(),
             )?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Watch(a) => {
+            let mut paths = a.paths;
+            let replay = a.replay.recordings_and_paths(&mut paths)?;
             let format = a.format.unwrap_or_else(|| {
                 use std::io::IsTerminal;
                 if a.output.is_none() && std::io::stdout().is_terminal() {
@@ -223,7 +214,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             });
             watch(WatchOptions {
-                paths: a.paths,
+                paths,
                 counter_file: a.counter_file,
                 interval: a.interval,
                 samples: a.samples,
@@ -231,8 +222,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 output: a.output,
                 overwrite: true,
                 typeperf: false,
-                replay: a.replay,
-                names: a.names,
+                replay,
+                names: a.replay.names,
                 cap: a.cap,
             })
         }
@@ -273,7 +264,7 @@ fn run_typeperf(args: &[String]) -> Result<ExitCode> {
         }
         Ok(typeperf::TypeperfAction::Watch(w)) => watch(w),
         Err(e) => {
-            eprintln!("Error: {e}");
+            eprintln!("perfcounters: {e}");
             Ok(ExitCode::from(2))
         }
     }

@@ -15,21 +15,7 @@ use perfcounters::query::{CounterValue, Query};
 use perfcounters::snapshot::{Snapshot, SystemTime};
 use perfcounters::PdhStatus;
 
-/// Output formats of `watch`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
-pub enum OutputFormat {
-    /// A live table refreshed in place (the default on a terminal)
-    Table,
-    /// PDH-CSV 4.0, byte for byte as typeperf writes it (the default otherwise)
-    #[default]
-    Csv,
-    /// PDH-TSV 4.0
-    Tsv,
-    /// One JSON object per row
-    Json,
-    /// A SQL log (DisplayToID, CounterDetails, CounterData) in SQLite: --output SQL:file.db!logname
-    Sql,
-}
+use crate::args::OutputFormat;
 
 /// Output of `decode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

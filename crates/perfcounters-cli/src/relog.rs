@@ -6,7 +6,7 @@
 //!       [--code-page <n>] [--names <file>] [--stats [table|csv]]
 //! ```
 //!
-//! Options start with `-` or `/` and are case-insensitive, as on Windows.
+//! Options follow [`crate::args::windows`]: `-` or `/`, case-insensitive, as on Windows.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,6 +22,10 @@ use perfcounters::log::{
 use perfcounters::names::ini::{looks_like_ini, parse_perf_string_backup};
 use perfcounters::names::NameTable;
 use perfcounters::CounterPath;
+
+use crate::args::values::{parse_count, read_counter_file};
+use crate::args::windows::{Arg, Lexer};
+use crate::args::{OutputFormat, StatsFormat};
 
 /// The usage text, modelled on `relog /?`.
 pub const USAGE: &str = "\
@@ -55,26 +59,6 @@ Options:
   --stats [table|csv]           Print minimum, average and maximum per counter instead of a log.
 ";
 
-/// Output formats of relog.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LogFormat {
-    /// PDH-CSV.
-    Csv,
-    /// PDH-TSV.
-    Tsv,
-    /// A SQL log.
-    Sql,
-}
-
-/// How `--stats` prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatsFormat {
-    /// An aligned table.
-    Table,
-    /// CSV.
-    Csv,
-}
-
 /// A parsed relog command line.
 #[derive(Debug, Default, PartialEq)]
 pub struct RelogArgs {
@@ -87,7 +71,7 @@ pub struct RelogArgs {
     /// `-cf`.
     pub counter_file: Option<PathBuf>,
     /// `-f`.
-    pub format: Option<LogFormat>,
+    pub format: Option<OutputFormat>,
     /// `-t`.
     pub every: u64,
     /// `-o`.
@@ -110,100 +94,54 @@ pub struct RelogArgs {
     pub help: bool,
 }
 
-/// `-x` is an option; `/x` too, as on Windows, unless it is a path (`/x/y`, an existing file).
-fn is_option(a: &str) -> bool {
-    match (a.strip_prefix('-'), a.strip_prefix('/')) {
-        (Some(rest), _) => !rest.is_empty(),
-        (_, Some(rest)) => {
-            !rest.is_empty()
-                && rest.chars().all(|c| c.is_ascii_alphabetic() || c == '?')
-                && !Path::new(a).exists()
-        }
-        _ => false,
-    }
-}
+/// The options relog knows, for "did you mean".
+const OPTIONS: &[&str] = &[
+    "?",
+    "a",
+    "b",
+    "c",
+    "cf",
+    "code-page",
+    "config",
+    "e",
+    "f",
+    "names",
+    "o",
+    "q",
+    "stats",
+    "t",
+    "y",
+];
 
 /// Parses relog arguments (without the program name).
 pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
-    let args = crate::typeperf::expand_config(args)?;
+    let mut lexer = Lexer::new("relog", args)?;
     let mut out = RelogArgs {
         every: 1,
         ..RelogArgs::default()
     };
-    let mut i = 0;
-    let value = |i: usize, flag: &str| -> Result<String, String> {
-        args.get(i + 1)
-            .cloned()
-            .ok_or_else(|| format!("option {flag} needs a value"))
-    };
-    while i < args.len() {
-        let a = &args[i];
-        let flag = if is_option(a) {
-            a.strip_prefix("--")
-                .or_else(|| a.strip_prefix('-'))
-                .or_else(|| a.strip_prefix('/'))
-                .map(str::to_ascii_lowercase)
-        } else {
-            None
+    while let Some(arg) = lexer.next() {
+        let (name, text) = match arg {
+            Arg::Value(v) => {
+                out.inputs.push(v);
+                continue;
+            }
+            Arg::Flag { name, text } => (name, text),
         };
-        match flag.as_deref() {
-            None => out.inputs.push(a.clone()),
-            Some("?" | "h" | "help") => out.help = true,
-            Some("a") => out.append = true,
-            Some("y") => out.yes = true,
-            Some("q") => out.query = true,
+        match name.as_str() {
+            "?" | "h" | "help" => out.help = true,
+            "a" => out.append = true,
+            "y" => out.yes = true,
+            "q" => out.query = true,
             // The placeholder for the input files in a settings file: they are on the command line.
-            Some("i") => {}
-            Some("c") => {
-                let mut n = 0;
-                while let Some(p) = args
-                    .get(i + 1)
-                    .filter(|p| !is_option(p) || p.starts_with('\\'))
-                {
-                    out.counters.push(p.clone());
-                    i += 1;
-                    n += 1;
-                }
-                if n == 0 {
-                    return Err(format!("option {a} needs at least one counter path"));
-                }
-            }
-            Some("cf") => {
-                out.counter_file = Some(PathBuf::from(value(i, a)?));
-                i += 1;
-            }
-            Some("f") => {
-                let v = value(i, a)?;
-                out.format = Some(match v.to_ascii_lowercase().as_str() {
-                    "csv" => LogFormat::Csv,
-                    "tsv" => LogFormat::Tsv,
-                    "sql" => LogFormat::Sql,
-                    "bin" => {
-                        return Err(
-                            "output format BIN (.blg) is not supported; use CSV, TSV or SQL".into(),
-                        )
-                    }
-                    _ => {
-                        return Err(format!(
-                            "unknown output format \"{v}\": expected CSV, TSV, SQL or BIN"
-                        ))
-                    }
-                });
-                i += 1;
-            }
-            Some("t") => {
-                let v = value(i, a)?;
-                out.every = v.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                    format!("invalid -t value \"{v}\": expected a positive whole number")
-                })?;
-                i += 1;
-            }
-            Some("o") => {
-                out.output = Some(value(i, a)?);
-                i += 1;
-            }
-            Some(f @ ("b" | "e")) => {
-                let v = value(i, a)?;
+            "i" => {}
+            "c" => out.counters.extend(lexer.values(&text, "counter path")?),
+            "cf" => out.counter_file = Some(PathBuf::from(lexer.value(&text)?)),
+            "f" => out.format = Some(OutputFormat::from_windows(&lexer.value(&text)?)?),
+            "t" => out.every = parse_count(&lexer.value(&text)?, "-t value")?,
+            "o" => out.output = Some(lexer.value(&text)?),
+            f @ ("b" | "e") => {
+                let v = lexer.value(&text)?;
                 let t = parse_relog_time(&v).ok_or_else(|| {
                     format!("invalid time \"{v}\" for -{f}: expected M/d/yyyy [[hh:]mm:]ss")
                 })?;
@@ -212,10 +150,9 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
                 } else {
                     out.end = Some(t);
                 }
-                i += 1;
             }
-            Some("code-page") => {
-                let v = value(i, a)?;
+            "code-page" => {
+                let v = lexer.value(&text)?;
                 let cp: u16 = v
                     .parse()
                     .map_err(|_| format!("invalid code page \"{v}\""))?;
@@ -223,29 +160,22 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
                     return Err(format!("code page {cp} is not supported"));
                 }
                 out.code_page = Some(cp);
-                i += 1;
             }
-            Some("names") => {
-                out.names.push(PathBuf::from(value(i, a)?));
-                i += 1;
-            }
-            Some("stats") => {
-                out.stats = Some(match args.get(i + 1).map(|s| s.to_ascii_lowercase()) {
-                    Some(s) if s == "csv" => {
-                        i += 1;
-                        StatsFormat::Csv
-                    }
-                    Some(s) if s == "table" => {
-                        i += 1;
+            "names" => out.names.push(PathBuf::from(lexer.value(&text)?)),
+            "stats" => {
+                out.stats = Some(match lexer.optional_value() {
+                    None => StatsFormat::Table,
+                    Some(v) if v.eq_ignore_ascii_case("table") => StatsFormat::Table,
+                    Some(v) if v.eq_ignore_ascii_case("csv") => StatsFormat::Csv,
+                    // An input after --stats.
+                    Some(v) => {
+                        out.inputs.push(v);
                         StatsFormat::Table
                     }
-                    _ => StatsFormat::Table,
                 });
             }
-            Some("config") => return Err("-config must be the first option".into()),
-            Some(_) => return Err(format!("unknown option \"{a}\"; see perfcounters relog -?")),
+            _ => return Err(lexer.unknown(&text, OPTIONS)),
         }
-        i += 1;
     }
     if out.help {
         return Ok(out);
@@ -365,26 +295,29 @@ fn load_tables(files: &[PathBuf], code_page: Option<u16>) -> Result<Vec<NameTabl
     Ok(tables)
 }
 
-fn output_format(args: &RelogArgs) -> LogFormat {
+fn output_format(args: &RelogArgs) -> OutputFormat {
     if let Some(f) = args.format {
         return f;
     }
     match args.output.as_deref() {
-        Some(o) if SqlTarget::parse(o).is_some() => LogFormat::Sql,
-        Some(o) if o.to_ascii_lowercase().ends_with(".tsv") => LogFormat::Tsv,
-        _ => LogFormat::Csv,
+        Some(o) if SqlTarget::parse(o).is_some() => OutputFormat::Sql,
+        Some(o) if o.to_ascii_lowercase().ends_with(".tsv") => OutputFormat::Tsv,
+        _ => OutputFormat::Csv,
     }
 }
 
 /// Opens the output of `format` at `output` (`None`: standard output).
 pub fn open_output(
-    format: LogFormat,
+    format: OutputFormat,
     output: Option<&str>,
     append: bool,
     yes: bool,
 ) -> Result<Box<dyn LogWriter>> {
     match format {
-        LogFormat::Sql => {
+        OutputFormat::Table | OutputFormat::Json => {
+            bail!("relog writes CSV, TSV or SQL logs, not {format:?}")
+        }
+        OutputFormat::Sql => {
             let o = output.ok_or_else(|| anyhow!("SQL output needs -o SQL:file.db!logname"))?;
             let t = SqlTarget::parse(o)
                 .ok_or_else(|| anyhow!("SQL output must be named SQL:file.db!logname, not {o}"))?;
@@ -400,8 +333,8 @@ pub fn open_output(
                 },
             )?))
         }
-        LogFormat::Csv | LogFormat::Tsv => {
-            let flavor = if format == LogFormat::Csv {
+        OutputFormat::Csv | OutputFormat::Tsv => {
+            let flavor = if format == OutputFormat::Csv {
                 CsvFlavor::Csv
             } else {
                 CsvFlavor::Tsv
@@ -509,7 +442,7 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
     let args = match parse(argv) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("Error: {e}");
+            eprintln!("perfcounters: {e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -528,7 +461,7 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
     let mut patterns = Vec::new();
     let mut paths = args.counters.clone();
     if let Some(f) = &args.counter_file {
-        paths.extend(crate::watch::read_counter_file(f)?);
+        paths.extend(read_counter_file(f)?);
     }
     for p in &paths {
         patterns.push(CounterPath::parse(p).map_err(|e| anyhow!("invalid counter path {p}: {e}"))?);
@@ -736,7 +669,7 @@ mod tests {
                 r"\Memory\Available Bytes"
             ]
         );
-        assert_eq!(a.format, Some(LogFormat::Sql));
+        assert_eq!(a.format, Some(OutputFormat::Sql));
         assert_eq!(a.every, 3);
         assert_eq!(a.begin, LogTime::from_parts(2014, 2, 1, 0, 20, 0, 0));
         assert!(a.append && a.yes);
@@ -760,7 +693,7 @@ mod tests {
         );
         assert_eq!(
             parse(&s(&["x.csv", "-f", "bin"])).unwrap_err(),
-            "output format BIN (.blg) is not supported; use CSV, TSV or SQL"
+            "output format bin (.blg) is not supported; use CSV, TSV or SQL"
         );
         assert_eq!(
             parse(&s(&["x.csv", "-c"])).unwrap_err(),

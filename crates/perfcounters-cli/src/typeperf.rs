@@ -5,15 +5,16 @@
 //!   -f <CSV|TSV|BIN|SQL>  -si <[[hh:]mm:]ss>  -o <file>  -sc <samples>  -config <file>  -s <computer>  -y
 //! ```
 //!
-//! Options start with `-` or `/` and are case-insensitive, as on Windows. `-c` (a relog/logman option that
-//! guides sometimes use with typeperf) is accepted as "the next argument is a counter path".
+//! Options follow [`crate::args::windows`]: `-` or `/`, case-insensitive, as on Windows. `-c` (a
+//! relog/logman option that guides sometimes use with typeperf) is accepted as "the counter paths
+//! up to the next option".
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::interval::parse_interval;
-use crate::output::OutputFormat;
-use crate::watch::WatchOptions;
+use crate::args::values::{parse_count, parse_interval};
+use crate::args::windows::{Arg, Lexer};
+use crate::args::{OutputFormat, WatchOptions};
 
 /// What a typeperf command line asks for.
 #[derive(Debug, PartialEq)]
@@ -60,9 +61,14 @@ Options:
   -y                            Answer yes to all questions without prompting.
 ";
 
+/// The options typeperf knows, for "did you mean".
+const OPTIONS: &[&str] = &[
+    "?", "c", "cf", "config", "f", "o", "q", "qx", "s", "sc", "si", "y",
+];
+
 /// Parses typeperf arguments (without the program name).
 pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
-    let args = expand_config(args)?;
+    let mut lexer = Lexer::new("typeperf", args)?;
     let mut paths = Vec::new();
     let mut counter_file = None;
     let mut format = OutputFormat::Csv;
@@ -71,86 +77,34 @@ pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
     let mut samples = None;
     let mut list: Option<(Option<String>, bool)> = None;
     let mut overwrite = false;
-    let mut i = 0;
-    let value = |i: usize, flag: &str| -> Result<String, String> {
-        args.get(i + 1)
-            .cloned()
-            .ok_or_else(|| format!("option {flag} needs a value"))
-    };
-    while i < args.len() {
-        let a = &args[i];
-        let flag = a
-            .strip_prefix('-')
-            .or_else(|| a.strip_prefix('/'))
-            .map(str::to_ascii_lowercase);
-        match flag.as_deref() {
-            None => paths.push(a.clone()),
-            Some("?") | Some("h") | Some("help") | Some("-help") => {
-                return Ok(TypeperfAction::Help)
+    while let Some(arg) = lexer.next() {
+        let (name, text) = match arg {
+            Arg::Value(v) => {
+                paths.push(v);
+                continue;
             }
-            Some("c") => {
-                paths.push(value(i, a)?);
-                i += 1;
-            }
-            Some("cf") => {
-                counter_file = Some(PathBuf::from(value(i, a)?));
-                i += 1;
-            }
-            Some("f") => {
-                let v = value(i, a)?;
-                format = match v.to_ascii_lowercase().as_str() {
-                    "csv" => OutputFormat::Csv,
-                    "tsv" => OutputFormat::Tsv,
-                    "sql" => OutputFormat::Sql,
-                    "bin" => {
-                        return Err(format!(
-                            "output format {v} (.blg) is not supported; use CSV, TSV or SQL"
-                        ))
-                    }
-                    _ => {
-                        return Err(format!(
-                            "unknown output format \"{v}\": expected CSV, TSV, BIN or SQL"
-                        ))
-                    }
-                };
-                i += 1;
-            }
-            Some("si") => {
-                interval = parse_interval(&value(i, a)?)?;
-                i += 1;
-            }
-            Some("o") => {
-                output = Some(PathBuf::from(value(i, a)?));
-                i += 1;
-            }
-            Some("sc") => {
-                let v = value(i, a)?;
-                let n: u64 = v.parse().map_err(|_| {
-                    format!("invalid sample count \"{v}\": expected a positive whole number")
-                })?;
-                if n == 0 {
-                    return Err("invalid sample count 0: expected a positive whole number".into());
-                }
-                samples = Some(n);
-                i += 1;
-            }
-            Some(q @ ("q" | "qx")) => {
+            Arg::Flag { name, text } => (name, text),
+        };
+        match name.as_str() {
+            "?" | "h" | "help" => return Ok(TypeperfAction::Help),
+            "c" => paths.extend(lexer.values(&text, "counter path")?),
+            "cf" => counter_file = Some(PathBuf::from(lexer.value(&text)?)),
+            "f" => format = OutputFormat::from_windows(&lexer.value(&text)?)?,
+            "si" => interval = parse_interval(&lexer.value(&text)?)?,
+            "o" => output = Some(PathBuf::from(lexer.value(&text)?)),
+            "sc" => samples = Some(parse_count(&lexer.value(&text)?, "sample count")?),
+            q @ ("q" | "qx") => {
                 let instances = q == "qx";
-                let object = match args.get(i + 1) {
-                    Some(next)
-                        if !next.starts_with('-')
-                            && !next.starts_with('/')
-                            && !next.starts_with('\\') =>
-                    {
-                        i += 1;
-                        Some(next.clone())
-                    }
-                    _ => None,
-                };
+                let object = lexer.optional_value();
+                if let Some(o) = object.as_deref().filter(|o| o.starts_with('\\')) {
+                    return Err(format!(
+                        "{text} takes an object name (such as Processor), not the counter path {o}"
+                    ));
+                }
                 list = Some((object, instances));
             }
-            Some("s") => {
-                let v = value(i, a)?;
+            "s" => {
+                let v = lexer.value(&text)?;
                 let local = local_hostname();
                 if !v.trim_start_matches('\\').eq_ignore_ascii_case(&local)
                     && v != "."
@@ -158,17 +112,10 @@ pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
                 {
                     return Err(format!("remote computer \"{v}\" is not supported: only the local computer ({local}) can be monitored"));
                 }
-                i += 1;
             }
-            Some("y") => overwrite = true,
-            Some("config") => return Err("-config must be the first option".into()),
-            Some(_) => {
-                return Err(format!(
-                    "unknown option \"{a}\"; see perfcounters typeperf -?"
-                ))
-            }
+            "y" => overwrite = true,
+            _ => return Err(lexer.unknown(&text, OPTIONS)),
         }
-        i += 1;
     }
     if let Some((object, instances)) = list {
         return Ok(TypeperfAction::List {
@@ -191,38 +138,6 @@ pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
         typeperf: true,
         ..WatchOptions::default()
     }))
-}
-
-/// Replaces a leading `-config FILE` with the options it contains (`[option]` on one line, its value on
-/// the next, as relog and typeperf document).
-pub(crate) fn expand_config(args: &[String]) -> Result<Vec<String>, String> {
-    let pos = args.iter().position(|a| {
-        let l = a.to_ascii_lowercase();
-        l == "-config" || l == "/config"
-    });
-    let Some(pos) = pos else {
-        return Ok(args.to_vec());
-    };
-    let file = args.get(pos + 1).ok_or("option -config needs a value")?;
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read config file {file}: {e}"))?;
-    let mut out: Vec<String> = args[..pos].to_vec();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(opt) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            if opt.is_empty() {
-                return Err(format!("{file}: line {}: empty option name", n + 1));
-            }
-            out.push(format!("-{opt}"));
-        } else {
-            out.push(line.to_string());
-        }
-    }
-    out.extend_from_slice(&args[pos + 2..]);
-    Ok(out)
 }
 
 /// The local computer name.
@@ -302,11 +217,15 @@ mod tests {
         );
         assert_eq!(
             parse(&s(&["x", "-sc", "0"])).unwrap_err(),
-            "invalid sample count 0: expected a positive whole number"
+            "invalid sample count \"0\": expected a positive whole number"
         );
         assert_eq!(
             parse(&s(&["x", "-zz"])).unwrap_err(),
             "unknown option \"-zz\"; see perfcounters typeperf -?"
+        );
+        assert_eq!(
+            parse(&s(&["x", "/sk", "3"])).unwrap_err(),
+            "unknown option \"/sk\"; did you mean \"-s\", \"-sc\" or \"-si\"?; see perfcounters typeperf -?"
         );
         assert!(parse(&s(&["x", "-f", "BIN"]))
             .unwrap_err()

@@ -2,18 +2,19 @@
 //! write one row per collection.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use chrono::{DateTime, Local, TimeZone};
 use perfcounters::query::Query;
 use perfcounters::snapshot::unix_time_from_filetime;
 use perfcounters::FormatOptions;
 
+use crate::args::values::read_counter_file;
+use crate::args::{OutputFormat, WatchOptions};
 use crate::collect;
-use crate::output::{Output, OutputFormat};
+use crate::output::Output;
 
 /// The counters `watch` shows when no path is given.
 pub const DEFAULT_COUNTERS: &[&str] = &[
@@ -30,44 +31,6 @@ pub const DEFAULT_COUNTERS: &[&str] = &[
     r"\PhysicalDisk(_Total)\% Disk Time",
     r"\Network Interface(*)\Bytes Total/sec",
 ];
-
-/// Everything `watch` (and typeperf) needs.
-#[derive(Debug, Default, PartialEq)]
-pub struct WatchOptions {
-    /// Counter paths.
-    pub paths: Vec<String>,
-    /// A file of counter paths.
-    pub counter_file: Option<PathBuf>,
-    /// Sample interval.
-    pub interval: Duration,
-    /// Rows to print.
-    pub samples: Option<u64>,
-    /// Output format.
-    pub format: OutputFormat,
-    /// Output file.
-    pub output: Option<PathBuf>,
-    /// Overwrite an existing output file without asking (typeperf -y).
-    pub overwrite: bool,
-    /// typeperf framing: closing messages and the "No valid counters" error text.
-    pub typeperf: bool,
-    /// Replay files.
-    pub replay: Vec<PathBuf>,
-    /// Name table for replays.
-    pub names: Option<PathBuf>,
-    /// Cap percentages at 100.
-    pub cap: bool,
-}
-
-pub(crate) fn read_counter_file(path: &std::path::Path) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read counter file {}", path.display()))?;
-    Ok(text
-        .lines()
-        .map(|l| l.trim().trim_start_matches('\u{feff}'))
-        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(';'))
-        .map(str::to_string)
-        .collect())
-}
 
 /// `watch` / typeperf: the first collection primes the counters, each later one prints a row.
 pub fn watch(opts: WatchOptions) -> Result<ExitCode> {

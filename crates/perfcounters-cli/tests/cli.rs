@@ -195,7 +195,7 @@ fn bad_flags_and_paths_exit_non_zero() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "Error: invalid sample count \"zero\": expected a positive whole number\n"
+        "perfcounters: invalid sample count \"zero\": expected a positive whole number\n"
     );
 
     let o = run(&["typeperf", "-?"]);
@@ -633,7 +633,7 @@ fn replayed_watch_writes_a_sql_log_that_relog_reads_back() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "Error: output format BIN (.blg) is not supported; use CSV, TSV or SQL\n"
+        "perfcounters: output format BIN (.blg) is not supported; use CSV, TSV or SQL\n"
     );
     let o = run(&[
         "watch",

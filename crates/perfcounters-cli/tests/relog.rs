@@ -252,12 +252,12 @@ fn errors_name_the_file_line_and_column() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "Error: no input log: name PDH-CSV/TSV or binary (.blg) files or SQL:file.db!log\n"
+        "perfcounters: no input log: name PDH-CSV/TSV or binary (.blg) files or SQL:file.db!log\n"
     );
     let o = run(&["relog", &not_log, "-zz"]);
     assert_eq!(
         stderr(&o),
-        "Error: unknown option \"-zz\"; see perfcounters relog -?\n"
+        "perfcounters: unknown option \"-zz\"; see perfcounters relog -?\n"
     );
     // A binary log cut after its first bytes: the structure and offset of the damage.
     let blg = d.file("x.blg", b"\0\0\x01\0");

@@ -72,13 +72,8 @@ pub struct ServeArgs {
     /// Samples of each charted counter kept for the page (one per second)
     #[arg(long, default_value_t = 600, value_name = "N")]
     chart_history: usize,
-    /// Serve recorded V1 block files (one per collection) or a capture directory instead of live data;
-    /// a counter log (.csv, .tsv, .blg, SQL:file!log) is shown in the chart only
-    #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
-    replay: Vec<PathBuf>,
-    /// Name table for replayed block files
-    #[arg(long, value_name = "FILE")]
-    names: Option<PathBuf>,
+    #[command(flatten)]
+    replay: crate::args::ReplayArgs,
 }
 
 /// How the HTTP side behaves.
@@ -256,8 +251,10 @@ fn parse_addr(s: &str) -> Result<SocketAddr> {
 /// The source: live (with the configuration's names made English where the machine names them in
 /// its language), or a replay.
 fn open_backend(args: &ServeArgs, config: Option<&mut ServeConfig>) -> Result<Backend> {
-    if args.replay.is_empty() {
-        if args.names.is_some() {
+    let replay = args.replay.recordings("serve")?;
+    let names = args.replay.names.as_deref();
+    if replay.is_empty() {
+        if names.is_some() {
             bail!("--names applies to --replay");
         }
         #[cfg(windows)]
@@ -274,9 +271,9 @@ fn open_backend(args: &ServeArgs, config: Option<&mut ServeConfig>) -> Result<Ba
             return Backend::live(perfcounters::source::local()?);
         }
     }
-    if let [one] = &args.replay[..] {
+    if let [one] = &replay[..] {
         if let Some(input) = log_input(one) {
-            if args.names.is_some() {
+            if names.is_some() {
                 bail!("--names applies to replayed block files, not to counter logs");
             }
             let mut readers = crate::relog::open_input(&input, None)?;
@@ -288,8 +285,7 @@ fn open_backend(args: &ServeArgs, config: Option<&mut ServeConfig>) -> Result<Ba
             return Ok(Backend::Log(engine::LogData::read(reader)?));
         }
     }
-    let (snapshots, catalog) =
-        crate::collect::open(&args.replay, args.names.as_deref())?.recorded()?;
+    let (snapshots, catalog) = crate::collect::open(&replay, names)?.recorded()?;
     Backend::replay(snapshots, catalog)
 }
 

@@ -1,9 +1,13 @@
-//! Interval parsing: `1s`, `500ms`, `2m`, `1h`, a bare number of seconds, and typeperf's `[[hh:]mm:]ss`.
+//! Value parsers shared by the commands: intervals (`1s`, `500ms`, `2m`, `1h`, a bare number of
+//! seconds, typeperf's `[[hh:]mm:]ss`), counts, and files of counter paths.
 
+use std::path::Path;
 use std::time::Duration;
 
+use anyhow::{Context, Result};
+
 /// Parses an interval. The result is at least one millisecond.
-pub fn parse_interval(s: &str) -> Result<Duration, String> {
+pub fn parse_interval(s: &str) -> std::result::Result<Duration, String> {
     let t = s.trim();
     if t.is_empty() {
         return Err("empty interval".into());
@@ -54,6 +58,28 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// Parses a positive whole number (`-sc`, `-t`, `--samples`); `what` names it in the error.
+pub fn parse_count(s: &str, what: &str) -> std::result::Result<u64, String> {
+    s.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("invalid {what} \"{s}\": expected a positive whole number"))
+}
+
+/// The counter paths of a counter file (`-cf`, `--counter-file`): one per line; blank lines and lines
+/// starting with `#` or `;` are left out, a byte order mark is ignored.
+pub fn read_counter_file(path: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read counter file {}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(|l| l.trim().trim_start_matches('\u{feff}'))
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(';'))
+        .map(str::to_string)
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +106,33 @@ mod tests {
             parse_interval("abc").unwrap_err(),
             "invalid interval \"abc\": expected e.g. 1s, 500ms, 2m, 1h, 1.5 or [[hh:]mm:]ss"
         );
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("5", "sample count"), Ok(5));
+        assert_eq!(
+            parse_count("0", "sample count").unwrap_err(),
+            "invalid sample count \"0\": expected a positive whole number"
+        );
+        assert_eq!(
+            parse_count("-1", "-t value").unwrap_err(),
+            "invalid -t value \"-1\": expected a positive whole number"
+        );
+    }
+
+    #[test]
+    fn counter_files() {
+        let dir = std::env::temp_dir().join(format!("pc-args-cf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("counters.txt");
+        std::fs::write(&f, "\u{feff}\\A\\B\r\n\r\n# note\n; note\n  \\C(*)\\D  \n").unwrap();
+        assert_eq!(read_counter_file(&f).unwrap(), [r"\A\B", r"\C(*)\D"]);
+        let missing = dir.join("missing.txt");
+        assert!(read_counter_file(&missing)
+            .unwrap_err()
+            .to_string()
+            .starts_with("cannot read counter file "));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

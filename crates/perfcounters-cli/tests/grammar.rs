@@ -1,0 +1,142 @@
+//! The command grammar every command shares: `--replay` takes recordings and leaves counter paths
+//! and object names alone, in every order; relog and typeperf read options by one rule.
+
+mod common;
+
+use common::{
+    assert_success, available_bytes_spec, blg_bytes, block, run, run_on, stderr, stdout, tempdir,
+    v1_capture, write_blocks, BLG_T0,
+};
+
+const CPU: &str = r"\Processor(*)\% Processor Time";
+
+/// The PDH-CSV that `watch CPU --replay t0 t1 t2` writes (see `tests/cli.rs`).
+const CPU_CSV: &str = "\r\n\
+\"(PDH-CSV 4.0)\",\"\\\\GETAWAY\\Processor(0)\\% Processor Time\",\"\\\\GETAWAY\\Processor(1)\\% Processor Time\",\"\\\\GETAWAY\\Processor(_Total)\\% Processor Time\"\r\n\
+\"03/18/2020 18:54:04.988\",\"75.000000\",\"50.000000\",\"62.500000\"\r\n\
+\"03/18/2020 18:54:05.988\",\"0.000000\",\"100.000000\",\"50.000000\"\r\n";
+
+#[test]
+fn replay_leaves_counter_paths_to_watch_in_every_order() {
+    let dir = tempdir("grammar-watch");
+    let files = write_blocks(&dir);
+    let f: Vec<&str> = files.iter().map(String::as_str).collect();
+    // The README's form: the paths after the recordings.
+    let orders: [Vec<&str>; 4] = [
+        vec!["watch", "-f", "csv", "--replay", f[0], f[1], f[2], CPU],
+        vec!["watch", "-f", "csv", "--replay", f[0], CPU, f[1], f[2]],
+        vec!["watch", CPU, "-f", "csv", "--replay", f[0], f[1], f[2]],
+        vec!["watch", "--replay", f[0], f[1], f[2], CPU, "-f", "csv"],
+    ];
+    for args in &orders {
+        let o = run(args);
+        assert_success(&o);
+        assert_eq!(stdout(&o), CPU_CSV, "{args:?}");
+    }
+    // A capture directory and a path after it.
+    let blocks = [
+        block(0, [0, 0], 100),
+        block(1, [2_500_000, 5_000_000], 101),
+        block(2, [12_500_000, 5_000_000], 99),
+    ];
+    let cap = dir.join("cap");
+    v1_capture(&blocks).write(&cap).unwrap();
+    let o = run(&["watch", "-f", "csv", "--replay", cap.to_str().unwrap(), CPU]);
+    assert_success(&o);
+    assert_eq!(stdout(&o), CPU_CSV);
+    // A word that is neither a recording nor a path is named as such.
+    let o = run(&["watch", "--replay", f[0], "Processor"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: --replay Processor: no such file or directory, and not a counter path (a \
+         counter path starts with \\)\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_leaves_the_object_to_list() {
+    let dir = tempdir("grammar-list");
+    let log = dir.join("x.blg");
+    let sample = |i: i64| {
+        use perfcounters::format::blg::encode::{RawEntry, SampleEntry};
+        let t = BLG_T0 + i * 10_000_000;
+        (
+            t,
+            vec![SampleEntry::Counter(RawEntry {
+                time_stamp: t,
+                first: 1000 + i,
+                multi_count: 1,
+                ..Default::default()
+            })],
+        )
+    };
+    std::fs::write(
+        &log,
+        blg_bytes(&[available_bytes_spec()], vec![sample(0), sample(1)]),
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    for args in [
+        vec!["list", "--replay", log, "Memory"],
+        vec!["list", "Memory", "--replay", log],
+    ] {
+        let o = run(&args);
+        assert_success(&o);
+        assert_eq!(stdout(&o), "\\Memory\\Available Bytes\n", "{args:?}");
+    }
+    let files = write_blocks(&dir);
+    let o = run_on(
+        &["list", "-x", "--replay"],
+        &[files.clone(), vec!["processor".into()]].concat(),
+    );
+    assert_success(&o);
+    assert_eq!(
+        stdout(&o),
+        "\\Processor(0)\\% Processor Time\n\\Processor(1)\\% Processor Time\n\\Processor(_Total)\\% Processor Time\n"
+    );
+    let o = run(&["list", "--replay", log, CPU]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: list takes an object name (such as Processor), not the counter path \
+         \\Processor(*)\\% Processor Time\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn relog_and_typeperf_read_options_by_one_rule() {
+    // `/x` and `-x` are the same option in both; an unknown one is named with the close ones.
+    for (command, rest) in [("typeperf", vec![CPU]), ("relog", vec!["in.csv"])] {
+        for flag in ["-zz", "/zz", "--zz"] {
+            let mut args = vec![command];
+            args.extend(&rest);
+            args.push(flag);
+            let o = run(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            assert_eq!(
+                stderr(&o),
+                format!("perfcounters: unknown option \"{flag}\"; see perfcounters {command} -?\n")
+            );
+        }
+    }
+    let o = run(&["relog", "in.csv", "/cff", "x"]);
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: unknown option \"/cff\"; did you mean \"-cf\" or \"-c\"?; see perfcounters relog -?\n"
+    );
+    // An option's value cannot be another option.
+    let o = run(&["typeperf", CPU, "-o", "-y"]);
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: option -o needs a value, not the option -y\n"
+    );
+    // A file path that starts with `/` is a value, not an option.
+    let dir = tempdir("grammar-slash");
+    let o = run(&["relog", dir.join("missing.csv").to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("missing.csv"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
