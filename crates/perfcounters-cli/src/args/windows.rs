@@ -10,7 +10,7 @@
 //! The lexer is written by hand: clap has no mode for Windows' `/x` options and multi-letter
 //! single-dash flags (`-cf`, `-si`).
 
-use perfcounters::query::{suggest, DidYouMean};
+use perfcounters::suggest::{suggest, DidYouMean};
 
 /// One command-line argument, classified.
 #[derive(Clone, Debug, PartialEq, Eq)]
