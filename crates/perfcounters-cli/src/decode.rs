@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
+use perfcounters::format::blg;
 use perfcounters::format::capture::sample_path;
 use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::format::v2::{
@@ -42,10 +43,10 @@ fn is_blg(path: &Path) -> bool {
     {
         return true;
     }
-    let mut head = [0u8; 0x50];
+    let mut head = [0u8; blg::SNIFF_LEN];
     std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| crate::decode_blg::looks_like_blg(&head))
+        .is_ok_and(|()| blg::looks_like_blg(&head))
 }
 
 /// Runs `decode`.

@@ -15,19 +15,6 @@ use serde_json::json;
 
 use crate::output::DecodeFormat;
 
-/// Whether `bytes` (the start of a file) look like an ETW trace file: a buffer size of at least
-/// 4 KiB at offset 0, and the log-file header event (`SYSTEM_TRACE_HEADER` type 1 or 2, flags 0xC0)
-/// at 0x48.
-pub fn looks_like_blg(bytes: &[u8]) -> bool {
-    let size = bytes
-        .get(0..4)
-        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    size >= 0x1000
-        && size % 8 == 0
-        && matches!(bytes.get(0x4A), Some(1 | 2))
-        && bytes.get(0x4B) == Some(&0xC0)
-}
-
 fn local(ft: i64) -> String {
     let t = SystemTime::from_filetime(ft);
     format!(

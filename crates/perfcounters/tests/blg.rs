@@ -592,6 +592,70 @@ fn single_counters_round_trip_32_and_64_bit() {
 }
 
 #[test]
+fn logs_are_recognised_by_their_first_bytes() {
+    use perfcounters::format::blg::layout::{buffer_header, system_trace_header};
+    use perfcounters::format::blg::{looks_like_blg, SNIFF_LEN};
+
+    let head = |b: &[u8]| b[..SNIFF_LEN].to_vec();
+    for options in [
+        EncodeOptions::default(),
+        EncodeOptions::default().with_64_bit(),
+    ] {
+        let bytes = single_log(options);
+        assert!(looks_like_blg(&bytes));
+        assert!(looks_like_blg(&head(&bytes)));
+        // One byte short of the sniffed part, and each checked field broken in turn.
+        assert!(!looks_like_blg(&bytes[..SNIFF_LEN - 1]));
+        let event = buffer_header::LEN;
+        for (at, value) in [
+            (
+                buffer_header::BUFFER_SIZE,
+                0x10_0008u32.to_le_bytes().to_vec(),
+            ),
+            (
+                buffer_header::BUFFER_SIZE,
+                0x1_0004u32.to_le_bytes().to_vec(),
+            ),
+            (
+                buffer_header::FILLED_BYTES,
+                0x1_0008u32.to_le_bytes().to_vec(),
+            ),
+            (buffer_header::FILLED_BYTES, 0x40u32.to_le_bytes().to_vec()),
+            (event + system_trace_header::HEADER_TYPE, vec![0x0A]),
+            (event + system_trace_header::MARKER_FLAGS, vec![0x80]),
+            (
+                event + system_trace_header::SIZE,
+                0x20u16.to_le_bytes().to_vec(),
+            ),
+        ] {
+            let mut broken = head(&bytes);
+            broken[at..at + value.len()].copy_from_slice(&value);
+            assert!(!looks_like_blg(&broken), "{at:#x} = {value:x?}");
+        }
+    }
+    for name in [
+        "tx-win8-BasicPerfCounters.blg",
+        "powershell-2003-BadCounterSamples.blg",
+        "pal-vista-SamplePerfmonLog.blg",
+    ] {
+        let Some(bytes) = shared_blg(name) else {
+            continue;
+        };
+        assert!(looks_like_blg(&head(&bytes)), "{name}");
+    }
+    // Other logs and blocks are not binary logs.
+    let csv =
+        b"\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\HOST\\Memory\\Available Bytes\"\r\n";
+    assert!(!looks_like_blg(csv));
+    let mut sqlite = b"SQLite format 3\0".to_vec();
+    sqlite.resize(100, 0);
+    assert!(!looks_like_blg(&sqlite));
+    let block = v1::encode(&Snapshot::default()).unwrap();
+    assert!(!looks_like_blg(&block));
+    assert!(!looks_like_blg(&[]));
+}
+
+#[test]
 fn wildcard_instances_appear_vanish_and_repeat() {
     let mut s = spec(r"\\HOST", "Process", Some("*"), "Working Set");
     s.counter_type = CounterType::PERF_COUNTER_LARGE_RAWCOUNT;

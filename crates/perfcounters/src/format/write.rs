@@ -48,11 +48,6 @@ impl Writer {
         self.buf.len()
     }
 
-    /// Appends a byte.
-    pub(crate) fn u8(&mut self, v: u8) {
-        self.buf.push(v);
-    }
-
     /// Appends a `u16`.
     pub(crate) fn u16(&mut self, v: u16) {
         self.buf.extend_from_slice(&self.endian.u16_bytes(v));
@@ -61,11 +56,6 @@ impl Writer {
     /// Appends a `u32`.
     pub(crate) fn u32(&mut self, v: u32) {
         self.buf.extend_from_slice(&self.endian.u32_bytes(v));
-    }
-
-    /// Appends an `i32`.
-    pub(crate) fn i32(&mut self, v: i32) {
-        self.u32(v as u32);
     }
 
     /// Appends a `u64`.

@@ -4,8 +4,12 @@
 //! Monitor writes them), each starting with a 0x48-byte `WMI_BUFFER_HEADER` whose `FilledBytes`
 //! (offset 0x30) says how much of the buffer holds events. The first buffer holds one
 //! `SYSTEM_TRACE_HEADER` event carrying the `TRACE_LOGFILE_HEADER`; every other event has a 48-byte
-//! `EVENT_TRACE_HEADER`. Events are 8-byte aligned.
+//! `EVENT_TRACE_HEADER`. Events are 8-byte aligned. The offsets are in [`super::layout`].
 
+use super::layout::{
+    buffer_header as bh, event_trace_header as eth, logfile_header as lf,
+    system_trace_header as sth, time_zone_information as tzi,
+};
 use super::read::{shift, utf16_lossy, utf16_terminated};
 use crate::format::read::{check_min_size, check_size, fixed, Endian, Reader};
 use crate::format::structure;
@@ -13,42 +17,18 @@ use crate::format::v2::Guid;
 use crate::format::{DecodeError, ErrorKind};
 use crate::snapshot::SystemTime;
 
-/// The buffer size Performance Monitor writes: 64 KiB.
-pub const DEFAULT_BUFFER_SIZE: u32 = 0x1_0000;
-/// The largest buffer size accepted (ETW's own maximum is 1 MiB).
-pub const MAX_BUFFER_SIZE: u32 = 0x10_0000;
-/// Length of the `WMI_BUFFER_HEADER` at the start of every buffer.
-pub const BUFFER_HEADER_LEN: usize = 0x48;
-/// Offset of `FilledBytes` (the end of the buffer's events) in the buffer header.
-pub const FILLED_BYTES_OFFSET: usize = 0x30;
-/// Length of the `SYSTEM_TRACE_HEADER` of the log-file header event.
-pub const SYSTEM_TRACE_HEADER_LEN: usize = 0x20;
-/// Length of an `EVENT_TRACE_HEADER`.
-pub const EVENT_TRACE_HEADER_LEN: usize = 0x30;
-/// Length of a `TIME_ZONE_INFORMATION`.
-pub const TIME_ZONE_INFORMATION_LEN: usize = 172;
-
-/// `SYSTEM_TRACE_HEADER.HeaderType` of a 32-bit writer.
-pub const TRACE_HEADER_TYPE_SYSTEM32: u8 = 0x01;
-/// `SYSTEM_TRACE_HEADER.HeaderType` of a 64-bit writer.
-pub const TRACE_HEADER_TYPE_SYSTEM64: u8 = 0x02;
-/// `EVENT_TRACE_HEADER.HeaderType` of a 32-bit writer.
-pub const TRACE_HEADER_TYPE_FULL_HEADER32: u8 = 0x0A;
-/// `EVENT_TRACE_HEADER.HeaderType` of a 64-bit writer.
-pub const TRACE_HEADER_TYPE_FULL_HEADER64: u8 = 0x14;
-
 /// The header of one buffer (`WMI_BUFFER_HEADER`), as far as the reader uses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferHeader {
-    /// `BufferSize` (offset 0).
+    /// `BufferSize`.
     pub buffer_size: u32,
-    /// `FilledBytes` (offset 0x30): the end of the last event, counted from the buffer start.
+    /// `FilledBytes`: the end of the last event, counted from the buffer start.
     pub filled_bytes: u32,
-    /// The time stamp at offset 0x10 (its meaning differs between Windows versions).
+    /// `TimeStamp` (its meaning differs between Windows versions).
     pub time_stamp: i64,
-    /// The 16-bit flags at offset 0x34.
+    /// `BufferFlag`.
     pub flags: u16,
-    /// The 16-bit buffer type at offset 0x36.
+    /// `BufferType`.
     pub buffer_type: u16,
 }
 
@@ -64,8 +44,8 @@ impl BufferHeader {
         const S: &str = structure::WMI_BUFFER_HEADER;
         let relocate = |e: DecodeError| shift(e, file_offset);
         let b = Reader::new(buf);
-        b.bytes(S, 0, BUFFER_HEADER_LEN).map_err(relocate)?;
-        let buffer_size = b.u32(S, 0).map_err(relocate)?;
+        b.bytes(S, 0, bh::LEN).map_err(relocate)?;
+        let buffer_size = b.u32(S, bh::BUFFER_SIZE).map_err(relocate)?;
         match expected_size {
             Some(expected) if buffer_size != expected => {
                 return Err(DecodeError::new(
@@ -80,8 +60,8 @@ impl BufferHeader {
             }
             _ => {}
         }
-        if !(BUFFER_HEADER_LEN as u32 + 8..=MAX_BUFFER_SIZE).contains(&buffer_size)
-            || buffer_size % 8 != 0
+        if !(bh::MIN_BUFFER_SIZE..=bh::MAX_BUFFER_SIZE).contains(&buffer_size)
+            || buffer_size as usize % bh::ALIGNMENT != 0
         {
             return Err(DecodeError::new(
                 S,
@@ -93,11 +73,11 @@ impl BufferHeader {
  },
             ));
         }
-        let filled_bytes = b.u32(S, FILLED_BYTES_OFFSET).map_err(relocate)?;
-        if filled_bytes > buffer_size || (filled_bytes as usize) < BUFFER_HEADER_LEN {
+        let filled_bytes = b.u32(S, bh::FILLED_BYTES).map_err(relocate)?;
+        if filled_bytes > buffer_size || (filled_bytes as usize) < bh::LEN {
             return Err(DecodeError::new(
                 S,
-                file_offset + FILLED_BYTES_OFFSET,
+                file_offset + bh::FILLED_BYTES,
                 ErrorKind::InvalidValue {
                     field: "FilledBytes",
                     value: i64::from(filled_bytes),
@@ -108,9 +88,9 @@ impl BufferHeader {
         Ok(BufferHeader {
             buffer_size,
             filled_bytes,
-            time_stamp: b.i64(S, 0x10).map_err(relocate)?,
-            flags: b.u16(S, 0x34).map_err(relocate)?,
-            buffer_type: b.u16(S, 0x36).map_err(relocate)?,
+            time_stamp: b.i64(S, bh::TIME_STAMP).map_err(relocate)?,
+            flags: b.u16(S, bh::FLAGS).map_err(relocate)?,
+            buffer_type: b.u16(S, bh::BUFFER_TYPE).map_err(relocate)?,
         })
     }
 }
@@ -136,18 +116,19 @@ pub struct TimeZoneInformation {
 }
 
 impl TimeZoneInformation {
-    /// Parses the 172 bytes of a `TIME_ZONE_INFORMATION`.
+    /// Parses the [`tzi::LEN`] bytes of a `TIME_ZONE_INFORMATION`.
     pub(crate) fn parse(b: &[u8]) -> TimeZoneInformation {
         let i32_at = |o: usize| super::read::le_u32(b, o) as i32;
         let time_at = |o: usize| Endian::Little.system_time_at(b, o);
+        let name_at = |o: usize| utf16_lossy(b.get(o..o + tzi::NAME_LEN).unwrap_or(&[]));
         TimeZoneInformation {
-            bias: i32_at(0),
-            standard_name: utf16_lossy(b.get(4..68).unwrap_or(&[])),
-            standard_date: time_at(68),
-            standard_bias: i32_at(84),
-            daylight_name: utf16_lossy(b.get(88..152).unwrap_or(&[])),
-            daylight_date: time_at(152),
-            daylight_bias: i32_at(168),
+            bias: i32_at(tzi::BIAS),
+            standard_name: name_at(tzi::STANDARD_NAME),
+            standard_date: time_at(tzi::STANDARD_DATE),
+            standard_bias: i32_at(tzi::STANDARD_BIAS),
+            daylight_name: name_at(tzi::DAYLIGHT_NAME),
+            daylight_date: time_at(tzi::DAYLIGHT_DATE),
+            daylight_bias: i32_at(tzi::DAYLIGHT_BIAS),
         }
     }
 }
@@ -158,8 +139,7 @@ impl TimeZoneInformation {
 pub struct LogFileHeader {
     /// `SYSTEM_TRACE_HEADER.Version` (0, 1 or 2 seen).
     pub header_version: u16,
-    /// `SYSTEM_TRACE_HEADER.HeaderType`: [`TRACE_HEADER_TYPE_SYSTEM32`] or
-    /// [`TRACE_HEADER_TYPE_SYSTEM64`].
+    /// `SYSTEM_TRACE_HEADER.HeaderType`: [`sth::TYPE_SYSTEM32`] or [`sth::TYPE_SYSTEM64`].
     pub header_type: u8,
     /// `BufferSize`: the size of every buffer of the file.
     pub buffer_size: u32,
@@ -207,24 +187,21 @@ pub struct LogFileHeader {
     pub log_file_name: String,
 }
 
-/// `EVENT_TRACE_FILE_MODE_CIRCULAR`: the log wraps around at its maximum size.
-pub const EVENT_TRACE_FILE_MODE_CIRCULAR: u32 = 0x0000_0002;
-
 impl LogFileHeader {
-    /// Parses the header event at `BUFFER_HEADER_LEN` of the first buffer (`buf`, which starts at
+    /// Parses the header event at [`bh::LEN`] of the first buffer (`buf`, which starts at
     /// file offset 0 and whose events end at `filled`). Returns the header and the offset of the
     /// next event in the buffer.
     pub(crate) fn parse(buf: &[u8], filled: usize) -> Result<(LogFileHeader, usize), DecodeError> {
         const S: &str = structure::SYSTEM_TRACE_HEADER;
         const L: &str = structure::TRACE_LOGFILE_HEADER;
-        let at = BUFFER_HEADER_LEN;
+        let at = bh::LEN;
         let events = Reader::new(buf.get(..filled).unwrap_or(buf));
-        let header_version = events.u16(S, at)?;
-        let header_type = events.u8(S, at + 2)?;
-        if header_type != TRACE_HEADER_TYPE_SYSTEM32 && header_type != TRACE_HEADER_TYPE_SYSTEM64 {
+        let header_version = events.u16(S, at + sth::VERSION)?;
+        let header_type = events.u8(S, at + sth::HEADER_TYPE)?;
+        if header_type != sth::TYPE_SYSTEM32 && header_type != sth::TYPE_SYSTEM64 {
             return Err(DecodeError::new(
                 S,
-                at + 2,
+                at + sth::HEADER_TYPE,
                 ErrorKind::InvalidValue {
                     field: "HeaderType",
                     value: i64::from(header_type),
@@ -232,8 +209,8 @@ impl LogFileHeader {
                 },
             ));
         }
-        let size = usize::from(events.u16(S, at + 4)?);
-        let min = SYSTEM_TRACE_HEADER_LEN + 0x110;
+        let size = usize::from(events.u16(S, at + sth::SIZE)?);
+        let min = sth::LEN + lf::MIN_LEN;
         check_min_size(S, at, size as u64, min as u64)?;
         let event = Reader::new(events.bytes(S, at, size).map_err(|e| {
             DecodeError::new(
@@ -246,9 +223,9 @@ impl LogFileHeader {
             )
         })?);
         let relocate = |e: DecodeError| shift(e, at);
-        let h = SYSTEM_TRACE_HEADER_LEN;
-        let pointer_size = event.u32(L, h + 0x2C).map_err(relocate)?;
-        let expected_pointer = if header_type == TRACE_HEADER_TYPE_SYSTEM64 {
+        let h = sth::LEN;
+        let pointer_size = event.u32(L, h + lf::POINTER_SIZE).map_err(relocate)?;
+        let expected_pointer = if header_type == sth::TYPE_SYSTEM64 {
             8
         } else {
             4
@@ -256,7 +233,7 @@ impl LogFileHeader {
         if pointer_size != expected_pointer {
             return Err(DecodeError::new(
                 L,
-                at + h + 0x2C,
+                at + h + lf::POINTER_SIZE,
                 ErrorKind::InvalidValue {
                     field: "PointerSize",
                     value: i64::from(pointer_size),
@@ -265,16 +242,14 @@ impl LogFileHeader {
             ));
         }
         let p = pointer_size as usize;
-        let tz_at = h + 0x38 + 2 * p;
-        // The LARGE_INTEGER after the time zone is 8-aligned within the structure.
-        let after_tz = (0x38 + 2 * p + TIME_ZONE_INFORMATION_LEN).next_multiple_of(8) + h;
-        let fixed_end = after_tz + 0x20;
+        let fixed_end = h + lf::len(p);
         check_min_size(S, at, size as u64, fixed_end as u64)?;
         let u32_at = |o: usize| event.u32(L, h + o).map_err(relocate);
-        let buffer_size = u32_at(0)?;
+        let i64_at = |o: usize| event.i64(L, h + o).map_err(relocate);
+        let buffer_size = u32_at(lf::BUFFER_SIZE)?;
         let tz = TimeZoneInformation::parse(
             event
-                .bytes(L, tz_at, TIME_ZONE_INFORMATION_LEN)
+                .bytes(L, h + lf::time_zone(p), tzi::LEN)
                 .map_err(relocate)?,
         );
         // The two strings follow the fixed part, each NUL-terminated; a missing one is empty.
@@ -288,28 +263,28 @@ impl LogFileHeader {
             header_version,
             header_type,
             buffer_size,
-            version: u32_at(0x04)?,
-            os_build: u32_at(0x08)?,
-            number_of_processors: u32_at(0x0C)?,
-            end_time: event.i64(L, h + 0x10).map_err(relocate)?,
-            timer_resolution: u32_at(0x18)?,
-            maximum_file_size: u32_at(0x1C)?,
-            log_file_mode: u32_at(0x20)?,
-            buffers_written: u32_at(0x24)?,
-            start_buffers: u32_at(0x28)?,
+            version: u32_at(lf::VERSION)?,
+            os_build: u32_at(lf::PROVIDER_VERSION)?,
+            number_of_processors: u32_at(lf::NUMBER_OF_PROCESSORS)?,
+            end_time: i64_at(lf::END_TIME)?,
+            timer_resolution: u32_at(lf::TIMER_RESOLUTION)?,
+            maximum_file_size: u32_at(lf::MAXIMUM_FILE_SIZE)?,
+            log_file_mode: u32_at(lf::LOG_FILE_MODE)?,
+            buffers_written: u32_at(lf::BUFFERS_WRITTEN)?,
+            start_buffers: u32_at(lf::START_BUFFERS)?,
             pointer_size,
-            events_lost: u32_at(0x30)?,
-            cpu_speed_mhz: u32_at(0x34)?,
+            events_lost: u32_at(lf::EVENTS_LOST)?,
+            cpu_speed_mhz: u32_at(lf::CPU_SPEED_MHZ)?,
             time_zone: tz,
-            boot_time: event.i64(L, after_tz).map_err(relocate)?,
-            perf_freq: event.i64(L, after_tz + 8).map_err(relocate)?,
-            start_time: event.i64(L, after_tz + 16).map_err(relocate)?,
-            reserved_flags: event.u32(L, after_tz + 24).map_err(relocate)?,
-            buffers_lost: event.u32(L, after_tz + 28).map_err(relocate)?,
+            boot_time: i64_at(lf::boot_time(p))?,
+            perf_freq: i64_at(lf::perf_freq(p))?,
+            start_time: i64_at(lf::start_time(p))?,
+            reserved_flags: u32_at(lf::reserved_flags(p))?,
+            buffers_lost: u32_at(lf::buffers_lost(p))?,
             logger_name,
             log_file_name,
         };
-        Ok((header, (at + size).next_multiple_of(8)))
+        Ok((header, (at + size).next_multiple_of(bh::ALIGNMENT)))
     }
 
     /// Whether the writer was a 64-bit process.
@@ -319,7 +294,7 @@ impl LogFileHeader {
 
     /// Whether the log was written in circular mode (`EVENT_TRACE_FILE_MODE_CIRCULAR`).
     pub fn is_circular(&self) -> bool {
-        self.log_file_mode & EVENT_TRACE_FILE_MODE_CIRCULAR != 0
+        self.log_file_mode & lf::EVENT_TRACE_FILE_MODE_CIRCULAR != 0
     }
 }
 
@@ -328,7 +303,7 @@ impl LogFileHeader {
 pub struct EventHeader {
     /// `Size`: header and payload, in bytes.
     pub size: u16,
-    /// `HeaderType`: [`TRACE_HEADER_TYPE_FULL_HEADER32`] or [`TRACE_HEADER_TYPE_FULL_HEADER64`].
+    /// `HeaderType`: [`eth::TYPE_FULL_HEADER32`] or [`eth::TYPE_FULL_HEADER64`].
     pub header_type: u8,
     /// `MarkerFlags` (0xC0 in every event seen).
     pub marker_flags: u8,
@@ -356,26 +331,26 @@ impl EventHeader {
     pub(crate) fn parse(events: &[u8], at: usize) -> Result<EventHeader, DecodeError> {
         const S: &str = structure::EVENT_TRACE_HEADER;
         let b = Reader::new(events);
-        let raw = b.bytes(S, at, EVENT_TRACE_HEADER_LEN)?;
+        let raw = b.bytes(S, at, eth::LEN)?;
         let r = Reader::new(raw);
         let header = EventHeader {
-            size: r.u16(S, 0)?,
-            header_type: r.u8(S, 2)?,
-            marker_flags: r.u8(S, 3)?,
-            class_type: r.u8(S, 4)?,
-            class_level: r.u8(S, 5)?,
-            class_version: r.u16(S, 6)?,
-            thread_id: r.u32(S, 8)?,
-            process_id: r.u32(S, 12)?,
-            time_stamp: r.i64(S, 16)?,
-            guid: Guid::from_bytes(r.bytes(S, 24, 16).map(|b| fixed::<16>(b, 0))?),
-            processor_time: r.u64(S, 40)?,
+            size: r.u16(S, eth::SIZE)?,
+            header_type: r.u8(S, eth::HEADER_TYPE)?,
+            marker_flags: r.u8(S, eth::MARKER_FLAGS)?,
+            class_type: r.u8(S, eth::CLASS_TYPE)?,
+            class_level: r.u8(S, eth::CLASS_LEVEL)?,
+            class_version: r.u16(S, eth::CLASS_VERSION)?,
+            thread_id: r.u32(S, eth::THREAD_ID)?,
+            process_id: r.u32(S, eth::PROCESS_ID)?,
+            time_stamp: r.i64(S, eth::TIME_STAMP)?,
+            guid: Guid::from_bytes(r.bytes(S, eth::GUID, 16).map(|b| fixed::<16>(b, 0))?),
+            processor_time: r.u64(S, eth::PROCESSOR_TIME)?,
         };
         check_size(
             S,
             at,
             u64::from(header.size),
-            EVENT_TRACE_HEADER_LEN as u64,
+            eth::LEN as u64,
             false,
             b.remaining(at) as u64,
         )?;

@@ -18,6 +18,7 @@
 //!   +0x34     NUL-terminated UTF-16 strings, padding to Size
 //! ```
 
+use super::layout::{counter_entry as ce, counter_list as cl};
 use super::read::{shift, utf16_lossy, utf16_terminated};
 use crate::format::read::{check_size, fixed, Reader};
 use crate::format::structure;
@@ -25,16 +26,9 @@ use crate::format::{Bound, DecodeError, ErrorKind};
 use crate::path::CounterPath;
 use crate::CounterType;
 
-/// Length of the counter list's prefix.
-pub const COUNTER_LIST_PREFIX_LEN: usize = 8;
-/// The first `u32` of the counter list in every log seen.
-pub const COUNTER_LIST_SIGNATURE: u32 = 0x0000_06FF;
-/// Length of the fixed part of a counter-list entry; the strings follow it.
-pub const COUNTER_ENTRY_HEADER_LEN: usize = 0x34;
-
 const S: &str = structure::PDH_COUNTER_ENTRY;
 
-/// The names of the fields at 0x1C, 0x20, 0x24, 0x28, 0x2C and 0x30.
+/// The names of the fields from [`ce::MACHINE_OFFSET`] to [`ce::COUNTER_OFFSET`], 4 bytes apart.
 const FIELD_NAMES: [&str; 6] = [
     "MachineOffset",
     "ObjectOffset",
@@ -47,7 +41,7 @@ const FIELD_NAMES: [&str; 6] = [
 /// The decoded counter list, borrowing the record.
 #[derive(Clone, Debug)]
 pub struct CounterList<'a> {
-    prefix: [u8; COUNTER_LIST_PREFIX_LEN],
+    prefix: [u8; cl::PREFIX_LEN],
     entries: Vec<CounterEntry<'a>>,
 }
 
@@ -56,14 +50,14 @@ impl<'a> CounterList<'a> {
     pub fn parse(data: &'a [u8]) -> Result<CounterList<'a>, DecodeError> {
         let b = Reader::new(data);
         let prefix = b
-            .bytes(structure::PDH_COUNTER_LIST, 0, COUNTER_LIST_PREFIX_LEN)
-            .map(|b| fixed::<COUNTER_LIST_PREFIX_LEN>(b, 0))?;
+            .bytes(structure::PDH_COUNTER_LIST, 0, cl::PREFIX_LEN)
+            .map(|b| fixed::<{ cl::PREFIX_LEN }>(b, 0))?;
         let mut entries = Vec::new();
-        let mut at = COUNTER_LIST_PREFIX_LEN;
+        let mut at = cl::PREFIX_LEN;
         while at < data.len() {
             let rest = &data[at..];
             // Padding after the last entry: fewer bytes than an entry header, all zero.
-            if rest.len() < COUNTER_ENTRY_HEADER_LEN && rest.iter().all(|&x| x == 0) {
+            if rest.len() < ce::LEN && rest.iter().all(|&x| x == 0) {
                 break;
             }
             let size = b.u32(S, at)?;
@@ -71,7 +65,7 @@ impl<'a> CounterList<'a> {
                 S,
                 at,
                 u64::from(size),
-                COUNTER_ENTRY_HEADER_LEN as u64,
+                ce::LEN as u64,
                 false,
                 rest.len() as u64,
             )?;
@@ -82,13 +76,13 @@ impl<'a> CounterList<'a> {
     }
 
     /// The 8-byte prefix (`FF 06 00 00 08 00 02 00` in every log seen).
-    pub fn prefix(&self) -> [u8; COUNTER_LIST_PREFIX_LEN] {
+    pub fn prefix(&self) -> [u8; cl::PREFIX_LEN] {
         self.prefix
     }
 
-    /// Whether the prefix starts with [`COUNTER_LIST_SIGNATURE`].
+    /// Whether the prefix starts with [`cl::SIGNATURE`].
     pub fn has_known_prefix(&self) -> bool {
-        self.prefix[..4] == COUNTER_LIST_SIGNATURE.to_le_bytes()
+        self.prefix[..4] == cl::SIGNATURE.to_le_bytes()
     }
 
     /// The entries in log order; the sub-records of every sample follow the same order.
@@ -114,13 +108,13 @@ impl<'a> CounterEntry<'a> {
     fn parse(bytes: &'a [u8], record_offset: usize) -> Result<CounterEntry<'a>, DecodeError> {
         let b = Reader::new(bytes);
         let relocate = |e: DecodeError| shift(e, record_offset);
-        let strings = &bytes[COUNTER_ENTRY_HEADER_LEN..];
+        let strings = &bytes[ce::LEN..];
         let string = |field: usize, optional: bool| -> Result<Option<&'a [u8]>, DecodeError> {
             let off = b.i32(S, field).map_err(relocate)?;
             if off == -1 && optional {
                 return Ok(None);
             }
-            let name = FIELD_NAMES[(field - 0x1C) / 4];
+            let name = FIELD_NAMES[(field - ce::MACHINE_OFFSET) / 4];
             let Ok(start) = usize::try_from(off) else {
                 return Err(DecodeError::new(
                     S,
@@ -151,7 +145,7 @@ impl<'a> CounterEntry<'a> {
                 .ok_or_else(|| {
                     DecodeError::new(
                         S,
-                        record_offset + COUNTER_ENTRY_HEADER_LEN + start,
+                        record_offset + ce::LEN + start,
                         ErrorKind::UnterminatedString,
                     )
                 })
@@ -159,11 +153,11 @@ impl<'a> CounterEntry<'a> {
         let entry = CounterEntry {
             bytes,
             record_offset,
-            machine: string(0x1C, false)?.unwrap_or_default(),
-            object: string(0x20, false)?.unwrap_or_default(),
-            instance: string(0x24, true)?,
-            parent: string(0x28, true)?,
-            counter: string(0x30, false)?.unwrap_or_default(),
+            machine: string(ce::MACHINE_OFFSET, false)?.unwrap_or_default(),
+            object: string(ce::OBJECT_OFFSET, false)?.unwrap_or_default(),
+            instance: string(ce::INSTANCE_OFFSET, true)?,
+            parent: string(ce::PARENT_OFFSET, true)?,
+            counter: string(ce::COUNTER_OFFSET, false)?.unwrap_or_default(),
         };
         Ok(entry)
     }
@@ -174,44 +168,44 @@ impl<'a> CounterEntry<'a> {
 
     /// `Size`: the entry's length.
     pub fn size(&self) -> u32 {
-        self.u32_at(0)
+        self.u32_at(ce::SIZE)
     }
 
     /// `Flags`: 0 for a single counter, 0x1 for a wildcard-instance counter, 0x10 for a whole-object
     /// entry, in the logs seen. The reader does not rely on them: each sample sub-record says what it
     /// holds.
     pub fn flags(&self) -> u32 {
-        self.u32_at(0x04)
+        self.u32_at(ce::FLAGS)
     }
 
     /// The third field: 0, or the entry's position in the Server 2003 log (like a `dwUserData`).
     pub fn user_data(&self) -> u32 {
-        self.u32_at(0x08)
+        self.u32_at(ce::USER_DATA)
     }
 
     /// The counter type (0x10 on whole-object entries, whose counters carry their own types).
     pub fn counter_type(&self) -> CounterType {
-        CounterType(self.u32_at(0x0C))
+        CounterType(self.u32_at(ce::COUNTER_TYPE))
     }
 
     /// The time base F the counter's values are computed with.
     pub fn time_base(&self) -> i64 {
-        super::read::le_i64(self.bytes, 0x10)
+        super::read::le_i64(self.bytes, ce::TIME_BASE)
     }
 
     /// `DefaultScale`.
     pub fn default_scale(&self) -> i32 {
-        self.u32_at(0x18) as i32
+        self.u32_at(ce::DEFAULT_SCALE) as i32
     }
 
     /// The `#n` index of the instance (0 = the first, written without a suffix).
     pub fn instance_index(&self) -> i32 {
-        self.u32_at(0x2C) as i32
+        self.u32_at(ce::INSTANCE_INDEX) as i32
     }
 
     /// Offsets of the machine, object, instance, parent and counter strings (−1 = absent).
     pub fn string_offsets(&self) -> [i32; 5] {
-        [0x1C, 0x20, 0x24, 0x28, 0x30].map(|o| self.u32_at(o) as i32)
+        ce::STRING_OFFSETS.map(|o| self.u32_at(o) as i32)
     }
 
     /// The machine, as written (`\\NAME`).

@@ -35,19 +35,16 @@
 
 use std::io::{self, Seek, SeekFrom, Write};
 
-use super::container::{
-    LogFileHeader, TimeZoneInformation, BUFFER_HEADER_LEN, EVENT_TRACE_HEADER_LEN,
-    FILLED_BYTES_OFFSET, TRACE_HEADER_TYPE_FULL_HEADER32, TRACE_HEADER_TYPE_FULL_HEADER64,
-    TRACE_HEADER_TYPE_SYSTEM32, TRACE_HEADER_TYPE_SYSTEM64,
+use super::container::{LogFileHeader, TimeZoneInformation};
+use super::counters::CounterSpec;
+use super::layout::{
+    buffer_header as bh, counter_entry as ce, counter_list as cl, event_trace_header as eth,
+    logfile_header as lf, pdh_event, pdh_raw_counter as prc, raw_counter_array as rca,
+    raw_counter_item as rci, sample as sl, sub_record as sr, system_trace_header as sth,
+    time_zone_information as tzi, trailer as tl,
 };
-use super::counters::{CounterSpec, COUNTER_ENTRY_HEADER_LEN, COUNTER_LIST_SIGNATURE};
 use super::record::RecordKind;
-use super::sample::{
-    INSTANCES_HEADER_LEN, INSTANCE_ITEM_LEN, KIND_BLOCK, KIND_COUNTER, KIND_INSTANCES,
-    SAMPLE_SIGNATURE, SUB_RECORD_HEADER_LEN,
-};
-use super::trailer::TRAILER_HEADER_LEN;
-use super::{PDH_EVENT_HEADER_LEN, PDH_EVENT_VERSION, PDH_PROVIDER_GUID};
+use super::PDH_PROVIDER_GUID;
 use crate::format::read::Endian;
 use crate::format::v2::Guid;
 use crate::format::write::Writer;
@@ -79,8 +76,8 @@ impl Default for EncodeOptions {
         EncodeOptions {
             header: LogFileHeader {
                 header_version: 2,
-                header_type: TRACE_HEADER_TYPE_SYSTEM32,
-                buffer_size: super::DEFAULT_BUFFER_SIZE,
+                header_type: sth::TYPE_SYSTEM32,
+                buffer_size: bh::DEFAULT_BUFFER_SIZE,
                 version: 0x0501_000a,
                 os_build: 9200,
                 number_of_processors: 4,
@@ -102,7 +99,7 @@ impl Default for EncodeOptions {
             },
             log_guid,
             fragment_size: 8000,
-            event_version: PDH_EVENT_VERSION,
+            event_version: pdh_event::VERSION,
         }
     }
 }
@@ -111,7 +108,7 @@ impl EncodeOptions {
     /// The same options for a 64-bit writer (pointer size 8, 64-bit header types).
     pub fn with_64_bit(mut self) -> Self {
         self.header.pointer_size = 8;
-        self.header.header_type = TRACE_HEADER_TYPE_SYSTEM64;
+        self.header.header_type = sth::TYPE_SYSTEM64;
         self
     }
 }
@@ -137,7 +134,9 @@ impl<W: Write + Seek> BlgWriter<W> {
     /// [`finish`](Self::finish)).
     pub fn new(mut out: W, options: EncodeOptions) -> io::Result<Self> {
         let buffer_size = options.header.buffer_size as usize;
-        if !(0x1000..=0x10_0000).contains(&buffer_size) || buffer_size % 8 != 0 {
+        if !(0x1000..=bh::MAX_BUFFER_SIZE as usize).contains(&buffer_size)
+            || buffer_size % bh::ALIGNMENT != 0
+        {
             return Err(invalid(
                 "buffer size must be a multiple of 8 from 4 KiB to 1 MiB",
             ));
@@ -145,9 +144,10 @@ impl<W: Write + Seek> BlgWriter<W> {
         if options.header.pointer_size != 4 && options.header.pointer_size != 8 {
             return Err(invalid("pointer size must be 4 or 8"));
         }
-        let max_fragment = (buffer_size - BUFFER_HEADER_LEN).min(usize::from(u16::MAX) & !7)
-            - EVENT_TRACE_HEADER_LEN
-            - PDH_EVENT_HEADER_LEN;
+        let max_fragment = (buffer_size - bh::LEN)
+            .min(usize::from(u16::MAX) & !(bh::ALIGNMENT - 1))
+            - eth::LEN
+            - pdh_event::LEN;
         if options.fragment_size == 0 || options.fragment_size > max_fragment {
             return Err(invalid(
                 "fragment size must be at least 1 and fit in one event of one buffer",
@@ -191,15 +191,15 @@ impl<W: Write + Seek> BlgWriter<W> {
         count: u32,
         data: &[u8],
     ) -> io::Result<()> {
-        let size = EVENT_TRACE_HEADER_LEN + PDH_EVENT_HEADER_LEN + data.len();
+        let size = eth::LEN + pdh_event::LEN + data.len();
         let size16 = u16::try_from(size).map_err(|_| invalid("event larger than 65535 bytes"))?;
         let event_type = if self.options.header.pointer_size == 8 {
-            TRACE_HEADER_TYPE_FULL_HEADER64
+            eth::TYPE_FULL_HEADER64
         } else {
-            TRACE_HEADER_TYPE_FULL_HEADER32
+            eth::TYPE_FULL_HEADER32
         };
-        let aligned = size.next_multiple_of(8);
-        if aligned > self.buffer_size - BUFFER_HEADER_LEN {
+        let aligned = size.next_multiple_of(bh::ALIGNMENT);
+        if aligned > self.buffer_size - bh::LEN {
             return Err(invalid("event larger than a buffer"));
         }
         if self.filled == 0 {
@@ -209,20 +209,21 @@ impl<W: Write + Seek> BlgWriter<W> {
             self.start_buffer(time);
         }
         let e = &mut self.buf;
-        e.u16(size16);
-        e.u8(event_type);
-        e.u8(0xC0);
-        e.u8(class_type);
-        e.u8(0);
-        e.u16(self.options.event_version);
-        e.u32(0x0b18);
-        e.u32(0x0dfc);
-        e.i64(time);
-        e.bytes(&PDH_PROVIDER_GUID.to_bytes());
-        e.u64(0);
-        e.bytes(&self.options.log_guid.to_bytes());
-        e.u32(index);
-        e.u32(count);
+        let at = e.pos();
+        e.zeros(eth::LEN + pdh_event::LEN);
+        e.put_u16s(at + eth::SIZE, &[size16]);
+        e.put(at + eth::HEADER_TYPE, &[event_type]);
+        e.put(at + eth::MARKER_FLAGS, &[eth::MARKER]);
+        e.put(at + eth::CLASS_TYPE, &[class_type]);
+        e.put_u16s(at + eth::CLASS_VERSION, &[self.options.event_version]);
+        e.put_u32(at + eth::THREAD_ID, 0x0b18);
+        e.put_u32(at + eth::PROCESS_ID, 0x0dfc);
+        e.put_i64(at + eth::TIME_STAMP, time);
+        e.put(at + eth::GUID, &PDH_PROVIDER_GUID.to_bytes());
+        let p = at + eth::LEN;
+        e.put(p + pdh_event::LOG_GUID, &self.options.log_guid.to_bytes());
+        e.put_u32(p + pdh_event::FRAGMENT_INDEX, index);
+        e.put_u32(p + pdh_event::FRAGMENT_COUNT, count);
         e.bytes(data);
         e.pad8();
         self.filled += aligned;
@@ -231,8 +232,8 @@ impl<W: Write + Seek> BlgWriter<W> {
 
     fn start_buffer(&mut self, time: i64) {
         self.buf.clear();
-        self.buf.zeros(BUFFER_HEADER_LEN);
-        self.filled = BUFFER_HEADER_LEN;
+        self.buf.zeros(bh::LEN);
+        self.filled = bh::LEN;
         self.buffer_time = time;
     }
 
@@ -243,8 +244,8 @@ impl<W: Write + Seek> BlgWriter<W> {
         let filled = self.filled as u32;
         let b = &mut self.buf;
         put_buffer_header(b, self.buffer_size, filled, self.buffer_time);
-        b.put_u32(4, filled); // the saved offset
-        b.put_u64(0x18, u64::from(self.buffers)); // the sequence number
+        b.put_u32(bh::SAVED_OFFSET, filled);
+        b.put_u64(bh::SEQUENCE_NUMBER, u64::from(self.buffers));
         b.fill_to(self.buffer_size, 0xFF);
         self.out.write_all(b.as_bytes())?;
         self.buffers = self.buffers.saturating_add(1);
@@ -264,15 +265,16 @@ impl<W: Write + Seek> BlgWriter<W> {
     }
 }
 
-/// The fields every buffer header of the writer holds (in the `BUFFER_HEADER_LEN` zero bytes at
-/// the start of `b`): the buffer size, the filled offset (twice), the time stamp and the flags.
+/// The fields every buffer header of the writer holds (in the [`bh::LEN`] zero bytes at the start
+/// of `b`): the buffer size, the filled offset (twice), the time stamp, the client context and the
+/// state, as Windows writes them.
 fn put_buffer_header(b: &mut Writer, buffer_size: usize, filled: u32, time: i64) {
-    b.put_u32(0, buffer_size as u32);
-    b.put_u32(8, filled);
-    b.put_i64(0x10, time);
-    b.put(0x28, &[0, 8, 0x11, 0]);
-    b.put_u32(0x2C, 3);
-    b.put_u32(FILLED_BYTES_OFFSET, filled);
+    b.put_u32(bh::BUFFER_SIZE, buffer_size as u32);
+    b.put_u32(bh::CURRENT_OFFSET, filled);
+    b.put_i64(bh::TIME_STAMP, time);
+    b.put(bh::CLIENT_CONTEXT, &[0, 8, 0x11, 0]);
+    b.put_u32(bh::STATE, 3);
+    b.put_u32(bh::FILLED_BYTES, filled);
 }
 
 /// `s` as NUL-terminated UTF-16, written as given (a NUL inside ends the string for a reader, as in
@@ -282,13 +284,11 @@ fn utf16z(out: &mut Writer, s: &str) {
     out.u16(0);
 }
 
-/// A 32-unit UTF-16 name field (at most 31 units and a NUL).
-fn name_field(out: &mut Writer, s: &str) {
-    let start = out.pos();
-    for u in s.encode_utf16().take(31) {
-        out.u16(u);
-    }
-    out.fill_to(start + 64, 0);
+/// A name field of a `TIME_ZONE_INFORMATION` at `at` (zeros): at most 31 UTF-16 units, so that a
+/// NUL ends it.
+fn put_name_field(out: &mut Writer, at: usize, s: &str) {
+    let units: Vec<u16> = s.encode_utf16().take(tzi::NAME_LEN / 2 - 1).collect();
+    out.put_u16s(at, &units);
 }
 
 /// The first buffer: the buffer header, the `SYSTEM_TRACE_HEADER` event with the
@@ -296,68 +296,70 @@ fn name_field(out: &mut Writer, s: &str) {
 fn header_buffer(h: &LogFileHeader, buffer_size: usize, buffers: u32) -> io::Result<Vec<u8>> {
     let p = h.pointer_size as usize;
     let mut b = Writer::reuse(Vec::with_capacity(buffer_size), Endian::Little);
-    b.zeros(BUFFER_HEADER_LEN);
+    b.zeros(bh::LEN);
     let header_type = if h.pointer_size == 8 {
-        TRACE_HEADER_TYPE_SYSTEM64
+        sth::TYPE_SYSTEM64
     } else {
-        TRACE_HEADER_TYPE_SYSTEM32
+        sth::TYPE_SYSTEM32
     };
+    // The SYSTEM_TRACE_HEADER; its size is written below, its hook id is 0 (the header event).
     let event = b.pos();
-    b.u16(h.header_version);
-    b.u8(header_type);
-    b.u8(0xC0);
-    b.u16(0); // the event size, written below
-    b.u16(0); // hook id: the header event
-    b.u32(0x06dc);
-    b.u32(0);
-    b.i64(h.start_time);
-    b.u64(0);
-    // The TRACE_LOGFILE_HEADER; its 8-byte alignment is the buffer's (the event starts at 0x48, its
-    // body at 0x68).
-    let lf = &mut b;
-    for v in [h.buffer_size, h.version, h.os_build, h.number_of_processors] {
-        lf.u32(v);
-    }
-    lf.i64(h.end_time);
-    for v in [
-        h.timer_resolution,
-        h.maximum_file_size,
-        h.log_file_mode,
-        buffers,
-        h.start_buffers,
-        h.pointer_size,
-        h.events_lost,
-        h.cpu_speed_mhz,
+    b.zeros(sth::LEN);
+    b.put_u16s(event + sth::VERSION, &[h.header_version]);
+    b.put(event + sth::HEADER_TYPE, &[header_type]);
+    b.put(event + sth::MARKER_FLAGS, &[sth::MARKER]);
+    b.put_u32(event + sth::THREAD_ID, 0x06dc);
+    b.put_i64(event + sth::SYSTEM_TIME, h.start_time);
+    // The TRACE_LOGFILE_HEADER; the LoggerName and LogFileName pointers stay 0.
+    let l = b.pos();
+    b.zeros(lf::len(p));
+    for (at, v) in [
+        (lf::BUFFER_SIZE, h.buffer_size),
+        (lf::VERSION, h.version),
+        (lf::PROVIDER_VERSION, h.os_build),
+        (lf::NUMBER_OF_PROCESSORS, h.number_of_processors),
+        (lf::TIMER_RESOLUTION, h.timer_resolution),
+        (lf::MAXIMUM_FILE_SIZE, h.maximum_file_size),
+        (lf::LOG_FILE_MODE, h.log_file_mode),
+        (lf::BUFFERS_WRITTEN, buffers),
+        (lf::START_BUFFERS, h.start_buffers),
+        (lf::POINTER_SIZE, h.pointer_size),
+        (lf::EVENTS_LOST, h.events_lost),
+        (lf::CPU_SPEED_MHZ, h.cpu_speed_mhz),
+        (lf::reserved_flags(p), h.reserved_flags),
+        (lf::buffers_lost(p), h.buffers_lost),
     ] {
-        lf.u32(v);
+        b.put_u32(l + at, v);
     }
-    lf.zeros(2 * p); // LoggerName and LogFileName pointers
+    for (at, v) in [
+        (lf::END_TIME, h.end_time),
+        (lf::boot_time(p), h.boot_time),
+        (lf::perf_freq(p), h.perf_freq),
+        (lf::start_time(p), h.start_time),
+    ] {
+        b.put_i64(l + at, v);
+    }
     let tz = &h.time_zone;
-    lf.i32(tz.bias);
-    name_field(lf, &tz.standard_name);
-    lf.system_time(&tz.standard_date);
-    lf.i32(tz.standard_bias);
-    name_field(lf, &tz.daylight_name);
-    lf.system_time(&tz.daylight_date);
-    lf.i32(tz.daylight_bias);
-    lf.pad8();
-    for v in [h.boot_time, h.perf_freq, h.start_time] {
-        lf.i64(v);
-    }
-    lf.u32(h.reserved_flags);
-    lf.u32(h.buffers_lost);
-    utf16z(lf, &h.logger_name);
-    utf16z(lf, &h.log_file_name);
+    let z = l + lf::time_zone(p);
+    b.put_i32(z + tzi::BIAS, tz.bias);
+    put_name_field(&mut b, z + tzi::STANDARD_NAME, &tz.standard_name);
+    b.put_system_time(z + tzi::STANDARD_DATE, &tz.standard_date);
+    b.put_i32(z + tzi::STANDARD_BIAS, tz.standard_bias);
+    put_name_field(&mut b, z + tzi::DAYLIGHT_NAME, &tz.daylight_name);
+    b.put_system_time(z + tzi::DAYLIGHT_DATE, &tz.daylight_date);
+    b.put_i32(z + tzi::DAYLIGHT_BIAS, tz.daylight_bias);
+    utf16z(&mut b, &h.logger_name);
+    utf16z(&mut b, &h.log_file_name);
 
     let size = b.pos() - event;
     let size16 = u16::try_from(size).map_err(|_| invalid("log-file header too large"))?;
-    let filled = (BUFFER_HEADER_LEN + size).next_multiple_of(8);
+    let filled = (bh::LEN + size).next_multiple_of(bh::ALIGNMENT);
     if filled > buffer_size {
         return Err(invalid("log-file header larger than a buffer"));
     }
-    b.put_u16s(event + 4, &[size16]);
+    b.put_u16s(event + sth::SIZE, &[size16]);
     put_buffer_header(&mut b, buffer_size, filled as u32, h.start_time);
-    b.put_u16s(0x34, &[1, 4]); // the buffer type: the log-file header
+    b.put_u16s(bh::FLAGS, &[1, 4]); // the flags and the buffer type of the log-file header
     b.pad8();
     b.fill_to(buffer_size, 0xFF);
     Ok(b.into_bytes())
@@ -366,9 +368,10 @@ fn header_buffer(h: &LogFileHeader, buffer_size: usize, buffers: u32) -> io::Res
 /// The counter-list record of `specs`, strings laid out machine, object, instance, parent, counter.
 pub fn encode_counter_list(specs: &[CounterSpec]) -> Vec<u8> {
     let mut out = Writer::reuse(Vec::with_capacity(8 + specs.len() * 160), Endian::Little);
-    out.u32(COUNTER_LIST_SIGNATURE);
-    out.u16(8);
-    out.u16(2);
+    out.u32(cl::SIGNATURE);
+    for w in cl::PREFIX_WORDS {
+        out.u16(w);
+    }
     let mut strings = Writer::new(Endian::Little);
     for s in specs {
         strings.clear();
@@ -382,16 +385,24 @@ pub fn encode_counter_list(specs: &[CounterSpec]) -> Vec<u8> {
         let instance = s.instance.as_deref().map_or(-1, &mut put);
         let parent = s.parent.as_deref().map_or(-1, &mut put);
         let counter = put(&s.counter);
-        let size = (COUNTER_ENTRY_HEADER_LEN + strings.pos()).next_multiple_of(8);
+        let size = (ce::LEN + strings.pos()).next_multiple_of(8);
         let start = out.pos();
-        out.u32(size as u32);
-        out.u32(s.flags);
-        out.u32(s.user_data);
-        out.u32(s.counter_type.0);
-        out.i64(s.time_base);
-        out.i32(s.default_scale);
-        for v in [machine, object, instance, parent, s.instance_index, counter] {
-            out.i32(v);
+        out.zeros(ce::LEN);
+        out.put_u32(start + ce::SIZE, size as u32);
+        out.put_u32(start + ce::FLAGS, s.flags);
+        out.put_u32(start + ce::USER_DATA, s.user_data);
+        out.put_u32(start + ce::COUNTER_TYPE, s.counter_type.0);
+        out.put_i64(start + ce::TIME_BASE, s.time_base);
+        out.put_i32(start + ce::DEFAULT_SCALE, s.default_scale);
+        for (at, v) in [
+            (ce::MACHINE_OFFSET, machine),
+            (ce::OBJECT_OFFSET, object),
+            (ce::INSTANCE_OFFSET, instance),
+            (ce::PARENT_OFFSET, parent),
+            (ce::INSTANCE_INDEX, s.instance_index),
+            (ce::COUNTER_OFFSET, counter),
+        ] {
+            out.put_i32(start + at, v);
         }
         out.bytes(strings.as_bytes());
         out.fill_to(start + size, 0);
@@ -462,29 +473,25 @@ pub fn encode_sample(entries: &[SampleEntry]) -> Vec<u8> {
 /// [`encode_sample`] into a reused vector (cleared first).
 pub fn encode_sample_into(buf: &mut Vec<u8>, entries: &[SampleEntry]) {
     let mut out = Writer::reuse(std::mem::take(buf), Endian::Little);
-    out.bytes(&SAMPLE_SIGNATURE);
-    out.u8(0);
-    out.u32(0); // the record size, written below
+    out.zeros(sl::LEN);
+    out.put(0, &sl::SIGNATURE);
     for e in entries {
-        let start = out.pos();
         let kind = match e {
-            SampleEntry::Counter(_) => KIND_COUNTER,
-            SampleEntry::Instances { .. } => KIND_INSTANCES,
-            SampleEntry::Block(_) => KIND_BLOCK,
+            SampleEntry::Counter(_) => sr::KIND_COUNTER,
+            SampleEntry::Instances { .. } => sr::KIND_INSTANCES,
+            SampleEntry::Block(_) => sr::KIND_BLOCK,
             SampleEntry::Raw { kind, .. } => *kind,
         };
-        out.bytes(&SAMPLE_SIGNATURE);
-        out.u8(kind);
-        out.u32(0); // the sub-record size, written below
+        let start = sub_record_header(&mut out, kind);
         match e {
             SampleEntry::Counter(r) => {
-                out.u32(r.status.0);
-                out.i64(r.time_stamp);
-                out.zeros(4);
-                out.i64(r.first);
-                out.i64(r.second);
-                out.u32(r.multi_count);
-                out.zeros(4);
+                let body = out.pos();
+                out.zeros(prc::LEN);
+                out.put_u32(body + prc::C_STATUS, r.status.0);
+                out.put_i64(body + prc::TIME_STAMP, r.time_stamp);
+                out.put_i64(body + prc::FIRST_VALUE, r.first);
+                out.put_i64(body + prc::SECOND_VALUE, r.second);
+                out.put_u32(body + prc::MULTI_COUNT, r.multi_count);
             }
             SampleEntry::Instances {
                 status,
@@ -492,7 +499,7 @@ pub fn encode_sample_into(buf: &mut Vec<u8>, entries: &[SampleEntry]) {
                 items,
             } => {
                 let body = out.pos();
-                let names_at = INSTANCES_HEADER_LEN + items.len() * INSTANCE_ITEM_LEN;
+                let names_at = rca::LEN + items.len() * rci::LEN;
                 let mut names = Writer::new(Endian::Little);
                 let mut offsets = Vec::with_capacity(items.len());
                 for item in items {
@@ -500,16 +507,17 @@ pub fn encode_sample_into(buf: &mut Vec<u8>, entries: &[SampleEntry]) {
                     utf16z(&mut names, &item.name);
                 }
                 let size = (names_at + names.pos()).next_multiple_of(8);
-                out.u32(size as u32);
-                out.u32(items.len() as u32);
-                out.u32(status.0);
-                out.u32(0);
-                out.i64(*time_stamp);
-                for (item, offset) in items.iter().zip(offsets) {
-                    out.u32(offset);
-                    out.u32(item.multi_count);
-                    out.i64(item.first);
-                    out.i64(item.second);
+                out.zeros(names_at);
+                out.put_u32(body + rca::SIZE, size as u32);
+                out.put_u32(body + rca::COUNT, items.len() as u32);
+                out.put_u32(body + rca::C_STATUS, status.0);
+                out.put_i64(body + rca::TIME_STAMP, *time_stamp);
+                for (i, (item, offset)) in items.iter().zip(offsets).enumerate() {
+                    let at = body + rca::LEN + i * rci::LEN;
+                    out.put_u32(at + rci::NAME_OFFSET, offset);
+                    out.put_u32(at + rci::MULTI_COUNT, item.multi_count);
+                    out.put_i64(at + rci::FIRST_VALUE, item.first);
+                    out.put_i64(at + rci::SECOND_VALUE, item.second);
                 }
                 out.bytes(names.as_bytes());
                 out.fill_to(body + size, 0);
@@ -518,10 +526,20 @@ pub fn encode_sample_into(buf: &mut Vec<u8>, entries: &[SampleEntry]) {
                 out.bytes(bytes);
             }
         }
-        out.put_u32(start + 4, (out.pos() - start) as u32);
+        out.put_u32(start + sr::SIZE, (out.pos() - start) as u32);
     }
-    out.put_u32(4, out.pos() as u32);
+    out.put_u32(sl::TOTAL, out.pos() as u32);
     *buf = out.into_bytes();
+}
+
+/// The header of a sub-record of `kind` at the end of `out`, its size left 0 for the caller to
+/// write; returns the header's offset.
+fn sub_record_header(out: &mut Writer, kind: u8) -> usize {
+    let start = out.pos();
+    out.zeros(sr::LEN);
+    out.put(start + sr::SIGNATURE, &sl::SIGNATURE);
+    out.put(start + sr::KIND, &[kind]);
+    start
 }
 
 /// A name-table record: the machine, then `pairs` as `index\0name\0…` (no list terminator, like the
@@ -545,19 +563,18 @@ pub fn encode_trailer(
     entries: u32,
     bodies: &[&[u8]],
 ) -> Vec<u8> {
-    let mut out = Writer::reuse(Vec::with_capacity(TRAILER_HEADER_LEN), Endian::Little);
-    out.i64(first);
-    out.i64(last);
-    out.u32(samples);
-    out.u32(entries);
-    out.u32(0); // the record size, written below
-    out.u32(0x5FF);
+    let mut out = Writer::reuse(Vec::with_capacity(tl::LEN), Endian::Little);
+    out.zeros(tl::LEN);
+    out.put_i64(tl::FIRST_TIME, first);
+    out.put_i64(tl::LAST_TIME, last);
+    out.put_u32(tl::SAMPLES, samples);
+    out.put_u32(tl::ENTRIES, entries);
+    out.put_u32(tl::FLAGS, tl::FLAGS_SEEN);
     for body in bodies {
-        out.bytes(&SAMPLE_SIGNATURE);
-        out.u8(KIND_BLOCK);
-        out.u32((body.len() + SUB_RECORD_HEADER_LEN) as u32);
+        let start = sub_record_header(&mut out, sr::KIND_BLOCK);
+        out.put_u32(start + sr::SIZE, (body.len() + sr::LEN) as u32);
         out.bytes(body);
     }
-    out.put_u32(0x18, out.pos() as u32);
+    out.put_u32(tl::SIZE, out.pos() as u32);
     out.into_bytes()
 }

@@ -17,6 +17,8 @@
 //!   entry), the name-table chunks of logs of whole objects ([`NameChunk`]) and a trailer
 //!   ([`Trailer`]).
 //! * [`timezone`]: the zone names relog prints, and local ↔ UTC with the log's time-zone rules.
+//! * [`layout`]: the offsets and sizes of every structure, declared once for the reader, the
+//!   writer and [`looks_like_blg`].
 //! * [`encode`]: writes logs of the same shape, for tests and benchmarks.
 //!
 //! Every length, count and offset is checked before use; a malformed structure is a
@@ -27,6 +29,7 @@ pub mod container;
 pub mod counters;
 pub mod encode;
 mod error;
+pub mod layout;
 pub mod names;
 mod read;
 mod reader;
@@ -37,9 +40,10 @@ pub mod trailer;
 pub mod values;
 
 pub use crate::format::{DecodeError, ErrorKind};
-pub use container::{EventHeader, LogFileHeader, TimeZoneInformation, DEFAULT_BUFFER_SIZE};
+pub use container::{EventHeader, LogFileHeader, TimeZoneInformation};
 pub use counters::{CounterEntry, CounterList, CounterSpec};
 pub use error::{ReadError, Warning};
+pub use layout::buffer_header::DEFAULT_BUFFER_SIZE;
 pub use names::NameChunk;
 pub use reader::{BlgReader, MAX_RECORD_LEN, MAX_WARNINGS};
 pub use record::{Fragment, Record, RecordKind};
@@ -59,9 +63,56 @@ pub const PDH_PROVIDER_GUID: Guid = Guid::new(
     [0x9C, 0xED, 0x3C, 0xBB, 0x14, 0xC1, 0x44, 0x79],
 );
 
-/// `Class.Version` of every PDH event seen.
-pub const PDH_EVENT_VERSION: u16 = 0x3C;
+/// Whether `bytes`, the start of a file, look like a binary log: a `WMI_BUFFER_HEADER` whose
+/// `BufferSize` is one the reader accepts and whose `FilledBytes` lies within the buffer, followed by
+/// the log-file header event (a `SYSTEM_TRACE_HEADER` of a 32- or 64-bit writer, with the marker
+/// flags of every log seen, large enough to hold a `TRACE_LOGFILE_HEADER`).
+///
+/// A log has no magic string; these are the first [`SNIFF_LEN`] bytes of every log the reader opens
+/// (shorter input is not a log). A `true` is a strong hint, not a proof: [`BlgReader::new`] checks
+/// the whole header.
+///
+/// ```
+/// use perfcounters::format::blg::encode::{BlgWriter, EncodeOptions};
+/// use perfcounters::format::blg::looks_like_blg;
+///
+/// let log = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default())?
+///     .finish()?
+///     .into_inner();
+/// assert!(looks_like_blg(&log));
+/// assert!(!looks_like_blg(b"\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\""));
+/// assert!(!looks_like_blg(&log[..40]));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn looks_like_blg(bytes: &[u8]) -> bool {
+    use layout::{buffer_header as bh, logfile_header as lf, system_trace_header as sth};
+    let u32_at = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let (Some(size), Some(filled)) = (u32_at(bh::BUFFER_SIZE), u32_at(bh::FILLED_BYTES)) else {
+        return false;
+    };
+    let event = bh::LEN;
+    let (Some(&header_type), Some(&marker), Some(event_size)) = (
+        bytes.get(event + sth::HEADER_TYPE),
+        bytes.get(event + sth::MARKER_FLAGS),
+        bytes
+            .get(event + sth::SIZE..event + sth::SIZE + 2)
+            .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]]))),
+    ) else {
+        return false;
+    };
+    (bh::MIN_BUFFER_SIZE..=bh::MAX_BUFFER_SIZE).contains(&size)
+        && size as usize % bh::ALIGNMENT == 0
+        && (bh::LEN as u32..=size).contains(&filled)
+        && matches!(header_type, sth::TYPE_SYSTEM32 | sth::TYPE_SYSTEM64)
+        && marker == sth::MARKER
+        && event_size >= sth::LEN + lf::MIN_LEN
+        && event + event_size <= size as usize
+}
 
-/// Length of what every PDH event carries before its part of the record: the log GUID, the
-/// fragment index (1-based) and the fragment count.
-pub const PDH_EVENT_HEADER_LEN: usize = 24;
+/// How many bytes of a file's start [`looks_like_blg`] reads: the buffer header and the start of
+/// the log-file header event.
+pub const SNIFF_LEN: usize = layout::buffer_header::LEN + layout::system_trace_header::SIZE + 2;

@@ -2,13 +2,11 @@
 
 use std::io::{self, Read};
 
-use super::container::{
-    BufferHeader, EventHeader, LogFileHeader, BUFFER_HEADER_LEN, EVENT_TRACE_HEADER_LEN,
-    TRACE_HEADER_TYPE_FULL_HEADER32, TRACE_HEADER_TYPE_FULL_HEADER64,
-};
+use super::container::{BufferHeader, EventHeader, LogFileHeader};
 use super::error::{ReadError, Warning};
+use super::layout::{buffer_header as bh, event_trace_header as eth, pdh_event};
 use super::record::{Fragment, Record, RecordKind};
-use super::{PDH_EVENT_HEADER_LEN, PDH_EVENT_VERSION, PDH_PROVIDER_GUID};
+use super::PDH_PROVIDER_GUID;
 use crate::format::structure;
 use crate::format::v2::Guid;
 use crate::format::{Bound, DecodeError, ErrorKind};
@@ -83,7 +81,7 @@ pub struct BlgReader<R> {
 impl<R: Read> BlgReader<R> {
     /// Reads and checks the first buffer and its log-file header.
     pub fn new(mut src: R) -> Result<BlgReader<R>, ReadError> {
-        let mut first = vec![0u8; BUFFER_HEADER_LEN];
+        let mut first = vec![0u8; bh::LEN];
         let got = read_full(&mut src, &mut first)?;
         // A first buffer cut short: `needed` bytes must be there, `got` were read.
         let truncated = |needed: usize, got: usize| {
@@ -96,14 +94,14 @@ impl<R: Read> BlgReader<R> {
                 },
             )
         };
-        if got < BUFFER_HEADER_LEN {
-            return Err(truncated(BUFFER_HEADER_LEN, got).into());
+        if got < bh::LEN {
+            return Err(truncated(bh::LEN, got).into());
         }
         let bh = BufferHeader::parse(&first, 0, None)?;
         let buffer_size = bh.buffer_size as usize;
         let mut buf = first;
         buf.resize(buffer_size, 0);
-        let got = BUFFER_HEADER_LEN + read_full(&mut src, &mut buf[BUFFER_HEADER_LEN..])?;
+        let got = bh::LEN + read_full(&mut src, &mut buf[bh::LEN..])?;
         let mut warnings = Vec::new();
         let filled = bh.filled_bytes as usize;
         if got < buffer_size {
@@ -120,7 +118,7 @@ impl<R: Read> BlgReader<R> {
         let (header, pos) = LogFileHeader::parse(&buf, filled)?;
         if header.buffer_size != bh.buffer_size {
             warnings.push(Warning {
-                offset: BUFFER_HEADER_LEN,
+                offset: bh::LEN,
                 message: format!(
                     "the log-file header says buffers of {} bytes, the buffer header {}; using {}",
                     header.buffer_size, bh.buffer_size, bh.buffer_size
@@ -129,7 +127,7 @@ impl<R: Read> BlgReader<R> {
         }
         if header.is_circular() {
             warnings.push(Warning {
-                offset: BUFFER_HEADER_LEN,
+                offset: bh::LEN,
                 message:
                     "circular log: buffers are read in file order, which may not be time order, \
                           and records cut by the wrap are skipped"
@@ -203,7 +201,7 @@ impl<R: Read> BlgReader<R> {
             return Ok(false);
         }
         let offset = self.next_offset;
-        if got < BUFFER_HEADER_LEN {
+        if got < bh::LEN {
             self.warn(
                 offset,
                 format!("the file ends with {got} bytes, too few for a buffer header; ignored"),
@@ -225,7 +223,7 @@ impl<R: Read> BlgReader<R> {
         self.next_offset = offset.saturating_add(self.buffer_size);
         // A short buffer's events end where the file does; an event cut there is reported below.
         self.filled = filled.min(got);
-        self.pos = BUFFER_HEADER_LEN;
+        self.pos = bh::LEN;
         self.buffers = self.buffers.saturating_add(1);
         Ok(true)
     }
@@ -263,7 +261,7 @@ impl<R: Read> BlgReader<R> {
                 "the log-file header counts {} buffers, the file holds {}",
                 self.header.buffers_written, self.buffers
             );
-            self.warn(BUFFER_HEADER_LEN, message);
+            self.warn(bh::LEN, message);
         }
         self.stopped = true;
         None
@@ -276,7 +274,7 @@ impl<R: Read> BlgReader<R> {
             return None;
         }
         loop {
-            if self.pos + EVENT_TRACE_HEADER_LEN > self.filled {
+            if self.pos + eth::LEN > self.filled {
                 if self.pos < self.filled {
                     let offset = self.buf_offset + self.pos;
                     let left = self.filled - self.pos;
@@ -286,7 +284,7 @@ impl<R: Read> BlgReader<R> {
                             structure::EVENT_TRACE_HEADER,
                             offset,
                             ErrorKind::Truncated {
-                                needed: EVENT_TRACE_HEADER_LEN as u64,
+                                needed: eth::LEN as u64,
                                 available: left as u64,
                             },
                         ));
@@ -311,9 +309,8 @@ impl<R: Read> BlgReader<R> {
                 }
             };
             let size = usize::from(h.size);
-            self.pos = (at + size).next_multiple_of(8);
-            if h.header_type != TRACE_HEADER_TYPE_FULL_HEADER32
-                && h.header_type != TRACE_HEADER_TYPE_FULL_HEADER64
+            self.pos = (at + size).next_multiple_of(bh::ALIGNMENT);
+            if h.header_type != eth::TYPE_FULL_HEADER32 && h.header_type != eth::TYPE_FULL_HEADER64
             {
                 self.warn(
                     event_offset,
@@ -331,33 +328,34 @@ impl<R: Read> BlgReader<R> {
                 );
                 continue;
             }
-            if h.class_version != PDH_EVENT_VERSION && !self.warned_version {
+            if h.class_version != pdh_event::VERSION && !self.warned_version {
                 self.warned_version = true;
                 self.warn(
                     event_offset,
                     format!(
-                        "PDH event of version {:#x} (only {PDH_EVENT_VERSION:#x} is known); read as usual",
-                        h.class_version
+                        "PDH event of version {:#x} (only {:#x} is known); read as usual",
+                        h.class_version,
+                        pdh_event::VERSION
                     ),
                 );
             }
-            if size < EVENT_TRACE_HEADER_LEN + PDH_EVENT_HEADER_LEN {
+            if size < eth::LEN + pdh_event::LEN {
                 return self.fail(DecodeError::new(
                     structure::PDH_EVENT,
                     event_offset,
                     ErrorKind::SizeTooSmall {
                         size: size as u64,
-                        minimum: (EVENT_TRACE_HEADER_LEN + PDH_EVENT_HEADER_LEN) as u64,
+                        minimum: (eth::LEN + pdh_event::LEN) as u64,
                     },
                 ));
             }
-            let p = at + EVENT_TRACE_HEADER_LEN;
+            let p = at + eth::LEN;
             let mut g = [0u8; 16];
-            g.copy_from_slice(&self.buf[p..p + 16]);
+            g.copy_from_slice(&self.buf[p + pdh_event::LOG_GUID..p + pdh_event::LOG_GUID + 16]);
             let log_guid = Guid::from_bytes(g);
-            let index = super::read::le_u32(&self.buf, p + 16);
-            let count = super::read::le_u32(&self.buf, p + 20);
-            let data_start = p + PDH_EVENT_HEADER_LEN;
+            let index = super::read::le_u32(&self.buf, p + pdh_event::FRAGMENT_INDEX);
+            let count = super::read::le_u32(&self.buf, p + pdh_event::FRAGMENT_COUNT);
+            let data_start = p + pdh_event::LEN;
             let data_end = at + size;
             match self.log_guid {
                 None => self.log_guid = Some(log_guid),
@@ -374,7 +372,7 @@ impl<R: Read> BlgReader<R> {
             let out_of_order = |expected_index: u32, expected_count: u32| {
                 DecodeError::new(
                     structure::PDH_EVENT,
-                    event_offset + EVENT_TRACE_HEADER_LEN + 16,
+                    event_offset + eth::LEN + pdh_event::FRAGMENT_INDEX,
                     ErrorKind::FragmentOutOfOrder {
                         index,
                         count,

@@ -1,6 +1,7 @@
 //! PDH records: what the events of a log carry once their fragments are put together.
 
 use super::counters::CounterList;
+use super::layout::class_type;
 use super::names::NameChunk;
 use super::sample::Sample;
 use super::trailer::Trailer;
@@ -26,10 +27,10 @@ impl RecordKind {
     /// The kind of an event's `Class.Type`.
     pub const fn from_class_type(t: u8) -> RecordKind {
         match t {
-            0x20 => RecordKind::CounterList,
-            0x22 => RecordKind::Sample,
-            0x23 => RecordKind::Trailer,
-            0x24 => RecordKind::NameTable,
+            class_type::COUNTER_LIST => RecordKind::CounterList,
+            class_type::SAMPLE => RecordKind::Sample,
+            class_type::TRAILER => RecordKind::Trailer,
+            class_type::NAME_TABLE => RecordKind::NameTable,
             other => RecordKind::Other(other),
         }
     }
@@ -37,10 +38,10 @@ impl RecordKind {
     /// The `Class.Type` of this kind.
     pub const fn class_type(self) -> u8 {
         match self {
-            RecordKind::CounterList => 0x20,
-            RecordKind::Sample => 0x22,
-            RecordKind::Trailer => 0x23,
-            RecordKind::NameTable => 0x24,
+            RecordKind::CounterList => class_type::COUNTER_LIST,
+            RecordKind::Sample => class_type::SAMPLE,
+            RecordKind::Trailer => class_type::TRAILER,
+            RecordKind::NameTable => class_type::NAME_TABLE,
             RecordKind::Other(t) => t,
         }
     }

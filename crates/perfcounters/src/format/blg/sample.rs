@@ -13,6 +13,10 @@
 //!   kind 5  a whole V1 PERF_DATA_BLOCK holding one object with all its instances
 //! ```
 
+use super::layout::{
+    pdh_raw_counter as prc, raw_counter_array as rca, raw_counter_item as rci, sample as sl,
+    sub_record as sr,
+};
 use super::read::{le_i64, le_u32, shift, utf16_lossy, utf16_terminated};
 use crate::format::read::{check_min_size, check_size, fixed, Reader};
 use crate::format::structure;
@@ -20,23 +24,6 @@ use crate::format::v1::PerfDataBlock;
 use crate::format::{DecodeError, ErrorKind};
 use crate::raw::RawCounter;
 use crate::status::PdhStatus;
-
-/// The three signature bytes of a sample and of each sub-record: `"BL" 03`.
-pub const SAMPLE_SIGNATURE: [u8; 3] = [b'B', b'L', 3];
-/// Length of the sample header and of each sub-record header.
-pub const SUB_RECORD_HEADER_LEN: usize = 8;
-/// Sub-record kind of one `PDH_RAW_COUNTER`.
-pub const KIND_COUNTER: u8 = 1;
-/// Sub-record kind of the instances of a wildcard counter.
-pub const KIND_INSTANCES: u8 = 2;
-/// Sub-record kind of a whole V1 `PERF_DATA_BLOCK`.
-pub const KIND_BLOCK: u8 = 5;
-/// Length of a `PDH_RAW_COUNTER` as stored (natural alignment, 32- and 64-bit writers alike).
-pub const PDH_RAW_COUNTER_LEN: usize = 40;
-/// Length of the header of a wildcard-instance body.
-pub const INSTANCES_HEADER_LEN: usize = 24;
-/// Length of one item of a wildcard-instance body.
-pub const INSTANCE_ITEM_LEN: usize = 24;
 
 const SAMPLE: &str = structure::PDH_SAMPLE;
 const SUB: &str = structure::PDH_SUB_RECORD;
@@ -58,7 +45,7 @@ impl<'a> Sample<'a> {
     pub fn parse(data: &'a [u8]) -> Result<Sample<'a>, DecodeError> {
         let b = Reader::new(data);
         let head = b.bytes(SAMPLE, 0, 4).map(|b| fixed::<4>(b, 0))?;
-        if head[..3] != SAMPLE_SIGNATURE || head[3] != 0 {
+        if head[..3] != sl::SIGNATURE || head[sl::KIND] != 0 {
             return Err(DecodeError::new(
                 SAMPLE,
                 0,
@@ -69,8 +56,8 @@ impl<'a> Sample<'a> {
                 },
             ));
         }
-        let total = b.u32(SAMPLE, 4)? as usize;
-        check_min_size(SAMPLE, 4, total as u64, SUB_RECORD_HEADER_LEN as u64)?;
+        let total = b.u32(SAMPLE, sl::TOTAL)? as usize;
+        check_min_size(SAMPLE, sl::TOTAL, total as u64, sl::LEN as u64)?;
         if total > data.len() {
             return Err(DecodeError::new(
                 SAMPLE,
@@ -82,13 +69,13 @@ impl<'a> Sample<'a> {
             ));
         }
         let body = &data[..total];
-        let mut at = SUB_RECORD_HEADER_LEN;
+        let mut at = sl::LEN;
         let mut count = 0usize;
         while at < total {
             let (kind, len) = sub_header(body, at)?;
-            let sub = &body[at + SUB_RECORD_HEADER_LEN..at + len];
-            let body_at = at + SUB_RECORD_HEADER_LEN;
-            if kind == KIND_COUNTER && sub.len() != PDH_RAW_COUNTER_LEN {
+            let sub = &body[at + sr::LEN..at + len];
+            let body_at = at + sr::LEN;
+            if kind == sr::KIND_COUNTER && sub.len() != prc::LEN {
                 return Err(DecodeError::new(
                     RAW,
                     body_at,
@@ -99,7 +86,7 @@ impl<'a> Sample<'a> {
                     },
                 ));
             }
-            if kind == KIND_INSTANCES {
+            if kind == sr::KIND_INSTANCES {
                 InstanceArray::check(sub, body_at)?;
             }
             at += len;
@@ -131,7 +118,7 @@ impl<'a> Sample<'a> {
     pub fn sub_records(&self) -> SubRecords<'a> {
         SubRecords {
             data: self.data,
-            at: SUB_RECORD_HEADER_LEN,
+            at: sl::LEN,
         }
     }
 }
@@ -141,7 +128,7 @@ impl<'a> Sample<'a> {
 fn sub_header(data: &[u8], at: usize) -> Result<(u8, usize), DecodeError> {
     let b = Reader::new(data);
     let head = b.bytes(SUB, at, 4).map(|b| fixed::<4>(b, 0))?;
-    if head[..3] != SAMPLE_SIGNATURE {
+    if head[..3] != sl::SIGNATURE {
         return Err(DecodeError::new(
             SUB,
             at,
@@ -152,16 +139,16 @@ fn sub_header(data: &[u8], at: usize) -> Result<(u8, usize), DecodeError> {
             },
         ));
     }
-    let len = b.u32(SUB, at + 4)? as usize;
+    let len = b.u32(SUB, at + sr::SIZE)? as usize;
     check_size(
         SUB,
         at,
         len as u64,
-        SUB_RECORD_HEADER_LEN as u64,
+        sr::LEN as u64,
         false,
         b.remaining(at) as u64,
     )?;
-    Ok((head[3], len))
+    Ok((head[sr::KIND], len))
 }
 
 /// The sub-records of a [`Sample`].
@@ -177,13 +164,13 @@ impl<'a> Iterator for SubRecords<'a> {
     fn next(&mut self) -> Option<SubRecord<'a>> {
         // The framing was checked by `Sample::parse`; a failure here only ends the iteration.
         let (kind, len) = sub_header(self.data, self.at).ok()?;
-        let offset = self.at + SUB_RECORD_HEADER_LEN;
+        let offset = self.at + sr::LEN;
         let body = self.data.get(offset..self.at + len)?;
         self.at += len;
         Some(match kind {
-            KIND_COUNTER => SubRecord::Counter(RawCounterRecord::read(body, offset)),
-            KIND_INSTANCES => SubRecord::Instances(InstanceArray::read(body, offset)),
-            KIND_BLOCK => SubRecord::Block(BlockRecord {
+            sr::KIND_COUNTER => SubRecord::Counter(RawCounterRecord::read(body, offset)),
+            sr::KIND_INSTANCES => SubRecord::Instances(InstanceArray::read(body, offset)),
+            sr::KIND_BLOCK => SubRecord::Block(BlockRecord {
                 bytes: body,
                 offset,
             }),
@@ -218,9 +205,9 @@ impl SubRecord<'_> {
     /// The kind byte (1, 2, 5, or an unknown value).
     pub fn kind(&self) -> u8 {
         match self {
-            SubRecord::Counter(_) => KIND_COUNTER,
-            SubRecord::Instances(_) => KIND_INSTANCES,
-            SubRecord::Block(_) => KIND_BLOCK,
+            SubRecord::Counter(_) => sr::KIND_COUNTER,
+            SubRecord::Instances(_) => sr::KIND_INSTANCES,
+            SubRecord::Block(_) => sr::KIND_BLOCK,
             SubRecord::Unknown { kind, .. } => *kind,
         }
     }
@@ -246,11 +233,11 @@ pub struct RawCounterRecord {
 impl RawCounterRecord {
     fn read(body: &[u8], offset: usize) -> RawCounterRecord {
         RawCounterRecord {
-            status: PdhStatus(le_u32(body, 0)),
-            time_stamp: le_i64(body, 4),
-            first: le_i64(body, 16),
-            second: le_i64(body, 24),
-            multi_count: le_u32(body, 32),
+            status: PdhStatus(le_u32(body, prc::C_STATUS)),
+            time_stamp: le_i64(body, prc::TIME_STAMP),
+            first: le_i64(body, prc::FIRST_VALUE),
+            second: le_i64(body, prc::SECOND_VALUE),
+            multi_count: le_u32(body, prc::MULTI_COUNT),
             offset,
         }
     }
@@ -275,9 +262,9 @@ impl<'a> InstanceArray<'a> {
     fn check(body: &[u8], offset: usize) -> Result<(), DecodeError> {
         let b = Reader::new(body);
         let relocate = |e: DecodeError| shift(e, offset);
-        b.bytes(ARRAY, 0, INSTANCES_HEADER_LEN).map_err(relocate)?;
-        let size = le_u32(body, 0) as usize;
-        if size > body.len() || size < INSTANCES_HEADER_LEN {
+        b.bytes(ARRAY, 0, rca::LEN).map_err(relocate)?;
+        let size = le_u32(body, rca::SIZE) as usize;
+        if size > body.len() || size < rca::LEN {
             return Err(DecodeError::new(
                 ARRAY,
                 offset,
@@ -288,19 +275,19 @@ impl<'a> InstanceArray<'a> {
                 },
             ));
         }
-        let count = u64::from(le_u32(body, 4));
-        let fits = ((size - INSTANCES_HEADER_LEN) / INSTANCE_ITEM_LEN) as u64;
+        let count = u64::from(le_u32(body, rca::COUNT));
+        let fits = ((size - rca::LEN) / rci::LEN) as u64;
         if count > fits {
             return Err(DecodeError::new(
                 ARRAY,
-                offset + 4,
+                offset + rca::COUNT,
                 ErrorKind::CountTooLarge { count, fits },
             ));
         }
-        let names_start = INSTANCES_HEADER_LEN + count as usize * INSTANCE_ITEM_LEN;
+        let names_start = rca::LEN + count as usize * rci::LEN;
         for i in 0..count as usize {
-            let item = INSTANCES_HEADER_LEN + i * INSTANCE_ITEM_LEN;
-            let name_offset = le_u32(body, item) as usize;
+            let item = rca::LEN + i * rci::LEN;
+            let name_offset = le_u32(body, item + rci::NAME_OFFSET) as usize;
             if name_offset < names_start || name_offset >= size {
                 return Err(DecodeError::new(
                     ARRAY,
@@ -322,7 +309,7 @@ impl<'a> InstanceArray<'a> {
     }
 
     fn read(body: &'a [u8], offset: usize) -> InstanceArray<'a> {
-        let size = (le_u32(body, 0) as usize).min(body.len());
+        let size = (le_u32(body, rca::SIZE) as usize).min(body.len());
         InstanceArray {
             body: &body[..size],
             offset,
@@ -331,7 +318,7 @@ impl<'a> InstanceArray<'a> {
 
     /// Number of instances.
     pub fn len(&self) -> usize {
-        le_u32(self.body, 4) as usize
+        le_u32(self.body, rca::COUNT) as usize
     }
 
     /// Whether there is no instance.
@@ -341,17 +328,17 @@ impl<'a> InstanceArray<'a> {
 
     /// `CStatus` of the whole array.
     pub fn status(&self) -> PdhStatus {
-        PdhStatus(le_u32(self.body, 8))
+        PdhStatus(le_u32(self.body, rca::C_STATUS))
     }
 
     /// The field after the status (0 in every log seen).
     pub fn reserved(&self) -> u32 {
-        le_u32(self.body, 12)
+        le_u32(self.body, rca::RESERVED)
     }
 
     /// `TimeStamp`: local time, a FILETIME.
     pub fn time_stamp(&self) -> i64 {
-        le_i64(self.body, 16)
+        le_i64(self.body, rca::TIME_STAMP)
     }
 
     /// The instances in stored order.
@@ -379,9 +366,9 @@ impl<'a> Iterator for InstanceItems<'a> {
         if self.next >= self.count {
             return None;
         }
-        let at = INSTANCES_HEADER_LEN + self.next * INSTANCE_ITEM_LEN;
+        let at = rca::LEN + self.next * rci::LEN;
         self.next += 1;
-        let name_offset = le_u32(self.body, at) as usize;
+        let name_offset = le_u32(self.body, at + rci::NAME_OFFSET) as usize;
         let name = self
             .body
             .get(name_offset..)
@@ -389,9 +376,9 @@ impl<'a> Iterator for InstanceItems<'a> {
             .unwrap_or_default();
         Some(InstanceItem {
             name,
-            multi_count: le_u32(self.body, at + 4),
-            first: le_i64(self.body, at + 8),
-            second: le_i64(self.body, at + 16),
+            multi_count: le_u32(self.body, at + rci::MULTI_COUNT),
+            first: le_i64(self.body, at + rci::FIRST_VALUE),
+            second: le_i64(self.body, at + rci::SECOND_VALUE),
         })
     }
 

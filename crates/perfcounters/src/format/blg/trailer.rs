@@ -13,14 +13,11 @@
 //!                 and counter count, then lists that look like counter indexes and types: not decoded
 //! ```
 
+use super::layout::{sample, sub_record, trailer as tl};
 use super::read::{le_i64, le_u32};
-use super::sample::{SAMPLE_SIGNATURE, SUB_RECORD_HEADER_LEN};
 use crate::format::read::{fixed, Reader};
 use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
-
-/// Length of the trailer's fixed part.
-pub const TRAILER_HEADER_LEN: usize = 0x20;
 
 const S: &str = structure::PDH_TRAILER;
 
@@ -35,13 +32,13 @@ impl<'a> Trailer<'a> {
     /// it up to the declared length. Offsets in errors are relative to `data`.
     pub fn parse(data: &'a [u8]) -> Result<Trailer<'a>, DecodeError> {
         let b = Reader::new(data);
-        b.bytes(S, 0, TRAILER_HEADER_LEN)?;
-        let end = (le_u32(data, 0x18) as usize).clamp(TRAILER_HEADER_LEN, data.len());
-        let mut at = TRAILER_HEADER_LEN;
+        b.bytes(S, 0, tl::LEN)?;
+        let end = (le_u32(data, tl::SIZE) as usize).clamp(tl::LEN, data.len());
+        let mut at = tl::LEN;
         while at < end {
             let head = b.bytes(S, at, 4).map(|b| fixed::<4>(b, 0))?;
-            let len = b.u32(S, at + 4)? as usize;
-            if head[..3] != SAMPLE_SIGNATURE {
+            let len = b.u32(S, at + sub_record::SIZE)? as usize;
+            if head[..3] != sample::SIGNATURE {
                 return Err(DecodeError::new(
                     S,
                     at,
@@ -52,7 +49,7 @@ impl<'a> Trailer<'a> {
                     },
                 ));
             }
-            if len < SUB_RECORD_HEADER_LEN || len > end - at {
+            if len < sub_record::LEN || len > end - at {
                 return Err(DecodeError::new(
                     S,
                     at,
@@ -69,50 +66,50 @@ impl<'a> Trailer<'a> {
 
     /// Time of the first sample (local FILETIME).
     pub fn first_time(&self) -> i64 {
-        le_i64(self.data, 0)
+        le_i64(self.data, tl::FIRST_TIME)
     }
 
     /// Time of the last sample (local FILETIME).
     pub fn last_time(&self) -> i64 {
-        le_i64(self.data, 8)
+        le_i64(self.data, tl::LAST_TIME)
     }
 
     /// Number of samples the writer counted.
     pub fn samples(&self) -> u32 {
-        le_u32(self.data, 0x10)
+        le_u32(self.data, tl::SAMPLES)
     }
 
     /// Number of counter-list entries.
     pub fn entries(&self) -> u32 {
-        le_u32(self.data, 0x14)
+        le_u32(self.data, tl::ENTRIES)
     }
 
     /// The declared length of the trailer.
     pub fn length(&self) -> u32 {
-        le_u32(self.data, 0x18)
+        le_u32(self.data, tl::SIZE)
     }
 
-    /// The field at 0x1C (0x5FF in the one trailer seen).
+    /// The field after the length ([`tl::FLAGS_SEEN`] in the one trailer seen).
     pub fn tag(&self) -> u32 {
-        le_u32(self.data, 0x1C)
+        le_u32(self.data, tl::FLAGS)
     }
 
     /// The sub-records after the fixed part: `(kind, body, offset of the body in the record)`.
     pub fn sub_records(&self) -> impl Iterator<Item = (u8, &'a [u8], usize)> + 'a {
         let data = self.data;
-        let end = (le_u32(data, 0x18) as usize).clamp(TRAILER_HEADER_LEN, data.len());
-        let mut at = TRAILER_HEADER_LEN;
+        let end = (le_u32(data, tl::SIZE) as usize).clamp(tl::LEN, data.len());
+        let mut at = tl::LEN;
         std::iter::from_fn(move || {
-            if at + SUB_RECORD_HEADER_LEN > end {
+            if at + sub_record::LEN > end {
                 return None;
             }
-            let kind = *data.get(at + 3)?;
-            let len = le_u32(data, at + 4) as usize;
-            if len < SUB_RECORD_HEADER_LEN || len > end - at {
+            let kind = *data.get(at + sub_record::KIND)?;
+            let len = le_u32(data, at + sub_record::SIZE) as usize;
+            if len < sub_record::LEN || len > end - at {
                 return None;
             }
-            let body = data.get(at + SUB_RECORD_HEADER_LEN..at + len)?;
-            let offset = at + SUB_RECORD_HEADER_LEN;
+            let body = data.get(at + sub_record::LEN..at + len)?;
+            let offset = at + sub_record::LEN;
             at += len;
             Some((kind, body, offset))
         })
