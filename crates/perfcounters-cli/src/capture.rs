@@ -28,15 +28,30 @@ pub struct CaptureArgs {
         long,
         short = 'o',
         value_name = "DIR",
-        help = "Directory to write (created; an existing capture there is replaced, any other \
-                non-empty directory is refused); default: capture-<machine>-<UTC time>"
+        help = "Directory to write (created; an existing capture there is replaced with --overwrite, \
+                any other non-empty directory is refused); default: capture-<machine>-<UTC time>"
     )]
     pub output: Option<PathBuf>,
+    /// Replace an existing capture in the --output directory
+    #[arg(long, short = 'y')]
+    pub overwrite: bool,
+}
+
+/// Checks `capture`'s arguments before anything is recorded: an existing capture is replaced only
+/// with `--overwrite`.
+pub fn run(args: &CaptureArgs) -> Result<()> {
+    if let Some(dir) = &args.output {
+        let empty_dir = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none());
+        if !empty_dir {
+            crate::args::refuse_existing(dir, args.overwrite, "--overwrite (-y) to replace it")?;
+        }
+    }
+    record_and_write(args)
 }
 
 /// Records and writes the capture; prints where it went.
 #[cfg(windows)]
-pub fn run(args: &CaptureArgs) -> Result<()> {
+fn record_and_write(args: &CaptureArgs) -> Result<()> {
     use anyhow::Context;
     use perfcounters::format::capture::CaptureInfo;
     use perfcounters::source::windows::WindowsSource;
@@ -105,7 +120,7 @@ pub fn run(args: &CaptureArgs) -> Result<()> {
 
 /// `capture` records Windows data; elsewhere it explains what to use instead.
 #[cfg(not(windows))]
-pub fn run(args: &CaptureArgs) -> Result<()> {
+fn record_and_write(args: &CaptureArgs) -> Result<()> {
     let _ = args;
     anyhow::bail!(
         "capture records raw Windows performance data (HKEY_PERFORMANCE_DATA blocks, PerfLib V2 \

@@ -204,7 +204,7 @@ impl Input {
                 .is_some_and(|b| BlockKind::detect(&b) == Some(BlockKind::V2));
         if v2_block {
             anyhow!(
-                "{e}; record one with `perfcounters capture DIR` and replay it with `--replay DIR` \
+                "{e}; record one with `perfcounters capture -o DIR` and replay it with `--replay DIR` \
                  (`perfcounters decode` shows the file's raw contents)"
             )
         } else {

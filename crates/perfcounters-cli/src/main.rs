@@ -105,6 +105,9 @@ struct WatchArgs {
     /// Cap percentages at 100 like PDH's default (typeperf does not)
     #[arg(long)]
     cap: bool,
+    /// Replace an existing --output file (or SQL log of the same name)
+    #[arg(long, short = 'y')]
+    overwrite: bool,
 }
 
 fn main() -> ExitCode {
@@ -122,13 +125,14 @@ fn main() -> ExitCode {
     } else {
         let cli = match Cli::try_parse() {
             Ok(c) => c,
+            Err(e) if e.use_stderr() => {
+                eprint!("{}", clap_error(&e));
+                return ExitCode::from(2);
+            }
             Err(e) => {
+                // --help, --version.
                 let _ = e.print();
-                return if e.use_stderr() {
-                    ExitCode::from(2)
-                } else {
-                    ExitCode::SUCCESS
-                };
+                return ExitCode::SUCCESS;
             }
         };
         run(cli)
@@ -160,6 +164,14 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
                 .and_then(serde_json::Error::io_error_kind)
                 == Some(BrokenPipe)
     })
+}
+
+/// A command-line error of clap in the style of every other error: `perfcounters: <what is wrong>`,
+/// then clap's usage lines and tips.
+fn clap_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    format!("perfcounters: {text}")
 }
 
 /// Writes `text` to standard output, returning the error that `print!` would panic with.
@@ -220,7 +232,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 samples: a.samples,
                 format,
                 output: a.output,
-                overwrite: true,
+                overwrite: a.overwrite,
                 typeperf: false,
                 replay,
                 names: a.replay.names,
@@ -245,9 +257,11 @@ fn run_typeperf(args: &[String]) -> Result<ExitCode> {
             object,
             instances,
             output,
+            overwrite,
         }) => {
             match output {
                 Some(p) => {
+                    args::refuse_existing(&p, overwrite, "-y to overwrite it")?;
                     let mut f = std::fs::File::create(&p)
                         .with_context(|| format!("cannot create {}", p.display()))?;
                     list(&mut f, object.as_deref(), instances, &[], None)?;

@@ -38,13 +38,19 @@ pub struct Output {
 
 impl Output {
     /// Opens standard output, a file, or (for [`OutputFormat::Sql`]) a log in a SQLite database;
-    /// `overwrite` replaces a SQL log of the same name.
-    pub fn new(format: OutputFormat, file: Option<&Path>, overwrite: bool) -> Result<Self> {
+    /// `overwrite` replaces a SQL log of the same name. `flag` is the output option's name for
+    /// errors (`--output`, typeperf's `-o`).
+    pub fn new(
+        format: OutputFormat,
+        file: Option<&Path>,
+        overwrite: bool,
+        flag: &str,
+    ) -> Result<Self> {
         if format == OutputFormat::Sql {
             let target = file
                 .map(|f| f.to_string_lossy().into_owned())
                 .and_then(|f| SqlTarget::parse(&f))
-                .ok_or_else(|| anyhow!("the SQL format writes to --output SQL:file.db!logname"))?;
+                .ok_or_else(|| anyhow!("the SQL format writes to {flag} SQL:file.db!logname"))?;
             let log = target
                 .log
                 .ok_or_else(|| anyhow!("name the log: SQL:{}!logname", target.path.display()))?;

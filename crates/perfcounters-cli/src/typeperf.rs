@@ -27,6 +27,8 @@ pub enum TypeperfAction {
         instances: bool,
         /// `-o`.
         output: Option<PathBuf>,
+        /// `-y`: overwrite the `-o` file.
+        overwrite: bool,
     },
     /// Collect counters.
     Watch(WatchOptions),
@@ -122,6 +124,7 @@ pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
             object,
             instances,
             output,
+            overwrite,
         });
     }
     if paths.is_empty() && counter_file.is_none() {
@@ -191,7 +194,8 @@ mod tests {
             TypeperfAction::List {
                 object: Some("Processor".into()),
                 instances: true,
-                output: None
+                output: None,
+                overwrite: false
             }
         );
         assert_eq!(
@@ -199,7 +203,8 @@ mod tests {
             TypeperfAction::List {
                 object: None,
                 instances: false,
-                output: None
+                output: None,
+                overwrite: false
             }
         );
         assert_eq!(parse(&s(&["-?"])).unwrap(), TypeperfAction::Help);

@@ -5,14 +5,14 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use chrono::{DateTime, Local, TimeZone};
-use perfcounters::query::Query;
+use perfcounters::query::{ExpandError, Query, QueryCounter};
 use perfcounters::snapshot::unix_time_from_filetime;
 use perfcounters::FormatOptions;
 
 use crate::args::values::read_counter_file;
-use crate::args::{OutputFormat, WatchOptions};
+use crate::args::{refuse_existing, OutputFormat, WatchOptions};
 use crate::collect;
 use crate::output::Output;
 
@@ -57,18 +57,26 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
         for b in &bad {
             eprintln!("perfcounters: invalid counter path {b}");
         }
-        if opts.typeperf {
-            eprintln!("Error: No valid counters.");
-        }
         return Ok(ExitCode::from(2));
     }
     if let Some(p) = &opts.output {
-        if opts.format != OutputFormat::Sql && p.exists() && !opts.overwrite {
-            bail!("{} already exists; add -y to overwrite it", p.display());
+        if opts.format != OutputFormat::Sql {
+            let how = if opts.typeperf {
+                "-y to overwrite it"
+            } else {
+                "--overwrite (-y) to overwrite it"
+            };
+            refuse_existing(p, opts.overwrite, how)?;
         }
     }
     let mut input = collect::open(&opts.replay, opts.names.as_deref())?;
-    let mut output = Output::new(opts.format, opts.output.as_deref(), opts.overwrite)?;
+    let output_flag = if opts.typeperf { "-o" } else { "--output" };
+    let mut output = Output::new(
+        opts.format,
+        opts.output.as_deref(),
+        opts.overwrite,
+        output_flag,
+    )?;
     let mut rows = 0u64;
     let mut next = Instant::now();
     let mut primed = false;
@@ -81,16 +89,23 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
         let local_time = local_time_of(collection.clock.perf_time_100ns);
         if !primed {
             primed = true;
+            // A missing instance may appear (a process that starts): its column stays and
+            // waits. An unknown object or counter will not.
+            let fatal = |c: &QueryCounter| {
+                c.error
+                    .as_ref()
+                    .is_some_and(|e| !matches!(e, ExpandError::NoInstance { .. }))
+            };
+            if query.counters().iter().all(fatal) {
+                let mut text = String::from("no valid counters:");
+                for e in query.errors() {
+                    text.push_str(&format!("\n  {e}"));
+                }
+                eprintln!("perfcounters: {text}");
+                return Ok(ExitCode::FAILURE);
+            }
             for e in query.errors() {
                 eprintln!("perfcounters: {e}");
-            }
-            if query.counters().iter().all(|c| c.error.is_some()) {
-                if opts.typeperf {
-                    eprintln!("Error: No valid counters.");
-                } else {
-                    eprintln!("perfcounters: no valid counters");
-                }
-                return Ok(ExitCode::FAILURE);
             }
             // The first collection expands the query, from a snapshot.
             let snapshot = collection.snapshot.unwrap_or_default();

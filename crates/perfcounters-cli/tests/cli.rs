@@ -266,7 +266,10 @@ fn live_list_and_typeperf() {
 
     let o = run(&["typeperf", r"\Nope\X", "-sc", "1"]);
     assert_eq!(o.status.code(), Some(1));
-    assert_stderr_contains(&o, "Error: No valid counters.");
+    assert_stderr_contains(
+        &o,
+        "perfcounters: no valid counters:\n  \\Nope\\X: no object named \"Nope\"",
+    );
 }
 
 // ------------------------------------------------------------------------------------------------

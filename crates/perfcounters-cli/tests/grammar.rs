@@ -140,3 +140,139 @@ fn relog_and_typeperf_read_options_by_one_rule() {
     assert!(stderr(&o).contains("missing.csv"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_wildcard_without_instances_keeps_its_column_and_bad_paths_are_each_named() {
+    let dir = tempdir("grammar-wildcard");
+    let files = write_blocks(&dir);
+    let o = run_on(
+        &[
+            "watch",
+            r"\Processor(firefox*)\% Processor Time",
+            r"\Processor(_Total)\% Processor Time",
+            "-f",
+            "csv",
+            "--replay",
+        ],
+        &files,
+    );
+    assert_success(&o);
+    assert_eq!(
+        stdout(&o),
+        "\r\n\"(PDH-CSV 4.0)\",\"\\\\GETAWAY\\Processor(firefox*)\\% Processor Time\",\"\\\\GETAWAY\\Processor(_Total)\\% Processor Time\"\r\n\
+         \"03/18/2020 18:54:04.988\",\" \",\"62.500000\"\r\n\
+         \"03/18/2020 18:54:05.988\",\" \",\"50.000000\"\r\n"
+    );
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: \\Processor(firefox*)\\% Processor Time: object \"Processor\" has no \
+         instance matching \"firefox*\" yet\n"
+    );
+    // Alone, it still waits: a row per sample, with no value.
+    let o = run_on(
+        &[
+            "watch",
+            r"\Processor(firefox*)\% Processor Time",
+            "-f",
+            "csv",
+            "--replay",
+        ],
+        &files,
+    );
+    assert_success(&o);
+    assert_eq!(stdout(&o).lines().count(), 4, "{}", stdout(&o));
+    // Nothing valid: every path is named with its reason (typeperf's case is in tests/cli.rs).
+    let o = run_on(
+        &[
+            "watch",
+            r"\Procesor(*)\% Processor Time",
+            r"\System\Processs",
+            "--replay",
+        ],
+        &files,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: no valid counters:\n  \
+         \\Procesor(*)\\% Processor Time: no object named \"Procesor\"; did you mean \"Processor\"?\n  \
+         \\System\\Processs: object \"System\" has no counter named \"Processs\"; did you mean \"Processes\"?\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn no_command_overwrites_a_file_silently() {
+    let dir = tempdir("grammar-overwrite");
+    let files = write_blocks(&dir);
+    let out = dir.join("out.csv");
+    std::fs::write(&out, "keep").unwrap();
+    let o_path = out.to_str().unwrap();
+    let o = run_on(&["watch", CPU, "-o", o_path, "--replay"], &files);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {o_path} already exists; add --overwrite (-y) to overwrite it\n")
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep");
+    for flag in ["--overwrite", "-y"] {
+        let o = run_on(&["watch", CPU, "-o", o_path, flag, "--replay"], &files);
+        assert_success(&o);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), CPU_CSV);
+        std::fs::write(&out, "keep").unwrap();
+    }
+    // typeperf -q -o and relog -o ask for -y too.
+    let o = run(&["typeperf", "-q", "-o", o_path]);
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {o_path} already exists; add -y to overwrite it\n")
+    );
+    let input = dir.join("in.csv");
+    std::fs::write(&input, CPU_CSV).unwrap();
+    let o = run(&["relog", input.to_str().unwrap(), "-o", o_path]);
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {o_path} already exists; add -y to overwrite it or -a to append to it\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep");
+    // capture -o refuses a non-empty directory before recording anything.
+    let o = run(&["capture", "-o", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {} already exists; add --overwrite (-y) to replace it\n",
+            dir.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn every_error_starts_with_the_program_name() {
+    let o = run(&["watch", "--interval", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with(
+            "perfcounters: invalid value 'x' for '--interval <INTERVAL>': invalid interval \"x\""
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("perfcounters: unrecognized subcommand 'frobnicate'"),
+        "{}",
+        stderr(&o)
+    );
+    // The SQL format names typeperf's own option.
+    let o = run(&["typeperf", CPU, "-f", "sql", "-sc", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: the SQL format writes to -o SQL:file.db!logname\n"
+    );
+}

@@ -1543,12 +1543,11 @@ fn expand_one(
                     .map(|(pos, i)| (pos, Some(i)))
                     .collect();
                 if matched.is_empty() {
-                    if pattern.has_instance_wildcard() {
-                        // A wildcard that matches nothing now expands to nothing, like PDH.
-                        continue;
-                    }
-                    // A concrete instance that does not exist now: keep the counter; it reports
-                    // PDH_CSTATUS_NO_INSTANCE until the instance appears.
+                    // A concrete instance that does not exist now, or a wildcard that matches no
+                    // instance yet (`\Process(firefox*)\…` before it starts): keep the counter,
+                    // with the path as written; it reports PDH_CSTATUS_NO_INSTANCE until the
+                    // instance appears (a wildcard's matches, at the next expansion).
+                    let wildcard = pattern.has_instance_wildcard();
                     let names = list.iter().map(|i| i.name());
                     // The name the instance will have when it appears.
                     let name = instance_name(
@@ -1556,6 +1555,17 @@ fn expand_one(
                         pattern.instance.as_deref().unwrap_or_default(),
                         pattern.index.unwrap_or(0),
                     );
+                    let (missing, suggestions) = if wildcard {
+                        (
+                            format!("matching \"{}\" yet", instance_text(pattern)),
+                            Vec::new(),
+                        )
+                    } else {
+                        (
+                            format!("\"{}\"", instance_text(pattern)),
+                            suggest(&instance_text(pattern), names.clone()),
+                        )
+                    };
                     for (counter_pos, data_counter, counter_name) in &counters {
                         let mut p = concrete.clone();
                         p.object = object_name.clone();
@@ -1564,8 +1574,8 @@ fn expand_one(
                             ExpandError::NoInstance {
                                 path: path_text.clone(),
                                 object: object_name.clone(),
-                                instance: format!("\"{}\"", instance_text(pattern)),
-                                suggestions: suggest(&instance_text(pattern), names.clone()),
+                                instance: missing.clone(),
+                                suggestions: suggestions.clone(),
                             },
                             Some(name.clone()),
                         );

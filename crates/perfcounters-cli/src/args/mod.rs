@@ -5,7 +5,8 @@
 //! * [`values`]: parsers of values (intervals, counts, counter files);
 //! * [`format`]: the output-format type;
 //! * [`replay`]: the `--replay`/`--names` group of `list`, `watch` and `serve`;
-//! * [`WatchOptions`]: what `watch` and `typeperf` parse into.
+//! * [`WatchOptions`]: what `watch` and `typeperf` parse into;
+//! * [`refuse_existing`]: no command overwrites a file unless told to.
 //!
 //! Commands take what they share from here and never from each other.
 
@@ -14,11 +15,22 @@ pub mod replay;
 pub mod values;
 pub mod windows;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use anyhow::{bail, Result};
 
 pub use format::{OutputFormat, StatsFormat};
 pub use replay::ReplayArgs;
+
+/// Refuses to write to `path` when something is there and `overwrite` was not given; `how` names the
+/// options that allow it (`-y`, `--overwrite (-y)`, `-y to overwrite it or -a to append to it`).
+pub fn refuse_existing(path: &Path, overwrite: bool, how: &str) -> Result<()> {
+    if !overwrite && path.exists() {
+        bail!("{} already exists; add {how}", path.display());
+    }
+    Ok(())
+}
 
 /// Everything `watch` (and typeperf) needs.
 #[derive(Debug, Default, PartialEq)]
@@ -35,9 +47,9 @@ pub struct WatchOptions {
     pub format: OutputFormat,
     /// Output file.
     pub output: Option<PathBuf>,
-    /// Overwrite an existing output file without asking (typeperf -y).
+    /// Overwrite an existing output file (`-y`, `--overwrite`).
     pub overwrite: bool,
-    /// typeperf framing: closing messages and the "No valid counters" error text.
+    /// typeperf framing: its closing messages and option names in errors.
     pub typeperf: bool,
     /// Replay files.
     pub replay: Vec<PathBuf>,
