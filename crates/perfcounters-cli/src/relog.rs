@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! relog <input ...> [-a] [-c <path ...>] [-cf <file>] [-f csv|tsv|sql] [-t <n>] [-o <file|SQL:db!log>]
-//!       [-b <M/d/yyyy [[hh:]mm:]ss>] [-e <M/d/yyyy [[hh:]mm:]ss>] [-config <file>] [-q] [-y]
+//!       [-b <M/d/yyyy hh:mm[:ss]>] [-e <M/d/yyyy hh:mm[:ss]>] [-config <file>] [-q] [-y]
 //!       [--code-page <n>] [--names <file>] [--stats [table|csv]]
 //! ```
 //!
@@ -47,8 +47,9 @@ Options:
   -f <CSV|TSV|SQL>              Output format. Default: from the output name (SQL: prefix, .tsv), else CSV.
   -t <value>                    Keep only every nth record.
   -o <filename|SQL:db!log>      Output file or SQL log. Default: standard output.
-  -b <M/d/yyyy [[hh:]mm:]ss>    Begin: the first time to keep.
-  -e <M/d/yyyy [[hh:]mm:]ss>    End: the last time to keep.
+  -b <M/d/yyyy hh:mm[:ss]>      Begin: the first time to keep. hh:mm is hours and minutes (00:20
+                                is 20 minutes past midnight); also .fff, AM/PM, yyyy-MM-dd[Thh:mm].
+  -e <M/d/yyyy hh:mm[:ss]>      End: the last time to keep (same forms).
   -config <filename>            Settings file with command options ([option] lines, value below).
   -q                            List the input's time range, samples and counters.
   -y                            Answer yes to all questions (overwrite the output).
@@ -142,9 +143,7 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
             "o" => out.output = Some(lexer.value(&text)?),
             f @ ("b" | "e") => {
                 let v = lexer.value(&text)?;
-                let t = parse_relog_time(&v).ok_or_else(|| {
-                    format!("invalid time \"{v}\" for -{f}: expected M/d/yyyy [[hh:]mm:]ss")
-                })?;
+                let t = parse_relog_time(&v).map_err(|e| format!("invalid time for -{f}: {e}"))?;
                 if f == "b" {
                     out.begin = Some(t);
                 } else {
@@ -688,8 +687,9 @@ mod tests {
             "invalid -t value \"0\": expected a positive whole number"
         );
         assert_eq!(
-            parse(&s(&["x.csv", "-b", "2014-02-01"])).unwrap_err(),
-            "invalid time \"2014-02-01\" for -b: expected M/d/yyyy [[hh:]mm:]ss"
+            parse(&s(&["x.csv", "-b", "2014-02-01 1 PM"])).unwrap_err(),
+            "invalid time for -b: \"2014-02-01 1 PM\": expected M/d/yyyy [hh:mm[:ss[.fff]]] \
+             [AM|PM] or yyyy-MM-dd[Thh:mm[:ss[.fff]]]"
         );
         assert_eq!(
             parse(&s(&["x.csv", "-f", "bin"])).unwrap_err(),

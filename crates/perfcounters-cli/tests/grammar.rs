@@ -276,3 +276,44 @@ fn every_error_starts_with_the_program_name() {
         "perfcounters: the SQL format writes to -o SQL:file.db!logname\n"
     );
 }
+
+#[test]
+fn relog_times_read_hours_and_minutes_and_refuse_ambiguous_forms() {
+    let dir = tempdir("grammar-times");
+    let input = dir.join("in.csv");
+    std::fs::write(
+        &input,
+        "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n\
+         \"02/01/2014 00:00:20.000\",\"1\"\r\n\
+         \"02/01/2014 00:19:00.000\",\"2\"\r\n\
+         \"02/01/2014 00:20:00.000\",\"3\"\r\n\
+         \"02/01/2014 00:21:00.000\",\"4\"\r\n",
+    )
+    .unwrap();
+    let input = input.to_str().unwrap();
+    // `00:20` is twenty past midnight (hours:minutes), as relog reads it, in every spelling.
+    for begin in [
+        "2/1/2014 00:20",
+        "2/1/2014 00:20:00",
+        "2/1/2014 12:20 AM",
+        "2014-02-01T00:20",
+    ] {
+        let o = run(&["relog", input, "-b", begin]);
+        assert_success(&o);
+        assert_eq!(
+            stdout(&o),
+            "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n\
+             \"02/01/2014 00:20:00.000\",\"3\"\r\n\
+             \"02/01/2014 00:21:00.000\",\"4\"\r\n",
+            "{begin}"
+        );
+    }
+    let o = run(&["relog", input, "-e", "2/1/2014 20"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: invalid time for -e: \"2/1/2014 20\": a time of one number is ambiguous; \
+         write 20:00 for 20 o'clock or 00:00:20 for 20 seconds past midnight\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

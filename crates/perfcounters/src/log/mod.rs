@@ -35,5 +35,7 @@ pub use model::{
 };
 pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvWriter, ValueStyle};
 pub use pdh_csv_read::{CsvReadOptions, PdhCsvReader};
-pub use relog::{copy, parse_relog_time, CounterFilter, Filtered, LogSummary, Merge, RelogFilter};
+pub use relog::{
+    copy, parse_relog_time, CounterFilter, Filtered, LogSummary, Merge, RelogFilter, RelogTimeError,
+};
 pub use stats::{log_statistics, CounterStatistics};
