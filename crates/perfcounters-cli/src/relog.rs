@@ -16,8 +16,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use perfcounters::log::sql::{SqlLogReader, SqlLogWriter, SqlTarget, SqlWriteOptions};
 use perfcounters::log::{
     log_statistics, parse_relog_time, BlgLogReader, CounterFilter, CsvFlavor, CsvReadOptions,
-    Filtered, LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge, PdhCsvLogWriter,
-    PdhCsvReader, Record, RelogFilter,
+    Filtered, LogCounter, LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge,
+    PdhCsvLogWriter, PdhCsvReader, Record, RelogFilter,
 };
 use perfcounters::names::ini::{looks_like_ini, parse_perf_string_backup};
 use perfcounters::names::NameTable;
@@ -465,11 +465,13 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
     for p in &paths {
         patterns.push(CounterPath::parse(p).map_err(|e| anyhow!("invalid counter path {p}: {e}"))?);
     }
-    let counters = if patterns.is_empty() {
-        None
+    let tables = if patterns.is_empty() {
+        Vec::new()
     } else {
-        Some(CounterFilter::new(patterns).with_names(load_tables(&args.names, args.code_page)?))
+        load_tables(&args.names, args.code_page)?
     };
+    let counters = (!patterns.is_empty())
+        .then(|| CounterFilter::new(patterns.clone()).with_names(tables.clone()));
     let filter = RelogFilter {
         counters,
         begin: args.begin,
@@ -482,9 +484,23 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
     } else {
         Box::new(Merge::new(inputs)?)
     };
+    let problems = unmatched(
+        &patterns,
+        &paths,
+        &merged.header().counters,
+        &tables,
+        !args.names.is_empty(),
+    );
     let mut filtered = Filtered::new(merged, &filter)?;
     if filtered.header().counters.is_empty() {
-        bail!("no counter of the input matches -c / -cf");
+        let mut text = String::from("no counter of the input matches -c / -cf:");
+        for p in &problems {
+            text.push_str(&format!("\n  {p}"));
+        }
+        bail!(text);
+    }
+    for p in &problems {
+        eprintln!("perfcounters: warning: {p}");
     }
     let mut out = std::io::stdout().lock();
     let print_inputs = |out: &mut dyn Write| -> std::io::Result<()> {
@@ -539,6 +555,82 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         write!(out, "The command completed successfully.\r\n")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why each of `patterns` (written as `texts`) selects no column of the log, with the log's close
+/// names; when the object is missing from a log whose objects are not English names and no
+/// `--names` was given, the hint to pass them.
+fn unmatched(
+    patterns: &[CounterPath],
+    texts: &[String],
+    columns: &[LogCounter],
+    tables: &[NameTable],
+    names_given: bool,
+) -> Vec<String> {
+    use perfcounters::suggest::{suggest, DidYouMean};
+    let mut out = Vec::new();
+    let mut objects: Vec<&str> = Vec::new();
+    for c in columns {
+        if !objects
+            .iter()
+            .any(|o| o.eq_ignore_ascii_case(&c.path.object))
+        {
+            objects.push(&c.path.object);
+        }
+    }
+    let english = NameTable::builtin_english();
+    let foreign = !objects.is_empty() && objects.iter().all(|o| english.index_of(o).is_none());
+    for (pattern, text) in patterns.iter().zip(texts) {
+        let one = CounterFilter::new(vec![pattern.clone()]).with_names(tables.to_vec());
+        if columns.iter().any(|c| one.matches(&c.path)) {
+            continue;
+        }
+        let of_object: Vec<&LogCounter> = columns
+            .iter()
+            .filter(|c| pattern.matches_object(&c.path.object))
+            .collect();
+        let Some(first) = of_object.first() else {
+            let close = suggest(&pattern.object, objects.iter().copied());
+            let mut why = format!("{text}: the log has no object \"{}\"", pattern.object);
+            why.push_str(&DidYouMean(&close).to_string());
+            if foreign && !names_given {
+                why.push_str(
+                    "; the log names its objects in another language than English: pass \
+                     --names with the machine's name tables (PerfStringBackup.INI) to use \
+                     English paths",
+                );
+            }
+            out.push(why);
+            continue;
+        };
+        let object = &first.path.object;
+        let with_counter: Vec<&&LogCounter> = of_object
+            .iter()
+            .filter(|c| pattern.matches_counter(&c.path.counter))
+            .collect();
+        if with_counter.is_empty() {
+            let mut names: Vec<&str> = of_object.iter().map(|c| c.path.counter.as_str()).collect();
+            names.dedup();
+            let close = suggest(&pattern.counter, names.into_iter());
+            out.push(format!(
+                "{text}: object \"{object}\" has no counter named \"{}\"{}",
+                pattern.counter,
+                DidYouMean(&close)
+            ));
+        } else {
+            let instances: Vec<String> = with_counter
+                .iter()
+                .filter_map(|c| c.path.instance.clone())
+                .collect();
+            let wanted = pattern.instance.as_deref().unwrap_or_default();
+            let close = suggest(wanted, instances.iter().map(String::as_str));
+            out.push(format!(
+                "{text}: object \"{object}\" has no instance \"{wanted}\" in the log{}",
+                DidYouMean(&close)
+            ));
+        }
+    }
+    out
 }
 
 /// A writer that remembers the time range and number of records it passed on.

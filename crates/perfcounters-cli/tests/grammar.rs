@@ -317,3 +317,48 @@ fn relog_times_read_hours_and_minutes_and_refuse_ambiguous_forms() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn relog_counters_get_close_names_and_the_hint_at_names() {
+    let dir = tempdir("grammar-relog-names");
+    let spanish = dir.join("es.csv");
+    std::fs::write(
+        &spanish,
+        "\"(PDH-CSV 4.0)\",\"\\\\H\\Procesador(_Total)\\% de tiempo de procesador\",\"\\\\H\\Memoria\\Bytes disponibles\"\r\n\
+         \"02/01/2014 00:00:20.000\",\"1\",\"2\"\r\n",
+    )
+    .unwrap();
+    let o = run(&["relog", spanish.to_str().unwrap(), "-c", CPU, "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: no counter of the input matches -c / -cf:\n  \
+         \\Processor(*)\\% Processor Time: the log has no object \"Processor\"; did you mean \
+         \"Procesador\"?; the log names its objects in another language than English: pass \
+         --names with the machine's name tables (PerfStringBackup.INI) to use English paths\n"
+    );
+    // One path misspelt among good ones: a warning with the close names, and the rest is kept.
+    let o = run(&[
+        "relog",
+        spanish.to_str().unwrap(),
+        "-c",
+        r"\Procesador(_Total)\% de tiempo de procesadr",
+        r"\Procesador(_Totl)\% de tiempo de procesador",
+        r"\Memoria\Bytes disponibles",
+    ]);
+    assert_success(&o);
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: warning: \\Procesador(_Total)\\% de tiempo de procesadr: object \
+         \"Procesador\" has no counter named \"% de tiempo de procesadr\"; did you mean \"% de \
+         tiempo de procesador\"?\n\
+         perfcounters: warning: \\Procesador(_Totl)\\% de tiempo de procesador: object \
+         \"Procesador\" has no instance \"_Totl\" in the log; did you mean \"_Total\"?\n"
+    );
+    assert_eq!(
+        stdout(&o),
+        "\"(PDH-CSV 4.0)\",\"\\\\H\\Memoria\\Bytes disponibles\"\r\n\
+         \"02/01/2014 00:00:20.000\",\"2\"\r\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
