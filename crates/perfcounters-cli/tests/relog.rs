@@ -98,12 +98,19 @@ fn english_paths_select_spanish_columns_through_perf_string_backup() {
         "counters.txt",
         b"\\PhysicalDisk(_Total)\\% Idle Time\r\n\\Processor(*)\\% Processor Time\r\n",
     );
-    // Without the name tables nothing matches.
+    // Without the name tables nothing matches; each path says why and points to --names.
     let o = run(&["relog", &input, "-cf", &counters]);
     assert_eq!(o.status.code(), Some(1));
+    let hint = "the log names its objects in another language than English: pass --names with \
+                the machine's name tables (PerfStringBackup.INI) to use English paths";
     assert_eq!(
         stderr(&o),
-        "perfcounters: no counter of the input matches -c / -cf\n"
+        format!(
+            "perfcounters: no counter of the input matches -c / -cf:\n  \
+             \\PhysicalDisk(_Total)\\% Idle Time: the log has no object \"PhysicalDisk\"; {hint}\n  \
+             \\Processor(*)\\% Processor Time: the log has no object \"Processor\"; did you mean \
+             \"Procesador\"?; {hint}\n"
+        )
     );
     let o = run(&["relog", &input, "-cf", &counters, "--names", &names, "-q"]);
     assert_success(&o);
