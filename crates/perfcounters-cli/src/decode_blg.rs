@@ -222,7 +222,9 @@ pub fn decode(path: &Path, format: DecodeFormat, out: &mut impl Write) -> Result
                 values.len()
             )?;
             for v in &values {
-                let path = columns.get(v.column).map_or("?", |c| c.path.as_str());
+                let path = columns
+                    .get(v.column)
+                    .map_or_else(|| "?".to_string(), |c| c.path.to_string());
                 let status = if v.status.is_success() {
                     String::new()
                 } else {
@@ -254,11 +256,11 @@ pub fn decode(path: &Path, format: DecodeFormat, out: &mut impl Write) -> Result
             "time_range": log.time_range().map(|(a, b)| [iso_local(a), iso_local(b)]),
             "columns": columns.iter().map(|(i, c)| json!({
                 "column": i,
-                "path": c.path,
+                "path": c.path.to_string(),
                 "entry": c.entry,
-                "type": c.counter_type.0,
-                "time_base": c.time_base,
-                "default_scale": c.default_scale,
+                "type": c.info.counter_type.0,
+                "time_base": c.info.time_base,
+                "default_scale": c.info.default_scale,
                 "first_sample": c.first_sample,
             })).collect::<Vec<_>>(),
             "display_order": log.display_order(),

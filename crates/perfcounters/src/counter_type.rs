@@ -496,6 +496,19 @@ impl CounterType {
     }
 }
 
+/// What is known of a counter beyond its path: what its raw samples need to become values. Every
+/// column of a log carries one (a `.blg` counter list, a SQL log's `CounterDetails`), next to its
+/// parsed [`CounterPath`](crate::path::CounterPath).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CounterInfo {
+    /// The counter type (`PERF_COUNTER_COUNTER` …).
+    pub counter_type: CounterType,
+    /// The provider's default scale (`DefaultScale`), informational.
+    pub default_scale: i32,
+    /// The time base F in ticks per second (`PdhGetCounterTimeBase`); 0 when the type uses none.
+    pub time_base: i64,
+}
+
 impl fmt::Debug for CounterType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.name() {

@@ -79,7 +79,7 @@ pub mod status;
 pub mod suggest;
 
 pub use calc::{calculate, FormatOptions};
-pub use counter_type::CounterType;
+pub use counter_type::{CounterInfo, CounterType};
 pub use path::CounterPath;
 pub use raw::RawCounter;
 pub use snapshot::Snapshot;

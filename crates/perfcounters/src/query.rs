@@ -761,10 +761,10 @@ impl Query {
     ///
     /// ```
     /// use perfcounters::query::Query;
-    /// use perfcounters::source::{Catalog, CounterInfo, ObjectInfo, Request};
+    /// use perfcounters::source::{Catalog, CatalogCounter, ObjectInfo, Request};
     /// use perfcounters::{CounterType, FormatOptions};
     ///
-    /// let counter = |name: &str| CounterInfo {
+    /// let counter = |name: &str| CatalogCounter {
     ///     name: name.into(),
     ///     index: 0,
     ///     help: String::new(),

@@ -83,10 +83,10 @@ fn cooked(log: &BlgLog<&[u8]>, samples: &Samples, col: usize, i: usize) -> Optio
     let newer = find(i)?;
     let older = if i > 0 { find(i - 1) } else { None };
     calculate(
-        c.counter_type,
+        c.info.counter_type,
         &newer,
         older.as_ref(),
-        c.time_base,
+        c.info.time_base,
         &FormatOptions::typeperf(),
     )
     .ok()
@@ -95,7 +95,7 @@ fn cooked(log: &BlgLog<&[u8]>, samples: &Samples, col: usize, i: usize) -> Optio
 fn paths(log: &BlgLog<&[u8]>) -> Vec<String> {
     log.display_order()
         .into_iter()
-        .map(|i| log.columns()[i].path.clone())
+        .map(|i| log.columns()[i].path.to_string())
         .collect()
 }
 
@@ -423,18 +423,18 @@ fn vista_whole_objects_named_from_the_embedded_table() {
 
     // Process instances, named like PDH (duplicates numbered in data order).
     let cols = log.columns();
-    let process: Vec<&str> = log
+    let process: Vec<String> = log
         .display_order()
         .into_iter()
         .map(|i| &cols[i])
-        .filter(|c| c.object == "Process" && c.counter == "% Processor Time")
-        .map(|c| c.instance.as_deref().unwrap())
+        .filter(|c| c.path.object == "Process" && c.path.counter == "% Processor Time")
+        .map(|c| c.instance().unwrap())
         .collect();
     assert_eq!(
         &process[..6],
         ["Idle", "System", "smss", "csrss", "wininit", "csrss#1"]
     );
-    assert!(process.contains(&"svchost#12"));
+    assert!(process.iter().any(|p| p == "svchost#12"));
     assert_eq!(process[50], "_Total");
     // Instances that appear later get columns after the first sample's (51) ones.
     assert_eq!(
@@ -450,7 +450,7 @@ fn vista_whole_objects_named_from_the_embedded_table() {
     );
     let solitaire = cols
         .iter()
-        .position(|c| c.path == r"\\ZACH-PC\Process(Solitaire)\% Processor Time")
+        .position(|c| c.path.to_string() == r"\\ZACH-PC\Process(Solitaire)\% Processor Time")
         .unwrap();
     assert!(cols[solitaire].first_sample > 0);
     // Per sample, the Process object has a changing number of instances.
@@ -459,7 +459,8 @@ fn vista_whole_objects_named_from_the_embedded_table() {
         .map(|s| {
             s.1.iter()
                 .filter(|v| {
-                    cols[v.0].object == "Process" && cols[v.0].counter == "% Processor Time"
+                    cols[v.0].path.object == "Process"
+                        && cols[v.0].path.counter == "% Processor Time"
                 })
                 .count()
         })
@@ -471,8 +472,8 @@ fn vista_whole_objects_named_from_the_embedded_table() {
         .display_order()
         .into_iter()
         .map(|i| &cols[i])
-        .filter(|c| c.object == "Memory")
-        .map(|c| c.counter.as_str())
+        .filter(|c| c.path.object == "Memory")
+        .map(|c| c.path.counter.as_str())
         .collect();
     assert_eq!(
         &memory[..3],
@@ -483,7 +484,11 @@ fn vista_whole_objects_named_from_the_embedded_table() {
         ]
     );
 
-    let col = |path: &str| cols.iter().position(|c| c.path == path).unwrap();
+    let col = |path: &str| {
+        cols.iter()
+            .position(|c| c.path.to_string() == path)
+            .unwrap()
+    };
     // Memory\Available Bytes, a raw count, has a value in the first row: 83587072.
     let available = col(r"\\ZACH-PC\Memory\Available Bytes");
     assert_eq!(cooked(&log, &samples, available, 0), Some(83_587_072.0));
@@ -584,7 +589,7 @@ fn single_counters_round_trip_32_and_64_bit() {
         // 4096 · (4 − 1) bytes in one second.
         assert_eq!(cooked(&log, &samples, 2, 2), Some(12288.0));
         assert_eq!(cooked(&log, &samples, 3, 2), Some(25.0));
-        assert_eq!(log.columns()[3].default_scale, -1);
+        assert_eq!(log.columns()[3].info.default_scale, -1);
         // The values carry their UTC time: local + 8 h (Pacific standard time in January).
         assert_eq!(samples[0].1[0].1.time, T0 + 8 * 3600 * SEC);
         assert!(log.warnings().is_empty());
@@ -656,6 +661,81 @@ fn logs_are_recognised_by_their_first_bytes() {
 }
 
 #[test]
+fn columns_keep_the_parsed_path_names_with_separators_included() {
+    use perfcounters::log::{BlgLogReader, LogCounter, LogReader};
+    use perfcounters::path::CounterPath;
+    use perfcounters::CounterInfo;
+
+    // Instance names that a counter path's text cannot say unambiguously: a `/` (read as a parent),
+    // a `#n` (read as an index), brackets.
+    let mut wild = spec(r"\\HOST", "LogicalDisk", Some("*"), "Free Megabytes");
+    wild.counter_type = CounterType::PERF_COUNTER_RAWCOUNT;
+    let mut single = spec(r"\\HOST", "Thread", Some("0"), "Context Switches/sec");
+    single.parent = Some("a/b".into());
+    single.counter_type = CounterType::PERF_COUNTER_COUNTER;
+    single.time_base = 10_000_000;
+    single.default_scale = -2;
+    let names = ["C:/mnt#2", "(x)", "C:/mnt#2"];
+    let records = vec![
+        (
+            RecordKind::CounterList,
+            T0,
+            encode_counter_list(&[wild.clone(), single.clone()]),
+        ),
+        (
+            RecordKind::Sample,
+            T0,
+            encode_sample(&[
+                instances(T0, &[(names[0], 1, 0), (names[1], 2, 0), (names[2], 3, 0)]),
+                counter(CounterType::PERF_COUNTER_COUNTER, 7, T0, T0),
+            ]),
+        ),
+    ];
+    let bytes = write_log(EncodeOptions::default(), &records);
+    let (log, _) = read_all(&bytes);
+    let path =
+        |parent: Option<&str>, instance: &str, index: Option<u32>, object: &str, counter: &str| {
+            CounterPath {
+                machine: Some("HOST".into()),
+                object: object.into(),
+                parent: parent.map(Into::into),
+                instance: Some(instance.into()),
+                index,
+                counter: counter.into(),
+            }
+        };
+    let expected = [
+        path(None, "C:/mnt#2", None, "LogicalDisk", "Free Megabytes"),
+        path(None, "(x)", None, "LogicalDisk", "Free Megabytes"),
+        path(None, "C:/mnt#2", Some(1), "LogicalDisk", "Free Megabytes"),
+        path(Some("a/b"), "0", None, "Thread", "Context Switches/sec"),
+    ];
+    let columns: Vec<&CounterPath> = log.columns().iter().map(|c| &c.path).collect();
+    assert_eq!(columns, expected.iter().collect::<Vec<_>>());
+    assert_eq!(log.columns()[2].instance().as_deref(), Some("C:/mnt#2#1"));
+    assert_eq!(
+        log.columns()[3].info,
+        CounterInfo {
+            counter_type: CounterType::PERF_COUNTER_COUNTER,
+            default_scale: -2,
+            time_base: 10_000_000,
+        }
+    );
+    // The log model gets the same paths and counter info, named by the path's text.
+    let reader = BlgLogReader::new("x.blg", &bytes[..], &bytes[..]).unwrap();
+    let counters: Vec<LogCounter> = expected
+        .iter()
+        .zip(log.columns())
+        .map(|(p, c)| LogCounter::new(p.clone(), Some(c.info)))
+        .collect();
+    assert_eq!(reader.header().counters, counters);
+    assert_eq!(
+        reader.header().counters[0].name,
+        r"\\HOST\LogicalDisk(C:/mnt#2)\Free Megabytes"
+    );
+}
+
+#[test]
 fn wildcard_instances_appear_vanish_and_repeat() {
     let mut s = spec(r"\\HOST", "Process", Some("*"), "Working Set");
     s.counter_type = CounterType::PERF_COUNTER_LARGE_RAWCOUNT;
@@ -694,7 +774,7 @@ fn wildcard_instances_appear_vanish_and_repeat() {
     assert_eq!(present(3), [(3, 8), (4, 9), (5, 10), (0, 11)]);
     assert_eq!(present(4), [(3, 12), (4, 13)]);
     assert_eq!(log.columns()[2].first_sample, 1);
-    assert_eq!(log.columns()[4].instance.as_deref(), Some("x#1"));
+    assert_eq!(log.columns()[4].instance().as_deref(), Some("x#1"));
 }
 
 /// A V1 snapshot of one multi-instance object (index 230) with a 100 ns timer (6), a raw count
@@ -797,7 +877,12 @@ fn whole_object_blocks_named_by_the_embedded_table() {
             r"\\HOST\Process(new)\Resident Bytes",
         ]
     );
-    let col = |p: &str| log.columns().iter().position(|c| c.path == p).unwrap();
+    let col = |p: &str| {
+        log.columns()
+            .iter()
+            .position(|c| c.path.to_string() == p)
+            .unwrap()
+    };
     let share = col(r"\\HOST\Process(svchost)\CPU Share");
     // 2 s of CPU in 4 s.
     assert_eq!(cooked(&log, &samples, share, 1), Some(50.0));

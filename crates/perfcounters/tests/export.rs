@@ -9,7 +9,7 @@ use perfcounters::export::{
     compat, encode, ExportConfig, Exporter, Families, MetricKind, Plan, TextFormat,
 };
 use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
-use perfcounters::source::{Catalog, CounterInfo, ObjectInfo};
+use perfcounters::source::{Catalog, CatalogCounter, ObjectInfo};
 
 fn render_snapshot(plan: &Plan, exporter: &mut Exporter, snapshot: &Snapshot) -> String {
     exporter.begin();
@@ -325,7 +325,7 @@ fn info(name: &str, multi: bool, defs: &[Def]) -> ObjectInfo {
         multi_instance: multi,
         counters: defs
             .iter()
-            .map(|&(n, ty)| CounterInfo {
+            .map(|&(n, ty)| CatalogCounter {
                 name: n.into(),
                 index: 0,
                 help: String::new(),

@@ -12,7 +12,7 @@ use perfcounters::snapshot::{
 };
 use perfcounters::source::replay::{BlockRecording, ReplaySource};
 use perfcounters::source::Source;
-use perfcounters::source::{Catalog, CounterInfo, ObjectInfo, Request};
+use perfcounters::source::{Catalog, CatalogCounter, ObjectInfo, Request};
 use perfcounters::suggest::suggest;
 use perfcounters::{CounterType, FormatOptions, PdhStatus};
 
@@ -45,7 +45,7 @@ fn catalog_object(name: &str, counters: &[&str]) -> ObjectInfo {
         multi_instance: false,
         counters: counters
             .iter()
-            .map(|c| CounterInfo {
+            .map(|c| CatalogCounter {
                 name: (*c).into(),
                 index: 0,
                 help: String::new(),

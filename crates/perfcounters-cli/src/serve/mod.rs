@@ -349,7 +349,7 @@ mod discipline {
     use axum::extract::State;
     use axum::http::HeaderMap;
     use perfcounters::snapshot::{CounterDefinition, Object, SampleClock, Snapshot, Value};
-    use perfcounters::source::{CounterInfo, ObjectInfo, Request, Source, SourceError};
+    use perfcounters::source::{CatalogCounter, ObjectInfo, Request, Source, SourceError};
     use perfcounters::CounterType;
 
     /// Objects `Fast` and `Slow`, one counter each (`Things/sec`, value 7); collecting `Slow` takes
@@ -366,7 +366,7 @@ mod discipline {
             help: String::new(),
             detail_level: 100,
             multi_instance: false,
-            counters: vec![CounterInfo {
+            counters: vec![CatalogCounter {
                 name: "Things/sec".into(),
                 index: 0,
                 help: String::new(),

@@ -22,10 +22,8 @@ use std::path::Path;
 use crate::format::blg::{BlgLog, Column, ReadError};
 use crate::log::error::{Location, LogError};
 use crate::log::model::{
-    Cell, CounterInfo, LogCounter, LogHeader, LogKind, LogReader, LogTime, RawCell, Record,
-    TimeZone,
+    Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, RawCell, Record, TimeZone,
 };
-use crate::path::CounterPath;
 
 /// A `.blg` log read as raw samples.
 #[derive(Debug)]
@@ -70,25 +68,10 @@ pub fn log_error(source: &str, e: ReadError) -> LogError {
     }
 }
 
-/// The log-model column of a decoded column.
+/// The log-model column of a decoded column: its path and counter info as decoded, the name
+/// written from the path.
 fn log_counter(c: &Column) -> LogCounter {
-    let path = CounterPath::parse(&c.path).unwrap_or_else(|_| CounterPath {
-        machine: None,
-        object: c.object.clone(),
-        parent: None,
-        instance: c.instance.clone(),
-        index: None,
-        counter: c.counter.clone(),
-    });
-    LogCounter {
-        name: c.path.clone(),
-        path,
-        info: Some(CounterInfo {
-            counter_type: c.counter_type,
-            default_scale: c.default_scale,
-            time_base: c.time_base,
-        }),
-    }
+    LogCounter::new(c.path.clone(), Some(c.info))
 }
 
 impl<R: Read> BlgLogReader<R> {

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use crate::counter_type::CounterType;
+pub use crate::counter_type::CounterInfo;
 use crate::path::CounterPath;
 use crate::raw::RawCounter;
 use crate::snapshot::SystemTime;
@@ -137,17 +137,6 @@ pub struct TimeZone {
     /// UTC − local time in minutes (positive west of UTC), as `TIME_ZONE_INFORMATION.Bias`; `None`
     /// when the header cell was cut off before the bias.
     pub bias: Option<i32>,
-}
-
-/// What is known of a counter beyond its path: what a raw sample needs to become a value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CounterInfo {
-    /// The counter type (`PERF_COUNTER_COUNTER` …).
-    pub counter_type: CounterType,
-    /// The provider's default scale (`DefaultScale`), informational.
-    pub default_scale: i32,
-    /// The time base F in ticks per second (`PdhGetCounterTimeBase`); 0 when the type uses none.
-    pub time_base: i64,
 }
 
 /// One column of a log: a counter instance.

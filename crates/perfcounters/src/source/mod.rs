@@ -97,7 +97,7 @@ pub struct Catalog {
     /// The objects, in the source's order.
     pub objects: Vec<ObjectInfo>,
     /// Object and counter names in the machine's language, by title index ([`ObjectInfo::index`],
-    /// [`CounterInfo::index`]): `HKEY_PERFORMANCE_NLSTEXT` on Windows, the other languages of a
+    /// [`CatalogCounter::index`]): `HKEY_PERFORMANCE_NLSTEXT` on Windows, the other languages of a
     /// capture or of a replay's extra name tables. Empty when the source has none. Counter paths
     /// may name objects and counters in this language as well as in English
     /// ([`Catalog::find`], [`crate::query::Query::request`]), as PDH's `PdhAddCounter` and
@@ -191,21 +191,23 @@ pub struct ObjectInfo {
     /// Whether the object has named instances (`false` for singletons such as `Memory`).
     pub multi_instance: bool,
     /// The displayable counters (companion base counters are not listed; a collection adds them).
-    pub counters: Vec<CounterInfo>,
+    pub counters: Vec<CatalogCounter>,
 }
 
 impl ObjectInfo {
     /// The counter with this name (ASCII case-insensitive).
-    pub fn counter(&self, name: &str) -> Option<&CounterInfo> {
+    pub fn counter(&self, name: &str) -> Option<&CatalogCounter> {
         self.counters
             .iter()
             .find(|c| c.name.eq_ignore_ascii_case(name))
     }
 }
 
-/// One counter of an [`ObjectInfo`].
+/// One counter of an [`ObjectInfo`], as a source describes it: names, help, type and detail level.
+/// (A log's column carries a [`CounterInfo`](crate::counter_type::CounterInfo) instead: what its raw
+/// samples need.)
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CounterInfo {
+pub struct CatalogCounter {
     /// The English counter name, e.g. `% Processor Time`.
     pub name: String,
     /// The Windows title index of the name, 0 when not known.

@@ -2,7 +2,7 @@
 //! sources, and the replay of captures): describing a snapshot as a [`Catalog`], keeping the requested
 //! objects of a collection, and joining a V1 and a V2 snapshot of the same moment.
 
-use super::{Catalog, CounterInfo, ObjectInfo, Request, SourceError};
+use super::{Catalog, CatalogCounter, ObjectInfo, Request, SourceError};
 use crate::format::v2::{CounterSetRegistration, NO_COUNTER, PERF_ATTRIB_NO_DISPLAYABLE};
 use crate::names::NameTable;
 use crate::snapshot::{Object, ObjectData, Snapshot};
@@ -21,7 +21,7 @@ pub fn object_info(object: &Object, help: Option<&NameTable>) -> Option<ObjectIn
         .iter()
         .filter(|c| c.counter_type.is_displayable())
         .filter_map(|c| {
-            Some(CounterInfo {
+            Some(CatalogCounter {
                 name: c.name.clone()?,
                 index: c.index,
                 help: help_of(c.help_index),
@@ -62,7 +62,7 @@ pub fn counterset_info(r: &CounterSetRegistration) -> Option<ObjectInfo> {
         .filter(|c| c.counter_type.is_displayable() && c.attrib & PERF_ATTRIB_NO_DISPLAYABLE == 0)
         .filter_map(|c| {
             let companion = c.companion_id();
-            Some(CounterInfo {
+            Some(CatalogCounter {
                 name: c.name.clone()?,
                 index: 0,
                 help: c.help.clone().unwrap_or_default(),

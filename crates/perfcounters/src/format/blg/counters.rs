@@ -20,11 +20,11 @@
 
 use super::layout::{counter_entry as ce, counter_list as cl};
 use super::read::{shift, utf16_lossy, utf16_terminated};
+use crate::counter_type::{CounterInfo, CounterType};
 use crate::format::read::{check_size, fixed, Reader};
 use crate::format::structure;
 use crate::format::{Bound, DecodeError, ErrorKind};
 use crate::path::CounterPath;
-use crate::CounterType;
 
 const S: &str = structure::PDH_COUNTER_ENTRY;
 
@@ -251,7 +251,9 @@ impl<'a> CounterEntry<'a> {
     }
 }
 
-/// A counter-list entry in owned form: what the encoder writes and what `decode` prints.
+/// A counter-list entry in owned form, as written: what the encoder writes and what `decode` prints.
+/// Its columns ([`Column`](super::Column)) carry the parsed path ([`CounterSpec::path`]) and the
+/// counter info ([`CounterSpec::info`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct CounterSpec {
     /// `Flags` (see [`CounterEntry::flags`]).
@@ -289,6 +291,15 @@ impl CounterSpec {
             instance: self.instance.clone(),
             index: u32::try_from(self.instance_index).ok().filter(|&i| i > 0),
             counter: self.counter.clone(),
+        }
+    }
+
+    /// The counter info of the entry's values: type, time base and scale.
+    pub fn info(&self) -> CounterInfo {
+        CounterInfo {
+            counter_type: self.counter_type,
+            default_scale: self.default_scale,
+            time_base: self.time_base,
         }
     }
 

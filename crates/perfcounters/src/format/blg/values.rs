@@ -25,42 +25,38 @@ use super::reader::BlgReader;
 use super::record::{Record, RecordKind};
 use super::sample::{InstanceArray, SubRecord};
 use super::LogFileHeader;
+use crate::counter_type::CounterInfo;
 use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
 use crate::names::NameTable;
 use crate::path::fold_case;
+use crate::path::CounterPath;
 use crate::raw::RawCounter;
-use crate::snapshot::{instance_name, Instance, ObjectData, Snapshot, Value};
+use crate::snapshot::{Instance, ObjectData, Snapshot, Value};
 use crate::status::PdhStatus;
-use crate::CounterType;
 
-/// One counter instance of the log: a column of relog's output.
+/// One counter instance of the log: a column of relog's output. The same column model as every
+/// log's: a parsed counter path and the counter info, from the counter list to every consumer
+/// without a trip through a string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Column {
-    /// The full path, `\\MACHINE\Object(instance)\Counter`.
-    pub path: String,
+    /// The counter instance, parsed: machine, object, the instance's parent, its name as stored and
+    /// its `#n` (none for the first of a name), counter. Its [`Display`](std::fmt::Display) form is
+    /// the path relog prints, `\\MACHINE\Object(parent/instance#n)\Counter`.
+    pub path: CounterPath,
+    /// What the column's raw values need: counter type, time base, default scale.
+    pub info: CounterInfo,
     /// The counter-list entry it comes from.
     pub entry: usize,
-    /// The object name.
-    pub object: String,
-    /// The instance as PDH shows it (`parent/name#n`), when the object has instances.
-    pub instance: Option<String>,
-    /// The instance's name as stored, without parent and `#n`.
-    pub instance_name: Option<String>,
-    /// The instance's parent, when it has one.
-    pub parent: Option<String>,
-    /// The `#n` of the instance (0 for the first of a name).
-    pub instance_index: u32,
-    /// The counter name.
-    pub counter: String,
-    /// The counter type.
-    pub counter_type: CounterType,
-    /// The time base F the values are computed with.
-    pub time_base: i64,
-    /// `DefaultScale`.
-    pub default_scale: i32,
     /// The 0-based number of the first sample that has this column.
     pub first_sample: u64,
+}
+
+impl Column {
+    /// The instance as PDH shows it (`parent/name#n`), when the object has instances.
+    pub fn instance(&self) -> Option<String> {
+        self.path.instance_string()
+    }
 }
 
 /// The raw value of one column in one sample.
@@ -311,7 +307,7 @@ impl<R: Read> BlgLog<R> {
             let (ca, cb) = (&self.columns[a], &self.columns[b]);
             ca.entry.cmp(&cb.entry).then_with(|| {
                 if whole(ca) {
-                    fold_cmp(&ca.counter, &cb.counter).then(a.cmp(&b))
+                    fold_cmp(&ca.path.counter, &cb.path.counter).then(a.cmp(&b))
                 } else {
                     a.cmp(&b)
                 }
@@ -534,17 +530,9 @@ impl Decoder<'_> {
         }
         let spec = &self.specs[entry];
         let column = Column {
-            path: spec.path().to_string(),
+            path: spec.path(),
+            info: spec.info(),
             entry,
-            object: spec.object.clone(),
-            instance: spec.path().instance_string(),
-            instance_name: spec.instance.clone(),
-            parent: spec.instance.as_ref().and(spec.parent.clone()),
-            instance_index: u32::try_from(spec.instance_index).unwrap_or(0),
-            counter: spec.counter.clone(),
-            counter_type: spec.counter_type,
-            time_base: spec.time_base,
-            default_scale: spec.default_scale,
             first_sample: self.sample,
         };
         let c = self.new_column(column);
@@ -603,23 +591,13 @@ impl Decoder<'_> {
                 Some(&c) => c,
                 None => {
                     let spec = &self.specs[entry];
-                    let name = item.name();
-                    let instance = instance_name(spec.parent.as_deref(), &name, n);
                     let mut path = spec.path();
-                    path.instance = Some(name);
+                    path.instance = Some(item.name());
                     path.index = (n > 0).then_some(n);
                     let column = Column {
-                        path: path.to_string(),
+                        path,
+                        info: spec.info(),
                         entry,
-                        object: spec.object.clone(),
-                        instance: Some(instance),
-                        instance_name: path.instance.clone(),
-                        parent: spec.parent.clone(),
-                        instance_index: n,
-                        counter: spec.counter.clone(),
-                        counter_type: spec.counter_type,
-                        time_base: spec.time_base,
-                        default_scale: spec.default_scale,
                         first_sample: sample,
                     };
                     let c = self.new_column(column);
@@ -675,21 +653,17 @@ impl Decoder<'_> {
                         None => {
                             let mut path = spec.path();
                             path.counter = counter.clone();
-                            path.parent = None;
-                            path.index = None;
-                            path.instance = instance.map(str::to_owned);
+                            path.parent = inst.and_then(|i| i.parent().map(str::to_owned));
+                            path.instance = inst.map(|i| i.raw_name().to_owned());
+                            path.index = inst.map(|i| i.index).filter(|&n| n > 0);
                             let column = Column {
-                                path: path.to_string(),
+                                path,
+                                info: CounterInfo {
+                                    counter_type: def.counter_type,
+                                    default_scale: def.scale,
+                                    time_base: merged.time_base(object, def.counter_type),
+                                },
                                 entry,
-                                object: spec.object.clone(),
-                                instance: instance.map(str::to_owned),
-                                instance_name: inst.map(|i| i.raw_name().to_owned()),
-                                parent: inst.and_then(|i| i.parent().map(str::to_owned)),
-                                instance_index: inst.map_or(0, |i| i.index),
-                                counter: counter.clone(),
-                                counter_type: def.counter_type,
-                                time_base: merged.time_base(object, def.counter_type),
-                                default_scale: def.scale,
                                 first_sample: self.sample,
                             };
                             let c = self.new_column(column);

@@ -28,7 +28,7 @@ use crate::snapshot::{
     name_instances, pair_bases_by_position, CounterDefinition, Object, ObjectData, Snapshot,
     SystemTime, Value, FILETIME_UNIX_EPOCH,
 };
-use crate::source::{Catalog, CounterInfo, ObjectInfo, Request, Source, SourceError};
+use crate::source::{Catalog, CatalogCounter, ObjectInfo, Request, Source, SourceError};
 
 use defs::{ObjDef, Row, Store};
 
@@ -555,12 +555,12 @@ fn catalog() -> Catalog {
         objects: defs::OBJECTS
             .iter()
             .map(|o| {
-                let counters: Vec<CounterInfo> = o
+                let counters: Vec<CatalogCounter> = o
                     .rows
                     .iter()
                     .enumerate()
                     .filter(|(_, r)| !r.ty.is_base())
-                    .map(|(i, r)| CounterInfo {
+                    .map(|(i, r)| CatalogCounter {
                         name: r.name.to_string(),
                         index: r.index,
                         help: r.help.to_string(),

@@ -169,7 +169,7 @@ fn counter_objects<R: std::io::Read>(
         if spec.is_whole_object() {
             continue;
         }
-        let folded = fold_case(&column.object).into_owned();
+        let folded = fold_case(&column.path.object).into_owned();
         let o = match objects
             .iter()
             .position(|b| fold_case(&b.name) == folded.as_str())
@@ -177,7 +177,7 @@ fn counter_objects<R: std::io::Read>(
             Some(i) => i,
             None => {
                 objects.push(Building {
-                    name: column.object.clone(),
+                    name: column.path.object.clone(),
                     counters: Vec::new(),
                     positions: Vec::new(),
                     single: None,
@@ -192,15 +192,15 @@ fn counter_objects<R: std::io::Read>(
             }
         };
         let b = &mut objects[o];
-        let ty = column.counter_type;
+        let ty = column.info.counter_type;
         // The counter's definition (and its base), found by name.
-        let counter_key = fold_case(&column.counter).into_owned();
+        let counter_key = fold_case(&column.path.counter).into_owned();
         let position = match b.positions.iter().find(|(k, _)| *k == counter_key) {
             Some(&(_, p)) => p,
             None => {
                 let p = b.counters.len();
-                let mut def = CounterDefinition::new(0, ty).named(column.counter.clone());
-                def.scale = column.default_scale;
+                let mut def = CounterDefinition::new(0, ty).named(column.path.counter.clone());
+                def.scale = column.info.default_scale;
                 b.counters.push(def);
                 if ty.needs_base() {
                     let base = if ty.is_multi() {
@@ -233,7 +233,7 @@ fn counter_objects<R: std::io::Read>(
             if *set && *slot != value {
                 return Err(format!(
                     "the counters of {} have different {what} time stamps",
-                    column.object
+                    column.path.object
                 ));
             }
             *set = true;
@@ -254,11 +254,11 @@ fn counter_objects<R: std::io::Read>(
         let object_clock = (clocked && ty.time_base() == TimeBase::Object)
             || (counter_kind && subtype == Subtype::CounterElapsed);
         if object_clock {
-            let pair = (raw.second, column.time_base);
+            let pair = (raw.second, column.info.time_base);
             if b.object_time.is_some_and(|t| t != pair) {
                 return Err(format!(
                     "the counters of {} have different object time stamps",
-                    column.object
+                    column.path.object
                 ));
             }
             b.object_time = Some(pair);
@@ -276,22 +276,26 @@ fn counter_objects<R: std::io::Read>(
                     check(
                         &mut freq_set,
                         &mut b.clock.perf_freq,
-                        column.time_base,
+                        column.info.time_base,
                         "frequency",
                     )?;
                 }
             }
         }
         let width = b.counters.len();
-        let slot: &mut Vec<Value> = match &column.instance_name {
+        let slot: &mut Vec<Value> = match &column.path.instance {
             None => b
                 .single
                 .get_or_insert_with(|| vec![Value::Bytes(ValueBytes::new()); width]),
             Some(name) => {
                 let key = (
-                    column.parent.as_deref().map(|p| fold_case(p).into_owned()),
+                    column
+                        .path
+                        .parent
+                        .as_deref()
+                        .map(|p| fold_case(p).into_owned()),
                     fold_case(name).into_owned(),
-                    column.instance_index,
+                    column.path.index.unwrap_or(0),
                 );
                 let i = match b.keys.iter().find(|(k, _)| *k == key) {
                     Some(&(_, i)) => i,
@@ -299,8 +303,8 @@ fn counter_objects<R: std::io::Read>(
                         // Named as the log names it (`instance_name`), index included.
                         b.instances.push(Instance::recorded(
                             name,
-                            column.parent.as_deref(),
-                            column.instance_index,
+                            column.path.parent.as_deref(),
+                            column.path.index.unwrap_or(0),
                             vec![Value::Bytes(ValueBytes::new()); width],
                         ));
                         b.keys.push((key, b.instances.len() - 1));
