@@ -8,6 +8,7 @@ mod decode_blg;
 mod output;
 mod relog;
 mod serve;
+mod table;
 mod typeperf;
 mod watch;
 

@@ -16,6 +16,7 @@ use perfcounters::snapshot::{Snapshot, SystemTime};
 use perfcounters::PdhStatus;
 
 use crate::args::OutputFormat;
+use crate::table::{Row, Table, Unit};
 
 /// Output of `decode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -34,6 +35,7 @@ pub struct Output {
     paths: Vec<String>,
     sql: Option<SqlLogWriter>,
     record: Record,
+    table: Table,
 }
 
 impl Output {
@@ -69,6 +71,7 @@ impl Output {
                 paths: Vec::new(),
                 sql: Some(writer),
                 record: Record::default(),
+                table: Table::default(),
             });
         }
         let (out, tty): (Box<dyn Write>, bool) = match file {
@@ -86,6 +89,7 @@ impl Output {
             paths: Vec::new(),
             sql: None,
             record: Record::default(),
+            table: Table::default(),
         })
     }
 
@@ -214,7 +218,17 @@ impl Output {
                 writeln!(self.out, "{row}")?;
             }
             OutputFormat::Table => {
-                let text = table(query, time, values);
+                // On a terminal the table fits the window, measured at each refresh.
+                let height = self
+                    .refresh_in_place
+                    .then(terminal_size::terminal_size)
+                    .flatten()
+                    .map(|(_, terminal_size::Height(h))| usize::from(h));
+                let text = self.table.render(
+                    &time.format("%Y-%m-%d %H:%M:%S%.3f").to_string(),
+                    &table_rows(query, values),
+                    height,
+                );
                 if self.refresh_in_place {
                     write!(self.out, "\x1b[H\x1b[2J{text}")?;
                 } else {
@@ -276,39 +290,25 @@ fn group(int: &str) -> String {
     format!("{sign}{out}")
 }
 
-fn table(query: &Query, time: &DateTime<Local>, values: &[CounterValue]) -> String {
-    let counters = query.counters();
-    let mut rows: Vec<(String, String, String)> = Vec::with_capacity(values.len());
-    for (c, v) in counters.iter().zip(values) {
-        let unit = c.counter_type.suffix().to_string();
-        let value = match v.value() {
-            Some(x) => human(x),
-            None => format!("({})", v.status().description()),
-        };
-        rows.push((value, unit, c.path_string()));
-    }
-    let vw = rows
+/// The rows of the live table.
+fn table_rows(query: &Query, values: &[CounterValue]) -> Vec<Row> {
+    query
+        .counters()
         .iter()
-        .map(|r| r.0.chars().count())
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    let uw = rows
-        .iter()
-        .map(|r| r.1.chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    let mut s = format!(
-        "{}\n\n{:>vw$}  {:<uw$}  COUNTER\n",
-        time.format("%Y-%m-%d %H:%M:%S%.3f"),
-        "VALUE",
-        "UNIT"
-    );
-    for (value, unit, path) in rows {
-        s.push_str(&format!("{value:>vw$}  {unit:<uw$}  {path}\n"));
-    }
-    s
+        .zip(values)
+        .map(|(c, v)| {
+            let unit = Unit::of(c.counter_name(), c.counter_type.suffix());
+            let (value, unit) = match v.value() {
+                Some(x) => unit.cells(x),
+                None => (format!("({})", v.status().description()), String::new()),
+            };
+            Row {
+                value,
+                unit,
+                path: c.path_string(),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -362,3 +362,39 @@ fn relog_counters_get_close_names_and_the_hint_at_names() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_table_keeps_its_columns_and_has_units() {
+    let dir = tempdir("grammar-table");
+    let files = write_blocks(&dir);
+    let o = run_on(
+        &[
+            "watch",
+            r"\Processor(_Total)\% Processor Time",
+            r"\System\Processes",
+            "-f",
+            "table",
+            "--replay",
+        ],
+        &files,
+    );
+    assert_success(&o);
+    // Not a terminal: each refresh follows the previous one; the value column keeps the width
+    // of the widest value so far (62.500, then 50).
+    let expected = [
+        "2020-03-18 18:54:04.988",
+        "",
+        " VALUE  UNIT  COUNTER",
+        r"62.500  %     \\GETAWAY\Processor(_Total)\% Processor Time",
+        r"   101        \\GETAWAY\System\Processes",
+        "",
+        "2020-03-18 18:54:05.988",
+        "",
+        " VALUE  UNIT  COUNTER",
+        r"    50  %     \\GETAWAY\Processor(_Total)\% Processor Time",
+        r"    99        \\GETAWAY\System\Processes",
+        "",
+    ];
+    assert_eq!(stdout(&o), expected.join("\n") + "\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
