@@ -53,6 +53,7 @@
 //!   (`PERF_DATA_HEADER`) blocks, and the capture directory;
 //! * [`names`]: counter name tables (index → names) and a built-in English table;
 //! * [`log`]: the PDH-CSV / PDH-TSV log formats;
+//! * [`analyze`]: PAL threshold files (read by a safe interpreter, never run) evaluated over a log;
 //! * [`export`]: snapshots as Prometheus / OpenMetrics text (raw cumulative values, types from counter
 //!   types, windows_exporter-compatible names);
 //! * [`suggest`]: close names for a name that is not known ("did you mean …?");
@@ -62,6 +63,7 @@
 //! an error that names the structure and the byte offset.
 #![warn(missing_docs)]
 
+pub mod analyze;
 pub mod calc;
 pub mod counter_type;
 pub mod encoding;

@@ -16,11 +16,13 @@
 //!   lookups for the counters the Linux source produces.
 //! * [`NameTable::apply`] fills the missing names of a [`Snapshot`].
 //! * [`ini`] reads `PerfStringBackup.INI` (what `lodctr /S` saves): one table per installed language.
+//! * [`counter_lang`] reads PAL's `CounterLang.xml` translation table: one table per locale.
 //!
 //! The parsers take untrusted input: they never panic, report the byte offset (registry form) or
 //! the line (text form) of what is wrong, and never size an allocation from a number in the data.
 
 pub mod builtin;
+pub mod counter_lang;
 pub mod ini;
 mod load;
 

@@ -1,0 +1,1111 @@
+//! Rules evaluated over a log: data sources matched to columns, threshold code interpreted, the
+//! log read once into time slices, alerts raised, statistics and chart data kept.
+//!
+//! Semantics (docs/analyze.md repeats them for users):
+//!
+//! * **Slices** are `[t0 + k·I, t0 + (k+1)·I)` from the first record's time `t0`. With
+//!   [`Interval::Seconds`] `I` is given; with [`Interval::Auto`] it is the log's duration / 30 in
+//!   whole seconds (PAL's rule), never below the sample interval (the shortest gap between two
+//!   records, rounded up to whole seconds) nor below one second. So that memory stays flat, the
+//!   automatic interval is gathered in buckets of 1 s that double in width whenever a column would
+//!   hold more than [`MAX_BUCKETS`] of them, and `I` is rounded up to a whole number of buckets:
+//!   exact for logs up to [`MAX_BUCKETS`] seconds long, within 1/15 of PAL's figure beyond.
+//! * A data source path matches columns as `relog -c` does (case-insensitively, `*` matching every
+//!   instance, `_Total` included, names translated through the name tables); an `EXCLUDE
+//!   INSTANCE` leaves out the instances of that name.
+//! * For each `StaticThreshold`, counter instance and slice with a value (blank cells are skipped):
+//!   an alert when a value breaks the threshold: `gt` max > T, `ge` max ≥ T, `lt` min < T, `le`
+//!   min ≤ T, `eq` any value = T. One alert per (analysis, threshold, counter instance, slice) with
+//!   that slice's min, average and max.
+//! * A **trend** is the slope, in units per hour, of the least-squares line through a counter's
+//!   values against their times. A trend threshold (`-IsTrendOnly $True`) compares, at the end of
+//!   each slice, the trend of the values from the first record to the end of that slice.
+//! * **Statistics** per counter: min, average, max and trend over the whole range; p90 and p95 by
+//!   the nearest-rank method over at most [`MAX_KEPT`] values: every value while there are no more,
+//!   beyond that a regular subsample (every 2nd, then every 4th … value in time order), the same
+//!   subsample the chart draws.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::log::model::{LogHeader, LogReader, LogTime, Record};
+use crate::log::relog::{CounterFilter, Filtered, Merge, RelogFilter};
+use crate::log::LogError;
+use crate::names::NameTable;
+use crate::path::CounterPath;
+
+use super::rules::{Analysis, DataSourceKind, Question, Rules};
+use super::script::{Operator, Script, ScriptValue, StaticThreshold};
+
+/// Buckets kept per column while the automatic interval is not known yet.
+pub const MAX_BUCKETS: usize = 1024;
+/// Values kept per column for percentiles and charts.
+pub const MAX_KEPT: usize = 2000;
+
+const TICKS_PER_SECOND: i64 = 10_000_000;
+const TICKS_PER_HOUR: f64 = 36_000_000_000.0;
+
+/// The width of the time slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Interval {
+    /// The log's duration / 30 in whole seconds, never below the sample interval.
+    #[default]
+    Auto,
+    /// A number of seconds (at least 1).
+    Seconds(u64),
+}
+
+/// What to evaluate and how.
+#[derive(Clone, Debug, Default)]
+pub struct AnalyzeOptions {
+    /// The slice width.
+    pub interval: Interval,
+    /// Question values (`--set NAME=VALUE`), overriding the files' defaults.
+    pub set: Vec<(String, String)>,
+    /// Name tables of the log's language(s) (`--names`), so that localized columns match the
+    /// rules' English paths; empty for an English log.
+    pub names: Vec<NameTable>,
+    /// English name tables besides the built-in one (the `enUS` table of PAL's `CounterLang.xml`),
+    /// used to name localized columns in English.
+    pub english: Vec<NameTable>,
+    /// Keep only the columns this filter selects (`-c`); `None` keeps every column.
+    pub counters: Option<CounterFilter>,
+    /// Keep records at or after this time (`-b`), on the log's wall clock.
+    pub begin: Option<LogTime>,
+    /// Keep records at or before this time (`-e`).
+    pub end: Option<LogTime>,
+}
+
+impl AnalyzeOptions {
+    /// The name tables matching uses: none for an English log, else the English tables and the
+    /// log's.
+    fn tables(&self) -> Vec<NameTable> {
+        let mut tables: Vec<NameTable> = Vec::new();
+        if !self.names.is_empty() {
+            tables.push(NameTable::builtin_english().clone());
+            tables.extend(self.english.iter().cloned());
+            tables.extend(self.names.iter().cloned());
+        }
+        tables
+    }
+}
+
+/// Merges `inputs` (several logs as relog merges them), keeps the records of `-b`/`-e` and the
+/// columns that the rules' data sources select, computes raw samples, and [`analyze`]s the result.
+pub fn analyze_logs(
+    inputs: Vec<Box<dyn LogReader>>,
+    rules: &Rules,
+    opts: &AnalyzeOptions,
+) -> Result<Report, AnalyzeError> {
+    let merged = Merge::new(inputs)?;
+    let patterns: Vec<CounterPath> = rules
+        .enabled()
+        .flat_map(|a| a.data_sources.iter())
+        .filter(|d| d.kind == DataSourceKind::CounterLog)
+        .filter_map(|d| d.path.as_ref().ok().cloned())
+        .collect();
+    let filter = RelogFilter {
+        counters: Some(CounterFilter::new(patterns).with_names(opts.tables())),
+        begin: opts.begin,
+        end: opts.end,
+        ..RelogFilter::default()
+    };
+    let mut filtered = Filtered::new(merged, &filter)?;
+    analyze(&mut filtered, rules, opts)
+}
+
+/// A problem that stops the analysis as a whole.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AnalyzeError {
+    /// `--set` named a question the rules do not ask, or gave a value of the wrong type.
+    Question(String),
+    /// `--interval` is not usable.
+    Interval(String),
+    /// Reading the log failed.
+    Log(LogError),
+}
+
+impl fmt::Display for AnalyzeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnalyzeError::Question(m) | AnalyzeError::Interval(m) => f.write_str(m),
+            AnalyzeError::Log(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for AnalyzeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AnalyzeError::Log(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<LogError> for AnalyzeError {
+    fn from(e: LogError) -> Self {
+        AnalyzeError::Log(e)
+    }
+}
+
+/// One threshold of an analysis as evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThresholdReport {
+    /// `NAME`.
+    pub name: String,
+    /// `CONDITION`.
+    pub condition: String,
+    /// `PRIORITY`.
+    pub priority: i32,
+    /// The `StaticThreshold` calls its code made.
+    pub calls: Vec<StaticThreshold>,
+}
+
+/// One analysis of the rules, evaluated or not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalysisReport {
+    /// `NAME`.
+    pub name: String,
+    /// `CATEGORY`.
+    pub category: String,
+    /// `DESCRIPTION` (HTML from the rules file, untrusted).
+    pub description: String,
+    /// Why it was not evaluated; `None` when it was.
+    pub reason: Option<String>,
+    /// The counters it looked at: indexes into [`Report::counters`].
+    pub counters: Vec<usize>,
+    /// The thresholds (empty when not evaluated).
+    pub thresholds: Vec<ThresholdReport>,
+    /// How many alerts it raised.
+    pub alerts: usize,
+}
+
+impl AnalysisReport {
+    /// Whether the analysis was evaluated.
+    pub fn evaluated(&self) -> bool {
+        self.reason.is_none()
+    }
+}
+
+/// An alert: a threshold broken in a slice by one counter instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alert {
+    /// Index into [`Report::analyses`].
+    pub analysis: usize,
+    /// `CONDITION` of the threshold (`Warning`, `Critical`).
+    pub condition: String,
+    /// `PRIORITY` of the threshold.
+    pub priority: i32,
+    /// `NAME` of the threshold.
+    pub threshold_name: String,
+    /// The comparison.
+    pub operator: Operator,
+    /// The threshold value.
+    pub threshold: f64,
+    /// Index into [`Report::counters`].
+    pub counter: usize,
+    /// The slice: its start (included) and end (excluded).
+    pub start: LogTime,
+    /// The end of the slice.
+    pub end: LogTime,
+    /// The slice's minimum.
+    pub min: f64,
+    /// The slice's average.
+    pub avg: f64,
+    /// The slice's maximum.
+    pub max: f64,
+    /// For a trend threshold, the trend (per hour) that broke it.
+    pub trend: Option<f64>,
+}
+
+/// Statistics of one counter instance over the range analysed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CounterReport {
+    /// The column's path as relog names it, in English when name tables translated it.
+    pub path: String,
+    /// The path as the log writes it.
+    pub log_path: String,
+    /// Values seen.
+    pub count: u64,
+    /// Minimum (`None` without values).
+    pub min: Option<f64>,
+    /// Arithmetic mean.
+    pub avg: Option<f64>,
+    /// Maximum.
+    pub max: Option<f64>,
+    /// 90th percentile (nearest rank, see the module documentation).
+    pub p90: Option<f64>,
+    /// 95th percentile.
+    pub p95: Option<f64>,
+    /// Slope of the least-squares line, per hour (`None` with fewer than two distinct times).
+    pub trend: Option<f64>,
+    /// The chart data: at most [`MAX_KEPT`] (time, value) points, a regular subsample in time order.
+    pub points: Vec<(LogTime, f64)>,
+}
+
+/// The result of [`analyze`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The logs read (the header's source).
+    pub source: String,
+    /// The machines the columns name.
+    pub machines: Vec<String>,
+    /// The first and last record's time, `None` for a log without records.
+    pub range: Option<(LogTime, LogTime)>,
+    /// Records read.
+    pub records: u64,
+    /// The slice width in seconds.
+    pub interval_seconds: u64,
+    /// The questions' values used.
+    pub questions: Vec<(String, String)>,
+    /// Every enabled analysis, in the rules' order.
+    pub analyses: Vec<AnalysisReport>,
+    /// The alerts, in time order (then by analysis).
+    pub alerts: Vec<Alert>,
+    /// The counters the analyses looked at.
+    pub counters: Vec<CounterReport>,
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The value of each question: defaults, then `set`; a clear error for an unknown name or a value
+/// of the wrong type.
+pub fn question_values(
+    questions: &[Question],
+    set: &[(String, String)],
+) -> Result<Vec<(String, ScriptValue)>, AnalyzeError> {
+    let mut out: Vec<(String, ScriptValue, &Question)> = questions
+        .iter()
+        .map(|q| (q.name.clone(), ScriptValue::from_text(&q.default), q))
+        .collect();
+    for (name, value) in set {
+        let Some(slot) = out
+            .iter_mut()
+            .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+        else {
+            let known: Vec<&str> = questions.iter().map(|q| q.name.as_str()).collect();
+            return Err(AnalyzeError::Question(format!(
+                "--set {name}: the rules ask no such question (they ask: {})",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        };
+        let q = slot.2;
+        let dt = q.data_type.to_ascii_lowercase();
+        let v = if dt == "options" {
+            let Some(o) = q
+                .options
+                .iter()
+                .find(|o| o.eq_ignore_ascii_case(value.trim()))
+            else {
+                return Err(AnalyzeError::Question(format!(
+                    "--set {}={value}: not one of the options: {}",
+                    q.name,
+                    q.options.join(", ")
+                )));
+            };
+            ScriptValue::Str(o.clone())
+        } else if dt == "boolean" || dt == "bool" {
+            match value.trim().to_ascii_lowercase().as_str() {
+                "true" | "$true" => ScriptValue::Bool(true),
+                "false" | "$false" => ScriptValue::Bool(false),
+                _ => {
+                    return Err(AnalyzeError::Question(format!(
+                        "--set {}={value}: a boolean question takes True or False",
+                        q.name
+                    )))
+                }
+            }
+        } else {
+            let parsed = ScriptValue::from_text(value);
+            let numeric_default =
+                matches!(ScriptValue::from_text(&q.default), ScriptValue::Number(_));
+            let wants_number = numeric_default || dt.starts_with("int") || dt == "double";
+            if wants_number && !matches!(parsed, ScriptValue::Number(_)) {
+                return Err(AnalyzeError::Question(format!(
+                    "--set {}={value}: a number is expected (default {})",
+                    q.name, q.default
+                )));
+            }
+            parsed
+        };
+        slot.1 = v;
+    }
+    Ok(out.into_iter().map(|(n, v, _)| (n, v)).collect())
+}
+
+/// Translates names to English through the tables.
+#[derive(Debug)]
+struct Translator<'a> {
+    names: &'a [NameTable],
+    english: Vec<&'a NameTable>,
+}
+
+impl Translator<'_> {
+    fn english_of(&self, name: &str) -> String {
+        if self.english.iter().any(|e| e.index_of(name).is_some()) {
+            return name.to_owned();
+        }
+        for t in self.names {
+            for index in t.indexes_of(name) {
+                for e in &self.english {
+                    if let Some(n) = e.name(index) {
+                        return n.to_owned();
+                    }
+                }
+            }
+        }
+        name.to_owned()
+    }
+
+    fn path(&self, p: &CounterPath) -> CounterPath {
+        if self.names.is_empty() {
+            return p.clone();
+        }
+        let mut q = p.clone();
+        q.object = self.english_of(&p.object);
+        q.counter = self.english_of(&p.counter);
+        q
+    }
+}
+
+/// A mergeable summary of the values of one column in a span of time.
+#[derive(Clone, Copy, Debug, Default)]
+struct Bucket {
+    n: u64,
+    min: f64,
+    max: f64,
+    sum: f64,
+    /// Least-squares sums, t in hours since t0.
+    st: f64,
+    stt: f64,
+    stv: f64,
+    /// Bit k: a value equal to the column's k-th `eq` threshold was seen.
+    eq_hits: u64,
+}
+
+impl Bucket {
+    #[inline]
+    fn push(&mut self, t: f64, v: f64, eq: &[f64]) {
+        if self.n == 0 {
+            self.min = v;
+            self.max = v;
+        } else {
+            self.min = self.min.min(v);
+            self.max = self.max.max(v);
+        }
+        self.n += 1;
+        self.sum += v;
+        self.st += t;
+        self.stt += t * t;
+        self.stv += t * v;
+        for (k, e) in eq.iter().enumerate().take(64) {
+            if v == *e {
+                self.eq_hits |= 1 << k;
+            }
+        }
+    }
+
+    fn merge(&mut self, o: &Bucket) {
+        if o.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = *o;
+            return;
+        }
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        self.n += o.n;
+        self.sum += o.sum;
+        self.st += o.st;
+        self.stt += o.stt;
+        self.stv += o.stv;
+        self.eq_hits |= o.eq_hits;
+    }
+
+    fn slope(&self) -> Option<f64> {
+        let n = self.n as f64;
+        let den = n * self.stt - self.st * self.st;
+        if self.n < 2 || den.abs() <= f64::EPSILON * n * self.stt.abs().max(1.0) {
+            return None;
+        }
+        let slope = (n * self.stv - self.st * self.sum) / den;
+        slope.is_finite().then_some(slope)
+    }
+}
+
+/// Every value while there are at most [`MAX_KEPT`], then every 2nd, 4th … in time order.
+#[derive(Clone, Debug, Default)]
+struct Subsample {
+    points: Vec<(LogTime, f64)>,
+    stride: u64,
+    seen: u64,
+}
+
+impl Subsample {
+    fn push(&mut self, t: LogTime, v: f64) {
+        let stride = self.stride.max(1);
+        if self.seen % stride == 0 {
+            if self.points.len() == MAX_KEPT {
+                let mut i = 0;
+                self.points.retain(|_| {
+                    i += 1;
+                    i % 2 == 1
+                });
+                self.stride = stride * 2;
+                if self.seen % self.stride == 0 {
+                    self.points.push((t, v));
+                }
+            } else {
+                self.points.push((t, v));
+            }
+        }
+        self.seen += 1;
+    }
+
+    fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
+        if sorted.is_empty() {
+            return None;
+        }
+        let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+        sorted
+            .get(rank.saturating_sub(1).min(sorted.len() - 1))
+            .copied()
+    }
+}
+
+struct ColumnState {
+    /// Buckets not evaluated yet.
+    buckets: Vec<Bucket>,
+    /// Everything evaluated so far (the prefix for trends) / everything (statistics).
+    done: Bucket,
+    total: Bucket,
+    eq: Vec<f64>,
+    sample: Subsample,
+}
+
+/// A threshold call bound to columns.
+struct Bound {
+    analysis: usize,
+    threshold: usize,
+    call: usize,
+    columns: Vec<usize>,
+}
+
+/// Reads `reader` to its end and evaluates `rules` over it.
+///
+/// `reader` yields cooked values (a [`Filtered`] over the logs, as [`analyze_logs`] makes it;
+/// `begin`/`end` of the options are applied there, not here); columns that no data source selects
+/// are ignored.
+pub fn analyze(
+    reader: &mut dyn LogReader,
+    rules: &Rules,
+    opts: &AnalyzeOptions,
+) -> Result<Report, AnalyzeError> {
+    let questions = question_values(&rules.questions, &opts.set)?;
+    if opts.interval == Interval::Seconds(0) {
+        return Err(AnalyzeError::Interval(
+            "--interval must be at least 1 second".into(),
+        ));
+    }
+    let mut english: Vec<&NameTable> = vec![NameTable::builtin_english()];
+    english.extend(opts.english.iter());
+    let translator = Translator {
+        names: &opts.names,
+        english,
+    };
+    let tables = opts.tables();
+    let header: LogHeader = reader.header().clone();
+    let user_keep: Vec<bool> = header
+        .counters
+        .iter()
+        .map(|c| opts.counters.as_ref().is_none_or(|f| f.matches(&c.path)))
+        .collect();
+
+    // Resolve each enabled analysis: columns per data source, threshold code evaluated.
+    let mut analyses = Vec::new();
+    let mut bound: Vec<Bound> = Vec::new();
+    let mut column_of: HashMap<usize, usize> = HashMap::new(); // log column -> counter index
+    let mut log_columns: Vec<usize> = Vec::new(); // counter index -> log column
+    for a in rules.enabled() {
+        let index = analyses.len();
+        let (report, calls) = resolve(a, &header, &user_keep, &tables, &questions);
+        let mut report = report;
+        if let Some(calls) = calls {
+            for (ti, ci, cols) in calls {
+                let mapped: Vec<usize> = cols
+                    .iter()
+                    .map(|&c| {
+                        *column_of.entry(c).or_insert_with(|| {
+                            log_columns.push(c);
+                            log_columns.len() - 1
+                        })
+                    })
+                    .collect();
+                for &m in &mapped {
+                    if !report.counters.contains(&m) {
+                        report.counters.push(m);
+                    }
+                }
+                bound.push(Bound {
+                    analysis: index,
+                    threshold: ti,
+                    call: ci,
+                    columns: mapped,
+                });
+            }
+        }
+        analyses.push(report);
+    }
+    // Columns that data sources matched but no threshold reads still get statistics and charts.
+    for (ai, a) in rules.enabled().enumerate() {
+        if analyses.get(ai).is_some_and(|r| r.evaluated()) {
+            for cols in data_source_columns(a, &header, &user_keep, &tables).into_values() {
+                for c in cols.into_iter().flatten() {
+                    let m = *column_of.entry(c).or_insert_with(|| {
+                        log_columns.push(c);
+                        log_columns.len() - 1
+                    });
+                    if let Some(r) = analyses.get_mut(ai) {
+                        if !r.counters.contains(&m) {
+                            r.counters.push(m);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for r in &mut analyses {
+        r.counters.sort_unstable();
+    }
+
+    let mut keep = vec![false; header.counters.len()];
+    for &c in &log_columns {
+        if let Some(k) = keep.get_mut(c) {
+            *k = true;
+        }
+    }
+    reader.select_columns(&keep);
+
+    let mut states: Vec<ColumnState> = log_columns
+        .iter()
+        .map(|_| ColumnState {
+            buckets: Vec::new(),
+            done: Bucket::default(),
+            total: Bucket::default(),
+            eq: Vec::new(),
+            sample: Subsample::default(),
+        })
+        .collect();
+    for b in &bound {
+        let Some((_, call)) = call_of(&analyses, b) else {
+            continue;
+        };
+        if call.operator == Operator::Eq {
+            for &c in &b.columns {
+                if let Some(s) = states.get_mut(c) {
+                    if !s.eq.contains(&call.threshold) {
+                        s.eq.push(call.threshold);
+                    }
+                }
+            }
+        }
+    }
+
+    // One pass.
+    let mut record = Record::default();
+    let mut t0: Option<LogTime> = None;
+    let mut last = LogTime(0);
+    let mut prev: Option<LogTime> = None;
+    let mut min_gap: Option<i64> = None;
+    let mut records = 0u64;
+    let auto = opts.interval == Interval::Auto;
+    let mut width: i64 = match opts.interval {
+        Interval::Seconds(s) => i64::try_from(s)
+            .ok()
+            .and_then(|s| s.checked_mul(TICKS_PER_SECOND))
+            .ok_or_else(|| AnalyzeError::Interval(format!("--interval {s} is too long")))?,
+        Interval::Auto => TICKS_PER_SECOND,
+    };
+    // Index of the first bucket not evaluated yet (explicit interval only).
+    let mut base: i64 = 0;
+    let mut alerts: Vec<Alert> = Vec::new();
+    while reader.read_record(&mut record)? {
+        let t = record.time;
+        let start = *t0.get_or_insert(t);
+        if t < last {
+            // Records out of order (merged logs are in order; a hand-made log may not be): they
+            // count in the slice of the latest time.
+        } else {
+            last = t;
+        }
+        if let Some(p) = prev {
+            let gap = t.0 - p.0;
+            if gap > 0 {
+                min_gap = Some(min_gap.map_or(gap, |m| m.min(gap)));
+            }
+        }
+        prev = Some(t);
+        records += 1;
+        let rel = last.0.saturating_sub(start.0);
+        let mut k = rel / width - base;
+        if auto {
+            while k >= MAX_BUCKETS as i64 {
+                for s in &mut states {
+                    s.buckets = s
+                        .buckets
+                        .chunks(2)
+                        .map(|p| {
+                            let mut b = p.first().copied().unwrap_or_default();
+                            if let Some(o) = p.get(1) {
+                                b.merge(o);
+                            }
+                            b
+                        })
+                        .collect();
+                }
+                width *= 2;
+                k = rel / width;
+            }
+        } else if k > 0 {
+            // Every bucket before k is complete.
+            flush(
+                &mut states,
+                k as usize,
+                base,
+                width,
+                start,
+                &bound,
+                &analyses,
+                &mut alerts,
+            );
+            base += k;
+            k = 0;
+        }
+        let th = (t.0 - start.0) as f64 / TICKS_PER_HOUR;
+        let slot = k as usize;
+        for (s, &col) in states.iter_mut().zip(&log_columns) {
+            let Some(v) = record.cells.get(col).and_then(|c| c.value()) else {
+                continue;
+            };
+            if !v.is_finite() {
+                continue;
+            }
+            if s.buckets.len() <= slot {
+                s.buckets.resize(slot + 1, Bucket::default());
+            }
+            if let Some(b) = s.buckets.get_mut(slot) {
+                b.push(th, v, &s.eq);
+            }
+            s.total.push(th, v, &[]);
+            s.sample.push(t, v);
+        }
+    }
+
+    let interval_seconds;
+    if let Some(start) = t0 {
+        if auto {
+            let duration_s = (last.0 - start.0) / TICKS_PER_SECOND;
+            let gap_s = min_gap.map_or(1, |g| (g + TICKS_PER_SECOND - 1) / TICKS_PER_SECOND);
+            let want = (duration_s / 30).max(gap_s).max(1) * TICKS_PER_SECOND;
+            // Rounded up to whole buckets.
+            let per = (want + width - 1) / width;
+            let slice = per * width;
+            interval_seconds = (slice / TICKS_PER_SECOND) as u64;
+            for s in &mut states {
+                s.buckets = s
+                    .buckets
+                    .chunks(per.max(1) as usize)
+                    .map(|c| {
+                        let mut b = Bucket::default();
+                        for x in c {
+                            b.merge(x);
+                        }
+                        b
+                    })
+                    .collect();
+            }
+            let n = states.iter().map(|s| s.buckets.len()).max().unwrap_or(0);
+            flush(
+                &mut states,
+                n,
+                0,
+                slice,
+                start,
+                &bound,
+                &analyses,
+                &mut alerts,
+            );
+        } else {
+            interval_seconds = (width / TICKS_PER_SECOND) as u64;
+            let n = states.iter().map(|s| s.buckets.len()).max().unwrap_or(0);
+            flush(
+                &mut states,
+                n,
+                base,
+                width,
+                start,
+                &bound,
+                &analyses,
+                &mut alerts,
+            );
+        }
+    } else {
+        interval_seconds = match opts.interval {
+            Interval::Seconds(s) => s,
+            Interval::Auto => 0,
+        };
+    }
+
+    alerts.sort_by(|a, b| {
+        a.start
+            .cmp(&b.start)
+            .then(a.analysis.cmp(&b.analysis))
+            .then(b.priority.cmp(&a.priority))
+            .then(a.counter.cmp(&b.counter))
+    });
+    for a in &alerts {
+        if let Some(r) = analyses.get_mut(a.analysis) {
+            r.alerts += 1;
+        }
+    }
+
+    let mut machines: Vec<String> = Vec::new();
+    for c in &header.counters {
+        if let Some(m) = &c.path.machine {
+            if !machines.iter().any(|x| x.eq_ignore_ascii_case(m)) {
+                machines.push(m.clone());
+            }
+        }
+    }
+    let counters = log_columns
+        .iter()
+        .zip(states)
+        .map(|(&col, s)| {
+            let c = header.counters.get(col);
+            let mut sorted: Vec<f64> = s.sample.points.iter().map(|p| p.1).collect();
+            sorted.sort_by(f64::total_cmp);
+            let has = s.total.n > 0;
+            CounterReport {
+                path: c
+                    .map(|c| translator.path(&c.path).to_string())
+                    .unwrap_or_default(),
+                log_path: c.map(|c| c.name.clone()).unwrap_or_default(),
+                count: s.total.n,
+                min: has.then_some(s.total.min),
+                avg: has.then(|| s.total.sum / s.total.n as f64),
+                max: has.then_some(s.total.max),
+                p90: Subsample::percentile(&sorted, 90.0),
+                p95: Subsample::percentile(&sorted, 95.0),
+                trend: s.total.slope(),
+                points: s.sample.points,
+            }
+        })
+        .collect();
+
+    Ok(Report {
+        source: header.source.clone(),
+        machines,
+        range: t0.map(|s| (s, last)),
+        records,
+        interval_seconds,
+        questions: questions
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.clone(),
+                    match v {
+                        ScriptValue::Number(x) => x.to_string(),
+                        ScriptValue::Str(s) => s.clone(),
+                        ScriptValue::Bool(b) => b.to_string(),
+                        _ => String::new(),
+                    },
+                )
+            })
+            .collect(),
+        analyses,
+        alerts,
+        counters,
+    })
+}
+
+/// The threshold and call a bound entry stands for (bound entries are only made for calls that
+/// exist).
+fn call_of<'a>(
+    analyses: &'a [AnalysisReport],
+    b: &Bound,
+) -> Option<(&'a ThresholdReport, &'a StaticThreshold)> {
+    let t = analyses.get(b.analysis)?.thresholds.get(b.threshold)?;
+    Some((t, t.calls.get(b.call)?))
+}
+
+/// Evaluates buckets `0..n` of every column (bucket `i` is slice `base + i`) and drops them.
+#[allow(clippy::too_many_arguments)]
+fn flush(
+    states: &mut [ColumnState],
+    n: usize,
+    base: i64,
+    width: i64,
+    start: LogTime,
+    bound: &[Bound],
+    analyses: &[AnalysisReport],
+    alerts: &mut Vec<Alert>,
+) {
+    // Slices past the last bucket of every column hold no value: nothing to evaluate.
+    let n = n.min(states.iter().map(|s| s.buckets.len()).max().unwrap_or(0));
+    for i in 0..n {
+        let slice_start = LogTime(start.0 + (base + i as i64) * width);
+        let slice_end = LogTime(slice_start.0 + width);
+        // Trends up to the end of this slice.
+        let mut trends: Vec<Option<f64>> = Vec::with_capacity(states.len());
+        for s in states.iter_mut() {
+            if let Some(b) = s.buckets.get(i) {
+                s.done.merge(b);
+            }
+            trends.push(s.done.slope());
+        }
+        for b in bound {
+            let Some((t, call)) = call_of(analyses, b) else {
+                continue;
+            };
+            for &c in &b.columns {
+                let Some(s) = states.get(c) else { continue };
+                let Some(bk) = s.buckets.get(i).filter(|b| b.n > 0) else {
+                    continue;
+                };
+                let (broken, trend) = if call.trend_only {
+                    match trends.get(c).copied().flatten() {
+                        Some(tr) => (call.operator.breaks(tr, call.threshold), Some(tr)),
+                        None => (false, None),
+                    }
+                } else {
+                    let hit = match call.operator {
+                        Operator::Gt | Operator::Ge => call.operator.breaks(bk.max, call.threshold),
+                        Operator::Lt | Operator::Le => call.operator.breaks(bk.min, call.threshold),
+                        Operator::Eq => {
+                            s.eq.iter()
+                                .position(|e| *e == call.threshold)
+                                .is_some_and(|k| k < 64 && bk.eq_hits & (1 << k) != 0)
+                        }
+                    };
+                    (hit, None)
+                };
+                if broken {
+                    alerts.push(Alert {
+                        analysis: b.analysis,
+                        condition: t.condition.clone(),
+                        priority: t.priority,
+                        threshold_name: t.name.clone(),
+                        operator: call.operator,
+                        threshold: call.threshold,
+                        counter: c,
+                        start: slice_start,
+                        end: slice_end,
+                        min: bk.min,
+                        avg: bk.sum / bk.n as f64,
+                        max: bk.max,
+                        trend,
+                    });
+                }
+            }
+        }
+    }
+    for s in states.iter_mut() {
+        let n = n.min(s.buckets.len());
+        s.buckets.drain(..n);
+    }
+}
+
+/// The columns of each CounterLog data source (by collection variable, lower case); `None`
+/// entries never occur (kept as `Option` for the caller's flattening).
+fn data_source_columns(
+    a: &Analysis,
+    header: &LogHeader,
+    user_keep: &[bool],
+    tables: &[NameTable],
+) -> HashMap<String, Vec<Option<usize>>> {
+    let mut out = HashMap::new();
+    for ds in &a.data_sources {
+        if ds.kind != DataSourceKind::CounterLog || ds.regex {
+            continue;
+        }
+        let Ok(path) = &ds.path else { continue };
+        let filter = CounterFilter::new(vec![path.clone()]).with_names(tables.to_vec());
+        let cols: Vec<Option<usize>> = header
+            .counters
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| {
+                user_keep.get(*i).copied().unwrap_or(false)
+                    && filter.matches(&c.path)
+                    && !excluded(&ds.excludes, &c.path)
+            })
+            .map(|(i, _)| Some(i))
+            .collect();
+        out.insert(ds.collection_var.to_ascii_lowercase(), cols);
+    }
+    out
+}
+
+fn excluded(excludes: &[String], path: &CounterPath) -> bool {
+    let Some(instance) = &path.instance else {
+        return false;
+    };
+    let full = match &path.parent {
+        Some(p) => format!("{p}/{instance}"),
+        None => instance.clone(),
+    };
+    excludes
+        .iter()
+        .any(|e| e.eq_ignore_ascii_case(instance) || e.eq_ignore_ascii_case(&full))
+}
+
+type BoundCalls = Vec<(usize, usize, Vec<usize>)>;
+
+/// Matches an analysis's data sources and evaluates its thresholds' code. Returns the report
+/// entry and, when evaluated, each call (threshold index, call index, log columns).
+fn resolve(
+    a: &Analysis,
+    header: &LogHeader,
+    user_keep: &[bool],
+    tables: &[NameTable],
+    questions: &[(String, ScriptValue)],
+) -> (AnalysisReport, Option<BoundCalls>) {
+    let mut report = AnalysisReport {
+        name: a.name.clone(),
+        category: a.category.clone(),
+        description: a.description.clone(),
+        reason: None,
+        counters: Vec::new(),
+        thresholds: Vec::new(),
+        alerts: 0,
+    };
+    let fail = |mut r: AnalysisReport, why: String| {
+        r.reason = Some(why);
+        (r, None)
+    };
+    if let Some(p) = &a.problem {
+        return fail(report, p.clone());
+    }
+    let columns = data_source_columns(a, header, user_keep, tables);
+    let mut vars: HashMap<String, ScriptValue> = questions
+        .iter()
+        .map(|(n, v)| (n.clone(), v.clone()))
+        .collect();
+    let mut generated: Vec<&str> = Vec::new();
+    for ds in &a.data_sources {
+        match (&ds.kind, &ds.path) {
+            (DataSourceKind::Generated { .. }, _) => {
+                generated.push(&ds.collection_var);
+                vars.insert(
+                    ds.collection_var.clone(),
+                    ScriptValue::Collection {
+                        name: ds.collection_var.clone(),
+                        count: 0,
+                    },
+                );
+                continue;
+            }
+            (_, Err(e)) => {
+                return fail(
+                    report,
+                    format!("{}: the data source path {} is not a counter path: {e}", a.file, ds.expression_path),
+                )
+            }
+            _ if ds.regex => {
+                return fail(
+                    report,
+                    format!(
+                        "{}: the data source {} matches counters by regular expression, which is not evaluated",
+                        a.file, ds.expression_path
+                    ),
+                )
+            }
+            _ => {}
+        }
+        let count = columns
+            .get(&ds.collection_var.to_ascii_lowercase())
+            .map_or(0, Vec::len);
+        vars.insert(
+            ds.collection_var.clone(),
+            ScriptValue::Collection {
+                name: ds.collection_var.clone(),
+                count,
+            },
+        );
+    }
+    if columns.values().all(Vec::is_empty) {
+        let paths: Vec<&str> = a
+            .data_sources
+            .iter()
+            .filter(|d| d.kind == DataSourceKind::CounterLog)
+            .map(|d| d.expression_path.as_str())
+            .collect();
+        return fail(
+            report,
+            format!("the log has none of its counters ({})", paths.join(", ")),
+        );
+    }
+    let mut bound = Vec::new();
+    for (ti, t) in a.thresholds.iter().enumerate() {
+        let calls = match Script::parse(&t.code).and_then(|s| s.evaluate(&vars)) {
+            Ok(c) => c,
+            Err(e) => {
+                let at = match e.line() {
+                    Some(l) => format!(
+                        "{}:{}",
+                        a.file,
+                        t.code_line.saturating_add(l).saturating_sub(1)
+                    ),
+                    None => a.file.clone(),
+                };
+                let line = e.line().and_then(|l| {
+                    t.code
+                        .lines()
+                        .nth(l.saturating_sub(1) as usize)
+                        .map(|s| s.trim().to_owned())
+                });
+                return fail(
+                    report,
+                    format!(
+                        "threshold \"{}\": {at}: {e}{}",
+                        t.name,
+                        line.map(|l| format!(" (`{l}`)")).unwrap_or_default()
+                    ),
+                );
+            }
+        };
+        for (ci, call) in calls.iter().enumerate() {
+            if generated
+                .iter()
+                .any(|g| g.eq_ignore_ascii_case(&call.collection))
+            {
+                return fail(
+                    report,
+                    format!(
+                        "threshold \"{}\" reads the generated data source ${}, whose PowerShell code is not evaluated",
+                        t.name, call.collection
+                    ),
+                );
+            }
+            let cols = columns
+                .get(&call.collection.to_ascii_lowercase())
+                .map(|v| v.iter().flatten().copied().collect())
+                .unwrap_or_default();
+            bound.push((ti, ci, cols));
+        }
+        report.thresholds.push(ThresholdReport {
+            name: t.name.clone(),
+            condition: t.condition.clone(),
+            priority: t.priority,
+            calls,
+        });
+    }
+    (report, Some(bound))
+}

@@ -1,0 +1,589 @@
+//! `analyze` over the real logs of `../shared/data` with the built-in rules (PAL's
+//! QuickSystemOverview): the slices, alerts and statistics worked out by hand, EXCLUDE, `--set`,
+//! trends, and a localized log through name tables.
+
+#[path = "support/shared_data.rs"]
+mod shared_data;
+#[path = "support/vec_log.rs"]
+mod vec_log;
+
+use std::path::PathBuf;
+
+use perfcounters::analyze::rules::RulesFile;
+use perfcounters::analyze::{analyze, analyze_logs, AnalyzeOptions, Interval, Report, Rules};
+use perfcounters::log::{
+    BlgLogReader, Cell, CsvReadOptions, LogCounter, LogHeader, LogKind, LogReader, LogTime,
+    PdhCsvReader, Record,
+};
+use perfcounters::names::NameTable;
+use perfcounters::path::CounterPath;
+use vec_log::VecLog;
+
+fn data(sub: &str, name: &str) -> Option<PathBuf> {
+    Some(
+        shared_data::dir("the real Windows logs")?
+            .join(sub)
+            .join(name),
+    )
+}
+
+fn open(path: &std::path::Path) -> Box<dyn LogReader> {
+    if path.extension().is_some_and(|e| e == "blg") {
+        Box::new(BlgLogReader::open(path).unwrap())
+    } else {
+        Box::new(PdhCsvReader::open(path, CsvReadOptions::default()).unwrap())
+    }
+}
+
+fn run(path: &std::path::Path, opts: &AnalyzeOptions) -> Report {
+    analyze_logs(vec![open(path)], &Rules::builtin(), opts).unwrap()
+}
+
+fn analysis<'a>(r: &'a Report, name: &str) -> &'a perfcounters::analyze::AnalysisReport {
+    r.analyses.iter().find(|a| a.name == name).unwrap()
+}
+
+/// (analysis, condition, counter, slice start, min, avg, max) of each alert.
+type Row = (String, String, String, LogTime, f64, f64, f64);
+
+fn alerts_of(r: &Report, name: &str) -> Vec<Row> {
+    r.alerts
+        .iter()
+        .filter(|a| r.analyses[a.analysis].name == name)
+        .map(|a| {
+            (
+                r.analyses[a.analysis].name.clone(),
+                a.condition.clone(),
+                r.counters[a.counter].path.clone(),
+                a.start,
+                a.min,
+                a.avg,
+                a.max,
+            )
+        })
+        .collect()
+}
+
+fn t(y: u32, mo: u32, d: u32, h: u32, mi: u32, s: u32, ms: u32) -> LogTime {
+    LogTime::from_parts(y, mo, d, h, mi, s, ms).unwrap()
+}
+
+const SEC: i64 = 10_000_000;
+
+/// The PAL Vista log: 11 samples a minute apart from 15:40:38.659. Duration 599.94 s: 599 / 30 =
+/// 19 s, below the sample interval (the shortest gap, 59.955 s, rounds up to 60 s): I = 60 s.
+/// Slice 0 holds samples 0 and 1 (sample 1 is 59.955 s after t0), slice k ≥ 1 holds sample k + 1.
+#[test]
+fn vista_log_worked_by_hand() {
+    let Some(path) = data("blg", "pal-vista-SamplePerfmonLog.blg") else {
+        return;
+    };
+    let r = run(&path, &AnalyzeOptions::default());
+    assert_eq!(r.interval_seconds, 60);
+    assert_eq!(r.records, 11);
+    assert_eq!(r.machines, ["ZACH-PC"]);
+    let t0 = t(2007, 8, 14, 15, 40, 38, 659);
+    assert_eq!(r.range, Some((t0, t(2007, 8, 14, 15, 50, 38, 599))));
+    let slice = |k: i64| LogTime(t0.0 + k * 60 * SEC);
+
+    // \Memory\Available MBytes: 79, 107 | 172 | 150 | 127 | 212 | 191 | 191 | 195 | 192 | 194.
+    // With 16 GB (the default) every slice is under 10 % (1638.4 MB) and 5 % (819.2 MB).
+    let mb = alerts_of(&r, "Memory Available MBytes");
+    assert_eq!(mb.len(), 20);
+    let avail = r"\\ZACH-PC\Memory\Available MBytes".to_string();
+    let name = "Memory Available MBytes".to_string();
+    // In time order, the critical alert of a slice before its warning.
+    assert_eq!(
+        mb[0],
+        (
+            name.clone(),
+            "Critical".into(),
+            avail.clone(),
+            slice(0),
+            79.0,
+            93.0,
+            107.0
+        )
+    );
+    assert_eq!(
+        mb[1],
+        (
+            name.clone(),
+            "Warning".into(),
+            avail.clone(),
+            slice(0),
+            79.0,
+            93.0,
+            107.0
+        )
+    );
+    assert_eq!(
+        mb[19],
+        (
+            name.clone(),
+            "Warning".into(),
+            avail.clone(),
+            slice(9),
+            194.0,
+            194.0,
+            194.0
+        )
+    );
+    // With 1 GB: 102.4 MB and max(51.2, 64) MB: only slice 0 (min 79) breaks the warning.
+    let one_gb = AnalyzeOptions {
+        set: vec![("PhysicalMemory".into(), "1".into())],
+        ..AnalyzeOptions::default()
+    };
+    let r1 = run(&path, &one_gb);
+    assert_eq!(
+        alerts_of(&r1, "Memory Available MBytes"),
+        [(name, "Warning".into(), avail, slice(0), 79.0, 93.0, 107.0)]
+    );
+
+    // \Processor(*)\% Processor Time: Processor(0) and _Total carry the same values
+    // (blank, 82.15 | 86.90 | 48.31 | 56.51 | 60.34 | 31.04 | 29.87 | 19.71 | 32.55 | 24.64):
+    // > 50 in slices 0, 1, 3, 4 and > 80 in slices 0, 1, for both instances.
+    let cpu = alerts_of(&r, "Processor % Processor Time");
+    let summary: Vec<(String, String, i64)> = cpu
+        .iter()
+        .map(|a| (a.1.clone(), a.2.clone(), (a.3 .0 - t0.0) / (60 * SEC)))
+        .collect();
+    let p0 = r"\\ZACH-PC\Processor(0)\% Processor Time".to_string();
+    let pt = r"\\ZACH-PC\Processor(_Total)\% Processor Time".to_string();
+    let mut want = Vec::new();
+    for k in [0, 1, 3, 4] {
+        if k < 2 {
+            want.push(("Critical".to_string(), p0.clone(), k));
+            want.push(("Critical".to_string(), pt.clone(), k));
+        }
+        want.push(("Warning".to_string(), p0.clone(), k));
+        want.push(("Warning".to_string(), pt.clone(), k));
+    }
+    assert_eq!(summary, want);
+    // Slice 0 has one value (the first sample of a rate has none).
+    let first = &cpu[0];
+    assert_eq!(first.4, first.6);
+    assert!((first.4 - 82.148_113_155_322_6).abs() < 1e-9);
+
+    // \System\Processor Queue Length: one processor (2 instances of \Processor(*) less _Total),
+    // so > 2 warns and > 10 is critical. Slice 0 holds 4 and 10: one warning; 10 is not > 10.
+    let q = alerts_of(&r, "System Processor Queue Length");
+    assert_eq!(
+        q,
+        [(
+            "System Processor Queue Length".to_string(),
+            "Warning".to_string(),
+            r"\\ZACH-PC\System\Processor Queue Length".to_string(),
+            slice(0),
+            4.0,
+            7.0,
+            10.0
+        )]
+    );
+    // Statistics of a counter: min, avg, max over all values; p90/p95 by nearest rank of 11 values.
+    let s = r
+        .counters
+        .iter()
+        .find(|c| c.path.ends_with(r"System\Processor Queue Length"))
+        .unwrap();
+    assert_eq!((s.count, s.min, s.max), (11, Some(0.0), Some(10.0)));
+    assert_eq!(s.avg, Some(22.0 / 11.0));
+    // Sorted: 0 0 1 1 1 1 1 1 2 4 10; rank ceil(9.9) = 10 → 4; ceil(10.45) = 11 → 10.
+    assert_eq!((s.p90, s.p95), (Some(4.0), Some(10.0)));
+    assert_eq!(s.points.len(), 11);
+
+    // Generated data sources are listed as not evaluated, with the reason.
+    let nu = analysis(&r, "Network Interface % Network Utilization");
+    assert!(!nu.evaluated());
+    assert!(
+        nu.reason
+            .as_deref()
+            .unwrap()
+            .contains("generated data source $CollectionOfNetworkUtilization"),
+        "{:?}",
+        nu.reason
+    );
+    // An analysis whose counters the log lacks says so.
+    let pf = analysis(&r, "Paging File % Usage");
+    assert_eq!(
+        pf.reason.as_deref(),
+        Some(r"the log has none of its counters (\Paging File(*)\% Usage)")
+    );
+    // Every enabled analysis appears.
+    assert_eq!(r.analyses.len(), 72);
+}
+
+/// EXCLUDE INSTANCE: `\LogicalDisk(*)\% Free Space` leaves out _Total (and HarddiskVolume1).
+#[test]
+fn exclude_leaves_instances_out() {
+    let Some(path) = data("blg", "pal-vista-SamplePerfmonLog.blg") else {
+        return;
+    };
+    let r = run(&path, &AnalyzeOptions::default());
+    let a = analysis(&r, "LogicalDisk % Free Space");
+    assert!(a.evaluated(), "{:?}", a.reason);
+    let names: Vec<&str> = a
+        .counters
+        .iter()
+        .map(|&c| r.counters[c].path.as_str())
+        .collect();
+    assert!(!names.is_empty());
+    assert!(names.iter().all(|n| !n.contains("_Total")), "{names:?}");
+    // \Processor(*) has no EXCLUDE: _Total is in.
+    let p = analysis(&r, "Processor % Processor Time");
+    assert!(p
+        .counters
+        .iter()
+        .any(|&c| r.counters[c].path.contains("_Total")));
+}
+
+/// The Tx log: 601 samples a second apart; duration 599.996 s → 599 / 30 = 19 s slices. Every
+/// alert is checked against a direct computation over the values (slices, max > threshold).
+#[test]
+fn tx_log_against_a_direct_computation() {
+    let Some(path) = data("blg", "tx-win8-BasicPerfCounters.blg") else {
+        return;
+    };
+    let r = run(&path, &AnalyzeOptions::default());
+    assert_eq!(r.interval_seconds, 19);
+    assert_eq!(r.records, 601);
+    // The values, read the way relog reads them.
+    let mut reader = perfcounters::log::Filtered::new(open(&path), &Default::default()).unwrap();
+    let header = reader.header().clone();
+    let mut rows = Vec::new();
+    let mut rec = Record::default();
+    while reader.read_record(&mut rec).unwrap() {
+        rows.push(rec.clone());
+    }
+    let t0 = rows[0].time;
+    let width = 19 * SEC;
+    for (analysis_name, counter_part, thresholds) in [
+        (
+            "Processor % Processor Time",
+            r"% Processor Time",
+            [("Warning", 50.0), ("Critical", 80.0)],
+        ),
+        (
+            "PhysicalDisk Avg. Disk Queue Length",
+            r"Avg. Disk Queue Length",
+            [("Warning", 2.0), ("Warning", f64::INFINITY)],
+        ),
+    ] {
+        let mut want = Vec::new();
+        for (col, c) in header.counters.iter().enumerate() {
+            if !c.name.ends_with(counter_part)
+                || c.name.contains("Read Queue")
+                || c.name.contains("Write Queue")
+            {
+                continue;
+            }
+            let mut slices: std::collections::BTreeMap<i64, Vec<f64>> = Default::default();
+            for row in &rows {
+                if let Some(v) = row.cells[col].value() {
+                    slices
+                        .entry((row.time.0 - t0.0) / width)
+                        .or_default()
+                        .push(v);
+                }
+            }
+            for (k, vals) in slices {
+                let max = vals.iter().cloned().fold(f64::MIN, f64::max);
+                for (cond, limit) in thresholds {
+                    if max > limit {
+                        want.push((k, cond.to_string(), c.name.clone()));
+                    }
+                }
+            }
+        }
+        let mut got: Vec<(i64, String, String)> = alerts_of(&r, analysis_name)
+            .into_iter()
+            .map(|a| ((a.3 .0 - t0.0) / width, a.1, a.2))
+            .collect();
+        want.sort();
+        got.sort();
+        assert!(!want.is_empty());
+        assert_eq!(got, want, "{analysis_name}");
+    }
+    // The worked figure: Processor(0) exceeds 80 % (81.251) once, in one slice.
+    let crit: Vec<_> = alerts_of(&r, "Processor % Processor Time")
+        .into_iter()
+        .filter(|a| a.1 == "Critical")
+        .collect();
+    assert_eq!(crit.len(), 1);
+    assert!(crit[0].2.ends_with(r"Processor(0)\% Processor Time"));
+    assert!((crit[0].6 - 81.251).abs() < 1e-3, "{}", crit[0].6);
+}
+
+/// A CSV log (PDH-CSV of a data collector set): 351 rows 15 s apart (5,250 s). 5,250 / 30 = 175 s;
+/// the log is longer than 1,024 s, so slices are gathered in 8 s buckets and I = 176 s. Its
+/// counters stay under every threshold: no alert, statistics as relog --stats shows them.
+#[test]
+fn csv_log_without_alerts() {
+    let Some(path) = data("logs", "en-pst-BM_Active_Load_Test.csv") else {
+        return;
+    };
+    let r = run(&path, &AnalyzeOptions::default());
+    assert_eq!(r.records, 351);
+    assert_eq!(r.interval_seconds, 176);
+    assert!(r.alerts.is_empty());
+    let cpu = analysis(&r, "Processor % Processor Time");
+    assert!(cpu.evaluated());
+    let s = &r.counters[cpu.counters[0]];
+    assert_eq!(s.path, r"\\ATTCOREU01\Processor(_Total)\% Processor Time");
+    assert_eq!(s.count, 350);
+    assert!((s.min.unwrap() - 0.273).abs() < 1e-3 && (s.max.unwrap() - 18.138).abs() < 1e-3);
+    // With a fixed interval of 60 s: 5,250 / 60 → 88 slices, still no alert.
+    let r60 = run(
+        &path,
+        &AnalyzeOptions {
+            interval: Interval::Seconds(60),
+            ..Default::default()
+        },
+    );
+    assert_eq!(r60.interval_seconds, 60);
+    assert!(r60.alerts.is_empty());
+}
+
+fn header(names: &[&str]) -> LogHeader {
+    LogHeader {
+        source: "made".into(),
+        kind: LogKind::Csv,
+        time_zone: None,
+        counters: names
+            .iter()
+            .map(|n| LogCounter::new(CounterPath::parse(n).unwrap(), None))
+            .collect(),
+    }
+}
+
+fn records(start: LogTime, step_s: i64, values: &[&[Option<f64>]]) -> Vec<Record> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, row)| Record {
+            time: LogTime(start.0 + i as i64 * step_s * SEC),
+            cells: row
+                .iter()
+                .map(|v| v.map_or(Cell::Blank, Cell::Value))
+                .collect(),
+        })
+        .collect()
+}
+
+/// Trend thresholds: the slope per hour of the least-squares line from the first value to the end
+/// of each slice. Handle Count rising by 60 per minute (3,600 per hour) breaks "> 100 per hour"
+/// from the slice where two values exist; a flat series never does.
+#[test]
+fn trend_thresholds() {
+    let h = header(&[
+        r"\\M\Process(_Total)\Handle Count",
+        r"\\M\Process(_Total)\Thread Count",
+    ]);
+    let t0 = t(2024, 1, 1, 0, 0, 0, 0);
+    let rows: Vec<Vec<Option<f64>>> = (0..10)
+        .map(|i| vec![Some(1000.0 + 60.0 * i as f64), Some(50.0)])
+        .collect();
+    let rows: Vec<&[Option<f64>]> = rows.iter().map(|r| r.as_slice()).collect();
+    let mut log = VecLog::new(h, records(t0, 60, &rows));
+    let opts = AnalyzeOptions {
+        interval: Interval::Seconds(120),
+        ..Default::default()
+    };
+    let r = analyze(&mut log, &Rules::builtin(), &opts).unwrap();
+    let hc = alerts_of(&r, "Process Handle Count");
+    // Slices of 120 s hold 2 values each: 5 slices, all with a trend of 3,600 per hour.
+    assert_eq!(hc.len(), 5);
+    for a in r
+        .alerts
+        .iter()
+        .filter(|a| r.analyses[a.analysis].name == "Process Handle Count")
+    {
+        assert!((a.trend.unwrap() - 3600.0).abs() < 1e-6, "{:?}", a.trend);
+    }
+    assert!(alerts_of(&r, "Process Thread Count").is_empty());
+    let s = r
+        .counters
+        .iter()
+        .find(|c| c.path.ends_with("Handle Count"))
+        .unwrap();
+    assert!((s.trend.unwrap() - 3600.0).abs() < 1e-6);
+    assert_eq!(
+        r.counters
+            .iter()
+            .find(|c| c.path.ends_with("Thread Count"))
+            .unwrap()
+            .trend,
+        Some(0.0)
+    );
+}
+
+/// A rules file with every operator, a blank cell, and `-c` narrowing the columns.
+#[test]
+fn operators_blank_cells_and_counter_filter() {
+    let rules_text = r#"<PAL NAME="ops">
+  <ANALYSIS NAME="ops" ENABLED="True" CATEGORY="Test" ID="1">
+    <DATASOURCE TYPE="CounterLog" NAME="\T(*)\V" EXPRESSIONPATH="\T(*)\V" COLLECTIONVARNAME="V" />
+    <THRESHOLD NAME="gt" CONDITION="gt" PRIORITY="1"><CODE>StaticThreshold -CollectionOfCounterInstances $V -Operator 'gt' -Threshold 5</CODE></THRESHOLD>
+    <THRESHOLD NAME="ge" CONDITION="ge" PRIORITY="1"><CODE>StaticThreshold -CollectionOfCounterInstances $V -Operator 'ge' -Threshold 5</CODE></THRESHOLD>
+    <THRESHOLD NAME="lt" CONDITION="lt" PRIORITY="1"><CODE>StaticThreshold -CollectionOfCounterInstances $V -Operator 'lt' -Threshold 2</CODE></THRESHOLD>
+    <THRESHOLD NAME="le" CONDITION="le" PRIORITY="1"><CODE>StaticThreshold -CollectionOfCounterInstances $V -Operator 'le' -Threshold 2</CODE></THRESHOLD>
+    <THRESHOLD NAME="eq" CONDITION="eq" PRIORITY="1"><CODE>StaticThreshold -CollectionOfCounterInstances $V -Operator 'eq' -Threshold 3</CODE></THRESHOLD>
+  </ANALYSIS>
+</PAL>"#;
+    let f = RulesFile::parse("ops.xml", rules_text).unwrap();
+    let rules = Rules {
+        name: f.name,
+        files: vec![],
+        questions: f.questions,
+        analyses: f.analyses,
+    };
+    let h = header(&[r"\\M\T(a)\V", r"\\M\T(b)\V"]);
+    let t0 = t(2024, 1, 1, 0, 0, 0, 0);
+    // Slices of 2 records: (a) [5, blank] [3, 2] [6, 1]; (b) [2, 4] ...
+    let rows: &[&[Option<f64>]] = &[
+        &[Some(5.0), Some(2.0)],
+        &[None, Some(4.0)],
+        &[Some(3.0), Some(3.0)],
+        &[Some(2.0), Some(3.0)],
+        &[Some(6.0), Some(9.0)],
+        &[Some(1.0), Some(9.0)],
+    ];
+    let mut log = VecLog::new(h.clone(), records(t0, 1, rows));
+    let opts = AnalyzeOptions {
+        interval: Interval::Seconds(2),
+        ..Default::default()
+    };
+    let r = analyze(&mut log, &rules, &opts).unwrap();
+    let got: Vec<(i64, String, String)> = r
+        .alerts
+        .iter()
+        .map(|a| {
+            (
+                (a.start.0 - t0.0) / (2 * SEC),
+                a.condition.clone(),
+                r.counters[a.counter].path.clone(),
+            )
+        })
+        .collect();
+    let a = r"\\M\T(a)\V".to_string();
+    let b = r"\\M\T(b)\V".to_string();
+    let want = vec![
+        (0, "ge".to_string(), a.clone()),
+        (0, "le".to_string(), b.clone()),
+        (1, "eq".to_string(), a.clone()),
+        (1, "le".to_string(), a.clone()),
+        (1, "eq".to_string(), b.clone()),
+        (2, "gt".to_string(), a.clone()),
+        (2, "ge".to_string(), a.clone()),
+        (2, "lt".to_string(), a.clone()),
+        (2, "le".to_string(), a.clone()),
+        (2, "gt".to_string(), b.clone()),
+        (2, "ge".to_string(), b.clone()),
+    ];
+    let mut got_sorted = got.clone();
+    got_sorted.sort();
+    let mut want_sorted = want;
+    want_sorted.sort();
+    assert_eq!(got_sorted, want_sorted);
+    // Slice 0 of (a): the blank cell is skipped: min = avg = max = 5.
+    let first = r
+        .alerts
+        .iter()
+        .find(|x| x.condition == "ge" && x.start == t0)
+        .unwrap();
+    assert_eq!((first.min, first.avg, first.max), (5.0, 5.0, 5.0));
+    // -c keeps only (b).
+    let mut log = VecLog::new(h, records(t0, 1, rows));
+    let only_b = AnalyzeOptions {
+        counters: Some(perfcounters::log::CounterFilter::new(vec![
+            CounterPath::parse(r"\T(b)\V").unwrap(),
+        ])),
+        ..opts
+    };
+    let r = analyze(&mut log, &rules, &only_b).unwrap();
+    assert_eq!(r.counters.len(), 1);
+    assert!(r.alerts.iter().all(|x| r.counters[x.counter].path == b));
+}
+
+/// A localized log: Spanish names match the English rules through name tables, and the report
+/// names the counters in English.
+#[test]
+fn localized_log_through_names() {
+    let mut es = NameTable::new();
+    es.insert(238, "Procesador");
+    es.insert(6, "% de tiempo de procesador");
+    let h = header(&[r"\\M\Procesador(_Total)\% de tiempo de procesador"]);
+    let t0 = t(2024, 1, 1, 0, 0, 0, 0);
+    let rows: &[&[Option<f64>]] = &[&[Some(10.0)], &[Some(95.0)]];
+    let opts = AnalyzeOptions {
+        interval: Interval::Seconds(60),
+        names: vec![es],
+        ..Default::default()
+    };
+    let r = analyze_logs(
+        vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))],
+        &Rules::builtin(),
+        &opts,
+    )
+    .unwrap();
+    let cpu = alerts_of(&r, "Processor % Processor Time");
+    assert_eq!(cpu.len(), 2);
+    assert_eq!(cpu[0].2, r"\\M\Processor(_Total)\% Processor Time");
+    assert_eq!(
+        r.counters[0].log_path,
+        r"\\M\Procesador(_Total)\% de tiempo de procesador"
+    );
+    // Without the tables nothing matches.
+    let r = analyze_logs(
+        vec![Box::new(VecLog::new(h, records(t0, 1, rows)))],
+        &Rules::builtin(),
+        &AnalyzeOptions::default(),
+    )
+    .unwrap();
+    assert!(r.alerts.is_empty());
+}
+
+/// PAL's `CounterLang.xml` as the name tables: a French log matches the English rules.
+#[test]
+fn localized_log_through_pal_counter_lang() {
+    let Some(path) = data("pal", "CounterLang.xml") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut tables = perfcounters::names::counter_lang::parse_counter_lang(&text).unwrap();
+    assert_eq!(tables.len(), 17);
+    let english = tables.remove(0);
+    assert_eq!(english.locale, "enUS");
+    let h = header(&[
+        r"\\M\Processeur(_Total)\% temps processeur",
+        r"\\M\Processeur(0)\% temps processeur",
+    ]);
+    let t0 = t(2024, 1, 1, 0, 0, 0, 0);
+    let rows: &[&[Option<f64>]] = &[&[Some(55.0), Some(20.0)], &[Some(60.0), Some(30.0)]];
+    let opts = AnalyzeOptions {
+        interval: Interval::Seconds(60),
+        names: tables.into_iter().map(|t| t.names).collect(),
+        english: vec![english.names],
+        ..Default::default()
+    };
+    let r = analyze_logs(
+        vec![Box::new(VecLog::new(h, records(t0, 1, rows)))],
+        &Rules::builtin(),
+        &opts,
+    )
+    .unwrap();
+    let cpu = alerts_of(&r, "Processor % Processor Time");
+    // _Total: max 60 > 50 (warning); Processor(0): max 30, nothing.
+    assert_eq!(
+        cpu,
+        [(
+            "Processor % Processor Time".to_string(),
+            "Warning".to_string(),
+            r"\\M\Processor(_Total)\% Processor Time".to_string(),
+            t0,
+            55.0,
+            57.5,
+            60.0
+        )]
+    );
+}
