@@ -196,4 +196,8 @@ impl<R: Read> LogReader for BlgLogReader<R> {
     fn select_columns(&mut self, keep: &[bool]) {
         self.keep = Some(keep.to_vec());
     }
+
+    fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
 }

@@ -58,8 +58,10 @@ pub enum LogErrorKind {
     Invalid(String),
     /// The database failed or does not hold the log asked for.
     Sql(String),
-    /// A request the log cannot satisfy (an unknown log name, an output that exists, …).
+    /// A request the log cannot satisfy (an unknown log name, …).
     Usage(String),
+    /// The output exists and was to be neither appended to nor overwritten.
+    Exists,
 }
 
 /// An error of a log reader or writer, naming the log and the place: `file.csv: line 3, column 5:
@@ -136,6 +138,7 @@ impl fmt::Display for LogError {
         }
         match &self.kind {
             LogErrorKind::Io(e) => write!(f, ": {e}"),
+            LogErrorKind::Exists => f.write_str(": already exists"),
             LogErrorKind::Invalid(m) | LogErrorKind::Sql(m) | LogErrorKind::Usage(m) => {
                 write!(f, ": {m}")
             }

@@ -1,5 +1,8 @@
 //! Counter logs: the PDH-CSV / PDH-TSV text formats and the SQL log schema, read and written.
 //!
+//! * [`open`](mod@open): [`LogFormat::detect`] recognises a log by its content (then its name),
+//!   [`open()`] opens any log (files, file-name patterns, `SQL:file.db!log`) as streaming readers
+//!   and [`create()`] the writer an output's name calls for;
 //! * [`model`]: the log model every format is read into: a [`LogHeader`] (format, time zone,
 //!   columns) and streamed [`Record`]s whose [`Cell`]s hold a cooked value, a raw sample, or nothing;
 //!   the [`LogReader`] and [`LogWriter`] traits.
@@ -19,6 +22,7 @@
 pub mod blg;
 pub mod error;
 pub mod model;
+pub mod open;
 pub mod pdh_csv;
 pub mod pdh_csv_read;
 pub mod relog;
@@ -30,8 +34,12 @@ pub mod stats;
 pub use blg::BlgLogReader;
 pub use error::{Location, LogError, LogErrorKind};
 pub use model::{
-    Cell, CounterInfo, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, RawCell,
-    Record, TimeZone,
+    Cell, CounterInfo, LogCounter, LogFormat, LogHeader, LogKind, LogReader, LogTime, LogWriter,
+    RawCell, Record, TimeZone,
+};
+pub use open::{
+    create, create_stream, expand, looks_like_blg, open, open_file, open_merged, CreateOptions,
+    OpenOptions,
 };
 pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvWriter, ValueStyle};
 pub use pdh_csv_read::{CsvReadOptions, PdhCsvReader};

@@ -94,10 +94,11 @@ impl fmt::Display for LogTime {
     }
 }
 
-/// The kind of a log, as relog's `-q` summary names it.
+/// The format of a log, as relog's `-q` summary names it. How a log is recognised, opened and
+/// created is in [`super::open`](mod@super::open) ([`LogFormat::detect`], [`super::open()`], [`super::create`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum LogKind {
+pub enum LogFormat {
     /// PDH-CSV 4.0 (comma-separated text).
     Csv,
     /// PDH-TSV 4.0 (tab-separated text).
@@ -108,19 +109,22 @@ pub enum LogKind {
     Binary,
 }
 
-impl LogKind {
+/// The format of a log by the name the log model first gave it.
+pub type LogKind = LogFormat;
+
+impl LogFormat {
     /// The name relog prints for the type of an input file.
     pub fn name(self) -> &'static str {
         match self {
-            LogKind::Csv => "CSV",
-            LogKind::Tsv => "TSV",
-            LogKind::Sql => "SQL",
-            LogKind::Binary => "Binary",
+            LogFormat::Csv => "CSV",
+            LogFormat::Tsv => "TSV",
+            LogFormat::Sql => "SQL",
+            LogFormat::Binary => "Binary",
         }
     }
 }
 
-impl fmt::Display for LogKind {
+impl fmt::Display for LogFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -251,6 +255,12 @@ pub trait LogReader {
     fn select_columns(&mut self, keep: &[bool]) {
         let _ = keep;
     }
+
+    /// What the reader stepped over or stopped at without failing (a `.blg`'s unknown records, the
+    /// damage that ends a broken log), one message each; the default has none.
+    fn warnings(&self) -> &[String] {
+        &[]
+    }
 }
 
 impl<R: LogReader + ?Sized> LogReader for Box<R> {
@@ -263,6 +273,9 @@ impl<R: LogReader + ?Sized> LogReader for Box<R> {
     fn select_columns(&mut self, keep: &[bool]) {
         (**self).select_columns(keep)
     }
+    fn warnings(&self) -> &[String] {
+        (**self).warnings()
+    }
 }
 
 /// A streaming log writer.
@@ -274,6 +287,12 @@ pub trait LogWriter {
     fn write_record(&mut self, record: &Record) -> Result<(), LogError>;
     /// Ends the log (flushes, commits, writes trailers).
     fn finish(&mut self) -> Result<(), LogError>;
+    /// Makes what was written so far durable (flushes a file, commits a database) and goes on: a
+    /// writer fed live collections calls it so that an interrupted run keeps its records. The
+    /// default does nothing.
+    fn checkpoint(&mut self) -> Result<(), LogError> {
+        Ok(())
+    }
 }
 
 impl<W: LogWriter + ?Sized> LogWriter for Box<W> {
@@ -285,6 +304,9 @@ impl<W: LogWriter + ?Sized> LogWriter for Box<W> {
     }
     fn finish(&mut self) -> Result<(), LogError> {
         (**self).finish()
+    }
+    fn checkpoint(&mut self) -> Result<(), LogError> {
+        (**self).checkpoint()
     }
 }
 

@@ -492,6 +492,10 @@ impl<W: Write> LogWriter for PdhCsvLogWriter<W> {
     fn finish(&mut self) -> Result<(), LogError> {
         self.writer.flush().map_err(|e| self.io(e))
     }
+
+    fn checkpoint(&mut self) -> Result<(), LogError> {
+        self.finish()
+    }
 }
 
 #[cfg(test)]

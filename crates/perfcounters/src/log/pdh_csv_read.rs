@@ -260,7 +260,7 @@ impl PdhCsvReader {
 }
 
 /// Recognises the first cell of the first non-blank line.
-fn sniff_flavor(line: &[u8]) -> Option<CsvFlavor> {
+pub(crate) fn sniff_flavor(line: &[u8]) -> Option<CsvFlavor> {
     let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
     let rest = line.get(start..)?;
     let rest = rest.strip_prefix(b"\"").unwrap_or(rest);

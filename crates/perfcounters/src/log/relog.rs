@@ -129,6 +129,7 @@ impl Default for RelogFilter {
 pub struct Merge {
     inputs: Vec<MergeInput>,
     header: LogHeader,
+    warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for Merge {
@@ -168,6 +169,10 @@ impl Merge {
         let out_bias = first.header().time_zone.as_ref().and_then(|z| z.bias);
         let mut index: std::collections::HashMap<String, usize> = Default::default();
         let mut merged = Vec::with_capacity(inputs.len());
+        let warnings = inputs
+            .iter()
+            .flat_map(|r| r.warnings().iter().cloned())
+            .collect();
         for reader in inputs {
             let h = reader.header();
             let mut map = Vec::with_capacity(h.counters.len());
@@ -196,6 +201,7 @@ impl Merge {
         Ok(Merge {
             inputs: merged,
             header,
+            warnings,
         })
     }
 
@@ -211,6 +217,10 @@ impl Merge {
 impl LogReader for Merge {
     fn header(&self) -> &LogHeader {
         &self.header
+    }
+
+    fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     fn select_columns(&mut self, keep: &[bool]) {
@@ -386,6 +396,10 @@ impl<R: LogReader> Filtered<R> {
 impl<R: LogReader> LogReader for Filtered<R> {
     fn header(&self) -> &LogHeader {
         &self.header
+    }
+
+    fn warnings(&self) -> &[String] {
+        self.inner.warnings()
     }
 
     fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {

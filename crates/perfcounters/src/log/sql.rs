@@ -561,6 +561,10 @@ impl LogWriter for SqlLogWriter {
         self.update_display()?;
         self.conn.execute_batch("COMMIT").map_err(self.err())
     }
+
+    fn checkpoint(&mut self) -> Result<(), LogError> {
+        SqlLogWriter::checkpoint(self)
+    }
 }
 
 /// Whether `table` has a column `column`.
