@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use perfcounters::format::BlockKind;
+use perfcounters::log::LogFormat;
 use perfcounters::names::NameTable;
 use perfcounters::query::{Collection, Query};
 use perfcounters::snapshot::Snapshot;
@@ -40,10 +41,17 @@ pub struct Input {
     catalog: Option<Catalog>,
 }
 
-/// Whether a replay path names a binary log (`.blg`).
+/// The log format of a replay path (by its content, then its name), if it is a log file.
+fn log_format(path: &Path) -> Option<LogFormat> {
+    if path.is_dir() {
+        return None;
+    }
+    LogFormat::of_file(path).ok().flatten()
+}
+
+/// Whether a replay path is a binary log (`.blg`).
 fn is_binary_log(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("blg"))
+    log_format(path) == Some(LogFormat::Binary)
 }
 
 /// Opens the replay files (or a capture directory, or a binary log, given as the only replay path),
@@ -73,6 +81,17 @@ pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Input> {
             (Box::new(ReplaySource::new(recording)), Kind::BinaryLog)
         }
         _ if !replay.is_empty() => {
+            if let Some((log, format)) = replay.iter().find_map(|p| {
+                log_format(p)
+                    .filter(|f| *f != LogFormat::Binary)
+                    .map(|f| (p, f))
+            }) {
+                bail!(
+                    "{} is a {format} log: replay reads raw data (block files, \
+                     captures, .blg logs); read it with `perfcounters relog`",
+                    log.display()
+                );
+            }
             if let Some(log) = replay.iter().find(|p| is_binary_log(p)) {
                 bail!(
                     "{} is a binary log: it must be the only --replay path",

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
-use perfcounters::format::blg;
 use perfcounters::format::capture::sample_path;
 use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::format::v2::{
     BlockData, BlockStatus, CounterSetRegistration, DataHeader, InstanceData, QueryData, NO_COUNTER,
 };
 use perfcounters::format::BlockKind;
+use perfcounters::log::LogFormat;
 use perfcounters::names::NameTable;
 use perfcounters::snapshot::{Object, ObjectData, Snapshot, SystemTime, Value};
 use perfcounters::source::replay::CaptureRecording;
@@ -35,20 +35,6 @@ pub struct DecodeArgs {
     format: DecodeFormat,
 }
 
-/// Whether `path` is a binary log: a `.blg` name, or an ETW trace file's first buffer.
-fn is_blg(path: &Path) -> bool {
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("blg"))
-    {
-        return true;
-    }
-    let mut head = [0u8; blg::SNIFF_LEN];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| blg::looks_like_blg(&head))
-}
-
 /// Runs `decode`.
 pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
     if args.file.is_dir() {
@@ -61,7 +47,19 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
         crate::print_out(&capture(&args.file, args.format)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if is_blg(&args.file) {
+    let log_format = match args.file.to_str().and_then(LogFormat::from_name) {
+        Some(LogFormat::Sql) => Some(LogFormat::Sql),
+        // A file that cannot be read is reported by the block decoding below.
+        _ => LogFormat::of_file(&args.file).ok().flatten(),
+    };
+    if let Some(f) = log_format.filter(|f| *f != LogFormat::Binary) {
+        bail!(
+            "{} is a {f} log, not raw data: read it with `perfcounters relog {}`",
+            args.file.display(),
+            args.file.display()
+        );
+    }
+    if log_format == Some(LogFormat::Binary) {
         if args.names.is_some() {
             bail!(
                 "--names applies to block files; the binary log {} names its counters itself",

@@ -98,7 +98,8 @@ struct WatchArgs {
     /// Output format (default: table on a terminal, csv otherwise)
     #[arg(long, short = 'f', value_enum)]
     format: Option<OutputFormat>,
-    /// Write to this file instead of standard output (SQL:file.db!logname for --format sql)
+    /// Write to this file instead of standard output; its name decides the format: SQL:file.db!logname
+    /// is a SQL log, .tsv PDH-TSV, .csv PDH-CSV (a --format that contradicts it is an error)
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
     #[command(flatten)]
@@ -218,14 +219,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Watch(a) => {
             let mut paths = a.paths;
             let replay = a.replay.recordings_and_paths(&mut paths)?;
-            let format = a.format.unwrap_or_else(|| {
-                use std::io::IsTerminal;
-                if a.output.is_none() && std::io::stdout().is_terminal() {
-                    OutputFormat::Table
-                } else {
-                    OutputFormat::Csv
-                }
-            });
+            let format = match &a.output {
+                // An output's kind follows its name: SQL:file.db!log, .csv, .tsv.
+                Some(o) => OutputFormat::for_output(o, a.format, OutputFormat::Csv)?,
+                None => a.format.unwrap_or_else(|| {
+                    use std::io::IsTerminal;
+                    if std::io::stdout().is_terminal() {
+                        OutputFormat::Table
+                    } else {
+                        OutputFormat::Csv
+                    }
+                }),
+            };
             watch(WatchOptions {
                 paths,
                 counter_file: a.counter_file,

@@ -6,10 +6,9 @@ use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 use chrono::{DateTime, Datelike, Local, Timelike};
-use perfcounters::log::sql::{SqlLogWriter, SqlTarget, SqlWriteOptions};
 use perfcounters::log::{
-    Cell, CounterInfo, CsvFlavor, LogCounter, LogHeader, LogKind, LogTime, LogWriter, PdhCsvWriter,
-    RawCell, Record, TimeZone,
+    self, Cell, CounterInfo, CreateOptions, CsvFlavor, LogCounter, LogFormat, LogHeader, LogTime,
+    LogWriter, PdhCsvWriter, RawCell, Record, TimeZone,
 };
 use perfcounters::query::{CounterValue, Query};
 use perfcounters::snapshot::{Snapshot, SystemTime};
@@ -33,7 +32,7 @@ pub struct Output {
     out: Box<dyn Write>,
     refresh_in_place: bool,
     paths: Vec<String>,
-    sql: Option<SqlLogWriter>,
+    sql: Option<Box<dyn LogWriter>>,
     record: Record,
     table: Table,
 }
@@ -51,18 +50,13 @@ impl Output {
         if format == OutputFormat::Sql {
             let target = file
                 .map(|f| f.to_string_lossy().into_owned())
-                .and_then(|f| SqlTarget::parse(&f))
+                .filter(|f| LogFormat::from_name(f) == Some(LogFormat::Sql))
                 .ok_or_else(|| anyhow!("the SQL format writes to {flag} SQL:file.db!logname"))?;
-            let log = target
-                .log
-                .ok_or_else(|| anyhow!("name the log: SQL:{}!logname", target.path.display()))?;
-            let writer = SqlLogWriter::create(
-                &target.path,
-                &log,
-                SqlWriteOptions {
-                    append: false,
-                    overwrite,
-                },
+            let writer = log::create(
+                &target,
+                &CreateOptions::default()
+                    .with_format(Some(LogFormat::Sql))
+                    .with_overwrite(overwrite),
             )?;
             return Ok(Output {
                 format,
@@ -108,7 +102,7 @@ impl Output {
             let bias = -time.offset().local_minus_utc() / 60;
             let header = LogHeader {
                 source: "watch".into(),
-                kind: LogKind::Sql,
+                kind: LogFormat::Sql,
                 time_zone: Some(TimeZone {
                     name: format!("UTC{:+03}:{:02}", -bias / 60, (bias % 60).abs()),
                     bias: Some(bias),
@@ -134,17 +128,9 @@ impl Output {
             sql.write_header(&header)?;
             return self.row(query, time, values);
         }
-        match self.format {
-            OutputFormat::Csv | OutputFormat::Tsv => {
-                let flavor = if self.format == OutputFormat::Csv {
-                    CsvFlavor::Csv
-                } else {
-                    CsvFlavor::Tsv
-                };
-                PdhCsvWriter::new(&mut self.out, flavor).write_header(&self.paths)?;
-            }
-            // JSON rows and table frames carry their own paths; SQL is handled above.
-            OutputFormat::Json | OutputFormat::Table | OutputFormat::Sql => {}
+        // JSON rows and table frames carry their own paths; SQL is handled above.
+        if let Some(flavor) = self.format.csv_flavor() {
+            PdhCsvWriter::new(&mut self.out, flavor).write_header(&self.paths)?;
         }
         self.out.flush()?;
         Ok(())
@@ -190,11 +176,7 @@ impl Output {
                 }
             }
             OutputFormat::Csv | OutputFormat::Tsv => {
-                let flavor = if self.format == OutputFormat::Csv {
-                    CsvFlavor::Csv
-                } else {
-                    CsvFlavor::Tsv
-                };
+                let flavor = self.format.csv_flavor().unwrap_or(CsvFlavor::Csv);
                 let cells: Vec<Option<f64>> = values.iter().map(|v| v.value()).collect();
                 PdhCsvWriter::new(&mut self.out, flavor).write_row(&system_time(time), &cells)?;
             }

@@ -9,15 +9,14 @@
 //! Options follow [`crate::args::windows`]: `-` or `/`, case-insensitive, as on Windows.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
-use perfcounters::log::sql::{SqlLogReader, SqlLogWriter, SqlTarget, SqlWriteOptions};
 use perfcounters::log::{
-    log_statistics, parse_relog_time, BlgLogReader, CounterFilter, CsvFlavor, CsvReadOptions,
-    Filtered, LogCounter, LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge,
-    PdhCsvLogWriter, PdhCsvReader, Record, RelogFilter,
+    self, log_statistics, parse_relog_time, CounterFilter, CreateOptions, Filtered, LogCounter,
+    LogErrorKind, LogFormat, LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge,
+    OpenOptions, Record, RelogFilter,
 };
 use perfcounters::names::ini::{looks_like_ini, parse_perf_string_backup};
 use perfcounters::names::NameTable;
@@ -37,14 +36,17 @@ perfcounters relog <input [input ...]> [options]
 
 Parameters:
   <input [input ...]>           PDH-CSV or PDH-TSV files, binary logs (.blg), or SQL logs as
-                                SQL:file.db!logname.
+                                SQL:file.db!logname (or the database file); recognised by their
+                                content, then their name. * and ? in a file name match files.
 
 Options:
   -?                            Displays context sensitive help.
   -a                            Append to the output file (or SQL log) instead of overwriting it.
   -c <path [path ...]>          Counters to keep (wildcards as in watch); the default is all.
   -cf <filename>                File of counters to keep, one per line.
-  -f <CSV|TSV|SQL>              Output format. Default: from the output name (SQL: prefix, .tsv), else CSV.
+  -f <CSV|TSV|SQL>              Output format. Default: from the output name (SQL: prefix, .csv,
+                                .tsv), else CSV; a format that contradicts the name is an error.
+                                Binary logs (.blg) are read, not written.
   -t <value>                    Keep only every nth record.
   -o <filename|SQL:db!log>      Output file or SQL log. Default: standard output.
   -b <M/d/yyyy hh:mm[:ss]>      Begin: the first time to keep. hh:mm is hours and minutes (00:20
@@ -192,85 +194,18 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
     Ok(out)
 }
 
-/// Expands `*` and `?` in the file-name part of an input (Windows' shell does not).
-fn expand_input(input: &str) -> Result<Vec<PathBuf>> {
-    let path = Path::new(input);
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    match name {
-        Some(n) if n.contains(['*', '?']) => {
-            let dir = match path.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
-                .with_context(|| format!("cannot list {}", dir.display()))?
-                .filter_map(|e| e.ok())
-                .filter(|e| glob(&n, &e.file_name().to_string_lossy()))
-                .map(|e| dir.join(e.file_name()))
-                .collect();
-            found.sort();
-            if found.is_empty() {
-                bail!("no file matches {input}");
-            }
-            Ok(found)
-        }
-        _ => Ok(vec![path.to_path_buf()]),
-    }
-}
-
-/// `*` and `?` glob, case-insensitive as on Windows.
-fn glob(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.to_lowercase().chars().collect();
-    let t: Vec<char> = name.to_lowercase().chars().collect();
-    let (mut pi, mut ti, mut star) = (0, 0, None);
-    while ti < t.len() {
-        match p.get(pi) {
-            Some('*') => {
-                star = Some((pi + 1, ti));
-                pi += 1;
-            }
-            Some(&c) if c == '?' || c == t[ti] => {
-                pi += 1;
-                ti += 1;
-            }
-            _ => match star {
-                Some((sp, st)) => {
-                    pi = sp;
-                    ti = st + 1;
-                    star = Some((sp, st + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p[pi..].iter().all(|&c| c == '*')
-}
-
-/// Opens one input log.
-pub fn open_input(input: &str, code_page: Option<u16>) -> Result<Vec<Box<dyn LogReader>>> {
-    if let Some(t) = SqlTarget::parse(input) {
-        return Ok(vec![Box::new(SqlLogReader::open(
-            &t.path,
-            t.log.as_deref(),
-        )?)]);
-    }
-    let mut out: Vec<Box<dyn LogReader>> = Vec::new();
-    for path in expand_input(input)? {
-        let is_blg = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("blg"));
-        if is_blg {
-            let reader = BlgLogReader::open(&path)?;
+/// Opens every input log (files, file-name patterns, `SQL:file.db!log`), printing what their
+/// readers stepped over.
+fn open_inputs(inputs: &[String], code_page: Option<u16>) -> Result<Vec<Box<dyn LogReader>>> {
+    let options = OpenOptions::default().with_code_page(code_page);
+    let mut out = Vec::new();
+    for i in inputs {
+        for reader in log::open(i, &options)? {
             for w in reader.warnings() {
                 eprintln!("perfcounters: warning: {w}");
             }
-            out.push(Box::new(reader));
-            continue;
+            out.push(reader);
         }
-        out.push(Box::new(PdhCsvReader::open(
-            &path,
-            CsvReadOptions { code_page },
-        )?));
     }
     Ok(out)
 }
@@ -294,145 +229,39 @@ fn load_tables(files: &[PathBuf], code_page: Option<u16>) -> Result<Vec<NameTabl
     Ok(tables)
 }
 
-fn output_format(args: &RelogArgs) -> OutputFormat {
-    if let Some(f) = args.format {
-        return f;
-    }
+/// Opens the output: the log `output` names (its kind follows its name), or standard output.
+fn open_output(args: &RelogArgs) -> Result<Box<dyn LogWriter>> {
+    let format = match args.format {
+        None => None,
+        Some(f) => Some(
+            f.log_format()
+                .ok_or_else(|| anyhow!("relog writes CSV, TSV or SQL logs, not {f:?}"))?,
+        ),
+    };
     match args.output.as_deref() {
-        Some(o) if SqlTarget::parse(o).is_some() => OutputFormat::Sql,
-        Some(o) if o.to_ascii_lowercase().ends_with(".tsv") => OutputFormat::Tsv,
-        _ => OutputFormat::Csv,
-    }
-}
-
-/// Opens the output of `format` at `output` (`None`: standard output).
-pub fn open_output(
-    format: OutputFormat,
-    output: Option<&str>,
-    append: bool,
-    yes: bool,
-) -> Result<Box<dyn LogWriter>> {
-    match format {
-        OutputFormat::Table | OutputFormat::Json => {
-            bail!("relog writes CSV, TSV or SQL logs, not {format:?}")
-        }
-        OutputFormat::Sql => {
-            let o = output.ok_or_else(|| anyhow!("SQL output needs -o SQL:file.db!logname"))?;
-            let t = SqlTarget::parse(o)
-                .ok_or_else(|| anyhow!("SQL output must be named SQL:file.db!logname, not {o}"))?;
-            let log = t
-                .log
-                .ok_or_else(|| anyhow!("name the log: SQL:{}!logname", t.path.display()))?;
-            Ok(Box::new(SqlLogWriter::create(
-                &t.path,
-                &log,
-                SqlWriteOptions {
-                    append,
-                    overwrite: yes,
-                },
-            )?))
-        }
-        OutputFormat::Csv | OutputFormat::Tsv => {
-            let flavor = if format == OutputFormat::Csv {
-                CsvFlavor::Csv
-            } else {
-                CsvFlavor::Tsv
-            };
-            match output {
-                None => Ok(Box::new(PdhCsvLogWriter::new(
-                    std::io::BufWriter::new(std::io::stdout()),
-                    flavor,
-                    "standard output",
-                ))),
-                Some(o) => {
-                    if SqlTarget::parse(o).is_some() {
-                        bail!("{o} is a SQL log: use -f SQL");
-                    }
-                    let path = Path::new(o);
-                    let exists = path.exists();
-                    if exists && append {
-                        return Ok(Box::new(AppendCsv::open(path, flavor)?));
-                    }
-                    if exists && !yes {
-                        bail!("{o} already exists; add -y to overwrite it or -a to append to it");
-                    }
-                    let f = std::fs::File::create(path)
-                        .with_context(|| format!("cannot create {o}"))?;
-                    Ok(Box::new(PdhCsvLogWriter::new(
-                        std::io::BufWriter::with_capacity(256 * 1024, f),
-                        flavor,
-                        o,
-                    )))
+        Some(o) => {
+            let options = CreateOptions::default()
+                .with_format(format)
+                .with_append(args.append)
+                .with_overwrite(args.yes);
+            log::create(o, &options).map_err(|e| match e.kind {
+                LogErrorKind::Exists => {
+                    anyhow!("{o} already exists; add -y to overwrite it or -a to append to it")
                 }
+                _ => e.into(),
+            })
+        }
+        None => {
+            let format = format.unwrap_or(LogFormat::Csv);
+            if format == LogFormat::Sql {
+                bail!("SQL output needs -o SQL:file.db!logname");
             }
+            Ok(log::create_stream(
+                std::io::BufWriter::new(std::io::stdout()),
+                format,
+                "standard output",
+            )?)
         }
-    }
-}
-
-/// `-a` on a PDH-CSV/TSV file: the records go after the existing ones; the columns must be the same.
-struct AppendCsv {
-    path: PathBuf,
-    columns: Vec<String>,
-    writer: PdhCsvLogWriter<std::io::BufWriter<std::fs::File>>,
-}
-
-impl AppendCsv {
-    fn open(path: &Path, flavor: CsvFlavor) -> Result<Self> {
-        let existing = PdhCsvReader::open(path, CsvReadOptions::default())?;
-        let columns = existing
-            .header()
-            .counters
-            .iter()
-            .map(|c| c.name.to_lowercase())
-            .collect();
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot open {} to append", path.display()))?;
-        // A file that does not end its last line gets one.
-        let len = f.metadata()?.len();
-        if len > 0 {
-            use std::io::{Read, Seek, SeekFrom};
-            let mut r = std::fs::File::open(path)?;
-            r.seek(SeekFrom::End(-1))?;
-            let mut last = [0u8; 1];
-            r.read_exact(&mut last)?;
-            if last[0] != b'\n' {
-                f.write_all(b"\r\n")?;
-            }
-        }
-        Ok(AppendCsv {
-            path: path.to_owned(),
-            columns,
-            writer: PdhCsvLogWriter::new(
-                std::io::BufWriter::new(f),
-                flavor,
-                &path.display().to_string(),
-            ),
-        })
-    }
-}
-
-impl LogWriter for AppendCsv {
-    fn write_header(&mut self, header: &LogHeader) -> Result<(), perfcounters::log::LogError> {
-        let cols: Vec<String> = header
-            .counters
-            .iter()
-            .map(|c| c.name.to_lowercase())
-            .collect();
-        if cols != self.columns {
-            return Err(perfcounters::log::LogError::usage(
-                &self.path.display().to_string(),
-                "cannot append: the file has other counters than the records to add",
-            ));
-        }
-        Ok(())
-    }
-    fn write_record(&mut self, record: &Record) -> Result<(), perfcounters::log::LogError> {
-        self.writer.write_record(record)
-    }
-    fn finish(&mut self) -> Result<(), perfcounters::log::LogError> {
-        self.writer.finish()
     }
 }
 
@@ -449,10 +278,7 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         crate::print_out(USAGE)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut inputs: Vec<Box<dyn LogReader>> = Vec::new();
-    for i in &args.inputs {
-        inputs.extend(open_input(i, args.code_page)?);
-    }
+    let mut inputs = open_inputs(&args.inputs, args.code_page)?;
     let files: Vec<(String, String)> = inputs
         .iter()
         .map(|r| (r.header().source.clone(), r.header().kind.to_string()))
@@ -535,8 +361,7 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         print_stats(&mut out, &stats, fmt)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let format = output_format(&args);
-    let mut writer = open_output(format, args.output.as_deref(), args.append, args.yes)?;
+    let mut writer = open_output(&args)?;
     let mut counting = Counting {
         inner: &mut *writer,
         summary: LogSummary {
@@ -796,13 +621,5 @@ mod tests {
             "-b 1/2/2020 00:00:00.000 is after -e 1/1/2020 00:00:00.000"
         );
         assert!(parse(&s(&["x.csv", "--code-page", "99999"])).is_err());
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob("*.csv", "A.CSV"));
-        assert!(glob("log?.csv", "log1.csv"));
-        assert!(!glob("log?.csv", "log10.csv"));
-        assert!(glob("*", ""));
     }
 }

@@ -654,6 +654,122 @@ fn replayed_watch_writes_a_sql_log_that_relog_reads_back() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// An output's kind follows its name: `--output SQL:…` needs no `--format`, a `.tsv` name is
+/// PDH-TSV, a contradicting `--format` or a `.blg` name is refused before anything is written.
+#[test]
+fn watch_output_kind_follows_its_name() {
+    let dir = tempdir("outkind");
+    let files = write_blocks(&dir);
+    let target = format!("SQL:{}!named", dir.join("logs.db").display());
+    let o = run_on(
+        &[
+            "watch",
+            r"\System\Processes",
+            "--output",
+            &target,
+            "--replay",
+        ],
+        &files,
+    );
+    assert_success(&o);
+    let o = run(&["relog", &target, "-q"]);
+    assert_success(&o);
+    assert_stdout_contains(&o, "(SQL)");
+    assert_stdout_contains(&o, "Samples:  3");
+
+    let tsv = dir.join("out.tsv");
+    let o = run_on(
+        &[
+            "watch",
+            r"\System\Processes",
+            "--output",
+            tsv.to_str().unwrap(),
+            "--replay",
+        ],
+        &files,
+    );
+    assert_success(&o);
+    assert!(std::fs::read_to_string(&tsv)
+        .unwrap()
+        .starts_with("\r\n\"(PDH-TSV 4.0)\"\t"));
+
+    let csv = dir.join("out.csv");
+    let o = run_on(
+        &[
+            "watch",
+            r"\System\Processes",
+            "--format",
+            "tsv",
+            "--output",
+            csv.to_str().unwrap(),
+            "--replay",
+        ],
+        &files,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {}: the name says CSV but the format asked for is TSV\n",
+            csv.display()
+        )
+    );
+    let blg = dir.join("out.blg");
+    let o = run_on(
+        &[
+            "watch",
+            r"\System\Processes",
+            "--output",
+            blg.to_str().unwrap(),
+            "--replay",
+        ],
+        &files,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {}: Binary logs are read, not written: name a .csv, .tsv or SQL:file.db!log output\n",
+            blg.display()
+        )
+    );
+    assert!(!csv.exists() && !blg.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `decode` of a text or SQL log says what it is and to use relog (not a PERF_DATA_HEADER size).
+#[test]
+fn decode_of_a_log_points_to_relog() {
+    let dir = tempdir("decodelog");
+    let csv = dir.join("log.dat");
+    std::fs::write(
+        &csv,
+        b"\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n\"01/01/2024 00:00:00.000\",\"1\"\r\n",
+    )
+    .unwrap();
+    let o = run(&["decode", csv.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let c = csv.display();
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {c} is a CSV log, not raw data: read it with `perfcounters relog {c}`\n"
+        )
+    );
+    let db = dir.join("logs.db");
+    let target = format!("SQL:{}!a", db.display());
+    assert_success(&run(&["relog", csv.to_str().unwrap(), "-o", &target]));
+    for input in [target.clone(), db.display().to_string()] {
+        let o = run(&["decode", &input]);
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            stderr(&o),
+            format!("perfcounters: {input} is a SQL log, not raw data: read it with `perfcounters relog {input}`\n")
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A 32-bit binary log: a raw count and a wildcard 100 ns timer with two instances, two samples a
 /// second apart from 2020-01-17 00:00:00 local time; the second sample has a NO_MACHINE value.
 fn blg_log() -> Vec<u8> {

@@ -179,7 +179,7 @@ fn csv_to_sql_and_back_and_appending() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        format!("perfcounters: SQL:{db}!b: the database already holds a log of this name; append to it (-a) or replace it (-y)\n")
+        format!("perfcounters: SQL:{db}!b already exists; add -y to overwrite it or -a to append to it\n")
     );
     assert!(run(&["relog", &tsv, "-o", &format!("SQL:{db}!b"), "-a"])
         .status
@@ -445,4 +445,34 @@ fn real_binary_log_summary() {
         out.contains("\\\\GEORGIS3\\Processor(_Total)\\% Processor Time\n"),
         "{out}"
     );
+}
+
+/// The output's kind follows its name: a `.blg` gets no CSV text, a contradicting `-f` is refused.
+#[test]
+fn output_named_blg_or_contradicting_f_is_refused() {
+    let d = Dir::new("relog-outkind");
+    let input = d.file(
+        "in.csv",
+        b"\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n\"01/01/2024 00:00:00.000\",\"1\"\r\n",
+    );
+    let blg = d.path("out.blg");
+    let o = run(&["relog", &input, "-o", &blg]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {blg}: binary logs (.blg) are read, not written: name a .csv, .tsv or SQL:file.db!log output\n")
+    );
+    assert!(!Path::new(&blg).exists());
+    let csv = d.path("out.csv");
+    let o = run(&["relog", &input, "-f", "tsv", "-o", &csv]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {csv}: the name says CSV but the format asked for is TSV\n")
+    );
+    // SQL:… without -f is a SQL log.
+    let target = format!("SQL:{}!x", d.path("x.db"));
+    assert_success(&run(&["relog", &input, "-o", &target]));
+    let o = run(&["relog", &target, "-q"]);
+    assert_stdout_contains(&o, "(SQL)");
 }

@@ -800,7 +800,7 @@ fn replay_of_a_counter_log_is_charted() {
         .log
         .lock()
         .unwrap()
-        .contains("a counter log holds computed values"));
+        .contains("a text or SQL log holds computed values"));
     let paths: Vec<String> = serde_json::from_slice(&s.get("/api/paths", &[]).body).unwrap();
     assert_eq!(paths.len(), 4);
     assert_eq!(paths[3], r"\\ATTCOREU01\Processor(_Total)\% Processor Time");

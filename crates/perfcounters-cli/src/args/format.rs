@@ -17,6 +17,69 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
+    /// The log format this output writes, if it writes a log.
+    pub fn log_format(self) -> Option<perfcounters::log::LogFormat> {
+        use perfcounters::log::LogFormat;
+        match self {
+            OutputFormat::Csv => Some(LogFormat::Csv),
+            OutputFormat::Tsv => Some(LogFormat::Tsv),
+            OutputFormat::Sql => Some(LogFormat::Sql),
+            OutputFormat::Table | OutputFormat::Json => None,
+        }
+    }
+
+    /// The format of an output named `name`: the one its name calls for (`SQL:file.db!log`,
+    /// `.csv`, `.tsv`; [`perfcounters::log::LogFormat::from_name`]), else `asked`, else `default`.
+    ///
+    /// # Errors
+    /// `asked` contradicts the name, or the name calls for a log that is read, not written (`.blg`).
+    pub fn for_output(
+        name: &std::path::Path,
+        asked: Option<OutputFormat>,
+        default: OutputFormat,
+    ) -> anyhow::Result<OutputFormat> {
+        use perfcounters::log::LogFormat;
+        let Some(named) = name.to_str().and_then(LogFormat::from_name) else {
+            return Ok(asked.unwrap_or(default));
+        };
+        let format = match named {
+            LogFormat::Csv => OutputFormat::Csv,
+            LogFormat::Tsv => OutputFormat::Tsv,
+            LogFormat::Sql => OutputFormat::Sql,
+            other => anyhow::bail!(
+                "{}: {} logs are read, not written: name a .csv, .tsv or SQL:file.db!log output",
+                name.display(),
+                other.name()
+            ),
+        };
+        match asked {
+            Some(a) if a != format => anyhow::bail!(
+                "{}: the name says {} but the format asked for is {}",
+                name.display(),
+                named.name(),
+                a.name()
+            ),
+            _ => Ok(format),
+        }
+    }
+
+    /// The name of the format, as `--format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Table => "table",
+            OutputFormat::Csv => "CSV",
+            OutputFormat::Tsv => "TSV",
+            OutputFormat::Json => "JSON",
+            OutputFormat::Sql => "SQL",
+        }
+    }
+
+    /// The PDH text flavour of CSV and TSV output.
+    pub fn csv_flavor(self) -> Option<perfcounters::log::CsvFlavor> {
+        self.log_format()
+            .and_then(perfcounters::log::LogFormat::csv_flavor)
+    }
+
     /// The format named by the value of relog's and typeperf's `-f` (`CSV`, `TSV`, `SQL`, `BIN`;
     /// any case).
     pub fn from_windows(v: &str) -> Result<Self, String> {

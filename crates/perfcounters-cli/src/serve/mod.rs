@@ -17,6 +17,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use axum::http::{HeaderName, HeaderValue};
 use perfcounters::export::{compat, ExportConfig, Plan};
+use perfcounters::log::{self, LogFormat, LogReader, OpenOptions};
 use perfcounters::source::Catalog;
 
 use config::ServeConfig;
@@ -149,8 +150,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     }
     if matches!(backend, Backend::Log(_)) {
         eprintln!(
-            "perfcounters serve: a counter log holds computed values, not raw counters: /metrics serves \
-             only the self-metrics; the chart at / shows the log"
+            "perfcounters serve: a text or SQL log holds computed values, not raw counters: /metrics \
+             serves only the self-metrics; the chart at / shows the log"
         );
     } else if plan.collectors.is_empty() {
         bail!("nothing to export: no configured object is offered by the source");
@@ -272,16 +273,14 @@ fn open_backend(args: &ServeArgs, config: Option<&mut ServeConfig>) -> Result<Ba
         }
     }
     if let [one] = &replay[..] {
-        if let Some(input) = log_input(one) {
+        if let Some(input) = text_or_sql_log(one)? {
             if names.is_some() {
                 bail!("--names applies to replayed block files, not to counter logs");
             }
-            let mut readers = crate::relog::open_input(&input, None)?;
-            let reader: Box<dyn perfcounters::log::LogReader> = if readers.len() == 1 {
-                readers.pop().expect("one")
-            } else {
-                Box::new(perfcounters::log::Merge::new(readers)?)
-            };
+            let reader = log::open_merged(&[input], &OpenOptions::default())?;
+            for w in reader.warnings() {
+                eprintln!("perfcounters serve: warning: {w}");
+            }
             return Ok(Backend::Log(engine::LogData::read(reader)?));
         }
     }
@@ -289,16 +288,30 @@ fn open_backend(args: &ServeArgs, config: Option<&mut ServeConfig>) -> Result<Ba
     Backend::replay(snapshots, catalog)
 }
 
-/// A replay argument that names a counter log: `SQL:file!log`, or a `.csv`/`.tsv`/`.blg` file (wildcards
-/// allowed, as relog takes them).
-fn log_input(path: &std::path::Path) -> Option<String> {
-    let s = path.to_str()?;
-    let lower = s.to_ascii_lowercase();
-    (lower.starts_with("sql:")
-        || lower.ends_with(".csv")
-        || lower.ends_with(".tsv")
-        || lower.ends_with(".blg"))
-    .then(|| s.to_string())
+/// A replay argument that names a log of computed values, shown in the chart only: `SQL:file!log`,
+/// or PDH-CSV/TSV files (by their content, then their name; wildcards allowed, as relog takes
+/// them). A binary log (.blg) holds raw samples: it is replayed like a capture and exported.
+fn text_or_sql_log(path: &std::path::Path) -> Result<Option<String>> {
+    let Some(s) = path.to_str() else {
+        return Ok(None);
+    };
+    if LogFormat::from_name(s) == Some(LogFormat::Sql) {
+        return Ok(Some(s.to_string()));
+    }
+    let files = if s.contains(['*', '?']) {
+        log::expand(s)?
+    } else if path.is_file() {
+        vec![path.to_path_buf()]
+    } else {
+        return Ok(None);
+    };
+    for f in &files {
+        match LogFormat::of_file(f)? {
+            Some(LogFormat::Csv | LogFormat::Tsv | LogFormat::Sql) => {}
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(s.to_string()))
 }
 
 fn plan(args: &ServeArgs, file: Option<&ServeConfig>, catalog: &Catalog) -> Result<Plan> {

@@ -38,8 +38,7 @@ pub use model::{
     RawCell, Record, TimeZone,
 };
 pub use open::{
-    create, create_stream, expand, looks_like_blg, open, open_file, open_merged, CreateOptions,
-    OpenOptions,
+    create, create_stream, expand, open, open_file, open_merged, CreateOptions, OpenOptions,
 };
 pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvWriter, ValueStyle};
 pub use pdh_csv_read::{CsvReadOptions, PdhCsvReader};

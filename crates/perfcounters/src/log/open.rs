@@ -22,6 +22,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::encoding::{sniff_bom, TextEncoding};
+use crate::format::blg::{looks_like_blg, SNIFF_LEN};
 
 use super::error::{LogError, LogErrorKind};
 use super::model::{LogFormat, LogHeader, LogReader, LogWriter, Record};
@@ -29,33 +30,13 @@ use super::pdh_csv::{CsvFlavor, PdhCsvLogWriter};
 use super::pdh_csv_read::{sniff_flavor, CsvReadOptions, PdhCsvReader};
 use super::{BlgLogReader, Merge};
 
-/// The bytes of a file's start that [`LogFormat::detect`] needs at most (a `.blg`'s first event
-/// header ends at 0x4C; a text header may follow a byte-order mark and blank lines).
+/// The bytes of a file's start that [`LogFormat::detect`] needs at most (a `.blg` needs
+/// [`SNIFF_LEN`]; a text header may follow a byte-order mark and blank lines).
 pub const DETECT_BYTES: usize = 512;
+const _: () = assert!(SNIFF_LEN <= DETECT_BYTES);
 
 /// SQLite's file header: the first 16 bytes of every database file.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
-/// The smallest ETW buffer (`WMI_BUFFER_HEADER.BufferSize`) a `.blg` starts with.
-const MIN_ETW_BUFFER: u32 = 0x1000;
-/// Offset of the first event's `SYSTEM_TRACE_HEADER` type byte: right after the 0x48-byte
-/// `WMI_BUFFER_HEADER`, the marker's `HeaderType` (1 or 2: a 32- or 64-bit system header) and
-/// `MarkerFlags` (0xC0) follow the 2-byte `Version`.
-const FIRST_EVENT_HEADER_TYPE: usize = 0x4A;
-const FIRST_EVENT_MARKER_FLAGS: usize = 0x4B;
-
-/// Whether `bytes` (the start of a file) look like an ETW trace file, the container of a `.blg`: a
-/// buffer size of at least 4 KiB and a multiple of 8 at offset 0, and the log-file header event
-/// (`SYSTEM_TRACE_HEADER` of type 1 or 2, flags 0xC0) at 0x48.
-pub fn looks_like_blg(bytes: &[u8]) -> bool {
-    let size = bytes
-        .get(0..4)
-        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    size >= MIN_ETW_BUFFER
-        && size % 8 == 0
-        && matches!(bytes.get(FIRST_EVENT_HEADER_TYPE), Some(1 | 2))
-        && bytes.get(FIRST_EVENT_MARKER_FLAGS) == Some(&0xC0)
-}
 
 /// The first characters of a text file (after a byte-order mark), in UTF-8, UTF-16 either way or
 /// an ANSI code page (whose non-ASCII bytes become U+FFFD: the header cell is ASCII).
@@ -96,7 +77,7 @@ impl LogFormat {
     ///   `(PDH-CSV 4.0)` / `(PDH-TSV 4.0)`, quoted or not, in UTF-8, UTF-16 (with or without a
     ///   byte-order mark) or an ANSI code page;
     /// * [`LogFormat::Binary`]: an ETW buffer whose first event is a log-file header
-    ///   ([`looks_like_blg`]);
+    ///   ([`crate::format::blg::looks_like_blg`]);
     /// * [`LogFormat::Sql`]: SQLite's header `SQLite format 3\0` (the database of a SQL log).
     pub fn matches(self, bytes: &[u8]) -> bool {
         match self {
@@ -621,17 +602,18 @@ mod tests {
 
     #[test]
     fn blg_start() {
-        let mut b = vec![0u8; 0x50];
-        b[0..4].copy_from_slice(&0x1_0000u32.to_le_bytes());
-        b[0x4A] = 2;
-        b[0x4B] = 0xC0;
-        assert_eq!(LogFormat::detect(&b), Some(LogFormat::Binary));
-        b[0x4B] = 0x80;
-        assert_eq!(LogFormat::detect(&b), None);
-        b[0x4B] = 0xC0;
-        b[0..4].copy_from_slice(&0x0800u32.to_le_bytes());
-        assert_eq!(LogFormat::detect(&b), None);
-        assert_eq!(LogFormat::detect(&b[..0x4B]), None);
+        use crate::format::blg::encode::{BlgWriter, EncodeOptions};
+        let log = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default())
+            .unwrap()
+            .finish()
+            .unwrap()
+            .into_inner();
+        assert_eq!(LogFormat::detect(&log), Some(LogFormat::Binary));
+        assert_eq!(
+            LogFormat::detect(&log[..DETECT_BYTES]),
+            Some(LogFormat::Binary)
+        );
+        assert_eq!(LogFormat::detect(&log[..SNIFF_LEN - 1]), None);
     }
 
     #[test]
