@@ -3,7 +3,7 @@
 //! * [`windows`]: the lexer of the Windows-style commands (`relog`, `typeperf`): `-x`, `/x`,
 //!   `-config FILE`, one rule for all;
 //! * [`values`]: parsers of values (intervals, counts, counter files);
-//! * [`format`]: the output-format type;
+//! * [`format`](mod@format): the output-format type;
 //! * [`replay`]: the `--replay`/`--names` group of `list`, `watch` and `serve`;
 //! * [`WatchOptions`]: what `watch` and `typeperf` parse into;
 //! * [`refuse_existing`]: no command overwrites a file unless told to.
