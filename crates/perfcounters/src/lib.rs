@@ -50,9 +50,11 @@
 //! * [`stats`]: min / max / mean over a series, like `PdhComputeCounterStatistics`;
 //! * [`path`]: counter paths `\\Machine\Object(Parent/Instance#Index)\Counter` with wildcards;
 //! * [`format`](mod@format): zero-copy, validated decoders and encoders for V1 (`PERF_DATA_BLOCK`) and PerfLib V2
-//!   (`PERF_DATA_HEADER`) blocks, and the capture directory;
+//!   (`PERF_DATA_HEADER`) blocks, binary logs (`.blg`: the ETW container and the PDH records), and the
+//!   capture directory;
 //! * [`names`]: counter name tables (index → names) and a built-in English table;
-//! * [`log`]: the PDH-CSV / PDH-TSV log formats;
+//! * [`log`]: counter logs in one model: PDH-CSV / PDH-TSV, the SQL log schema (feature `sql`) and
+//!   Performance Monitor's binary logs (`.blg`);
 //! * [`analyze`]: PAL threshold files (read by a safe interpreter, never run) evaluated over a log;
 //! * [`export`]: snapshots as Prometheus / OpenMetrics text (raw cumulative values, types from counter
 //!   types, windows_exporter-compatible names);

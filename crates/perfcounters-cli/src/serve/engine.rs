@@ -36,7 +36,7 @@ pub enum Backend {
         /// The replay source's catalog.
         catalog: Catalog,
     },
-    /// A counter log (PDH-CSV/TSV, SQL): cooked values for the chart only, nothing to export.
+    /// A counter log (PDH-CSV/TSV, SQL, `.blg`): values for the chart only, nothing to export.
     Log(LogData),
 }
 
@@ -56,7 +56,7 @@ pub struct LogData {
 pub const MAX_LOG_CELLS: usize = 50_000_000;
 
 impl LogData {
-    /// Reads a whole log; raw samples (SQL logs) are computed into values as relog does.
+    /// Reads a whole log; raw samples (SQL and `.blg` logs) are computed into values as relog does.
     pub fn read(reader: Box<dyn perfcounters::log::LogReader>) -> Result<Self> {
         use perfcounters::log::{Filtered, LogReader, Record, RelogFilter};
         let mut filtered = Filtered::new(reader, &RelogFilter::default())?;

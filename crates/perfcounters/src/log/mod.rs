@@ -1,11 +1,13 @@
-//! Counter logs: the PDH-CSV / PDH-TSV text formats and the SQL log schema, read and written.
+//! Counter logs: the PDH-CSV / PDH-TSV text formats, the SQL log schema and Performance Monitor's
+//! binary logs (`.blg`, read), in one model.
 //!
 //! * [`open`](mod@open): [`LogFormat::detect`] recognises a log by its content (then its name),
 //!   [`open()`] opens any log (files, file-name patterns, `SQL:file.db!log`) as streaming readers
 //!   and [`create()`] the writer an output's name calls for;
 //! * [`model`]: the log model every format is read into: a [`LogHeader`] (format, time zone,
 //!   columns) and streamed [`Record`]s whose [`Cell`]s hold a cooked value, a raw sample, or nothing;
-//!   the [`LogReader`] and [`LogWriter`] traits.
+//!   the [`LogReader`] and [`LogWriter`] traits. Every format has one column model: a parsed
+//!   [`CounterPath`](crate::CounterPath) and a [`CounterInfo`] per column ([`LogCounter`]).
 //! * [`blg`] reads Performance Monitor's binary logs (decoded by [`crate::format::blg`]);
 //! * [`pdh_csv`] writes PDH-CSV / PDH-TSV (typeperf's and relog's styles); [`pdh_csv_read`] reads
 //!   what Windows machines wrote.
