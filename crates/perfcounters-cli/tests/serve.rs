@@ -472,9 +472,14 @@ fn encode_query(q: &str) -> String {
         .collect()
 }
 
-/// Loads the chart page in headless Chromium with two counters and reads back what it drew.
+/// One headless Chromium at a time: two at once on a loaded machine dump their page before it
+/// settled.
+static CHROMIUM: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Loads the chart page in headless Chromium and reads back what it drew.
 fn chromium_dump(url: &str) -> Option<String> {
     let chromium = tool("chromium")?;
+    let _one = CHROMIUM.lock().unwrap_or_else(|e| e.into_inner());
     let profile = tempdir("chromium");
     let mut child = Command::new(chromium)
         .args([
@@ -849,4 +854,42 @@ fn replay_of_a_counter_log_is_charted() {
     assert_eq!(h["v"][4][0], serde_json::Value::Null);
     let v = h["v"][4][1].as_f64().unwrap();
     assert!((0.0..=100.0).contains(&v), "{v}");
+}
+
+#[test]
+fn chromium_opens_the_chart_with_the_default_counters() {
+    let s = Server::start(&[]);
+    let url = format!("http://{}/?samples=3", s.addr);
+    let Some(dom) = chromium_dump(&url) else {
+        return;
+    };
+    // No path in the address: the page charts the default counters the source has.
+    assert!(
+        dom.contains(r"\Processor(_Total)\% Processor Time</td>"),
+        "{dom}"
+    );
+    assert!(dom.contains(r"\Memory\% Committed Bytes In Use</td>"));
+    let points = body_attr(&dom, "points");
+    let ink = body_attr(&dom, "ink");
+    assert!(points >= 4, "points {points}");
+    assert!(ink > 200, "ink {ink}");
+    // The history holds one point per sample: its times only increase, after the paths were
+    // added one by one (each addition samples at once).
+    let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
+    let t: Vec<i64> = h["t"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap())
+        .collect();
+    assert!(t.len() >= 3, "{h}");
+    assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
+    assert_eq!(
+        h["paths"],
+        serde_json::json!([
+            r"\Processor(_Total)\% Processor Time",
+            r"\Memory\% Committed Bytes In Use",
+            r"\PhysicalDisk(_Total)\% Disk Time"
+        ])
+    );
 }

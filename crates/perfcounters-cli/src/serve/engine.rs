@@ -281,6 +281,11 @@ impl Chart {
             self.fresh = false;
         }
         let t = unix_ms(snapshot);
+        // One row per sample time: a sample of the same time (taken again when a path was
+        // added) replaces the row.
+        if self.rows.back().is_some_and(|(last, _)| *last == t) {
+            self.rows.pop_back();
+        }
         self.rows.push_back((t, row.clone()));
         while self.rows.len() > self.keep {
             self.rows.pop_front();
