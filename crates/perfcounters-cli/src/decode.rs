@@ -18,7 +18,7 @@ use perfcounters::snapshot::{Object, ObjectData, Snapshot, SystemTime, Value};
 use perfcounters::source::replay::CaptureRecording;
 use serde_json::{json, Value as Json};
 
-use crate::output::DecodeFormat;
+use crate::args::DecodeFormat;
 
 /// Arguments of `decode`.
 #[derive(clap::Args, Debug)]

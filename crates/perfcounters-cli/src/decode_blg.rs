@@ -13,7 +13,7 @@ use perfcounters::format::blg::{BlgLog, CounterSpec, LogFileHeader, ReadError};
 use perfcounters::snapshot::SystemTime;
 use serde_json::json;
 
-use crate::output::DecodeFormat;
+use crate::args::DecodeFormat;
 
 fn local(ft: i64) -> String {
     let t = SystemTime::from_filetime(ft);

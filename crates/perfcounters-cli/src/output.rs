@@ -17,15 +17,6 @@ use perfcounters::PdhStatus;
 use crate::args::OutputFormat;
 use crate::table::{Row, Table, Unit};
 
-/// Output of `decode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum DecodeFormat {
-    /// A readable dump
-    Text,
-    /// A stable JSON document (schema in docs/decode-json.md)
-    Json,
-}
-
 /// Where and how rows are written.
 pub struct Output {
     format: OutputFormat,

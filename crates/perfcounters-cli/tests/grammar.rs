@@ -398,3 +398,47 @@ fn the_table_keeps_its_columns_and_has_units() {
     assert_eq!(stdout(&o), expected.join("\n") + "\n");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn decode_json_says_which_form_it_prints() {
+    let dir = tempdir("grammar-decode");
+    let files = write_blocks(&dir);
+    // A block: one document over several lines.
+    let o = run(&["decode", "-f", "json", &files[0]]);
+    assert_success(&o);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(doc.is_object());
+    assert!(stdout(&o).lines().count() > 1);
+    // A binary log: JSON Lines, each line a document.
+    let log = dir.join("x.blg");
+    let sample = |i: i64| {
+        use perfcounters::format::blg::encode::{RawEntry, SampleEntry};
+        let t = BLG_T0 + i * 10_000_000;
+        let entry = RawEntry {
+            time_stamp: t,
+            first: 1000 + i,
+            multi_count: 1,
+            ..Default::default()
+        };
+        (t, vec![SampleEntry::Counter(entry)])
+    };
+    std::fs::write(
+        &log,
+        blg_bytes(&[available_bytes_spec()], vec![sample(0), sample(1)]),
+    )
+    .unwrap();
+    let o = run(&["decode", "-f", "json", log.to_str().unwrap()]);
+    assert_success(&o);
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{}", stdout(&o));
+    // The help says both.
+    let o = run(&["decode", "--help"]);
+    assert!(stdout(&o).contains(
+        "one document for a block file or a capture directory; for a binary log (.blg), read as \
+         it goes, JSON Lines: a header line, one line per sample and a closing line"
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -97,6 +97,17 @@ impl OutputFormat {
     }
 }
 
+/// Output of `decode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DecodeFormat {
+    /// A readable dump
+    Text,
+    /// JSON (schema in docs/decode-json.md): one document for a block file or a capture
+    /// directory; for a binary log (.blg), read as it goes, JSON Lines: a header line, one line
+    /// per sample and a closing line
+    Json,
+}
+
 /// How `relog --stats` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatsFormat {

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 
-pub use format::{OutputFormat, StatsFormat};
+pub use format::{DecodeFormat, OutputFormat, StatsFormat};
 pub use replay::ReplayArgs;
 
 /// Refuses to write to `path` when something is there and `overwrite` was not given; `how` names the
