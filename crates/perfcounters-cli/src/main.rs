@@ -1,5 +1,6 @@
 //! The `perfcounters` command: list, watch and decode performance counters, typeperf-compatible.
 
+mod analyze;
 mod args;
 mod capture;
 mod collect;
@@ -7,6 +8,7 @@ mod decode;
 mod decode_blg;
 mod output;
 mod relog;
+mod report;
 mod serve;
 mod table;
 mod typeperf;
@@ -52,6 +54,9 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Find what is wrong in logs: PAL threshold files evaluated over time slices, written as a
+    /// self-contained HTML report or JSON
+    Analyze(analyze::AnalyzeArgs),
     /// Decode a raw V1 (PERF_DATA_BLOCK) or V2 (PERF_DATA_HEADER) block file, a binary log (.blg), or every sample of a capture directory
     Decode(decode::DecodeArgs),
     /// Serve counters to Prometheus (/metrics) and as a live chart in the browser (/)
@@ -247,6 +252,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Capture(a) => capture::run(&a).map(|()| ExitCode::SUCCESS),
         Command::Decode(a) => decode::run(&a),
+        Command::Analyze(a) => analyze::run(&a).map(|()| ExitCode::SUCCESS),
         Command::Serve(a) => serve::run(&a).map(|()| ExitCode::SUCCESS),
         Command::Typeperf { args } => run_typeperf(&args),
         Command::Relog { args } => relog::run(&args),

@@ -212,7 +212,7 @@ fn open_inputs(inputs: &[String], code_page: Option<u16>) -> Result<Vec<Box<dyn 
 
 /// The name tables of `--names`: every language of a `PerfStringBackup.INI`, or one table from a
 /// REG_MULTI_SZ dump or text; the built-in English table is always included.
-fn load_tables(files: &[PathBuf], code_page: Option<u16>) -> Result<Vec<NameTable>> {
+pub fn load_tables(files: &[PathBuf], code_page: Option<u16>) -> Result<Vec<NameTable>> {
     let mut tables = vec![NameTable::builtin_english().clone()];
     for f in files {
         let bytes =

@@ -1,0 +1,35 @@
+// Draws each analysis's chart with the embedded uPlot: one series per counter instance (a
+// regular subsample of at most 2,000 points), the thresholds as horizontal lines. Times are the
+// log's local wall clock, drawn in UTC so the axis shows them as the log does.
+(function () {
+  "use strict";
+  var charts = JSON.parse(document.getElementById("charts").textContent);
+  var palette = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#ff7f0e", "#393b79"];
+  var drawn = 0;
+  document.querySelectorAll("div.chart").forEach(function (div) {
+    var c = charts[Number(div.dataset.chart)];
+    if (!c || c.series.length === 0) return;
+    var tables = c.series.map(function (s) { return [s.t, s.v]; });
+    var data = tables.length > 1 ? uPlot.join(tables) : [tables[0][0], tables[0][1]];
+    var xs = data[0];
+    var series = [{}];
+    c.series.forEach(function (s, i) {
+      series.push({ label: s.name, stroke: palette[i % palette.length], width: 1.5, spanGaps: true });
+    });
+    c.thresholds.forEach(function (t) {
+      data.push(xs.map(function () { return t.value; }));
+      series.push({ label: t.name, stroke: t.condition === "critical" ? "#cf222e" : "#d4a000", width: 1, dash: [6, 4], points: { show: false } });
+    });
+    var width = Math.max(320, Math.min(1150, div.clientWidth || 1000));
+    new uPlot({
+      width: width,
+      height: 280,
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"); },
+      series: series,
+      axes: [{}, { size: 70 }],
+      legend: { live: true },
+    }, data, div);
+    drawn += 1;
+  });
+  document.body.dataset.charts = String(drawn);
+})();

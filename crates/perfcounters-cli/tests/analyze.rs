@@ -1,0 +1,307 @@
+//! `perfcounters analyze` end to end: JSON on the PAL Vista log, `--set`, `--rules` with a hostile
+//! description, a localized log through PAL's CounterLang.xml, and the HTML report drawn by
+//! headless Chromium.
+
+mod common;
+#[path = "../../perfcounters/tests/support/shared_data.rs"]
+mod shared_data;
+
+use std::path::PathBuf;
+
+use common::{assert_success, run, stderr, tempdir};
+use serde_json::Value;
+
+fn vista() -> Option<String> {
+    let p = shared_data::dir("the real Windows logs")?
+        .join("blg")
+        .join("pal-vista-SamplePerfmonLog.blg");
+    Some(p.display().to_string())
+}
+
+fn json_of(args: &[&str]) -> Value {
+    let o = run(args);
+    assert_success(&o);
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn json_report_of_the_vista_log() {
+    let Some(log) = vista() else { return };
+    let v = json_of(&["analyze", &log, "--format", "json"]);
+    assert_eq!(v["interval_seconds"], 60);
+    assert_eq!(v["records"], 11);
+    assert_eq!(v["logs"], serde_json::json!([log]));
+    assert_eq!(v["start"], "2007-08-14T15:40:38.659");
+    assert_eq!(v["end"], "2007-08-14T15:50:38.599");
+    assert_eq!(v["analyses"].as_array().unwrap().len(), 72);
+    // The first alert, worked out in the library's tests: slice 0 of Available MBytes (79, 107).
+    let a = &v["alerts"][0];
+    assert_eq!(a["analysis"], "Memory Available MBytes");
+    assert_eq!(a["condition"], "Critical");
+    assert_eq!(a["priority"], 100);
+    assert_eq!(a["counter"], r"\\ZACH-PC\Memory\Available MBytes");
+    assert_eq!(a["start"], "2007-08-14T15:40:38.659");
+    assert_eq!(a["end"], "2007-08-14T15:41:38.659");
+    assert_eq!(
+        (a["min"].as_f64(), a["avg"].as_f64(), a["max"].as_f64()),
+        (Some(79.0), Some(93.0), Some(107.0))
+    );
+    // Alerts are in time order.
+    let starts: Vec<&str> = v["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["start"].as_str().unwrap())
+        .collect();
+    let mut sorted = starts.clone();
+    sorted.sort();
+    assert_eq!(starts, sorted);
+    // Not evaluated analyses carry their reason.
+    let nu = v["analyses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "Network Interface % Network Utilization")
+        .unwrap();
+    assert_eq!(nu["evaluated"], false);
+    assert!(nu["reason"]
+        .as_str()
+        .unwrap()
+        .contains("generated data source"));
+    // Statistics name the counters.
+    let s = v["statistics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["counter"] == r"\\ZACH-PC\System\Processor Queue Length")
+        .unwrap();
+    assert_eq!(
+        (s["min"].as_f64(), s["max"].as_f64(), s["p90"].as_f64()),
+        (Some(0.0), Some(10.0), Some(4.0))
+    );
+
+    // --set: 1 GB of RAM leaves one Available MBytes alert (79 < 102.4 MB).
+    let v = json_of(&[
+        "analyze",
+        &log,
+        "--format",
+        "json",
+        "--set",
+        "PhysicalMemory=1",
+    ]);
+    let mb: Vec<&Value> = v["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["analysis"] == "Memory Available MBytes")
+        .collect();
+    assert_eq!(mb.len(), 1);
+    assert_eq!(mb[0]["threshold"].as_f64(), Some(102.4));
+    // -b/-e narrow the range; --interval fixes the slice.
+    let v = json_of(&[
+        "analyze",
+        &log,
+        "--format",
+        "json",
+        "-b",
+        "8/14/2007 15:45:00",
+        "--interval",
+        "120",
+    ]);
+    assert_eq!(v["start"], "2007-08-14T15:45:38.599");
+    assert_eq!(v["records"], 6);
+    assert_eq!(v["interval_seconds"], 120);
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let Some(log) = vista() else { return };
+    let o = run(&["analyze", &log, "--set", "Ram=4"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(
+            "--set Ram: the rules ask no such question (they ask: OS, PhysicalMemory, UserVa)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["analyze", &log, "--set", "PhysicalMemory=much"]);
+    assert!(
+        stderr(&o).contains("--set PhysicalMemory=much: a number is expected"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["analyze", &log, "--interval", "0"]);
+    assert!(
+        stderr(&o).contains("is not a whole number of seconds"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = tempdir("analyze-args");
+    let out = dir.join("r.html");
+    std::fs::write(&out, "keep").unwrap();
+    let o = run(&["analyze", &log, "-o", out.to_str().unwrap()]);
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep");
+    let o = run(&[
+        "analyze",
+        &log,
+        "--rules",
+        dir.join("missing.xml").to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("missing.xml: cannot open"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const HOSTILE: &str = r#"<PAL NAME="Hostile">
+  <ANALYSIS NAME="CPU &lt;script&gt;alert('name')&lt;/script&gt;" ENABLED="True" CATEGORY="Processor" ID="1">
+    <DATASOURCE TYPE="CounterLog" NAME="\Processor(*)\% Processor Time" EXPRESSIONPATH="\Processor(*)\% Processor Time" COLLECTIONVARNAME="C" />
+    <THRESHOLD NAME="busy" CONDITION="Warning" PRIORITY="50"><CODE>StaticThreshold -CollectionOfCounterInstances $C -Operator 'gt' -Threshold 50</CODE></THRESHOLD>
+    <DESCRIPTION><![CDATA[<b>Busy</b> processors.<script>document.title='owned'</script><img src=x onerror="document.title='owned'"><a href="javascript:alert(1)">x</a>]]></DESCRIPTION>
+  </ANALYSIS>
+</PAL>"#;
+
+fn hostile_rules(dir: &std::path::Path) -> PathBuf {
+    let p = dir.join("hostile.xml");
+    std::fs::write(&p, HOSTILE).unwrap();
+    p
+}
+
+#[test]
+fn hostile_description_is_escaped() {
+    let Some(log) = vista() else { return };
+    let dir = tempdir("analyze-hostile");
+    let rules = hostile_rules(&dir);
+    let o = run(&["analyze", &log, "--rules", rules.to_str().unwrap()]);
+    assert_success(&o);
+    let html = String::from_utf8(o.stdout).unwrap();
+    assert!(html.contains("<b>Busy</b> processors."));
+    assert!(
+        !html.contains("document.title='owned'"),
+        "script from the rules file in the report"
+    );
+    assert!(!html.contains("onerror"));
+    assert!(!html.contains("javascript:alert"));
+    assert!(html.contains("CPU &lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt;"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A French log (PDH-CSV) matched through PAL's CounterLang.xml, reported with English paths.
+#[test]
+fn localized_log_through_counter_lang() {
+    let Some(data) = shared_data::dir("PAL's CounterLang.xml") else {
+        return;
+    };
+    let dir = tempdir("analyze-fr");
+    let csv = dir.join("fr.csv");
+    std::fs::write(
+        &csv,
+        "\"(PDH-CSV 4.0) (Paris, Madrid)(-60)\",\"\\\\PC\\Processeur(_Total)\\% temps processeur\"\r\n\
+         \"01/15/2024 10:00:00.000\",\"20\"\r\n\
+         \"01/15/2024 10:00:15.000\",\"90\"\r\n",
+    )
+    .unwrap();
+    let names = data.join("pal").join("CounterLang.xml");
+    let v = json_of(&[
+        "analyze",
+        csv.to_str().unwrap(),
+        "--names",
+        names.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let alerts = v["alerts"].as_array().unwrap();
+    assert_eq!(alerts.len(), 2, "{alerts:?}");
+    assert_eq!(
+        alerts[0]["counter"],
+        r"\\PC\Processor(_Total)\% Processor Time"
+    );
+    assert_eq!(alerts[0]["condition"], "Critical");
+    assert_eq!(alerts[1]["condition"], "Warning");
+    let s = &v["statistics"][0];
+    assert_eq!(
+        s["log_counter"],
+        r"\\PC\Processeur(_Total)\% temps processeur"
+    );
+    // Without --names, nothing matches.
+    let v = json_of(&["analyze", csv.to_str().unwrap(), "--format", "json"]);
+    assert!(v["alerts"].as_array().unwrap().is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The HTML report in headless Chromium: every chart is drawn from the inline uPlot and data, and
+/// the hostile rules file's script never runs (the title stays).
+#[cfg(target_os = "linux")]
+#[test]
+fn chromium_draws_the_report() {
+    use std::process::{Command, Stdio};
+    let Some(log) = vista() else { return };
+    let chromium = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("chromium"))
+            .find(|p| p.is_file())
+    });
+    let Some(chromium) = chromium else {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("chromium is not installed; .ci/run installs it (apt-get)");
+        }
+        eprintln!("skipping: chromium is not installed");
+        return;
+    };
+    let dir = tempdir("analyze-chromium");
+    let rules = hostile_rules(&dir);
+    let report = dir.join("report.html");
+    let o = run(&["analyze", &log, "-o", report.to_str().unwrap()]);
+    assert_success(&o);
+    let hostile_report = dir.join("hostile.html");
+    assert_success(&run(&[
+        "analyze",
+        &log,
+        "--rules",
+        rules.to_str().unwrap(),
+        "-o",
+        hostile_report.to_str().unwrap(),
+    ]));
+    for (file, charts) in [(&report, None), (&hostile_report, Some(1))] {
+        let html = std::fs::read_to_string(file).unwrap();
+        let divs = html.matches("<div class=\"chart\"").count() as u64;
+        assert!(divs > 0);
+        let profile = dir.join("profile");
+        let out = Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("file://{}", file.display()))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        let dom = String::from_utf8_lossy(&out.stdout);
+        let key = "data-charts=\"";
+        let start = dom
+            .find(key)
+            .unwrap_or_else(|| panic!("no charts drawn: {dom}"))
+            + key.len();
+        let drawn: u64 = dom[start..].split('"').next().unwrap().parse().unwrap();
+        assert_eq!(drawn, divs);
+        if let Some(n) = charts {
+            assert_eq!(drawn, n);
+        }
+        assert_eq!(dom.matches("class=\"uplot").count() as u64, divs);
+        assert!(!dom.contains("<title>owned</title>"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
