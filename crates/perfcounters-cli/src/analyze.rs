@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 
 use perfcounters::analyze::{analyze_logs, AnalyzeOptions, Interval, Rules};
-use perfcounters::log::{parse_relog_time, CounterFilter, LogReader};
+use perfcounters::log::{self, parse_relog_time, CounterFilter, LogReader, OpenOptions};
 use perfcounters::names::counter_lang::{looks_like_counter_lang, parse_counter_lang};
 use perfcounters::names::NameTable;
 use perfcounters::path::CounterPath;
@@ -98,11 +98,18 @@ fn parse_interval(s: &str) -> Result<Interval, String> {
     }
 }
 
-/// Opens the logs. One small function, so that opening follows the library's log opener.
+/// Opens the logs with the library's opener (content first, name second), printing what their
+/// readers stepped over.
 fn open_logs(logs: &[String], code_page: Option<u16>) -> Result<Vec<Box<dyn LogReader>>> {
+    let options = OpenOptions::default().with_code_page(code_page);
     let mut out = Vec::new();
     for l in logs {
-        out.extend(crate::relog::open_input(l, code_page)?);
+        for reader in log::open(l, &options)? {
+            for w in reader.warnings() {
+                eprintln!("perfcounters: warning: {w}");
+            }
+            out.push(reader);
+        }
     }
     Ok(out)
 }
