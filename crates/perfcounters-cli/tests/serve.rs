@@ -893,3 +893,42 @@ fn chromium_opens_the_chart_with_the_default_counters() {
         ])
     );
 }
+
+/// A binary log holds raw samples: `serve --replay x.blg` exports them, one sample per scrape, as it
+/// does for captures (../shared/data: a Windows 8 log of Processor and PhysicalDisk counters).
+#[test]
+fn replay_of_a_binary_log_exports_its_counters() {
+    let blg = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/blg/tx-win8-BasicPerfCounters.blg"
+    );
+    if !std::path::Path::new(blg).exists() {
+        eprintln!("skipping: {blg} is absent (the shared data folder beside the repository)");
+        return;
+    }
+    let s = Server::start(&["--replay", blg]);
+    assert!(!s.log.lock().unwrap().contains("computed values"));
+    let idle = |text: &str, cpu: &str| {
+        value_of(
+            text,
+            &format!(
+                "perfcounters_processor_processor_inverse_seconds_total{{instance_name=\"{cpu}\"}}"
+            ),
+        )
+    };
+    let writes = |text: &str| {
+        value_of(
+            text,
+            "perfcounters_physical_disk_disk_write_size_bytes_count{instance_name=\"0 C:\"}",
+        )
+    };
+    // The 100 ns timers of the first two samples, in seconds; the disk's write count.
+    let a = s.get("/metrics", &[]).text();
+    assert_eq!(idle(&a, "0"), Some(112_959.171_875), "{a}");
+    assert_eq!(idle(&a, "3"), Some(119_242.359_375));
+    assert_eq!(writes(&a), Some(7_028_975.0));
+    let b = s.get("/metrics", &[]).text();
+    assert_eq!(idle(&b, "0"), Some(112_960.015_625), "{b}");
+    assert_eq!(writes(&b), Some(7_029_031.0));
+    assert!(!sample_lines(&b).iter().any(|l| l.contains("_Total")));
+}
