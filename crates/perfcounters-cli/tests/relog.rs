@@ -271,7 +271,7 @@ fn errors_name_the_file_line_and_column() {
     let o = run(&["relog", &blg]);
     assert_eq!(
         stderr(&o),
-        format!("perfcounters: {blg}: WMI_BUFFER_HEADER at byte offset 0: truncated: needs 72 bytes, 4 available\n")
+        format!("perfcounters: {blg}: WMI_BUFFER_HEADER at offset 0: truncated: needs 72 bytes, 4 available\n")
     );
     let o = run(&["relog", "-?"]);
     assert_success(&o);

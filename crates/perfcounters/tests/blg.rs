@@ -1536,7 +1536,7 @@ mod log_model {
         let mut r = reader(&bytes);
         assert_eq!(r.warnings().len(), 1, "{:?}", r.warnings());
         assert!(
-            r.warnings()[0].contains("at byte offset"),
+            r.warnings()[0].contains(" at offset "),
             "{}",
             r.warnings()[0]
         );

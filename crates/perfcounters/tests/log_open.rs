@@ -346,3 +346,61 @@ fn real_logs_are_recognised() {
     }
     assert_eq!(seen, 6);
 }
+
+/// A `LogError` keeps its cause: `source()` gives the `io::Error`, the `.blg`'s `DecodeError`, the
+/// `rusqlite::Error`, and the message contains the cause's own message once.
+#[test]
+fn errors_keep_their_causes() {
+    use perfcounters::format::DecodeError;
+    use std::error::Error;
+    let d = TempDir::new("causes");
+
+    let missing = d.path("missing.csv");
+    let e = log::open(&missing, &OpenOptions::default()).err().unwrap();
+    let io = e
+        .source()
+        .unwrap()
+        .downcast_ref::<std::io::Error>()
+        .unwrap();
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(e.to_string(), format!("{missing}: {io}"));
+
+    // Four bytes of a .blg: its first structure is cut short.
+    let blg = d.path("short.blg");
+    std::fs::write(&blg, 0x1_0000u32.to_le_bytes()).unwrap();
+    let e = log::open(&blg, &OpenOptions::default()).err().unwrap();
+    let decode = e.source().unwrap().downcast_ref::<DecodeError>().unwrap();
+    assert_eq!(
+        (decode.structure(), decode.offset()),
+        ("WMI_BUFFER_HEADER", 0)
+    );
+    assert_eq!(
+        e.location,
+        Some(perfcounters::log::Location::Offset {
+            offset: 0,
+            structure: "WMI_BUFFER_HEADER"
+        })
+    );
+    assert_eq!(
+        e.to_string(),
+        format!("{blg}: WMI_BUFFER_HEADER at offset 0: truncated: needs 72 bytes, 4 available")
+    );
+    assert!(e.to_string().ends_with(&decode.to_string()));
+
+    #[cfg(feature = "sql")]
+    {
+        let db = d.path("not-a.db");
+        std::fs::write(&db, vec![b'x'; 4096]).unwrap();
+        let e = log::create(&format!("SQL:{db}!a"), &CreateOptions::default())
+            .and_then(|mut w| copy(&mut sample_log(1, &COUNTERS), &mut w))
+            .err()
+            .unwrap();
+        let sql = e
+            .source()
+            .unwrap()
+            .downcast_ref::<rusqlite::Error>()
+            .unwrap();
+        assert!(e.to_string().ends_with(&sql.to_string()), "{e}");
+        assert!(matches!(e.kind, LogErrorKind::Sql(_)), "{e:?}");
+    }
+}

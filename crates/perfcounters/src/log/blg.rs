@@ -20,7 +20,9 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use crate::format::blg::{BlgLog, Column, ReadError};
-use crate::log::error::{Location, LogError};
+use crate::log::error::LogError;
+#[cfg(doc)]
+use crate::log::error::LogErrorKind;
 use crate::log::model::{
     Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, RawCell, Record, TimeZone,
 };
@@ -52,20 +54,9 @@ impl BlgLogReader<BufReader<File>> {
     }
 }
 
-/// The log error of a `.blg` read error.
-pub fn log_error(source: &str, e: ReadError) -> LogError {
-    match e {
-        ReadError::Io(e) => LogError::io(source, None, e),
-        ReadError::Decode(e) => LogError::invalid(
-            source,
-            Some(Location::Offset {
-                offset: e.offset() as u64,
-                structure: e.structure(),
-            }),
-            e.kind().to_string(),
-        ),
-        other => LogError::invalid(source, None, other.to_string()),
-    }
+/// The log error of a `.blg` read error (its cause kept: [`LogErrorKind`]'s `From<ReadError>`).
+fn log_error(source: &str, e: ReadError) -> LogError {
+    LogError::new(source, None, e)
 }
 
 /// The log-model column of a decoded column: its path and counter info as decoded, the name

@@ -1,7 +1,15 @@
 //! The one error type of the log readers and writers: what went wrong, in which log, and where.
+//!
+//! A [`LogError`] keeps the error it comes from ([`std::error::Error::source`] gives the
+//! `io::Error`, the [`DecodeError`] of a `.blg`, the `csv::Error`, the `rusqlite::Error`), and its
+//! message contains that error's message, so a chain printed cause by cause can skip what it has
+//! already said.
 
 use std::fmt;
 use std::io;
+
+use crate::format::blg::ReadError;
+use crate::format::DecodeError;
 
 /// Where in a log a problem is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,7 +48,7 @@ impl fmt::Display for Location {
                 column: Some(c),
             } => write!(f, "line {line}, column {c}"),
             Location::Offset { offset, structure } => {
-                write!(f, "{structure} at byte offset {offset}")
+                write!(f, "{structure} at offset {offset}")
             }
             Location::Row { table, key } => write!(f, "{table} row {key}"),
         }
@@ -56,12 +64,60 @@ pub enum LogErrorKind {
     /// The content is not what the format allows (a missing `(PDH-CSV 4.0)` cell, a bad time, a
     /// row with the wrong number of cells, a value that is not a number …).
     Invalid(String),
-    /// The database failed or does not hold the log asked for.
-    Sql(String),
+    /// The bytes of a binary log (`.blg`) are malformed.
+    Decode(DecodeError),
+    /// The CSV parser rejected the text of a PDH-CSV/TSV log.
+    Csv(csv::Error),
+    /// The database of a SQL log failed (boxed: SQLite's error is large, and errors travel far).
+    #[cfg(feature = "sql")]
+    Sql(Box<rusqlite::Error>),
     /// A request the log cannot satisfy (an unknown log name, …).
     Usage(String),
     /// The output exists and was to be neither appended to nor overwritten.
     Exists,
+}
+
+impl From<io::Error> for LogErrorKind {
+    fn from(e: io::Error) -> Self {
+        LogErrorKind::Io(e)
+    }
+}
+
+impl From<DecodeError> for LogErrorKind {
+    fn from(e: DecodeError) -> Self {
+        LogErrorKind::Decode(e)
+    }
+}
+
+impl From<csv::Error> for LogErrorKind {
+    /// The CSV parser's error; one that only wraps a read error becomes [`LogErrorKind::Io`].
+    fn from(e: csv::Error) -> Self {
+        if e.is_io_error() {
+            match e.into_kind() {
+                csv::ErrorKind::Io(io) => LogErrorKind::Io(io),
+                other => LogErrorKind::Invalid(format!("{other:?}")),
+            }
+        } else {
+            LogErrorKind::Csv(e)
+        }
+    }
+}
+
+#[cfg(feature = "sql")]
+impl From<rusqlite::Error> for LogErrorKind {
+    fn from(e: rusqlite::Error) -> Self {
+        LogErrorKind::Sql(Box::new(e))
+    }
+}
+
+impl From<ReadError> for LogErrorKind {
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::Io(e) => LogErrorKind::Io(e),
+            ReadError::Decode(e) => LogErrorKind::Decode(e),
+            other => LogErrorKind::Invalid(other.to_string()),
+        }
+    }
 }
 
 /// An error of a log reader or writer, naming the log and the place: `file.csv: line 3, column 5:
@@ -77,6 +133,25 @@ pub struct LogError {
 }
 
 impl LogError {
+    /// The error `kind` (or what converts into one: an `io::Error`, a [`DecodeError`], a
+    /// `csv::Error`, a `rusqlite::Error`) of the log `source`, at `location`. A [`DecodeError`]
+    /// gives its own location (its structure and byte offset) when none is given.
+    pub fn new(source: &str, location: Option<Location>, kind: impl Into<LogErrorKind>) -> Self {
+        let kind = kind.into();
+        let location = match (&kind, location) {
+            (LogErrorKind::Decode(e), None) => Some(Location::Offset {
+                offset: e.offset() as u64,
+                structure: e.structure(),
+            }),
+            (_, l) => l,
+        };
+        LogError {
+            source: source.to_owned(),
+            location,
+            kind,
+        }
+    }
+
     /// A content error at a place in a log.
     pub fn invalid(source: &str, location: Option<Location>, message: impl Into<String>) -> Self {
         LogError {
@@ -104,15 +179,6 @@ impl LogError {
         }
     }
 
-    /// A database error.
-    pub fn sql(source: &str, location: Option<Location>, message: impl Into<String>) -> Self {
-        LogError {
-            source: source.to_owned(),
-            location,
-            kind: LogErrorKind::Sql(message.into()),
-        }
-    }
-
     /// The 1-based line of a text-log error.
     pub fn line(&self) -> Option<u64> {
         match self.location {
@@ -133,15 +199,21 @@ impl LogError {
 impl fmt::Display for LogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.source)?;
+        // A decoding error names its structure and offset itself.
+        if let LogErrorKind::Decode(e) = &self.kind {
+            return write!(f, ": {e}");
+        }
         if let Some(l) = &self.location {
             write!(f, ": {l}")?;
         }
         match &self.kind {
             LogErrorKind::Io(e) => write!(f, ": {e}"),
+            LogErrorKind::Decode(e) => write!(f, ": {e}"),
+            LogErrorKind::Csv(e) => write!(f, ": {e}"),
+            #[cfg(feature = "sql")]
+            LogErrorKind::Sql(e) => write!(f, ": {e}"),
             LogErrorKind::Exists => f.write_str(": already exists"),
-            LogErrorKind::Invalid(m) | LogErrorKind::Sql(m) | LogErrorKind::Usage(m) => {
-                write!(f, ": {m}")
-            }
+            LogErrorKind::Invalid(m) | LogErrorKind::Usage(m) => write!(f, ": {m}"),
         }
     }
 }
@@ -150,7 +222,11 @@ impl std::error::Error for LogError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             LogErrorKind::Io(e) => Some(e),
-            _ => None,
+            LogErrorKind::Decode(e) => Some(e),
+            LogErrorKind::Csv(e) => Some(e),
+            #[cfg(feature = "sql")]
+            LogErrorKind::Sql(e) => Some(&**e),
+            LogErrorKind::Invalid(_) | LogErrorKind::Usage(_) | LogErrorKind::Exists => None,
         }
     }
 }

@@ -327,10 +327,7 @@ pub fn parse_format_cell(cell: &str, flavor: CsvFlavor) -> Result<Option<TimeZon
 fn csv_error(source: &str, e: csv::Error) -> LogError {
     let line = e.position().map(|p| p.line());
     let location = line.map(|line| Location::Text { line, column: None });
-    match e.into_kind() {
-        csv::ErrorKind::Io(io) => LogError::io(source, location, io),
-        other => LogError::invalid(source, location, format!("{other:?}")),
-    }
+    LogError::new(source, location, e)
 }
 
 /// Parses a PDH-CSV time stamp `MM/DD/YYYY HH:MM:SS.mmm` (one- or two-digit month, day and hour;

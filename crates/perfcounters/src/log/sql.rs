@@ -137,7 +137,7 @@ CREATE TABLE IF NOT EXISTS LogCounters (
 const COOKED_TYPE: CounterType = CounterType::PERF_COUNTER_LARGE_RAWCOUNT;
 
 fn sql_err(source: &str) -> impl Fn(rusqlite::Error) -> LogError + '_ {
-    move |e| LogError::sql(source, None, e.to_string())
+    move |e| LogError::new(source, None, e)
 }
 
 fn value_ref(v: ValueRef<'_>) -> SqlValue<'_> {
