@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use chrono::{DateTime, Datelike, Local, Timelike};
 use perfcounters::log::{
     self, Cell, CounterInfo, CreateOptions, CsvFlavor, LogCounter, LogFormat, LogHeader, LogTime,
@@ -16,6 +16,11 @@ use perfcounters::PdhStatus;
 
 use crate::args::OutputFormat;
 use crate::table::{Row, Table, Unit};
+
+/// Why a collection is not written as Parquet here.
+const PARQUET_BY_RELOG: &str =
+    "Parquet is written by relog from a log: write CSV, TSV or SQL here, \
+     then `perfcounters relog LOG -f parquet -o FILE.parquet` (or -o DIR/ for a dataset)";
 
 /// Where and how rows are written.
 pub struct Output {
@@ -38,6 +43,9 @@ impl Output {
         overwrite: bool,
         flag: &str,
     ) -> Result<Self> {
+        if format == OutputFormat::Parquet {
+            bail!("{PARQUET_BY_RELOG}");
+        }
         if format == OutputFormat::Sql {
             let target = file
                 .map(|f| f.to_string_lossy().into_owned())
@@ -190,6 +198,7 @@ impl Output {
                 });
                 writeln!(self.out, "{row}")?;
             }
+            OutputFormat::Parquet => bail!("{PARQUET_BY_RELOG}"),
             OutputFormat::Table => {
                 // On a terminal the table fits the window, measured at each refresh.
                 let height = self

@@ -1,7 +1,7 @@
 //! `perfcounters relog`: relog's command line over the library's log readers, stages and writers.
 //!
 //! ```text
-//! relog <input ...> [-a] [-c <path ...>] [-cf <file>] [-f csv|tsv|sql] [-t <n>] [-o <file|SQL:db!log>]
+//! relog <input ...> [-a] [-c <path ...>] [-cf <file>] [-f csv|tsv|sql|parquet] [-t <n>] [-o <file|SQL:db!log|DIR/>]
 //!       [-b <M/d/yyyy hh:mm[:ss]>] [-e <M/d/yyyy hh:mm[:ss]>] [-config <file>] [-q] [-y]
 //!       [--code-page <n>] [--names <file>] [--stats [table|csv]]
 //! ```
@@ -35,20 +35,24 @@ Usage:
 perfcounters relog <input [input ...]> [options]
 
 Parameters:
-  <input [input ...]>           PDH-CSV or PDH-TSV files, binary logs (.blg), or SQL logs as
-                                SQL:file.db!logname (or the database file); recognised by their
-                                content, then their name. * and ? in a file name match files.
+  <input [input ...]>           PDH-CSV or PDH-TSV files, binary logs (.blg), SQL logs as
+                                SQL:file.db!logname (or the database file), Parquet files or
+                                dataset directories; recognised by their content, then their name.
+                                * and ? in a file name match files.
 
 Options:
   -?                            Displays context sensitive help.
   -a                            Append to the output file (or SQL log) instead of overwriting it.
   -c <path [path ...]>          Counters to keep (wildcards as in watch); the default is all.
   -cf <filename>                File of counters to keep, one per line.
-  -f <CSV|TSV|SQL>              Output format. Default: from the output name (SQL: prefix, .csv,
-                                .tsv), else CSV; a format that contradicts the name is an error.
-                                Binary logs (.blg) are read, not written.
+  -f <CSV|TSV|SQL|PARQUET>      Output format. Default: from the output name (SQL: prefix, .csv,
+                                .tsv, .parquet, a directory), else CSV; a format that contradicts
+                                the name is an error. Binary logs (.blg) are read, not written.
+                                Parquet (Zstandard-compressed long form) goes to -o FILE.parquet,
+                                or to -o DIR/ as a dataset DIR/machine=NAME/date=YYYY-MM-DD/
+                                part-*.parquet (UTC dates) that later runs add files to.
   -t <value>                    Keep only every nth record.
-  -o <filename|SQL:db!log>      Output file or SQL log. Default: standard output.
+  -o <filename|SQL:db!log|DIR/> Output file, SQL log or Parquet dataset. Default: standard output.
   -b <M/d/yyyy hh:mm[:ss]>      Begin: the first time to keep. hh:mm is hours and minutes (00:20
                                 is 20 minutes past midnight); also .fff, AM/PM, yyyy-MM-dd[Thh:mm].
   -e <M/d/yyyy hh:mm[:ss]>      End: the last time to keep (same forms).
@@ -235,7 +239,7 @@ fn open_output(args: &RelogArgs) -> Result<Box<dyn LogWriter>> {
         None => None,
         Some(f) => Some(
             f.log_format()
-                .ok_or_else(|| anyhow!("relog writes CSV, TSV or SQL logs, not {f:?}"))?,
+                .ok_or_else(|| anyhow!("relog writes CSV, TSV, SQL or Parquet logs, not {f:?}"))?,
         ),
     };
     match args.output.as_deref() {
@@ -255,6 +259,9 @@ fn open_output(args: &RelogArgs) -> Result<Box<dyn LogWriter>> {
             let format = format.unwrap_or(LogFormat::Csv);
             if format == LogFormat::Sql {
                 bail!("SQL output needs -o SQL:file.db!logname");
+            }
+            if format == LogFormat::Parquet {
+                bail!("Parquet output needs -o FILE.parquet (one file) or -o DIR/ (a dataset)");
             }
             Ok(log::create_stream(
                 std::io::BufWriter::new(std::io::stdout()),
@@ -610,7 +617,7 @@ mod tests {
         );
         assert_eq!(
             parse(&s(&["x.csv", "-f", "bin"])).unwrap_err(),
-            "output format bin (.blg) is not supported; use CSV, TSV or SQL"
+            "output format bin (.blg) is not supported; use CSV, TSV, SQL or PARQUET"
         );
         assert_eq!(
             parse(&s(&["x.csv", "-c"])).unwrap_err(),

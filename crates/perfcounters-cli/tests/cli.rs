@@ -636,7 +636,7 @@ fn replayed_watch_writes_a_sql_log_that_relog_reads_back() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "perfcounters: output format BIN (.blg) is not supported; use CSV, TSV or SQL\n"
+        "perfcounters: output format BIN (.blg) is not supported; use CSV, TSV, SQL or PARQUET\n"
     );
     let o = run(&[
         "watch",

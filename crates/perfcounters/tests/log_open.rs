@@ -260,7 +260,8 @@ fn content_decides_before_the_name() {
         e.to_string(),
         format!(
             "{other}: not a counter log: it starts with neither a \"(PDH-CSV 4.0)\" or \
-             \"(PDH-TSV 4.0)\" header, the trace buffer of a .blg, nor a SQLite database header"
+             \"(PDH-TSV 4.0)\" header, the trace buffer of a .blg, a SQLite database header, nor \
+             Parquet's PAR1"
         )
     );
     let e = log::open(&d.path("missing.csv"), &OpenOptions::default())

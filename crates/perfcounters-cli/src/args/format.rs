@@ -14,6 +14,8 @@ pub enum OutputFormat {
     Json,
     /// A SQL log (DisplayToID, CounterDetails, CounterData) in SQLite: --output SQL:file.db!logname
     Sql,
+    /// Parquet (relog): one file (-o FILE.parquet) or a Hive-partitioned dataset (-o DIR/)
+    Parquet,
 }
 
 impl OutputFormat {
@@ -24,6 +26,7 @@ impl OutputFormat {
             OutputFormat::Csv => Some(LogFormat::Csv),
             OutputFormat::Tsv => Some(LogFormat::Tsv),
             OutputFormat::Sql => Some(LogFormat::Sql),
+            OutputFormat::Parquet => Some(LogFormat::Parquet),
             OutputFormat::Table | OutputFormat::Json => None,
         }
     }
@@ -46,6 +49,7 @@ impl OutputFormat {
             LogFormat::Csv => OutputFormat::Csv,
             LogFormat::Tsv => OutputFormat::Tsv,
             LogFormat::Sql => OutputFormat::Sql,
+            LogFormat::Parquet => OutputFormat::Parquet,
             other => anyhow::bail!(
                 "{}: {} logs are read, not written: name a .csv, .tsv or SQL:file.db!log output",
                 name.display(),
@@ -71,6 +75,7 @@ impl OutputFormat {
             OutputFormat::Tsv => "TSV",
             OutputFormat::Json => "JSON",
             OutputFormat::Sql => "SQL",
+            OutputFormat::Parquet => "Parquet",
         }
     }
 
@@ -80,18 +85,19 @@ impl OutputFormat {
             .and_then(perfcounters::log::LogFormat::csv_flavor)
     }
 
-    /// The format named by the value of relog's and typeperf's `-f` (`CSV`, `TSV`, `SQL`, `BIN`;
-    /// any case).
+    /// The format named by the value of relog's and typeperf's `-f` (`CSV`, `TSV`, `SQL`, `BIN`,
+    /// and `PARQUET`, which only relog writes; any case).
     pub fn from_windows(v: &str) -> Result<Self, String> {
         match v.to_ascii_lowercase().as_str() {
             "csv" => Ok(OutputFormat::Csv),
             "tsv" => Ok(OutputFormat::Tsv),
             "sql" => Ok(OutputFormat::Sql),
+            "parquet" => Ok(OutputFormat::Parquet),
             "bin" => Err(format!(
-                "output format {v} (.blg) is not supported; use CSV, TSV or SQL"
+                "output format {v} (.blg) is not supported; use CSV, TSV, SQL or PARQUET"
             )),
             _ => Err(format!(
-                "unknown output format \"{v}\": expected CSV, TSV, SQL or BIN"
+                "unknown output format \"{v}\": expected CSV, TSV, SQL, PARQUET or BIN"
             )),
         }
     }
@@ -127,12 +133,16 @@ mod tests {
         assert_eq!(OutputFormat::from_windows("tsv"), Ok(OutputFormat::Tsv));
         assert_eq!(OutputFormat::from_windows("Sql"), Ok(OutputFormat::Sql));
         assert_eq!(
+            OutputFormat::from_windows("Parquet"),
+            Ok(OutputFormat::Parquet)
+        );
+        assert_eq!(
             OutputFormat::from_windows("bin").unwrap_err(),
-            "output format bin (.blg) is not supported; use CSV, TSV or SQL"
+            "output format bin (.blg) is not supported; use CSV, TSV, SQL or PARQUET"
         );
         assert_eq!(
             OutputFormat::from_windows("xml").unwrap_err(),
-            "unknown output format \"xml\": expected CSV, TSV, SQL or BIN"
+            "unknown output format \"xml\": expected CSV, TSV, SQL, PARQUET or BIN"
         );
     }
 }

@@ -15,6 +15,8 @@
 //!   compute raw samples, copy into a writer, summarize (relog's `-q`);
 //! * [`sql_rows`]: the rows of the SQL log schema, decoded and encoded; `sql` (feature `sql`) reads
 //!   and writes SQL logs in SQLite;
+//! * `columnar` (feature `arrow`): the long and wide Arrow forms of a log, Parquet files and
+//!   Hive-partitioned Parquet datasets;
 //! * [`stats`]: minimum, average and maximum per counter over a log;
 //! * the text encodings of logs (byte-order marks, UTF-16, ANSI code pages) are in
 //!   [`crate::encoding`], which name tables share.
@@ -22,6 +24,8 @@
 //!   (binary) or row (SQL) of a problem.
 
 pub mod blg;
+#[cfg(feature = "arrow")]
+pub mod columnar;
 pub mod error;
 pub mod model;
 pub mod open;

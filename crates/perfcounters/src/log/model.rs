@@ -107,6 +107,8 @@ pub enum LogFormat {
     Sql,
     /// A Performance Monitor binary log (`.blg`).
     Binary,
+    /// A Parquet file (or dataset) of a log's long form (feature `arrow`).
+    Parquet,
 }
 
 /// The format of a log by the name the log model first gave it.
@@ -120,6 +122,7 @@ impl LogFormat {
             LogFormat::Tsv => "TSV",
             LogFormat::Sql => "SQL",
             LogFormat::Binary => "Binary",
+            LogFormat::Parquet => "Parquet",
         }
     }
 }

@@ -35,6 +35,9 @@ use super::{BlgLogReader, Merge};
 pub const DETECT_BYTES: usize = 512;
 const _: () = assert!(SNIFF_LEN <= DETECT_BYTES);
 
+/// The first (and last) four bytes of a Parquet file.
+const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
+
 /// SQLite's file header: the first 16 bytes of every database file.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
@@ -63,9 +66,10 @@ fn text_start(bytes: &[u8]) -> String {
 
 impl LogFormat {
     /// Every format, in the order [`LogFormat::detect`] tries their rules.
-    pub const ALL: [LogFormat; 4] = [
+    pub const ALL: [LogFormat; 5] = [
         LogFormat::Binary,
         LogFormat::Sql,
+        LogFormat::Parquet,
         LogFormat::Csv,
         LogFormat::Tsv,
     ];
@@ -78,11 +82,13 @@ impl LogFormat {
     ///   byte-order mark) or an ANSI code page;
     /// * [`LogFormat::Binary`]: an ETW buffer whose first event is a log-file header
     ///   ([`crate::format::blg::looks_like_blg`]);
-    /// * [`LogFormat::Sql`]: SQLite's header `SQLite format 3\0` (the database of a SQL log).
+    /// * [`LogFormat::Sql`]: SQLite's header `SQLite format 3\0` (the database of a SQL log);
+    /// * [`LogFormat::Parquet`]: Parquet's magic `PAR1`.
     pub fn matches(self, bytes: &[u8]) -> bool {
         match self {
             LogFormat::Binary => looks_like_blg(bytes),
             LogFormat::Sql => bytes.starts_with(SQLITE_MAGIC),
+            LogFormat::Parquet => bytes.starts_with(PARQUET_MAGIC),
             LogFormat::Csv | LogFormat::Tsv => {
                 sniff_flavor(text_start(bytes).as_bytes()) == self.csv_flavor()
             }
@@ -102,7 +108,8 @@ impl LogFormat {
     }
 
     /// The format a name calls for: `SQL:file.db!log` is [`LogFormat::Sql`], the extensions `.csv`,
-    /// `.tsv` and `.blg` (any case) their formats; `None` for any other name.
+    /// `.tsv`, `.blg` and `.parquet` (any case) their formats, and a name that ends with a path
+    /// separator (a dataset directory) [`LogFormat::Parquet`]; `None` for any other name.
     pub fn from_name(name: &str) -> Option<LogFormat> {
         if name
             .get(..4)
@@ -110,11 +117,15 @@ impl LogFormat {
         {
             return Some(LogFormat::Sql);
         }
+        if is_dir_name(name) {
+            return Some(LogFormat::Parquet);
+        }
         let ext = Path::new(name).extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
             "csv" => Some(LogFormat::Csv),
             "tsv" => Some(LogFormat::Tsv),
             "blg" => Some(LogFormat::Binary),
+            "parquet" => Some(LogFormat::Parquet),
             _ => None,
         }
     }
@@ -159,7 +170,7 @@ impl LogFormat {
         match self {
             LogFormat::Csv => Some(CsvFlavor::Csv),
             LogFormat::Tsv => Some(CsvFlavor::Tsv),
-            LogFormat::Sql | LogFormat::Binary => None,
+            LogFormat::Sql | LogFormat::Binary | LogFormat::Parquet => None,
         }
     }
 }
@@ -171,6 +182,11 @@ impl From<CsvFlavor> for LogFormat {
             CsvFlavor::Tsv => LogFormat::Tsv,
         }
     }
+}
+
+/// Whether `name` ends with a path separator: the name of a directory.
+fn is_dir_name(name: &str) -> bool {
+    name.ends_with('/') || (cfg!(windows) && name.ends_with('\\'))
 }
 
 /// How [`open`] reads logs.
@@ -193,13 +209,18 @@ impl OpenOptions {
 /// Opens the logs `input` names: `SQL:file.db!log` (the log name may be left out when the database
 /// holds one log), a file, or a file-name pattern with `*` and `?` (case-insensitive, as Windows
 /// matches them; the directory part is taken as it is), whose files are opened in name order.
-/// Each file is read as [`LogFormat::of_file`] says.
+/// Each file is read as [`LogFormat::of_file`] says. A directory is a Parquet dataset
+/// (`columnar::dataset`, feature `arrow`), read as one log.
 ///
 /// # Errors
-/// A pattern matches no file, a file cannot be read or is no log, or a SQL log cannot be opened.
+/// A pattern matches no file, a file cannot be read or is no log, a SQL log cannot be opened, or a
+/// directory is not a dataset.
 pub fn open(input: &str, options: &OpenOptions) -> Result<Vec<Box<dyn LogReader>>, LogError> {
     if LogFormat::from_name(input) == Some(LogFormat::Sql) {
         return Ok(vec![open_sql(input)?]);
+    }
+    if is_dir_name(input) || Path::new(input).is_dir() {
+        return Ok(vec![open_dataset(Path::new(input))?]);
     }
     expand(input)?
         .iter()
@@ -235,6 +256,7 @@ pub fn open_file(path: &Path, options: &OpenOptions) -> Result<Box<dyn LogReader
     match LogFormat::of_file(path)? {
         Some(LogFormat::Binary) => Ok(Box::new(BlgLogReader::open(path)?)),
         Some(LogFormat::Sql) => open_sql_file(path),
+        Some(LogFormat::Parquet) => open_parquet(path),
         Some(LogFormat::Csv | LogFormat::Tsv) => Ok(Box::new(PdhCsvReader::open(
             path,
             CsvReadOptions {
@@ -245,9 +267,64 @@ pub fn open_file(path: &Path, options: &OpenOptions) -> Result<Box<dyn LogReader
             &source,
             None,
             "not a counter log: it starts with neither a \"(PDH-CSV 4.0)\" or \"(PDH-TSV 4.0)\" \
-             header, the trace buffer of a .blg, nor a SQLite database header",
+             header, the trace buffer of a .blg, a SQLite database header, nor Parquet's PAR1",
         )),
     }
+}
+
+#[cfg(feature = "arrow")]
+fn open_parquet(path: &Path) -> Result<Box<dyn LogReader>, LogError> {
+    Ok(Box::new(super::columnar::ParquetLogReader::open(path)?))
+}
+
+#[cfg(feature = "arrow")]
+fn open_dataset(dir: &Path) -> Result<Box<dyn LogReader>, LogError> {
+    Ok(Box::new(super::columnar::DatasetReader::open(dir)?))
+}
+
+#[cfg(feature = "arrow")]
+fn create_parquet(target: &str, options: &CreateOptions) -> Result<Box<dyn LogWriter>, LogError> {
+    let path = Path::new(target);
+    if is_dir_name(target) || path.is_dir() {
+        // A dataset only ever adds files: nothing to append to or overwrite.
+        return Ok(Box::new(super::columnar::DatasetWriter::create(path)?));
+    }
+    if options.append {
+        return Err(LogError::usage(
+            target,
+            "a Parquet file cannot be appended to: name a dataset directory (DIR/), which adds files",
+        ));
+    }
+    let exists = path.exists();
+    if exists && !options.overwrite {
+        return Err(LogError::exists(target));
+    }
+    Ok(Box::new(
+        super::columnar::parquet::ParquetFileWriter::create(path, exists)?,
+    ))
+}
+
+#[cfg(not(feature = "arrow"))]
+fn open_parquet(path: &Path) -> Result<Box<dyn LogReader>, LogError> {
+    Err(no_arrow(&path.display().to_string()))
+}
+
+#[cfg(not(feature = "arrow"))]
+fn open_dataset(dir: &Path) -> Result<Box<dyn LogReader>, LogError> {
+    Err(no_arrow(&dir.display().to_string()))
+}
+
+#[cfg(not(feature = "arrow"))]
+fn create_parquet(target: &str, _: &CreateOptions) -> Result<Box<dyn LogWriter>, LogError> {
+    Err(no_arrow(target))
+}
+
+#[cfg(not(feature = "arrow"))]
+fn no_arrow(source: &str) -> LogError {
+    LogError::usage(
+        source,
+        "Parquet logs and datasets need the library's `arrow` feature, which this build leaves out",
+    )
 }
 
 #[cfg(feature = "sql")]
@@ -378,17 +455,25 @@ impl CreateOptions {
     }
 }
 
-/// Opens the writer of the log named `target` (a file or `SQL:file.db!log`), in the format its name
-/// calls for ([`LogFormat::for_output`]).
+/// Opens the writer of the log named `target` (a file, `SQL:file.db!log`, or for Parquet a dataset
+/// directory: one that exists or a name ending with a path separator), in the format its name calls
+/// for ([`LogFormat::for_output`]).
 ///
 /// # Errors
 /// The format contradicts the name; the output exists and neither `append` nor `overwrite` is set
 /// ([`LogErrorKind::Exists`]); a SQL log is not named `SQL:file.db!log`; a `.blg` is asked for
 /// (binary logs are read, not written); the file or database cannot be created.
 pub fn create(target: &str, options: &CreateOptions) -> Result<Box<dyn LogWriter>, LogError> {
-    let format = LogFormat::for_output(target, options.format)?;
+    let dataset =
+        Path::new(target).is_dir() && matches!(options.format, None | Some(LogFormat::Parquet));
+    let format = if dataset {
+        LogFormat::Parquet
+    } else {
+        LogFormat::for_output(target, options.format)?
+    };
     match format {
         LogFormat::Sql => create_sql(target, options),
+        LogFormat::Parquet => create_parquet(target, options),
         LogFormat::Binary => Err(LogError::usage(
             target,
             "binary logs (.blg) are read, not written: name a .csv, .tsv or SQL:file.db!log output",

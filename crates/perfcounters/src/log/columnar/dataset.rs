@@ -1,0 +1,453 @@
+//! Hive-partitioned datasets of Parquet logs: `DIR/machine=NAME/date=YYYY-MM-DD/part-….parquet`.
+//!
+//! [`DatasetWriter`] splits a log by the machine of its columns and the UTC date of its records;
+//! each (machine, date) gets a new file of the long form with that machine's columns (a Parquet log
+//! of its own, see [`super::parquet`]). It never writes over a file: names are unique (time, process
+//! and a sequence number), a file is written under a hidden temporary name and linked to its final
+//! name only when the whole log is written, and linking fails rather than replace a file. Several
+//! runs add files to one dataset.
+//!
+//! The machine is the partition value as the counter paths name it, with every byte outside
+//! `A-Z a-z 0-9 . _ -` written `%XX` (Hive's escaping); paths without a machine go to
+//! `machine=__HIVE_DEFAULT_PARTITION__`.
+//!
+//! [`DatasetReader`] reads a dataset back as one log: every file in time order (merged as relog
+//! merges logs). A dataset directory holds only `key=value` directories and `.parquet` files of
+//! ours (hidden entries, such as temporary files, are skipped); anything else is an error that
+//! names it.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::parquet::{ParquetLogReader, ParquetLogWriter};
+use super::utc_micros;
+use crate::log::error::LogError;
+use crate::log::model::{Cell, LogHeader, LogReader, LogTime, LogWriter, Record, TICKS_PER_MS};
+use crate::log::relog::Merge;
+
+/// A file being written under a temporary name beside its final one; dropped before
+/// [`commit`](Self::commit), it removes the temporary file.
+#[derive(Debug)]
+pub(crate) struct PendingFile {
+    temp: PathBuf,
+    target: PathBuf,
+    done: bool,
+}
+
+impl PendingFile {
+    /// Creates a new temporary file for `target` (`.NAME.tmp-PID-N` in the same directory).
+    pub(crate) fn create(target: &Path) -> io::Result<(PendingFile, File)> {
+        let dir = target.parent().unwrap_or(Path::new("."));
+        let name = target
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?
+            .to_string_lossy();
+        let pid = std::process::id();
+        for n in 0..1000u32 {
+            let temp = dir.join(format!(".{name}.tmp-{pid}-{n}"));
+            match OpenOptions::new().write(true).create_new(true).open(&temp) {
+                Ok(file) => {
+                    return Ok((
+                        PendingFile {
+                            temp,
+                            target: target.to_owned(),
+                            done: false,
+                        },
+                        file,
+                    ))
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("no free temporary name beside {}", target.display()),
+        ))
+    }
+
+    /// Gives the file its final name. With `replace`, a file of that name is replaced (atomically,
+    /// by a rename); without, an existing file is an error and stays as it was.
+    pub(crate) fn commit(mut self, replace: bool) -> io::Result<()> {
+        if replace {
+            fs::rename(&self.temp, &self.target)?;
+        } else {
+            match fs::hard_link(&self.temp, &self.target) {
+                Ok(()) => fs::remove_file(&self.temp)?,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::AlreadyExists,
+                        format!("{} exists and is left alone", self.target.display()),
+                    ))
+                }
+                // A file system without hard links: rename when nothing is there (the check and
+                // the rename are not one step, but the names are unique).
+                Err(_) if !self.target.exists() => fs::rename(&self.temp, &self.target)?,
+                Err(e) => return Err(e),
+            }
+        }
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for PendingFile {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// The partition value of a machine name (see the [module documentation](self)).
+pub fn partition_value(machine: Option<&str>) -> String {
+    let Some(m) = machine else {
+        return "__HIVE_DEFAULT_PARTITION__".to_owned();
+    };
+    let mut out = String::with_capacity(m.len());
+    for b in m.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The UTC date (`YYYY-MM-DD`) of a record's time in the log `header`.
+fn utc_date(header: &LogHeader, time: LogTime) -> Option<String> {
+    let micros = utc_micros(header, time)?;
+    let ticks = micros
+        .checked_mul(10)?
+        .checked_add(116_444_736_000_000_000)?;
+    let t = LogTime(ticks - ticks.rem_euclid(TICKS_PER_MS)).to_system_time()?;
+    Some(format!("{:04}-{:02}-{:02}", t.year, t.month, t.day))
+}
+
+/// Checks that `dir` holds nothing but a dataset's entries.
+fn check_dataset_dir(dir: &Path, depth: usize) -> io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        let ok = if kind.is_dir() {
+            name.contains('=') && depth < 2
+        } else {
+            depth == 2 && name.ends_with(".parquet")
+        };
+        if !ok {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is not part of a dataset (a dataset holds machine=NAME/date=YYYY-MM-DD/ \
+                     directories of .parquet files)",
+                    entry.path().display()
+                ),
+            ));
+        }
+        if kind.is_dir() {
+            check_dataset_dir(&entry.path(), depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// One machine's open file.
+struct Part {
+    date: String,
+    writer: ParquetLogWriter<io::BufWriter<File>>,
+    pending: PendingFile,
+}
+
+/// Writes a log into a Hive-partitioned dataset (see the [module documentation](self)).
+pub struct DatasetWriter {
+    dir: PathBuf,
+    source: String,
+    header: Option<LogHeader>,
+    /// Per machine: its sub-header and the header columns it takes.
+    machines: Vec<(LogHeader, Vec<usize>)>,
+    open: Vec<Option<Part>>,
+    done: Vec<PendingFile>,
+    record: Record,
+    sequence: u32,
+    stamp: String,
+    written: Vec<PathBuf>,
+}
+
+impl std::fmt::Debug for DatasetWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatasetWriter")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DatasetWriter {
+    /// A writer into the dataset directory `dir`, created when missing. An existing directory must
+    /// hold only a dataset's entries.
+    pub fn create(dir: &Path) -> Result<Self, LogError> {
+        let source = dir.display().to_string();
+        let err = |e: io::Error| LogError::io(&source, None, e);
+        fs::create_dir_all(dir).map_err(err)?;
+        check_dataset_dir(dir, 0).map_err(err)?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        Ok(DatasetWriter {
+            dir: dir.to_owned(),
+            source,
+            header: None,
+            machines: Vec::new(),
+            open: Vec::new(),
+            done: Vec::new(),
+            record: Record::default(),
+            sequence: 0,
+            stamp: format!("{now:x}-{}", std::process::id()),
+            written: Vec::new(),
+        })
+    }
+
+    /// The files written, once [`finish`](LogWriter::finish) has succeeded.
+    pub fn written(&self) -> &[PathBuf] {
+        &self.written
+    }
+
+    fn start_part(&mut self, m: usize, date: String) -> Result<Part, LogError> {
+        let Some((header, _)) = self.machines.get(m) else {
+            return Err(LogError::usage(&self.source, "no such machine"));
+        };
+        let machine = header
+            .counters
+            .first()
+            .and_then(|c| c.path.machine.as_deref());
+        let dir = self
+            .dir
+            .join(format!("machine={}", partition_value(machine)))
+            .join(format!("date={date}"));
+        let err = |e: io::Error| LogError::io(&dir.display().to_string(), None, e);
+        fs::create_dir_all(&dir).map_err(err)?;
+        self.sequence += 1;
+        let path = dir.join(format!("part-{}-{}.parquet", self.stamp, self.sequence));
+        let (pending, file) = PendingFile::create(&path).map_err(err)?;
+        let mut writer =
+            ParquetLogWriter::new(&path.display().to_string(), io::BufWriter::new(file));
+        writer.write_header(header)?;
+        Ok(Part {
+            date,
+            writer,
+            pending,
+        })
+    }
+
+    fn close_part(&mut self, part: Part) -> Result<(), LogError> {
+        let Part {
+            mut writer,
+            pending,
+            ..
+        } = part;
+        writer.finish()?;
+        let source = pending.temp.display().to_string();
+        let file = writer
+            .into_finished()
+            .ok_or_else(|| LogError::usage(&source, "not finished"))?
+            .into_inner()
+            .map_err(|e| LogError::io(&source, None, e.into_error()))?;
+        file.sync_all()
+            .map_err(|e| LogError::io(&source, None, e))?;
+        self.done.push(pending);
+        Ok(())
+    }
+}
+
+impl LogWriter for DatasetWriter {
+    fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
+        let mut by_machine: HashMap<Option<String>, usize> = HashMap::new();
+        for (k, c) in header.counters.iter().enumerate() {
+            let key = c.path.machine.as_ref().map(|m| m.to_uppercase());
+            let m = *by_machine.entry(key).or_insert_with(|| {
+                self.machines.push((
+                    LogHeader {
+                        counters: Vec::new(),
+                        ..header.clone()
+                    },
+                    Vec::new(),
+                ));
+                self.machines.len() - 1
+            });
+            if let Some((h, cols)) = self.machines.get_mut(m) {
+                h.counters.push(c.clone());
+                cols.push(k);
+            }
+        }
+        self.open = (0..self.machines.len()).map(|_| None).collect();
+        self.header = Some(header.clone());
+        Ok(())
+    }
+
+    fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
+        let Some(header) = &self.header else {
+            return Err(LogError::usage(&self.source, "no header written"));
+        };
+        let date = utc_date(header, record.time).ok_or_else(|| {
+            LogError::invalid(
+                &self.source,
+                None,
+                format!("time {} is out of range", record.time),
+            )
+        })?;
+        for m in 0..self.machines.len() {
+            let same = self
+                .open
+                .get(m)
+                .and_then(Option::as_ref)
+                .is_some_and(|p| p.date == date);
+            if !same {
+                let old = self.open.get_mut(m).and_then(Option::take);
+                if let Some(old) = old {
+                    self.close_part(old)?;
+                }
+                let part = self.start_part(m, date.clone())?;
+                if let Some(slot) = self.open.get_mut(m) {
+                    *slot = Some(part);
+                }
+            }
+            let (Some((_, cols)), Some(Some(part))) = (self.machines.get(m), self.open.get_mut(m))
+            else {
+                continue;
+            };
+            self.record.time = record.time;
+            self.record.cells.clear();
+            self.record.cells.extend(
+                cols.iter()
+                    .map(|&c| record.cells.get(c).copied().unwrap_or(Cell::Blank)),
+            );
+            part.writer.write_record(&self.record)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), LogError> {
+        let open: Vec<Part> = self.open.iter_mut().filter_map(Option::take).collect();
+        for part in open {
+            self.close_part(part)?;
+        }
+        for pending in std::mem::take(&mut self.done) {
+            let target = pending.target.clone();
+            pending
+                .commit(false)
+                .map_err(|e| LogError::io(&target.display().to_string(), None, e))?;
+            self.written.push(target);
+        }
+        Ok(())
+    }
+}
+
+/// The `.parquet` files of the dataset `dir`, sorted by path.
+pub fn dataset_files(dir: &Path) -> Result<Vec<PathBuf>, LogError> {
+    let source = dir.display().to_string();
+    let err = |e: io::Error| LogError::io(&source, None, e);
+    check_dataset_dir(dir, 0).map_err(err)?;
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).map_err(err)? {
+            let entry = entry.map_err(err)?;
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if entry.file_type().map_err(err)?.is_dir() {
+                stack.push(entry.path());
+            } else {
+                files.push(entry.path());
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// A dataset read back as one log: its files merged in time order (see [`Merge`]).
+///
+/// Every file is open at once (one row group of each in memory).
+pub struct DatasetReader {
+    merge: Merge,
+    header: LogHeader,
+    files: Vec<PathBuf>,
+}
+
+impl std::fmt::Debug for DatasetReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatasetReader")
+            .field("header", &self.header)
+            .field("files", &self.files)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DatasetReader {
+    /// Opens the dataset `dir`: every file must be a Parquet log of ours.
+    pub fn open(dir: &Path) -> Result<Self, LogError> {
+        let source = dir.display().to_string();
+        let files = dataset_files(dir)?;
+        if files.is_empty() {
+            return Err(LogError::invalid(
+                &source,
+                None,
+                "the dataset holds no .parquet file",
+            ));
+        }
+        let mut inputs: Vec<Box<dyn LogReader>> = Vec::with_capacity(files.len());
+        for f in &files {
+            inputs.push(Box::new(ParquetLogReader::open(f)?));
+        }
+        let merge = Merge::new(inputs)?;
+        let header = LogHeader {
+            source,
+            ..merge.header().clone()
+        };
+        Ok(DatasetReader {
+            merge,
+            header,
+            files,
+        })
+    }
+
+    /// The files of the dataset.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+}
+
+impl LogReader for DatasetReader {
+    fn header(&self) -> &LogHeader {
+        &self.header
+    }
+
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+        self.merge.read_record(record)
+    }
+
+    fn select_columns(&mut self, keep: &[bool]) {
+        self.merge.select_columns(keep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_values() {
+        assert_eq!(partition_value(Some("WIN-SRV01")), "WIN-SRV01");
+        assert_eq!(partition_value(Some("a b/c=é")), "a%20b%2Fc%3D%C3%A9");
+        assert_eq!(partition_value(None), "__HIVE_DEFAULT_PARTITION__");
+    }
+}

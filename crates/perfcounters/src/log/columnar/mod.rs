@@ -1,0 +1,453 @@
+//! The columnar form of a log (feature `arrow`): Arrow record batches, Parquet files and
+//! Hive-partitioned Parquet datasets.
+//!
+//! * The **long form** has one row per cell of a record: `time` (a UTC instant in microseconds),
+//!   the parts of the counter path (`machine`, `object`, `instance`, `counter`, `parent`,
+//!   `instance_index`), and `value` (null when the cell is blank or its sample has no value). Logs
+//!   that keep raw samples (`.blg`, SQL) add `counter_type`, `raw_first`, `raw_second`,
+//!   `multi_count` and `status`. Strings are dictionary-encoded. [`long_schema`] and [`long_batch`]
+//!   build it; [`LongBatches`] streams a whole [`LogReader`].
+//! * The **wide form** is relog's shape: `time`, then one float64 column per counter path
+//!   ([`wide_schema`], [`WideBatches`]).
+//! * [`parquet`]: a log as a Parquet file of the long form ([`ParquetLogWriter`],
+//!   [`ParquetLogReader`]); the log's header (columns, counter information, time zone) is kept in
+//!   the file's key-value metadata so that reading it back gives the same log.
+//! * [`dataset`]: Hive-partitioned datasets, `DIR/machine=NAME/date=YYYY-MM-DD/part-….parquet`.
+//!
+//! Within a batch, rows are grouped by column (in the header's order) and, within a column, by
+//! time: runs of one counter compress far better than rows in time order, and readers that want
+//! time order sort (`ORDER BY time`).
+
+pub mod dataset;
+pub mod parquet;
+
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    Array, ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, RecordBatch,
+    StringArray, TimestampMicrosecondArray, UInt32Array,
+};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
+
+use super::error::LogError;
+use super::model::{Cell, LogHeader, LogReader, LogTime, Record, TICKS_PER_MINUTE};
+
+pub use self::dataset::{DatasetReader, DatasetWriter};
+pub use self::parquet::{ParquetLogReader, ParquetLogWriter};
+
+/// 100 ns ticks from 1601-01-01 (the `FILETIME` epoch) to 1970-01-01 (the Unix epoch).
+const UNIX_EPOCH_TICKS: i64 = 116_444_736_000_000_000;
+
+/// The time zone of the `time` column: its values are UTC instants.
+pub const TIME_ZONE: &str = "UTC";
+
+/// The UTC instant of a record's time, in microseconds since 1970-01-01 00:00 UTC, or `None` when
+/// it does not fit.
+///
+/// A record's time is on the log's wall clock; the header's bias (UTC − local, in minutes) moves it
+/// to UTC. A log that names no zone (typeperf's PDH-CSV) has its wall clock taken as UTC. This is
+/// the one place that turns a record's time into the `time` column; [`log_time`] is its inverse.
+pub fn utc_micros(header: &LogHeader, time: LogTime) -> Option<i64> {
+    let bias = i64::from(header.bias_minutes()).checked_mul(TICKS_PER_MINUTE)?;
+    let utc = time.0.checked_add(bias)?.checked_sub(UNIX_EPOCH_TICKS)?;
+    Some(utc.div_euclid(10))
+}
+
+/// The record time (on the header's wall clock) of a `time` value in microseconds since the Unix
+/// epoch, or `None` when it is out of range. The inverse of [`utc_micros`].
+pub fn log_time(header: &LogHeader, micros: i64) -> Option<LogTime> {
+    let bias = i64::from(header.bias_minutes()).checked_mul(TICKS_PER_MINUTE)?;
+    let ticks = micros
+        .checked_mul(10)?
+        .checked_add(UNIX_EPOCH_TICKS)?
+        .checked_sub(bias)?;
+    (ticks >= 0).then_some(LogTime(ticks))
+}
+
+/// Whether the header's log keeps raw samples (some column has counter information), so that its
+/// long form has the raw columns.
+pub fn has_raw_columns(header: &LogHeader) -> bool {
+    header.counters.iter().any(|c| c.info.is_some())
+}
+
+fn dictionary() -> DataType {
+    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+}
+
+fn time_type() -> DataType {
+    DataType::Timestamp(TimeUnit::Microsecond, Some(TIME_ZONE.into()))
+}
+
+/// The long-form schema; `raw` adds the raw-sample columns.
+pub fn long_schema(raw: bool) -> SchemaRef {
+    let mut fields = vec![
+        Field::new("time", time_type(), false),
+        Field::new("machine", dictionary(), true),
+        Field::new("object", dictionary(), false),
+        Field::new("instance", dictionary(), true),
+        Field::new("counter", dictionary(), false),
+        Field::new("value", DataType::Float64, true),
+        Field::new("parent", dictionary(), true),
+        Field::new("instance_index", DataType::UInt32, true),
+    ];
+    if raw {
+        fields.extend([
+            Field::new("counter_type", DataType::UInt32, true),
+            Field::new("raw_first", DataType::Int64, true),
+            Field::new("raw_second", DataType::Int64, true),
+            Field::new("multi_count", DataType::UInt32, true),
+            Field::new("status", DataType::UInt32, true),
+        ]);
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// One dictionary-encoded string column of the long form: the distinct strings of the header and
+/// each header column's key into them.
+#[derive(Debug)]
+struct DictColumn {
+    values: ArrayRef,
+    keys: Vec<Option<i32>>,
+}
+
+impl DictColumn {
+    fn new<'a>(items: impl Iterator<Item = Option<&'a str>>) -> Result<Self, ArrowError> {
+        let mut distinct: Vec<&'a str> = Vec::new();
+        let mut index: std::collections::HashMap<&'a str, i32> = Default::default();
+        let mut keys = Vec::new();
+        for item in items {
+            let key = match item {
+                None => None,
+                Some(s) => Some(match index.get(s) {
+                    Some(&k) => k,
+                    None => {
+                        let k = i32::try_from(distinct.len()).map_err(|_| {
+                            ArrowError::InvalidArgumentError("too many distinct names".into())
+                        })?;
+                        distinct.push(s);
+                        index.insert(s, k);
+                        k
+                    }
+                }),
+            };
+            keys.push(key);
+        }
+        Ok(DictColumn {
+            values: Arc::new(StringArray::from(distinct)),
+            keys,
+        })
+    }
+
+    fn array(&self, records: usize) -> Result<ArrayRef, ArrowError> {
+        let keys: Int32Array = self
+            .keys
+            .iter()
+            .flat_map(|k| std::iter::repeat_n(*k, records))
+            .collect();
+        Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
+            keys,
+            self.values.clone(),
+        )?))
+    }
+}
+
+/// What the long form needs of a header, computed once per log: the schema and the
+/// dictionary-encoded path parts of every column.
+#[derive(Debug)]
+pub struct LongLayout {
+    schema: SchemaRef,
+    raw: bool,
+    machine: DictColumn,
+    object: DictColumn,
+    instance: DictColumn,
+    counter: DictColumn,
+    parent: DictColumn,
+    index: Vec<Option<u32>>,
+    counter_type: Vec<Option<u32>>,
+}
+
+impl LongLayout {
+    /// The layout of `header`'s long form.
+    pub fn new(header: &LogHeader) -> Result<Self, LogError> {
+        let err = |e: ArrowError| LogError::invalid(&header.source, None, e.to_string());
+        let paths = || header.counters.iter().map(|c| &c.path);
+        let raw = has_raw_columns(header);
+        Ok(LongLayout {
+            schema: long_schema(raw),
+            raw,
+            machine: DictColumn::new(paths().map(|p| p.machine.as_deref())).map_err(err)?,
+            object: DictColumn::new(paths().map(|p| Some(p.object.as_str()))).map_err(err)?,
+            instance: DictColumn::new(paths().map(|p| p.instance.as_deref())).map_err(err)?,
+            counter: DictColumn::new(paths().map(|p| Some(p.counter.as_str()))).map_err(err)?,
+            parent: DictColumn::new(paths().map(|p| p.parent.as_deref())).map_err(err)?,
+            index: paths().map(|p| p.index).collect(),
+            counter_type: header
+                .counters
+                .iter()
+                .map(|c| c.info.map(|i| i.counter_type.0))
+                .collect(),
+        })
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
+
+/// The long form of `records` (each with one cell per column of the header `layout` was made of):
+/// rows grouped by column, then in the records' order.
+pub fn long_batch(
+    header: &LogHeader,
+    layout: &LongLayout,
+    records: &[Record],
+) -> Result<RecordBatch, LogError> {
+    let source = &header.source;
+    let n = records.len();
+    let columns = layout.index.len();
+    let mut times = Vec::with_capacity(n);
+    for r in records {
+        let t = utc_micros(header, r.time).ok_or_else(|| {
+            LogError::invalid(source, None, format!("time {} is out of range", r.time))
+        })?;
+        times.push(t);
+    }
+    let rows = n.saturating_mul(columns);
+    let time: TimestampMicrosecondArray = (0..columns)
+        .flat_map(|_| times.iter().copied())
+        .collect::<Vec<i64>>()
+        .into();
+    let mut value = Vec::with_capacity(rows);
+    let cell = |r: &Record, c: usize| r.cells.get(c).copied().unwrap_or_default();
+    for c in 0..columns {
+        value.extend(records.iter().map(|r| cell(r, c).value()));
+    }
+    let index: UInt32Array = layout
+        .index
+        .iter()
+        .flat_map(|i| std::iter::repeat_n(*i, n))
+        .collect();
+    let err = |e: ArrowError| LogError::invalid(source, None, e.to_string());
+    let mut arrays: Vec<ArrayRef> = vec![
+        Arc::new(time.with_timezone(TIME_ZONE)),
+        layout.machine.array(n).map_err(err)?,
+        layout.object.array(n).map_err(err)?,
+        layout.instance.array(n).map_err(err)?,
+        layout.counter.array(n).map_err(err)?,
+        Arc::new(Float64Array::from(value)),
+        layout.parent.array(n).map_err(err)?,
+        Arc::new(index),
+    ];
+    if layout.raw {
+        let counter_type: UInt32Array = layout
+            .counter_type
+            .iter()
+            .flat_map(|t| std::iter::repeat_n(*t, n))
+            .collect();
+        let (mut first, mut second, mut multi, mut status) = (
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+        );
+        for c in 0..columns {
+            for r in records {
+                let raw = match cell(r, c) {
+                    Cell::Raw(rc, _) => Some(rc),
+                    _ => None,
+                };
+                first.push(raw.map(|rc| rc.raw.first));
+                second.push(raw.map(|rc| rc.raw.second));
+                multi.push(raw.map(|rc| rc.raw.multi_count));
+                status.push(raw.map(|rc| rc.status.0));
+            }
+        }
+        arrays.extend([
+            Arc::new(counter_type) as ArrayRef,
+            Arc::new(Int64Array::from(first)),
+            Arc::new(Int64Array::from(second)),
+            Arc::new(UInt32Array::from(multi)),
+            Arc::new(UInt32Array::from(status)),
+        ]);
+    }
+    RecordBatch::try_new(layout.schema.clone(), arrays).map_err(err)
+}
+
+/// Reads up to `limit` records of `reader` into `buf` (reusing its records); returns how many.
+fn fill(
+    reader: &mut dyn LogReader,
+    buf: &mut Vec<Record>,
+    limit: usize,
+) -> Result<usize, LogError> {
+    let mut n = 0;
+    while n < limit {
+        if buf.len() <= n {
+            buf.push(Record::default());
+        }
+        let Some(r) = buf.get_mut(n) else { break };
+        if !reader.read_record(r)? {
+            break;
+        }
+        n += 1;
+    }
+    buf.truncate(n);
+    Ok(n)
+}
+
+/// The records per batch of [`LongBatches`] and [`WideBatches`] for a log of `columns` columns:
+/// about a million cells, at least one record.
+pub fn records_per_batch(columns: usize) -> usize {
+    (ROWS_PER_BATCH / columns.max(1)).max(1)
+}
+
+/// About how many rows (cells) a long batch or a Parquet row group holds.
+pub const ROWS_PER_BATCH: usize = 1 << 20;
+
+/// A log's long form, streamed: each item is a batch of about [`ROWS_PER_BATCH`] rows
+/// (whole records).
+pub struct LongBatches<R: LogReader> {
+    reader: R,
+    layout: LongLayout,
+    records: Vec<Record>,
+    per_batch: usize,
+}
+
+impl<R: LogReader> std::fmt::Debug for LongBatches<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LongBatches")
+            .field("layout", &self.layout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: LogReader> LongBatches<R> {
+    /// The long form of `reader`.
+    pub fn new(reader: R) -> Result<Self, LogError> {
+        let layout = LongLayout::new(reader.header())?;
+        let per_batch = records_per_batch(reader.header().counters.len());
+        Ok(LongBatches {
+            reader,
+            layout,
+            records: Vec::new(),
+            per_batch,
+        })
+    }
+
+    /// The schema of every batch.
+    pub fn schema(&self) -> &SchemaRef {
+        self.layout.schema()
+    }
+}
+
+impl<R: LogReader> Iterator for LongBatches<R> {
+    type Item = Result<RecordBatch, LogError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match fill(&mut self.reader, &mut self.records, self.per_batch) {
+            Err(e) => Some(Err(e)),
+            Ok(0) => None,
+            Ok(_) => Some(long_batch(
+                self.reader.header(),
+                &self.layout,
+                &self.records,
+            )),
+        }
+    }
+}
+
+/// The wide-form schema of `header`: `time`, then one nullable float64 column per counter, named
+/// by the path as the log writes it.
+pub fn wide_schema(header: &LogHeader) -> SchemaRef {
+    let mut fields = vec![Field::new("time", time_type(), false)];
+    fields.extend(
+        header
+            .counters
+            .iter()
+            .map(|c| Field::new(c.name.as_str(), DataType::Float64, true)),
+    );
+    Arc::new(Schema::new(fields))
+}
+
+/// The wide form of `records`: one row per record.
+pub fn wide_batch(
+    header: &LogHeader,
+    schema: &SchemaRef,
+    records: &[Record],
+) -> Result<RecordBatch, LogError> {
+    let source = &header.source;
+    let mut times = Vec::with_capacity(records.len());
+    for r in records {
+        times.push(utc_micros(header, r.time).ok_or_else(|| {
+            LogError::invalid(source, None, format!("time {} is out of range", r.time))
+        })?);
+    }
+    let mut arrays: Vec<ArrayRef> = vec![Arc::new(
+        TimestampMicrosecondArray::from(times).with_timezone(TIME_ZONE),
+    )];
+    for c in 0..header.counters.len() {
+        let values: Float64Array = records
+            .iter()
+            .map(|r| r.cells.get(c).and_then(Cell::value))
+            .collect();
+        arrays.push(Arc::new(values));
+    }
+    RecordBatch::try_new(schema.clone(), arrays)
+        .map_err(|e| LogError::invalid(source, None, e.to_string()))
+}
+
+/// A log's wide form, streamed in batches of about [`ROWS_PER_BATCH`] cells.
+pub struct WideBatches<R: LogReader> {
+    reader: R,
+    schema: SchemaRef,
+    records: Vec<Record>,
+    per_batch: usize,
+}
+
+impl<R: LogReader> std::fmt::Debug for WideBatches<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WideBatches")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: LogReader> WideBatches<R> {
+    /// The wide form of `reader`.
+    pub fn new(reader: R) -> Self {
+        let schema = wide_schema(reader.header());
+        let per_batch = records_per_batch(reader.header().counters.len());
+        WideBatches {
+            reader,
+            schema,
+            records: Vec::new(),
+            per_batch,
+        }
+    }
+
+    /// The schema of every batch.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
+
+impl<R: LogReader> Iterator for WideBatches<R> {
+    type Item = Result<RecordBatch, LogError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match fill(&mut self.reader, &mut self.records, self.per_batch) {
+            Err(e) => Some(Err(e)),
+            Ok(0) => None,
+            Ok(_) => Some(wide_batch(
+                self.reader.header(),
+                &self.schema,
+                &self.records,
+            )),
+        }
+    }
+}
+
+/// The long form's column `name` of `batch`, if present.
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> Option<&'a dyn Array> {
+    batch.column_by_name(name).map(|a| a.as_ref())
+}
