@@ -102,10 +102,10 @@ impl Output {
             let header = LogHeader {
                 source: "watch".into(),
                 kind: LogFormat::Sql,
-                time_zone: Some(TimeZone {
-                    name: format!("UTC{:+03}:{:02}", -bias / 60, (bias % 60).abs()),
-                    bias: Some(bias),
-                }),
+                time_zone: Some(TimeZone::fixed(
+                    format!("UTC{:+03}:{:02}", -bias / 60, (bias % 60).abs()),
+                    Some(bias),
+                )),
                 counters: query
                     .counters()
                     .iter()
@@ -144,7 +144,8 @@ impl Output {
     ) -> Result<()> {
         match self.format {
             OutputFormat::Sql => {
-                let t = system_time(time);
+                // A record's time is a UTC instant.
+                let t = system_time(&time.with_timezone(&chrono::Utc));
                 self.record.time = LogTime::from_parts(
                     t.year.into(),
                     t.month.into(),
@@ -232,8 +233,8 @@ impl Output {
     }
 }
 
-/// A local `DateTime` as the calendar fields the CSV writer takes.
-pub fn system_time(t: &DateTime<Local>) -> SystemTime {
+/// A `DateTime` (local or UTC) as the calendar fields the CSV writer takes.
+pub fn system_time<Z: chrono::TimeZone>(t: &DateTime<Z>) -> SystemTime {
     SystemTime {
         year: t.year().clamp(0, 9999) as u16,
         month: t.month() as u16,

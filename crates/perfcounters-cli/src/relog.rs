@@ -377,6 +377,7 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
             samples: 0,
             counters: Vec::new(),
         },
+        zone: None,
     };
     perfcounters::log::copy(&mut filtered, &mut counting)?;
     if let Some(o) = &args.output {
@@ -469,15 +470,22 @@ fn unmatched(
 struct Counting<'a> {
     inner: &'a mut dyn LogWriter,
     summary: LogSummary,
+    zone: Option<perfcounters::log::TimeZone>,
 }
 
 impl LogWriter for Counting<'_> {
     fn write_header(&mut self, header: &LogHeader) -> Result<(), perfcounters::log::LogError> {
+        self.zone.clone_from(&header.time_zone);
         self.inner.write_header(header)
     }
     fn write_record(&mut self, record: &Record) -> Result<(), perfcounters::log::LogError> {
-        self.summary.begin.get_or_insert(record.time);
-        self.summary.end = Some(record.time);
+        // The summary shows the log's local time, as relog does.
+        let local = self
+            .zone
+            .as_ref()
+            .map_or(record.time, |z| z.to_local(record.time));
+        self.summary.begin.get_or_insert(local);
+        self.summary.end = Some(local);
         self.summary.samples += 1;
         self.inner.write_record(record)
     }

@@ -45,10 +45,7 @@ fn sample_log(n: u32, counters: &[&str]) -> VecLog {
     let header = LogHeader {
         source: "memory".into(),
         kind: LogFormat::Csv,
-        time_zone: Some(TimeZone {
-            name: "Pacific Standard Time".into(),
-            bias: Some(480),
-        }),
+        time_zone: Some(TimeZone::named("Pacific Standard Time", Some(480)).0),
         counters: counters
             .iter()
             .map(|c| LogCounter::new(CounterPath::parse(c).unwrap(), None))

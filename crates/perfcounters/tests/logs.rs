@@ -84,16 +84,15 @@ fn localized_tsv_in_code_page_1252_with_lf_and_negative_bias() {
     assert_eq!(h.kind, LogKind::Tsv);
     assert_eq!(
         h.time_zone,
-        Some(TimeZone {
-            name: "Hora de verano romance".into(),
-            bias: Some(-120)
-        })
+        Some(TimeZone::named("Hora de verano romance", Some(-120)).0)
     );
     assert_eq!(h.counters[0].path.object, "Disco físico");
     assert_eq!(h.counters[0].path.counter, "% de tiempo inactivo");
     assert_eq!(values(&rows[0]), [None, Some(6.9494827586206889356e-5)]);
     assert_eq!(values(&rows[1]), [Some(97.5), Some(12345678901234567168.0)]);
-    assert_eq!(rows[1].time, t(2023, 7, 1, 10, 0, 15, 0));
+    // 10:00:15 at UTC+2 (bias −120) is 08:00:15 UTC; the header's zone gives the local time back.
+    assert_eq!(rows[1].time, t(2023, 7, 1, 8, 0, 15, 0));
+    assert_eq!(h.to_local(rows[1].time), t(2023, 7, 1, 10, 0, 15, 0));
 }
 
 #[test]
@@ -107,13 +106,7 @@ fn cyrillic_code_page_given_and_zone_cut_at_first_non_ascii_character() {
         code_page: Some(1251),
     };
     let (h, rows) = read_bytes(bytes.into_owned(), opts).unwrap();
-    assert_eq!(
-        h.time_zone,
-        Some(TimeZone {
-            name: "RTZ 2 (".into(),
-            bias: None
-        })
-    );
+    assert_eq!(h.time_zone, Some(TimeZone::named("RTZ 2 (", None).0));
     assert_eq!(h.counters[0].path.machine.as_deref(), Some("ПК"));
     assert_eq!(h.counters[0].path.object, "Процесс");
     assert_eq!(values(&rows[0]), [Some(3.25)]);
@@ -146,7 +139,9 @@ fn utf16_with_and_without_bom_and_utf8_with_bom() {
         assert_eq!(h.counters[0].path.object, "Mémoire");
         assert_eq!(h.time_zone.as_ref().unwrap().bias, Some(-60));
         assert_eq!(rows.len(), 1);
-        assert_eq!(rows[0].time, t(2022, 12, 31, 23, 59, 59, 999));
+        // 23:59:59.999 at bias −60 is 22:59:59.999 UTC.
+        assert_eq!(rows[0].time, t(2022, 12, 31, 22, 59, 59, 999));
+        assert_eq!(h.to_local(rows[0].time), t(2022, 12, 31, 23, 59, 59, 999));
         assert_eq!(values(&rows[0]), [Some(1024.0)]);
     }
 }
@@ -269,10 +264,7 @@ fn real_logs() {
         assert_eq!(h.kind, LogKind::Csv);
         assert_eq!(
             h.time_zone,
-            Some(TimeZone {
-                name: e.zone.0.into(),
-                bias: Some(e.zone.1)
-            }),
+            Some(TimeZone::named(e.zone.0, Some(e.zone.1)).0),
             "{}",
             e.file
         );
@@ -284,7 +276,8 @@ fn real_logs() {
         let mut blanks = 0usize;
         while r.read_record(&mut rec).unwrap() {
             if n == 0 {
-                assert_eq!(rec.time, e.first_time, "{}", e.file);
+                // The record holds the UTC instant; the log's zone shows the time written.
+                assert_eq!(h.to_local(rec.time), e.first_time, "{}", e.file);
                 assert_eq!(&values(&rec)[..e.first_values.len()], e.first_values);
             }
             assert!(rec.time > last);

@@ -212,10 +212,7 @@ fn raw_log() -> VecLog {
     let header = LogHeader {
         source: "raw".into(),
         kind: LogKind::Binary,
-        time_zone: Some(TimeZone {
-            name: "Pacific Standard Time".into(),
-            bias: Some(480),
-        }),
+        time_zone: Some(TimeZone::named("Pacific Standard Time", Some(480)).0),
         counters: vec![LogCounter::new(
             CounterPath::parse(r"\\H\Processor(_Total)\% Processor Time").unwrap(),
             Some(CounterInfo {
@@ -225,7 +222,8 @@ fn raw_log() -> VecLog {
             }),
         )],
     };
-    let t = |s| LogTime::from_parts(2013, 2, 19, 18, 50, s, 0).unwrap();
+    // Records hold UTC instants: 2013-02-20 02:50 UTC is 2013-02-19 18:50 Pacific Standard Time.
+    let t = |s| LogTime::from_parts(2013, 2, 20, 2, 50, s, 0).unwrap();
     // 100·(1 − ΔN/ΔD): N rises by 75 of 100 → 25 %; the NO_MACHINE sample has no value and is
     // skipped, so the next one is computed against the last valid one (25 of 100 → 75 %); values
     // above 2^32 go through the signed halves.
@@ -400,10 +398,7 @@ fn arb_log() -> impl Strategy<Value = String> {
             let mut header = LogHeader {
                 source: "gen".into(),
                 kind: LogKind::Csv,
-                time_zone: zone.map(|(name, bias)| TimeZone {
-                    name: name.trim_end().to_owned(),
-                    bias: Some(bias),
-                }),
+                time_zone: zone.map(|(name, bias)| TimeZone::named(name.trim_end(), Some(bias)).0),
                 counters: Vec::new(),
             };
             // Duplicate paths would be one column in a database; a PDH log never repeats a path.

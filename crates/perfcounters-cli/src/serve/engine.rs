@@ -61,7 +61,6 @@ impl LogData {
         use perfcounters::log::{Filtered, LogReader, Record, RelogFilter};
         let mut filtered = Filtered::new(reader, &RelogFilter::default())?;
         let header = filtered.header().clone();
-        let bias = i64::from(header.bias_minutes());
         let mut rows = Vec::new();
         let mut record = Record::default();
         while filtered.read_record(&mut record)? {
@@ -76,7 +75,8 @@ impl LogData {
                     header.source
                 );
             }
-            let utc = record.time.plus_minutes(bias).0;
+            // A record's time is a UTC instant.
+            let utc = record.time.0;
             rows.push((
                 unix_millis_from_filetime(utc),
                 record

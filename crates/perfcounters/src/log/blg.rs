@@ -8,8 +8,10 @@
 //!   records. Memory stays flat: one buffer and the columns.
 //! * columns are in the order relog prints them ([`BlgLog::display_order`]);
 //! * each cell is a [`Cell::Raw`] (status and raw sample), or blank where an instance is absent;
-//! * the header's time zone is the one in effect at the first sample
-//!   ([`TimeZoneInformation::zone_at`](crate::format::blg::TimeZoneInformation::zone_at)), its name
+//! * a record's time is the sample's local time turned into UTC by the log's
+//!   `TIME_ZONE_INFORMATION` (daylight saving time included, see [`crate::log::zone`]); the header's
+//!   time zone carries those rules, with the name and bias in effect at the first sample
+//!   ([`TimeZoneInformation::zone_at`](crate::format::blg::TimeZoneInformation::zone_at)), the name
 //!   resolved from `@tzres.dll` references.
 //!
 //! A log damaged part-way (cut off, or a malformed record) yields the records before the damage and
@@ -26,6 +28,7 @@ use crate::log::error::LogErrorKind;
 use crate::log::model::{
     Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, RawCell, Record, TimeZone,
 };
+use crate::log::zone::LocalClock;
 
 /// A `.blg` log read as raw samples.
 #[derive(Debug)]
@@ -39,6 +42,8 @@ pub struct BlgLogReader<R: Read> {
     samples: u64,
     read: u64,
     warnings: Vec<String>,
+    /// The log's local times → UTC.
+    clock: LocalClock,
 }
 
 impl BlgLogReader<BufReader<File>> {
@@ -104,16 +109,13 @@ impl<R: Read> BlgLogReader<R> {
             position[c] = pos;
         }
         let counters = order.iter().map(|&c| log_counter(&columns[c])).collect();
-        let tz = &first.header().time_zone;
-        let at = first_time.unwrap_or_else(|| first.header().start_time);
-        let (name, bias) = tz.zone_at(at);
+        let rules = first.header().time_zone.clone();
+        let first_utc = first_time.map_or(first.header().start_time, |t| rules.to_utc(t));
+        let clock = LocalClock::new(rules.clone());
         let header = LogHeader {
             source: source.to_owned(),
             kind: LogKind::Binary,
-            time_zone: Some(TimeZone {
-                name,
-                bias: Some(bias),
-            }),
+            time_zone: Some(TimeZone::from_rules(rules, LogTime(first_utc))),
             counters,
         };
         let samples = first.samples_read();
@@ -126,6 +128,7 @@ impl<R: Read> BlgLogReader<R> {
             samples,
             read: 0,
             warnings,
+            clock,
         })
     }
 
@@ -157,7 +160,7 @@ impl<R: Read> LogReader for BlgLogReader<R> {
             Some(Ok(s)) => s,
         };
         self.read += 1;
-        record.time = LogTime(sample.time);
+        record.time = self.clock.to_utc(LogTime(sample.time));
         record.cells.clear();
         record.cells.resize(self.header.counters.len(), Cell::Blank);
         for v in sample.values {

@@ -18,6 +18,8 @@
 //! * `columnar` (feature `arrow`): the long and wide Arrow forms of a log, Parquet files and
 //!   Hive-partitioned Parquet datasets;
 //! * [`stats`]: minimum, average and maximum per counter over a log;
+//! * [`zone`]: the time model: a record's time is a UTC instant, the log's [`TimeZone`] (name, bias,
+//!   daylight-saving rules, a table of Windows zones) converts to and from its local time;
 //! * the text encodings of logs (byte-order marks, UTF-16, ANSI code pages) are in
 //!   [`crate::encoding`], which name tables share.
 //! * [`error`]: [`LogError`], which names the log and the line and column (text), byte offset
@@ -36,6 +38,7 @@ pub mod relog;
 pub mod sql;
 pub mod sql_rows;
 pub mod stats;
+pub mod zone;
 
 pub use blg::BlgLogReader;
 pub use error::{Location, LogError, LogErrorKind};
@@ -52,3 +55,4 @@ pub use relog::{
     copy, parse_relog_time, CounterFilter, Filtered, LogSummary, Merge, RelogFilter, RelogTimeError,
 };
 pub use stats::{log_statistics, CounterStatistics};
+pub use zone::{windows_zone, LocalClock};

@@ -21,12 +21,12 @@ use super::error::LogError;
 
 /// 100 ns ticks per millisecond.
 pub const TICKS_PER_MS: i64 = 10_000;
-/// 100 ns ticks per minute.
-pub const TICKS_PER_MINUTE: i64 = 600_000_000;
+pub use crate::format::blg::timezone::TICKS_PER_MINUTE;
 
-/// A time stamp in a log: 100 ns ticks since 1601-01-01 00:00, on the wall clock the log is written
-/// in (local time for PDH-CSV and `.blg`; the SQL reader converts its UTC times with the log's
-/// `MinutesToUTC`). The same unit as a `FILETIME`.
+/// A time in a log: 100 ns ticks since 1601-01-01 00:00, the unit of a `FILETIME`. A [`Record`]'s
+/// time is a UTC instant (readers convert the wall-clock times a log stores with the log's zone
+/// rules, see [`super::zone`]); a local time of the log's zone, where one is meant, is said so
+/// ([`TimeZone::to_local`], relog's `-b`/`-e`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct LogTime(pub i64);
 
@@ -133,18 +133,7 @@ impl fmt::Display for LogFormat {
     }
 }
 
-/// The time zone a log was written in: the name and bias of a PDH-CSV header cell
-/// `(PDH-CSV 4.0) (Pacific Standard Time)(480)`, the `TimeZoneName` and `MinutesToUTC` of a SQL log,
-/// or the `TIME_ZONE_INFORMATION` of a `.blg`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct TimeZone {
-    /// The zone name as written, possibly localized (`Hora de verano romance`) or cut off at its first
-    /// non-ASCII character (`RTZ 2 (`).
-    pub name: String,
-    /// UTC − local time in minutes (positive west of UTC), as `TIME_ZONE_INFORMATION.Bias`; `None`
-    /// when the header cell was cut off before the bias.
-    pub bias: Option<i32>,
-}
+pub use super::zone::TimeZone;
 
 /// One column of a log: a counter instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -178,16 +167,23 @@ pub struct LogHeader {
     pub source: String,
     /// The format.
     pub kind: LogKind,
-    /// The time zone, when the log names one (typeperf's PDH-CSV does not).
+    /// The time zone, when the log names one (typeperf's PDH-CSV does not): its name and bias at
+    /// the first record and its rules. Without one, the log's local time is taken as UTC.
     pub time_zone: Option<TimeZone>,
     /// The columns.
     pub counters: Vec<LogCounter>,
 }
 
 impl LogHeader {
-    /// The bias in minutes (UTC − local) that turns this log's times into UTC; 0 when unknown.
-    pub fn bias_minutes(&self) -> i32 {
-        self.time_zone.as_ref().and_then(|z| z.bias).unwrap_or(0)
+    /// The local time of the log's zone at the UTC instant `utc` (`utc` itself when the log names
+    /// no zone).
+    pub fn to_local(&self, utc: LogTime) -> LogTime {
+        self.time_zone.as_ref().map_or(utc, |z| z.to_local(utc))
+    }
+
+    /// The UTC instant of a local time of the log's zone (a repeated time is its first occurrence).
+    pub fn to_utc(&self, local: LogTime) -> LogTime {
+        self.time_zone.as_ref().map_or(local, |z| z.to_utc(local))
     }
 }
 
@@ -238,7 +234,7 @@ impl Cell {
 /// One record (sample) of a log.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Record {
-    /// When the sample was taken, on the log's wall clock.
+    /// When the sample was taken: a UTC instant.
     pub time: LogTime,
     /// One cell per column of the header.
     pub cells: Vec<Cell>,

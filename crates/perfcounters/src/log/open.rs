@@ -580,6 +580,7 @@ impl AppendCsv {
             ));
         }
         let columns = column_keys(existing.header());
+        let zone = existing.header().time_zone.clone();
         let io = |e| LogError::io(&source, None, e);
         let mut f = std::fs::OpenOptions::new()
             .append(true)
@@ -599,7 +600,9 @@ impl AppendCsv {
             }
         }
         Ok(AppendCsv {
-            writer: PdhCsvLogWriter::new(std::io::BufWriter::new(f), flavor, &source),
+            // The records appended show the local time of the existing log's own zone.
+            writer: PdhCsvLogWriter::new(std::io::BufWriter::new(f), flavor, &source)
+                .with_time_zone(zone),
             source,
             columns,
         })

@@ -56,8 +56,11 @@ pub fn format_cell(flavor: CsvFlavor, zone: Option<&TimeZone>) -> String {
         Some(TimeZone {
             name,
             bias: Some(b),
+            ..
         }) => format!("{} ({name})({b})", flavor.header_cell()),
-        Some(TimeZone { name, bias: None }) => format!("{} ({name}", flavor.header_cell()),
+        Some(TimeZone {
+            name, bias: None, ..
+        }) => format!("{} ({name}", flavor.header_cell()),
     }
 }
 
@@ -439,6 +442,8 @@ pub struct PdhCsvLogWriter<W: Write> {
     writer: PdhCsvWriter<W>,
     flavor: CsvFlavor,
     target: String,
+    /// The zone whose local time the records are written in (the header's).
+    zone: Option<TimeZone>,
 }
 
 impl<W: Write> PdhCsvLogWriter<W> {
@@ -448,7 +453,16 @@ impl<W: Write> PdhCsvLogWriter<W> {
             writer: PdhCsvWriter::relog(out, flavor),
             flavor,
             target: target.to_owned(),
+            zone: None,
         }
+    }
+
+    /// The same writer writing times in the local time of `zone`, for records appended to a log
+    /// whose header (and zone) is already written. [`write_header`](LogWriter::write_header) sets
+    /// the zone from the header it writes.
+    pub fn with_time_zone(mut self, zone: Option<TimeZone>) -> Self {
+        self.zone = zone;
+        self
     }
 
     /// The same writer with another value style.
@@ -470,6 +484,7 @@ impl<W: Write> PdhCsvLogWriter<W> {
 impl<W: Write> LogWriter for PdhCsvLogWriter<W> {
     fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
         let cell = format_cell(self.flavor, header.time_zone.as_ref());
+        self.zone.clone_from(&header.time_zone);
         let names: Vec<&str> = header.counters.iter().map(|c| c.name.as_str()).collect();
         self.writer
             .write_header_cell(&cell, &names)
@@ -477,7 +492,12 @@ impl<W: Write> LogWriter for PdhCsvLogWriter<W> {
     }
 
     fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
-        let time = record.time.to_system_time().ok_or_else(|| {
+        // Records hold UTC instants; the log shows the local time of its zone, as Windows writes it.
+        let local = self
+            .zone
+            .as_ref()
+            .map_or(record.time, |z| z.to_local(record.time));
+        let time = local.to_system_time().ok_or_else(|| {
             LogError::usage(
                 &self.target,
                 format!("time stamp {} is out of range", record.time.0),

@@ -37,6 +37,7 @@ use crate::path::CounterPath;
 use super::error::{quote, Location, LogError};
 use super::model::{Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, Record, TimeZone};
 use super::pdh_csv::CsvFlavor;
+use super::zone::LocalClock;
 use crate::encoding::{read_first_line, sniff_bom, TextEncoding, Transcoded};
 
 /// The longest header line accepted (the real sample with 5,964 columns has 330 KB).
@@ -61,6 +62,9 @@ pub struct PdhCsvReader {
     keep: Option<Vec<bool>>,
     /// Whether the header line ends in CRLF (see [`PdhCsvReader::row_line`]).
     crlf: bool,
+    /// The log's local times → UTC.
+    clock: Option<LocalClock>,
+    warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for PdhCsvReader {
@@ -183,6 +187,8 @@ impl PdhCsvReader {
             row: csv::ByteRecord::new(),
             keep: None,
             crlf,
+            clock: None,
+            warnings: Vec::new(),
         };
         reader.read_header(flavor)?;
         Ok(reader)
@@ -231,6 +237,12 @@ impl PdhCsvReader {
         })?;
         self.header.time_zone = parse_format_cell(first, flavor)
             .map_err(|m| LogError::invalid(&source, self.at(line, Some(1)), m))?;
+        if let Some(zone) = &self.header.time_zone {
+            if let (_, Some(w)) = TimeZone::named(&zone.name, zone.bias) {
+                self.warnings.push(format!("{source}: {w}"));
+            }
+            self.clock = Some(zone.clock());
+        }
         let mut counters = Vec::with_capacity(self.row.len().saturating_sub(1));
         for (i, cell) in self.row.iter().enumerate().skip(1) {
             let column = Some(i as u64 + 1);
@@ -273,7 +285,8 @@ pub(crate) fn sniff_flavor(line: &[u8]) -> Option<CsvFlavor> {
     }
 }
 
-/// Parses the first header cell: the format name, then an optional ` (zone)(bias)`.
+/// Parses the first header cell: the format name, then an optional ` (zone)(bias)`. The zone's rules
+/// are the Windows zone's of that name, or the fixed bias ([`TimeZone::named`]).
 pub fn parse_format_cell(cell: &str, flavor: CsvFlavor) -> Result<Option<TimeZone>, String> {
     let Some(rest) = cell.strip_prefix(flavor.header_cell()) else {
         return Err(format!(
@@ -311,17 +324,11 @@ pub fn parse_format_cell(cell: &str, flavor: CsvFlavor) -> Result<Option<TimeZon
                     .ok_or_else(|| {
                         format!("time-zone bias {bias} is out of range (±1440 minutes)")
                     })?;
-                return Ok(Some(TimeZone {
-                    name: name.to_owned(),
-                    bias: Some(bias),
-                }));
+                return Ok(Some(TimeZone::named(name, Some(bias)).0));
             }
         }
     }
-    Ok(Some(TimeZone {
-        name: zone.to_owned(),
-        bias: None,
-    }))
+    Ok(Some(TimeZone::named(zone, None).0))
 }
 
 fn csv_error(source: &str, e: csv::Error) -> LogError {
@@ -423,6 +430,12 @@ impl LogReader for PdhCsvReader {
         &self.header
     }
 
+    /// What the reader noticed without failing: a zone name it has no rules for (its times are
+    /// converted with the fixed bias), one message each.
+    fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
     fn select_columns(&mut self, keep: &[bool]) {
         self.keep = Some(keep.to_vec());
     }
@@ -461,7 +474,7 @@ impl LogReader for PdhCsvReader {
             ));
         }
         let time_cell = self.row.get(0).unwrap_or(&[]);
-        record.time = parse_csv_time(time_cell).ok_or_else(|| {
+        let local = parse_csv_time(time_cell).ok_or_else(|| {
             LogError::invalid(
                 source,
                 at(1),
@@ -471,6 +484,11 @@ impl LogReader for PdhCsvReader {
                 ),
             )
         })?;
+        // The header's zone turns the local time into UTC; a log that names none is taken as UTC.
+        record.time = match &mut self.clock {
+            Some(clock) => clock.to_utc(local),
+            None => local,
+        };
         record.cells.clear();
         record.cells.resize(columns, Cell::Blank);
         let keep = self.keep.as_deref();
@@ -577,13 +595,23 @@ mod tests {
 
     #[test]
     fn zone_cells() {
-        let z = |name: &str, bias| {
-            Ok(Some(TimeZone {
-                name: name.into(),
-                bias,
-            }))
-        };
+        let z = |name: &str, bias| Ok(Some(TimeZone::named(name, bias).0));
         assert_eq!(parse_format_cell("(PDH-CSV 4.0)", CsvFlavor::Csv), Ok(None));
+        // Known names carry the Windows zone's rules, others the fixed bias.
+        let pacific =
+            parse_format_cell("(PDH-CSV 4.0) (Pacific Standard Time)(480)", CsvFlavor::Csv);
+        assert_eq!(
+            pacific.unwrap().unwrap().rules,
+            crate::log::windows_zone("Pacific Standard Time").unwrap()
+        );
+        let spanish = parse_format_cell(
+            "(PDH-CSV 4.0) (Hora de verano romance)(-120)",
+            CsvFlavor::Csv,
+        );
+        assert_eq!(
+            spanish.unwrap().unwrap(),
+            TimeZone::fixed("Hora de verano romance", Some(-120))
+        );
         assert_eq!(
             parse_format_cell("(PDH-CSV 4.0) (Pacific Standard Time)(480)", CsvFlavor::Csv),
             z("Pacific Standard Time", Some(480))

@@ -18,6 +18,7 @@ use crate::raw::RawCounter;
 use super::error::LogError;
 use super::model::{Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record};
 use super::pdh_csv_read::Digits;
+use super::zone::LocalClock;
 
 /// Counter paths to keep, with wildcards, as `relog -c` / `-cf` take them.
 ///
@@ -97,9 +98,11 @@ impl CounterFilter {
 pub struct RelogFilter {
     /// Counters to keep; `None` keeps every counter.
     pub counters: Option<CounterFilter>,
-    /// Keep records at or after this time (`-b`), on the output's wall clock.
+    /// Keep records at or after this time (`-b`): a local time of the (first) log's zone, as relog
+    /// reads it; [`Filtered`] turns it into UTC with the log's zone rules (a time of the hour
+    /// repeated when daylight saving time ends is its first occurrence).
     pub begin: Option<LogTime>,
-    /// Keep records at or before this time (`-e`).
+    /// Keep records at or before this time (`-e`), a local time like `begin`.
     pub end: Option<LogTime>,
     /// Keep every n-th record of the range, the first one included (`-t`); 0 and 1 keep all.
     pub every: u64,
@@ -123,7 +126,9 @@ impl Default for RelogFilter {
 ///
 /// The output header takes the first log's format and time zone; the columns are the union of the
 /// logs' columns (the same path in two logs is one column, compared case-insensitively), in order of
-/// first appearance. Times of a log in another zone are moved to the first log's wall clock. Records
+/// first appearance. Records are ordered by their UTC instants, whatever zone each log was written
+/// in (a writer shows them in the first log's local time); the times of a log that names no zone
+/// (typeperf's bare `(PDH-CSV 4.0)`) are read as the first log's local times. Records
 /// of several logs with the same time become one record; where two logs fill the same column at the
 /// same time, the first log's value is kept.
 pub struct Merge {
@@ -144,7 +149,9 @@ struct MergeInput {
     reader: Box<dyn LogReader>,
     /// Input column → output column.
     map: Vec<usize>,
-    shift_minutes: i64,
+    /// For a log that names no zone (its times are its wall clock), the first log's zone: its
+    /// times are read as that zone's local times.
+    clock: Option<LocalClock>,
     pending: Record,
     has_pending: bool,
     done: bool,
@@ -166,7 +173,6 @@ impl Merge {
             time_zone: first.header().time_zone.clone(),
             counters: Vec::new(),
         };
-        let out_bias = first.header().time_zone.as_ref().and_then(|z| z.bias);
         let mut index: std::collections::HashMap<String, usize> = Default::default();
         let mut merged = Vec::with_capacity(inputs.len());
         let warnings = inputs
@@ -184,15 +190,14 @@ impl Merge {
                 });
                 map.push(col);
             }
-            let in_bias = h.time_zone.as_ref().and_then(|z| z.bias);
-            let shift_minutes = match (in_bias, out_bias) {
-                (Some(i), Some(o)) => i64::from(i) - i64::from(o),
-                _ => 0,
+            let clock = match (&h.time_zone, &header.time_zone) {
+                (None, Some(out)) => Some(out.clock()),
+                _ => None,
             };
             merged.push(MergeInput {
                 reader,
                 map,
-                shift_minutes,
+                clock,
                 pending: Record::default(),
                 has_pending: false,
                 done: false,
@@ -239,7 +244,9 @@ impl LogReader for Merge {
         for input in &mut self.inputs {
             if !input.has_pending && !input.done {
                 if input.reader.read_record(&mut input.pending)? {
-                    input.pending.time = input.pending.time.plus_minutes(input.shift_minutes);
+                    if let Some(clock) = &mut input.clock {
+                        input.pending.time = clock.to_utc(input.pending.time);
+                    }
                     input.has_pending = true;
                 } else {
                     input.done = true;
@@ -338,6 +345,10 @@ impl<R: LogReader> Filtered<R> {
             ..inner.header().clone()
         };
         inner.select_columns(&keep);
+        let (begin, end) = (
+            filter.begin.map(|t| header.to_utc(t)),
+            filter.end.map(|t| header.to_utc(t)),
+        );
         Ok(Filtered {
             inner,
             prev: vec![None; columns.len()],
@@ -345,8 +356,8 @@ impl<R: LogReader> Filtered<R> {
             calcs,
             header,
             buf: Record::default(),
-            begin: filter.begin,
-            end: filter.end,
+            begin,
+            end,
             every: filter.every.max(1),
             in_range: 0,
             done: false,
@@ -446,9 +457,9 @@ pub fn copy(reader: &mut dyn LogReader, writer: &mut dyn LogWriter) -> Result<u6
 /// What relog's `-q` prints: the time range, the number of samples and the counters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogSummary {
-    /// The first record's time.
+    /// The first record's time, in the log's local time (as relog prints it).
     pub begin: Option<LogTime>,
-    /// The last record's time.
+    /// The last record's time, in the log's local time.
     pub end: Option<LogTime>,
     /// The number of records.
     pub samples: u64,
@@ -475,6 +486,11 @@ impl LogSummary {
             end = Some(record.time);
             samples += 1;
         }
+        let header = reader.header();
+        let (begin, end) = (
+            begin.map(|t| header.to_local(t)),
+            end.map(|t| header.to_local(t)),
+        );
         Ok(LogSummary {
             begin,
             end,

@@ -233,7 +233,6 @@ pub struct SqlLogWriter {
     options: SqlWriteOptions,
     guid: String,
     ids: Vec<i64>,
-    bias: i64,
     next_record: i64,
     first: Option<LogTime>,
     last: Option<LogTime>,
@@ -299,7 +298,6 @@ impl SqlLogWriter {
             options,
             guid: String::new(),
             ids: Vec::new(),
-            bias: 0,
             next_record: 1,
             first: None,
             last: None,
@@ -467,7 +465,6 @@ impl LogWriter for SqlLogWriter {
                 )
                 .map_err(self.err())?;
         }
-        self.bias = i64::from(header.bias_minutes());
         self.ids.clear();
         let mut position: i64 = self
             .conn
@@ -499,8 +496,8 @@ impl LogWriter for SqlLogWriter {
     }
 
     fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
-        let utc = record.time.plus_minutes(self.bias);
-        self.time_text = format_sql_time(utc).ok_or_else(|| {
+        // Records hold UTC instants, which is what `CounterDateTime` stores.
+        self.time_text = format_sql_time(record.time).ok_or_else(|| {
             LogError::usage(
                 &self.source,
                 format!("time {} is out of range", record.time.0),
@@ -552,6 +549,7 @@ impl LogWriter for SqlLogWriter {
         }
         self.next_record += 1;
         self.records += 1;
+        let utc = record.time;
         self.first = Some(self.first.map_or(utc, |f| f.min(utc)));
         self.last = Some(self.last.map_or(utc, |l| l.max(utc)));
         Ok(())
@@ -651,8 +649,8 @@ pub struct SqlLogReader {
     rx: Option<Receiver<Result<Batch, LogError>>>,
     batch: std::vec::IntoIter<(i64, usize, LogTime, Cell)>,
     pending: Option<(i64, usize, LogTime, Cell)>,
-    bias: i64,
     done: bool,
+    warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for SqlLogReader {
@@ -730,12 +728,14 @@ impl SqlLogReader {
                     })?,
             ),
         };
+        let mut warnings = Vec::new();
         let time_zone = match (zone, bias32) {
             (None, None) => None,
-            (name, bias) => Some(TimeZone {
-                name: name.unwrap_or_default(),
-                bias,
-            }),
+            (name, bias) => {
+                let (zone, warning) = TimeZone::named(&name.unwrap_or_default(), bias);
+                warnings.extend(warning.map(|w| format!("{source}: {w}")));
+                Some(zone)
+            }
         };
         let cols = read_columns(&conn, &guid, &source)?;
         let columns = cols
@@ -757,8 +757,8 @@ impl SqlLogReader {
             rx: None,
             batch: Vec::new().into_iter(),
             pending: None,
-            bias: i64::from(bias32.unwrap_or(0)),
             done: false,
+            warnings,
         })
     }
 
@@ -864,6 +864,12 @@ impl LogReader for SqlLogReader {
         &self.header
     }
 
+    /// What the reader noticed without failing: a `TimeZoneName` it has no rules for (local times
+    /// are then derived with the fixed `MinutesToUTC`), one message each.
+    fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
     fn select_columns(&mut self, keep: &[bool]) {
         self.keep = Some(keep.to_vec());
     }
@@ -879,7 +885,8 @@ impl LogReader for SqlLogReader {
             self.done = true;
             return Ok(false);
         };
-        record.time = time.plus_minutes(-self.bias);
+        // `CounterDateTime` is UTC: the record's time as it is.
+        record.time = time;
         record.cells.clear();
         record.cells.resize(self.header.counters.len(), Cell::Blank);
         if let Some(c) = record.cells.get_mut(col) {

@@ -96,7 +96,7 @@ impl BufferHeader {
 }
 
 /// `TIME_ZONE_INFORMATION` as the log-file header stores it: the writer's time zone.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct TimeZoneInformation {
     /// `Bias`: UTC = local time + bias, in minutes (480 for US Pacific).
     pub bias: i32,

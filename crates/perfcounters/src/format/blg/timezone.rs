@@ -18,6 +18,9 @@ use std::borrow::Cow;
 use super::container::TimeZoneInformation;
 use crate::snapshot::{days_in_month, SystemTime};
 
+/// 100 ns ticks (the FILETIME unit) per minute.
+pub const TICKS_PER_MINUTE: i64 = 600_000_000;
+
 /// `tzres.dll` string resources of the usual zones: `(resource number, English name)`.
 /// Standard names sit at numbers ending in 2, daylight names at numbers ending in 1.
 const TZRES: &[(u32, &str)] = &[
@@ -291,9 +294,86 @@ impl TimeZoneInformation {
         }
     }
 
-    /// The UTC FILETIME of a local FILETIME.
+    /// The UTC FILETIME of a local FILETIME. A local time of the hour that repeats when daylight
+    /// saving time ends is taken as its first occurrence (daylight time); one in the hour skipped
+    /// when it begins, as daylight time. [`to_utc_after`](Self::to_utc_after) tells the two
+    /// occurrences apart in a sequence of times.
     pub fn to_utc(&self, local: i64) -> i64 {
-        local.saturating_add(i64::from(self.bias_at(local)) * 600_000_000)
+        local.saturating_add(i64::from(self.bias_at(local)) * TICKS_PER_MINUTE)
+    }
+
+    /// Whether the zone has a daylight-saving rule at all.
+    pub fn has_daylight_rule(&self) -> bool {
+        self.daylight_date.month != 0 && self.standard_date.month != 0
+    }
+
+    /// Whether daylight saving time is in effect at the UTC FILETIME `utc` by the header's rules.
+    ///
+    /// The rules are written in local time: `DaylightDate` on the standard-time clock (daylight
+    /// time starts when it reads 2:00), `StandardDate` on the daylight-time clock.
+    pub fn is_daylight_utc(&self, utc: i64) -> bool {
+        if !self.has_daylight_rule() || utc < 0 {
+            return false;
+        }
+        let minutes = |b: i32| i64::from(self.bias.saturating_add(b)) * TICKS_PER_MINUTE;
+        let standard_clock = utc.saturating_sub(minutes(self.standard_bias));
+        let daylight_clock = utc.saturating_sub(minutes(self.daylight_bias));
+        let year = SystemTime::from_filetime(standard_clock).year;
+        let (Some(start), Some(end)) = (
+            transition(&self.daylight_date, year),
+            transition(&self.standard_date, year),
+        ) else {
+            return false;
+        };
+        if start < end {
+            start <= standard_clock && daylight_clock < end
+        } else {
+            // Southern hemisphere: daylight time spans the new year.
+            standard_clock >= start || daylight_clock < end
+        }
+    }
+
+    /// The bias in effect at the UTC FILETIME `utc`, in minutes: local = UTC − bias.
+    pub fn bias_at_utc(&self, utc: i64) -> i32 {
+        if self.is_daylight_utc(utc) {
+            self.bias.saturating_add(self.daylight_bias)
+        } else {
+            self.bias.saturating_add(self.standard_bias)
+        }
+    }
+
+    /// The local FILETIME of a UTC FILETIME: one answer for every instant, daylight saving time
+    /// included.
+    pub fn to_local(&self, utc: i64) -> i64 {
+        utc.saturating_sub(i64::from(self.bias_at_utc(utc)) * TICKS_PER_MINUTE)
+    }
+
+    /// The UTC FILETIME of the local FILETIME `local` of a sequence whose previous time was
+    /// `previous` (UTC). A local time that occurs twice (the hour repeated when daylight saving time
+    /// ends) is its first occurrence, unless that is before `previous`: then the second. So a log
+    /// written across the change keeps going forward (01:59:59 daylight time, then 01:00:00
+    /// standard time one second later). Other times convert as [`to_utc`](Self::to_utc) does.
+    pub fn to_utc_after(&self, local: i64, previous: Option<i64>) -> i64 {
+        if !self.has_daylight_rule() {
+            return self.to_utc(local);
+        }
+        let minutes = |b: i32| i64::from(self.bias.saturating_add(b)) * TICKS_PER_MINUTE;
+        let as_standard = local.saturating_add(minutes(self.standard_bias));
+        let as_daylight = local.saturating_add(minutes(self.daylight_bias));
+        let standard_ok = !self.is_daylight_utc(as_standard);
+        let daylight_ok = self.is_daylight_utc(as_daylight);
+        match (standard_ok, daylight_ok) {
+            (true, true) => {
+                let (first, second) = (as_standard.min(as_daylight), as_standard.max(as_daylight));
+                match previous {
+                    Some(p) if first < p => second,
+                    _ => first,
+                }
+            }
+            (true, false) => as_standard,
+            (false, true) => as_daylight,
+            (false, false) => self.to_utc(local),
+        }
     }
 
     /// The zone's name (resolved with [`resolve_name`]) and bias in effect at `local`: what relog

@@ -410,7 +410,8 @@ fn fold_cmp(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
-/// The last local → UTC conversion: the values of a sample share their time stamps.
+/// The last local → UTC conversion: the values of a sample share their time stamps, and a local
+/// time repeated when daylight saving time ends comes after the time before it.
 #[derive(Clone, Copy, Debug, Default)]
 struct UtcMemo {
     local: i64,
@@ -421,9 +422,10 @@ struct UtcMemo {
 impl UtcMemo {
     fn convert(&mut self, tz: &super::TimeZoneInformation, local: i64) -> i64 {
         if !self.valid || self.local != local {
+            let previous = self.valid.then_some(self.utc);
             *self = UtcMemo {
                 local,
-                utc: tz.to_utc(local),
+                utc: tz.to_utc_after(local, previous),
                 valid: true,
             };
         }

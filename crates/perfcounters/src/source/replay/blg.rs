@@ -38,6 +38,9 @@ pub struct BlgRecording {
     /// The number of the sample the log hands out next.
     next: usize,
     first: Option<Snapshot>,
+    /// The UTC time of the sample before (a local time repeated when daylight saving time ends is
+    /// its second occurrence after it).
+    previous_utc: Option<i64>,
 }
 
 fn read_error(path: &Path, e: ReadError) -> SourceError {
@@ -80,6 +83,7 @@ impl BlgRecording {
             machine,
             next: 0,
             first: None,
+            previous_utc: None,
         })
     }
 
@@ -101,7 +105,13 @@ impl BlgRecording {
             Some(Ok(s)) => s,
         };
         let (values, local) = (sample.values.to_vec(), sample.time);
-        let utc = self.log.header().time_zone.to_utc(local);
+        // The log's zone rules, daylight saving time included, as the log reader applies them.
+        let utc = self
+            .log
+            .header()
+            .time_zone
+            .to_utc_after(local, self.previous_utc);
+        self.previous_utc = Some(utc);
         self.next += 1;
         let mut objects = self
             .log
