@@ -82,8 +82,9 @@ fn vista_log_worked_by_hand() {
     assert_eq!(r.interval_seconds, 60);
     assert_eq!(r.records, 11);
     assert_eq!(r.machines, ["ZACH-PC"]);
-    let t0 = t(2007, 8, 14, 15, 40, 38, 659);
-    assert_eq!(r.range, Some((t0, t(2007, 8, 14, 15, 50, 38, 599))));
+    // Records are UTC instants: 15:40:38.659 Eastern Daylight Time (bias 240) is 19:40:38.659 UTC.
+    let t0 = t(2007, 8, 14, 19, 40, 38, 659);
+    assert_eq!(r.range, Some((t0, t(2007, 8, 14, 19, 50, 38, 599))));
     let slice = |k: i64| LogTime(t0.0 + k * 60 * SEC);
 
     // \Memory\Available MBytes: 79, 107 | 172 | 150 | 127 | 212 | 191 | 191 | 195 | 192 | 194.
