@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use perfcounters::analyze::{Report, Rules};
-use perfcounters::log::LogTime;
+use perfcounters::log::{LogTime, TimeZone};
 use serde_json::{json, Value};
 
 const UPLOT_JS: &str = include_str!("../serve/assets/uPlot.iife.min.js");
@@ -16,9 +16,11 @@ const UPLOT_CSS: &str = include_str!("../serve/assets/uPlot.min.css");
 const REPORT_JS: &str = include_str!("report.js");
 const REPORT_CSS: &str = include_str!("report.css");
 
-/// A time as the log's local time, ISO 8601 with milliseconds (`2016-11-26T13:46:30.874`), the
-/// wall clock relog's CSV shows. The one place where a report turns a log time into text.
-pub fn iso(t: LogTime) -> String {
+/// A time (a UTC instant) as the local time of the log's zone `zone`, ISO 8601 with milliseconds
+/// (`2016-11-26T13:46:30.874`), the wall clock relog's CSV shows. The one place where a report turns
+/// a log time into text.
+pub fn iso(zone: Option<&TimeZone>, t: LogTime) -> String {
+    let t = zone.map_or(t, |z| z.to_local(t));
     match t.to_system_time() {
         Some(s) => format!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}",
@@ -28,10 +30,11 @@ pub fn iso(t: LogTime) -> String {
     }
 }
 
-/// Seconds since 1970 of the log's wall-clock time read as if it were UTC: the charts' x axis,
-/// drawn in UTC so that it shows the log's local time.
-fn chart_seconds(t: LogTime) -> f64 {
+/// Seconds since 1970 of the log's local time (of the UTC instant `t`) read as if it were UTC: the
+/// charts' x axis, drawn in UTC so that it shows the log's local time.
+fn chart_seconds(zone: Option<&TimeZone>, t: LogTime) -> f64 {
     const FILETIME_1970: i64 = 116_444_736_000_000_000;
+    let t = zone.map_or(t, |z| z.to_local(t));
     (t.0 - FILETIME_1970) as f64 / 1e7
 }
 
@@ -88,8 +91,8 @@ pub fn json(r: &Report, logs: &[String], rules: &Rules) -> Value {
                 "operator": a.operator.name(),
                 "threshold": a.threshold,
                 "counter": counter(a.counter),
-                "start": iso(a.start),
-                "end": iso(a.end),
+                "start": iso(r.time_zone.as_ref(), a.start),
+                "end": iso(r.time_zone.as_ref(), a.end),
                 "min": a.min,
                 "avg": a.avg,
                 "max": a.max,
@@ -121,8 +124,8 @@ pub fn json(r: &Report, logs: &[String], rules: &Rules) -> Value {
         "logs": logs,
         "rules": rules.files,
         "machines": r.machines,
-        "start": r.range.map(|x| iso(x.0)),
-        "end": r.range.map(|x| iso(x.1)),
+        "start": r.range.map(|x| iso(r.time_zone.as_ref(), x.0)),
+        "end": r.range.map(|x| iso(r.time_zone.as_ref(), x.1)),
         "records": r.records,
         "interval_seconds": r.interval_seconds,
         "questions": r.questions.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
@@ -192,7 +195,11 @@ pub fn html(r: &Report, logs: &[String], rules: &Rules) -> String {
     kv(
         "Time range",
         r.range.map_or("no records".into(), |(a, b)| {
-            format!("{} – {}", esc(&iso(a)), esc(&iso(b)))
+            format!(
+                "{} – {}",
+                esc(&iso(r.time_zone.as_ref(), a)),
+                esc(&iso(r.time_zone.as_ref(), b))
+            )
         }),
     );
     kv("Records", r.records.to_string());
@@ -278,8 +285,8 @@ pub fn html(r: &Report, logs: &[String], rules: &Rules) -> String {
                 h,
                 "<tr><td>{}</td><td>{}</td><td><span class=\"cond {}\">{}</span></td><td><a href=\"#a{}\">{}</a></td>\
                  <td>{}</td><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&iso(a.start)),
-                esc(&iso(a.end)),
+                esc(&iso(r.time_zone.as_ref(), a.start)),
+                esc(&iso(r.time_zone.as_ref(), a.end)),
                 esc(&a.condition.to_lowercase()),
                 esc(&a.condition),
                 a.analysis,
@@ -344,7 +351,7 @@ pub fn html(r: &Report, logs: &[String], rules: &Rules) -> String {
                     .map(|c| {
                         json!({
                             "name": c.path,
-                            "t": c.points.iter().map(|p| chart_seconds(p.0)).collect::<Vec<_>>(),
+                            "t": c.points.iter().map(|p| chart_seconds(r.time_zone.as_ref(), p.0)).collect::<Vec<_>>(),
                             "v": c.points.iter().map(|p| p.1).collect::<Vec<_>>(),
                         })
                     })
@@ -442,10 +449,17 @@ mod tests {
     #[test]
     fn iso_times() {
         let t = LogTime::from_parts(2016, 11, 26, 13, 46, 30, 874).unwrap();
-        assert_eq!(iso(t), "2016-11-26T13:46:30.874");
+        assert_eq!(iso(None, t), "2016-11-26T13:46:30.874");
         assert_eq!(
-            chart_seconds(LogTime::from_parts(1970, 1, 1, 0, 0, 1, 0).unwrap()),
+            chart_seconds(None, LogTime::from_parts(1970, 1, 1, 0, 0, 1, 0).unwrap()),
             1.0
         );
+        // A UTC instant shows as the log's local time: 21:46:30.874 UTC is 13:46:30.874 in
+        // Pacific Standard Time, and the chart's axis reads that wall clock.
+        let (pacific, _) = TimeZone::named("Pacific Standard Time", Some(480));
+        let utc = LogTime::from_parts(2016, 11, 26, 21, 46, 30, 874).unwrap();
+        assert_eq!(iso(Some(&pacific), utc), "2016-11-26T13:46:30.874");
+        let utc = LogTime::from_parts(1970, 1, 1, 8, 0, 1, 0).unwrap();
+        assert_eq!(chart_seconds(Some(&pacific), utc), 1.0);
     }
 }

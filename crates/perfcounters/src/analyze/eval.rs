@@ -28,7 +28,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::log::model::{LogHeader, LogReader, LogTime, Record};
+use crate::log::model::{LogHeader, LogReader, LogTime, Record, TimeZone};
 use crate::log::relog::{CounterFilter, Filtered, Merge, RelogFilter};
 use crate::log::LogError;
 use crate::names::NameTable;
@@ -252,8 +252,12 @@ pub struct Report {
     pub source: String,
     /// The machines the columns name.
     pub machines: Vec<String>,
-    /// The first and last record's time, `None` for a log without records.
+    /// The first and last record's time (UTC instants, like every time of the report), `None` for
+    /// a log without records.
     pub range: Option<(LogTime, LogTime)>,
+    /// The log's time zone, which shows the report's times in the log's local time (as relog
+    /// does); `None` when the log names none.
+    pub time_zone: Option<TimeZone>,
     /// Records read.
     pub records: u64,
     /// The slice width in seconds.
@@ -813,6 +817,7 @@ pub fn analyze(
         source: header.source.clone(),
         machines,
         range: t0.map(|s| (s, last)),
+        time_zone: header.time_zone.clone(),
         records,
         interval_seconds,
         questions: questions
