@@ -1,7 +1,8 @@
 //! Hive-partitioned datasets of Parquet logs: `DIR/machine=NAME/date=YYYY-MM-DD/part-….parquet`.
 //!
-//! [`DatasetWriter`] splits a log by the machine of its columns and the UTC date of its records;
-//! each (machine, date) gets a new file of the long form with that machine's columns (a Parquet log
+//! [`DatasetWriter`] splits a log by the machine of its columns and the UTC date of its records
+//! (in a log of several machines, a record where a machine has only blank cells is not that
+//! machine's sample and is left out of its files); each (machine, date) gets a new file of the long form with that machine's columns (a Parquet log
 //! of its own, see [`super::parquet`]). It never writes over a file: names are unique (time, process
 //! and a sequence number), a file is written under a hidden temporary name and linked to its final
 //! name only when the whole log is written, and linking fails rather than replace a file. Several
@@ -303,7 +304,17 @@ impl LogWriter for DatasetWriter {
                 format!("time {} is out of range", record.time),
             )
         })?;
+        let several = self.machines.len() > 1;
         for m in 0..self.machines.len() {
+            // Merged logs of several machines: a record where this machine has nothing is
+            // another machine's sample, not one of this machine's.
+            let empty = self.machines.get(m).is_some_and(|(_, cols)| {
+                cols.iter()
+                    .all(|&c| matches!(record.cells.get(c), None | Some(Cell::Blank)))
+            });
+            if several && empty {
+                continue;
+            }
             let same = self
                 .open
                 .get(m)
