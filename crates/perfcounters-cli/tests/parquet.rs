@@ -250,7 +250,7 @@ fn text(s: Option<&str>) -> String {
 }
 
 /// The long-form rows of a PDH-CSV text (relog's direct conversion), read with the library's CSV
-/// reader: the time moved to UTC by the header's bias, here by hand.
+/// reader, which gives UTC instants with the log's own zone rules.
 fn expected_rows(csv: &str) -> Vec<LongRow> {
     use perfcounters::log::{CsvReadOptions, LogReader, PdhCsvReader, Record};
     let mut r = PdhCsvReader::new(
@@ -260,12 +260,11 @@ fn expected_rows(csv: &str) -> Vec<LongRow> {
     )
     .unwrap();
     let header = r.header().clone();
-    let bias = i64::from(header.bias_minutes());
     let mut rows = Vec::new();
     let mut rec = Record::default();
     while r.read_record(&mut rec).unwrap() {
-        // FILETIME ticks (local) → µs since 1970 (UTC).
-        let micros = (rec.time.0 + bias * 600_000_000 - 116_444_736_000_000_000).div_euclid(10);
+        // FILETIME ticks (UTC, the reader having applied the log's zone) → µs since 1970.
+        let micros = (rec.time.0 - 116_444_736_000_000_000).div_euclid(10);
         for (c, cell) in header.counters.iter().zip(&rec.cells) {
             let p = &c.path;
             rows.push((

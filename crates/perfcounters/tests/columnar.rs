@@ -74,30 +74,17 @@ const LOG: &str = "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\WEB1\\Pr
 \"11/21/2019 00:00:00.500\",\"7.25\",\"884\",\"2047\"\r\n";
 
 #[test]
-fn time_is_the_utc_instant_of_the_wall_clock() {
-    let header = csv_log(LOG).header().clone();
-    // 2019-11-20 23:59:59.500 Pacific (bias 480) is 2019-11-21 07:59:59.500 UTC.
-    let local = t(2019, 11, 20, 23, 59, 59, 500);
-    assert_eq!(utc_micros(&header, local), Some(1_574_323_199_500_000));
-    assert_eq!(log_time(&header, 1_574_323_199_500_000), Some(local));
-    // Before 1970 too.
-    let no_zone = LogHeader {
-        time_zone: None,
-        ..header
-    };
-    assert_eq!(
-        utc_micros(&no_zone, t(1969, 12, 31, 23, 59, 59, 0)),
-        Some(-1_000_000)
-    );
-    assert_eq!(
-        log_time(&no_zone, -1_000_000),
-        Some(t(1969, 12, 31, 23, 59, 59, 0))
-    );
-    assert_eq!(
-        utc_micros(&no_zone, LogTime(i64::MAX)),
-        Some((i64::MAX - 116_444_736_000_000_000) / 10)
-    );
-    assert_eq!(log_time(&no_zone, i64::MAX), None);
+fn time_is_microseconds_since_1970_utc() {
+    // A record's time is a UTC instant: 2019-11-21 07:59:59.500 UTC.
+    let t0 = t(2019, 11, 21, 7, 59, 59, 500);
+    assert_eq!(utc_micros(t0), Some(1_574_323_199_500_000));
+    assert_eq!(log_time(1_574_323_199_500_000), Some(t0));
+    // Before 1970 too; sub-microsecond ticks are dropped.
+    assert_eq!(utc_micros(t(1969, 12, 31, 23, 59, 59, 0)), Some(-1_000_000));
+    assert_eq!(log_time(-1_000_000), Some(t(1969, 12, 31, 23, 59, 59, 0)));
+    assert_eq!(utc_micros(LogTime(t0.0 + 9)), Some(1_574_323_199_500_000));
+    assert_eq!(log_time(i64::MAX), None);
+    assert_eq!(log_time(-11_644_473_600_000_001), None);
 }
 
 #[test]
@@ -210,10 +197,7 @@ fn csv_parquet_csv_is_the_direct_conversion() {
     assert_eq!(r.header().kind, LogKind::Parquet);
     assert_eq!(
         r.header().time_zone,
-        Some(TimeZone {
-            name: "Pacific Standard Time".into(),
-            bias: Some(480)
-        })
+        Some(TimeZone::named("Pacific Standard Time", Some(480)).0)
     );
 }
 
@@ -229,10 +213,7 @@ fn raw_log() -> VecLog {
     let header = LogHeader {
         source: "raw".into(),
         kind: LogKind::Binary,
-        time_zone: Some(TimeZone {
-            name: "W. Europe Standard Time".into(),
-            bias: Some(-60),
-        }),
+        time_zone: Some(TimeZone::named("W. Europe Standard Time", Some(-60)).0),
         counters: vec![
             LogCounter::new(
                 CounterPath::parse(r"\\H\Processor(0)\Interrupts/sec").unwrap(),

@@ -23,9 +23,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::parquet::{ParquetLogReader, ParquetLogWriter};
-use super::utc_micros;
 use crate::log::error::LogError;
-use crate::log::model::{Cell, LogHeader, LogReader, LogTime, LogWriter, Record, TICKS_PER_MS};
+use crate::log::model::{Cell, LogHeader, LogReader, LogTime, LogWriter, Record};
 use crate::log::relog::Merge;
 
 /// A file being written under a temporary name beside its final one; dropped before
@@ -118,13 +117,9 @@ pub fn partition_value(machine: Option<&str>) -> String {
     out
 }
 
-/// The UTC date (`YYYY-MM-DD`) of a record's time in the log `header`.
-fn utc_date(header: &LogHeader, time: LogTime) -> Option<String> {
-    let micros = utc_micros(header, time)?;
-    let ticks = micros
-        .checked_mul(10)?
-        .checked_add(116_444_736_000_000_000)?;
-    let t = LogTime(ticks - ticks.rem_euclid(TICKS_PER_MS)).to_system_time()?;
+/// The UTC date (`YYYY-MM-DD`) of a record's time (a UTC instant).
+fn utc_date(time: LogTime) -> Option<String> {
+    let t = time.truncated_to_ms().to_system_time()?;
     Some(format!("{:04}-{:02}-{:02}", t.year, t.month, t.day))
 }
 
@@ -294,10 +289,10 @@ impl LogWriter for DatasetWriter {
     }
 
     fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
-        let Some(header) = &self.header else {
+        if self.header.is_none() {
             return Err(LogError::usage(&self.source, "no header written"));
-        };
-        let date = utc_date(header, record.time).ok_or_else(|| {
+        }
+        let date = utc_date(record.time).ok_or_else(|| {
             LogError::invalid(
                 &self.source,
                 None,

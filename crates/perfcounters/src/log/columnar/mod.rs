@@ -31,37 +31,25 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use super::error::LogError;
-use super::model::{Cell, LogHeader, LogReader, LogTime, Record, TICKS_PER_MINUTE};
+use super::model::{Cell, LogHeader, LogReader, LogTime, Record};
+use crate::snapshot::FILETIME_UNIX_EPOCH;
 
 pub use self::dataset::{DatasetReader, DatasetWriter};
 pub use self::parquet::{ParquetLogReader, ParquetLogWriter};
 
-/// 100 ns ticks from 1601-01-01 (the `FILETIME` epoch) to 1970-01-01 (the Unix epoch).
-const UNIX_EPOCH_TICKS: i64 = 116_444_736_000_000_000;
-
 /// The time zone of the `time` column: its values are UTC instants.
 pub const TIME_ZONE: &str = "UTC";
 
-/// The UTC instant of a record's time, in microseconds since 1970-01-01 00:00 UTC, or `None` when
-/// it does not fit.
-///
-/// A record's time is on the log's wall clock; the header's bias (UTC − local, in minutes) moves it
-/// to UTC. A log that names no zone (typeperf's PDH-CSV) has its wall clock taken as UTC. This is
-/// the one place that turns a record's time into the `time` column; [`log_time`] is its inverse.
-pub fn utc_micros(header: &LogHeader, time: LogTime) -> Option<i64> {
-    let bias = i64::from(header.bias_minutes()).checked_mul(TICKS_PER_MINUTE)?;
-    let utc = time.0.checked_add(bias)?.checked_sub(UNIX_EPOCH_TICKS)?;
-    Some(utc.div_euclid(10))
+/// The `time` value of a record's time (a UTC instant): microseconds since 1970-01-01 00:00 UTC
+/// (sub-microsecond ticks dropped), or `None` when it does not fit. [`log_time`] is its inverse.
+pub fn utc_micros(time: LogTime) -> Option<i64> {
+    Some(time.0.checked_sub(FILETIME_UNIX_EPOCH)?.div_euclid(10))
 }
 
-/// The record time (on the header's wall clock) of a `time` value in microseconds since the Unix
-/// epoch, or `None` when it is out of range. The inverse of [`utc_micros`].
-pub fn log_time(header: &LogHeader, micros: i64) -> Option<LogTime> {
-    let bias = i64::from(header.bias_minutes()).checked_mul(TICKS_PER_MINUTE)?;
-    let ticks = micros
-        .checked_mul(10)?
-        .checked_add(UNIX_EPOCH_TICKS)?
-        .checked_sub(bias)?;
+/// The record time of a `time` value in microseconds since the Unix epoch, or `None` when it is
+/// out of range. The inverse of [`utc_micros`].
+pub fn log_time(micros: i64) -> Option<LogTime> {
+    let ticks = micros.checked_mul(10)?.checked_add(FILETIME_UNIX_EPOCH)?;
     (ticks >= 0).then_some(LogTime(ticks))
 }
 
@@ -208,7 +196,7 @@ pub fn long_batch(
     let columns = layout.index.len();
     let mut times = Vec::with_capacity(n);
     for r in records {
-        let t = utc_micros(header, r.time).ok_or_else(|| {
+        let t = utc_micros(r.time).ok_or_else(|| {
             LogError::invalid(source, None, format!("time {} is out of range", r.time))
         })?;
         times.push(t);
@@ -378,7 +366,7 @@ pub fn wide_batch(
     let source = &header.source;
     let mut times = Vec::with_capacity(records.len());
     for r in records {
-        times.push(utc_micros(header, r.time).ok_or_else(|| {
+        times.push(utc_micros(r.time).ok_or_else(|| {
             LogError::invalid(source, None, format!("time {} is out of range", r.time))
         })?);
     }

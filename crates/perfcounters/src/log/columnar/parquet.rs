@@ -35,6 +35,7 @@ use parquet::file::reader::{ChunkReader, Length};
 use super::dataset::PendingFile;
 use super::{column, log_time, long_batch, records_per_batch, LongLayout};
 use crate::counter_type::CounterType;
+use crate::format::blg::TimeZoneInformation;
 use crate::log::error::LogError;
 use crate::log::model::{
     Cell, CounterInfo, LogCounter, LogHeader, LogKind, LogReader, LogWriter, RawCell, Record,
@@ -42,6 +43,7 @@ use crate::log::model::{
 };
 use crate::path::CounterPath;
 use crate::raw::RawCounter;
+use crate::snapshot::SystemTime;
 use crate::status::PdhStatus;
 
 /// The four bytes a Parquet file starts (and ends) with.
@@ -59,6 +61,9 @@ pub const KEY_KIND: &str = "perfcounters.kind";
 pub const KEY_ZONE: &str = "perfcounters.time_zone";
 /// The metadata key of the log's time zone bias in minutes (UTC − local; absent when unknown).
 pub const KEY_BIAS: &str = "perfcounters.time_zone_bias";
+/// The metadata key of the log's time-zone rules (a `TIME_ZONE_INFORMATION`, see
+/// [`header_metadata`]; absent when the log named no zone).
+pub const KEY_RULES: &str = "perfcounters.time_zone_rules";
 /// The metadata key of the columns: one line per column, see [`header_metadata`].
 pub const KEY_COUNTERS: &str = "perfcounters.counters";
 
@@ -119,6 +124,11 @@ fn unescape(s: &str) -> Result<Option<String>, String> {
 /// machine, object, parent, instance, `#n` index, counter, counter type, default scale and time
 /// base; `\N` stands for a field that is absent, and `\`, tab, line feed and carriage return are
 /// escaped as `\\`, `\t`, `\n`, `\r`.
+///
+/// [`KEY_RULES`] holds the zone's rules as seven tab-separated fields: bias, standard name,
+/// standard date, standard bias, daylight name, daylight date, daylight bias; a date is the eight
+/// fields of a `SYSTEMTIME` separated by commas (year, month, day of week, day, hour, minute,
+/// second, milliseconds).
 pub fn header_metadata(header: &LogHeader) -> Vec<(String, String)> {
     let mut counters = String::new();
     for c in &header.counters {
@@ -162,9 +172,77 @@ pub fn header_metadata(header: &LogHeader) -> Vec<(String, String)> {
         if let Some(b) = z.bias {
             kv.push((KEY_BIAS.to_owned(), b.to_string()));
         }
+        kv.push((KEY_RULES.to_owned(), rules_text(&z.rules)));
     }
     kv.push((KEY_COUNTERS.to_owned(), counters));
     kv
+}
+
+fn date_text(t: &SystemTime) -> String {
+    [
+        t.year,
+        t.month,
+        t.day_of_week,
+        t.day,
+        t.hour,
+        t.minute,
+        t.second,
+        t.milliseconds,
+    ]
+    .map(|v| v.to_string())
+    .join(",")
+}
+
+fn rules_text(r: &TimeZoneInformation) -> String {
+    let mut out = String::new();
+    out.push_str(&r.bias.to_string());
+    out.push('\t');
+    escape(&mut out, Some(&r.standard_name));
+    out.push('\t');
+    out.push_str(&date_text(&r.standard_date));
+    out.push('\t');
+    out.push_str(&r.standard_bias.to_string());
+    out.push('\t');
+    escape(&mut out, Some(&r.daylight_name));
+    out.push('\t');
+    out.push_str(&date_text(&r.daylight_date));
+    out.push('\t');
+    out.push_str(&r.daylight_bias.to_string());
+    out
+}
+
+fn parse_date(s: &str) -> Option<SystemTime> {
+    let v: Vec<u16> = s
+        .split(',')
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    let [year, month, day_of_week, day, hour, minute, second, milliseconds] =
+        <[u16; 8]>::try_from(v).ok()?;
+    Some(SystemTime {
+        year,
+        month,
+        day_of_week,
+        day,
+        hour,
+        minute,
+        second,
+        milliseconds,
+    })
+}
+
+fn parse_rules(s: &str) -> Option<TimeZoneInformation> {
+    let f: Vec<&str> = s.split('\t').collect();
+    let [bias, sn, sd, sb, dn, dd, db] = <[&str; 7]>::try_from(f).ok()?;
+    let minutes = |b: &str| b.parse::<i32>().ok().filter(|b| b.abs() <= 24 * 60);
+    Some(TimeZoneInformation {
+        bias: minutes(bias)?,
+        standard_name: unescape(sn).ok()??,
+        standard_date: parse_date(sd)?,
+        standard_bias: minutes(sb)?,
+        daylight_name: unescape(dn).ok()??,
+        daylight_date: parse_date(dd)?,
+        daylight_bias: minutes(db)?,
+    })
 }
 
 /// The header kept by [`header_metadata`], read back from a file's key-value metadata; `source`
@@ -190,9 +268,8 @@ pub fn header_from_metadata(source: &str, kv: &[(String, String)]) -> Result<Log
     }
     let time_zone = match get(KEY_ZONE) {
         None => None,
-        Some(name) => Some(TimeZone {
-            name: name.to_owned(),
-            bias: match get(KEY_BIAS) {
+        Some(name) => {
+            let bias = match get(KEY_BIAS) {
                 None => None,
                 Some(b) => Some(
                     b.parse::<i32>()
@@ -200,8 +277,18 @@ pub fn header_from_metadata(source: &str, kv: &[(String, String)]) -> Result<Log
                         .filter(|b| b.abs() <= 24 * 60)
                         .ok_or_else(|| bad(format!("metadata {KEY_BIAS}: bad bias {b:?}")))?,
                 ),
-            },
-        }),
+            };
+            let rules = match get(KEY_RULES) {
+                Some(r) => parse_rules(r)
+                    .ok_or_else(|| bad(format!("metadata {KEY_RULES}: bad rules {r:?}")))?,
+                None => TimeZone::fixed(name, bias).rules,
+            };
+            Some(TimeZone {
+                name: name.to_owned(),
+                bias,
+                rules,
+            })
+        }
     };
     let counters_text = get(KEY_COUNTERS)
         .ok_or_else(|| bad(format!("the metadata has no {KEY_COUNTERS:?} key")))?;
@@ -770,7 +857,7 @@ impl Pivot {
         }
         let mut records = Vec::with_capacity(times.len());
         for &t in &times {
-            let time = log_time(header, t).ok_or_else(|| format!("time {t} µs is out of range"))?;
+            let time = log_time(t).ok_or_else(|| format!("time {t} µs is out of range"))?;
             records.push(Record {
                 time,
                 cells: vec![Cell::Blank; columns],
