@@ -7,8 +7,8 @@ mod common;
 
 use common::{
     assert_stderr_contains, assert_stdout_contains, assert_success, available_bytes_spec,
-    blg_bytes, block, run, run_on, stderr, stdout, tempdir, v1_capture, v2_counterset_block,
-    write_blocks, write_files, BLG_T0,
+    blg_bytes, block, run, run_on, stderr, stdout, tempdir, v1_capture, write_blocks,
+    write_capture, write_files, BLG_T0,
 };
 use perfcounters::format::v1::encode;
 use perfcounters::snapshot::{CounterDefinition, ObjectData, Value};
@@ -274,130 +274,6 @@ fn live_list_and_typeperf() {
 
 // ------------------------------------------------------------------------------------------------
 // Capture directories: watch --replay DIR, list --replay DIR, decode DIR.
-
-use perfcounters::format::capture::{Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile};
-use perfcounters::format::v2::{
-    CounterRegistration, CounterSetRegistration, CounterSpec, InstanceData,
-    PERF_ATTRIB_NO_DISPLAYABLE, PERF_COUNTERSET_MULTI_INSTANCES, PERF_WILDCARD_COUNTER,
-};
-
-/// A "Processor Information"-like counterset: % Processor Time (0, PERF_100NSEC_TIMER_INV),
-/// % Processor Utility (26, PERF_AVERAGE_BULK) with its base (27), Processor Frequency (17, RAWCOUNT).
-fn processor_information() -> CounterSetRegistration {
-    let mut utility =
-        CounterRegistration::new(26, CounterType::PERF_AVERAGE_BULK, "% Processor Utility");
-    utility.base_counter_id = 27;
-    let mut base = CounterRegistration::new(27, CounterType::PERF_AVERAGE_BASE, "% Utility Base");
-    base.attrib = PERF_ATTRIB_NO_DISPLAYABLE;
-    CounterSetRegistration {
-        guid: "{b4fc721a-0378-476f-89ba-a5a79f810b36}".parse().unwrap(),
-        name: Some("Processor Information".into()),
-        help: None,
-        instance_type: PERF_COUNTERSET_MULTI_INSTANCES,
-        detail_level: 100,
-        counters: vec![
-            CounterRegistration::new(0, CounterType::PERF_100NSEC_TIMER_INV, "% Processor Time"),
-            utility,
-            base,
-            CounterRegistration::new(
-                17,
-                CounterType::PERF_COUNTER_RAWCOUNT,
-                "Processor Frequency",
-            ),
-        ],
-    }
-}
-
-/// The V2 block at `s` seconds; per instance: idle (100 ns), utility, utility base, MHz.
-fn v2_block(s: i64, cpus: [(&str, [u64; 4]); 2]) -> Vec<u8> {
-    let instances = cpus
-        .iter()
-        .enumerate()
-        .map(|(id, (name, v))| InstanceData {
-            id: id as u32,
-            name: (*name).into(),
-            values: vec![
-                Value::U64(v[0]),
-                Value::U64(v[1]),
-                Value::U32(v[2] as u32),
-                Value::U32(v[3] as u32),
-            ],
-        })
-        .collect();
-    v2_counterset_block(s, vec![0, 26, 27, 17], instances)
-}
-
-/// Three samples: V1 System + Processor blocks (as in `write_blocks`) and V2 Processor Information blocks.
-fn write_capture(dir: &Path) {
-    let mut english: perfcounters::names::NameTable =
-        [(2, "System"), (248, "Processes"), (238, "Processor")]
-            .into_iter()
-            .collect();
-    english.set_base_index(Some(1847));
-    let v1 = [
-        block(0, [0, 0], 100),
-        block(1, [2_500_000, 5_000_000], 101),
-        block(2, [12_500_000, 5_000_000], 99),
-    ];
-    let v2 = [
-        v2_block(
-            0,
-            [
-                ("0,0", [0, 100, 10, 2_995]),
-                ("_Total", [0, 200, 20, 2_995]),
-            ],
-        ),
-        v2_block(
-            1,
-            [
-                ("0,0", [1_000_000, 190, 20, 2_994]),
-                ("_Total", [3_000_000, 380, 40, 2_993]),
-            ],
-        ),
-        v2_block(
-            2,
-            [
-                ("0,0", [11_000_000, 190, 30, 2_992]),
-                ("_Total", [8_000_000, 500, 60, 2_991]),
-            ],
-        ),
-    ];
-    Capture {
-        info: CaptureInfo {
-            machine: "GETAWAY".into(),
-            os: "Windows 10.0.19045".into(),
-            created: "2020-03-18T18:54:03Z".into(),
-            tool: "perfcounters 0.1.0".into(),
-        },
-        names: vec![NameTableFile {
-            kind: NameKind::Counter,
-            language: "009".into(),
-            bytes: perfcounters::names::to_multi_sz(&english),
-        }],
-        registrations: vec![processor_information().encode().unwrap()],
-        v2_counters: Some(
-            CounterSpec::encode_list(&[CounterSpec {
-                guid: processor_information().guid,
-                status: 0,
-                counter_id: PERF_WILDCARD_COUNTER,
-                instance_id: 0xFFFF_FFFF,
-                index: 0,
-                instance_name: Some("*".into()),
-            }])
-            .unwrap(),
-        ),
-        samples: v1
-            .into_iter()
-            .zip(v2)
-            .map(|(a, b)| CaptureSample {
-                v1: Some(a),
-                v2: Some(b),
-            })
-            .collect(),
-    }
-    .write(dir)
-    .unwrap();
-}
 
 #[test]
 fn capture_directories_replay_list_and_decode() {

@@ -8,8 +8,8 @@ mod shared_data;
 mod common;
 
 use common::{
-    assert_stdout_contains, assert_success, available_bytes_spec, blg_bytes, run, stderr, stdout,
-    tempdir, BLG_T0,
+    assert_stdout_contains, assert_success, available_bytes_spec, blg_bytes, es_1252, ini, run,
+    stderr, stdout, tempdir, BLG_T0, ES,
 };
 
 use std::path::{Path, PathBuf};
@@ -40,13 +40,6 @@ fn data_dir() -> Option<PathBuf> {
     shared_data::dir("the real Windows logs")
 }
 
-/// A relog-style log of a Spanish machine (written in code page 1252, CRLF).
-const ES: &str = "\"(PDH-CSV 4.0) (Hora de verano romance)(-120)\",\"\\\\SRV\\Disco físico(_Total)\\% de tiempo inactivo\",\"\\\\SRV\\Memoria\\Bytes disponibles\",\"\\\\SRV\\Procesador(_Total)\\% de tiempo de procesador\"\r\n\
-\"07/01/2023 10:00:00.000\",\"97.5\",\"1024\",\" \"\r\n\
-\"07/01/2023 10:00:15.000\",\"90\",\"2048\",\"6.9494827586206889356e-005\"\r\n\
-\"07/01/2023 10:00:30.000\",\"80.25\",\"4096\",\"12.5\"\r\n\
-\"07/01/2023 10:00:45.000\",\"70\",\"8192\",\"25\"\r\n";
-
 /// The warning a read of [`es_1252`] gives: its localized zone name has no rules here, so its
 /// times are converted with the fixed bias.
 fn es_zone_warning(input: &str) -> String {
@@ -55,20 +48,6 @@ fn es_zone_warning(input: &str) -> String {
          zone name this program knows; times are converted with its fixed bias of -120 minutes, \
          without daylight saving time\n"
     )
-}
-
-fn es_1252() -> Vec<u8> {
-    let (b, _, bad) = encoding_rs::WINDOWS_1252.encode(ES);
-    assert!(!bad);
-    b.into_owned()
-}
-
-/// Both languages of a `PerfStringBackup.INI`, UTF-16LE without a BOM, as `lodctr /S` writes it.
-fn ini() -> Vec<u8> {
-    let text = "\r\n[Perflib]\r\nBase Index=1847\r\nLast Counter=1848\r\nLast Help=1849\r\n\r\n\
-        [PerfStrings_009]\r\n1=1847\r\n4=Memory\r\n5=help\r\n24=Available Bytes\r\n234=PhysicalDisk\r\n238=Processor\r\n6=% Processor Time\r\n1482=% Idle Time\r\n\r\n\
-        [PerfStrings_00A]\r\n1=1847\r\n4=Memoria\r\n5=ayuda\r\n24=Bytes disponibles\r\n234=Disco físico\r\n238=Procesador\r\n6=% de tiempo de procesador\r\n1482=% de tiempo inactivo\r\n";
-    text.encode_utf16().flat_map(u16::to_le_bytes).collect()
 }
 
 #[test]

@@ -8,6 +8,9 @@
 //! build runs its tests under Wine, without these tools.
 #![cfg(target_os = "linux")]
 
+#[path = "../../perfcounters/tests/support/shared_data.rs"]
+mod shared_data;
+
 mod common;
 
 use common::tempdir;
@@ -792,14 +795,11 @@ fn load_half_open_connections_and_oversized_headers() {
 /// columns over the whole log, in UTC; /metrics has only the self-metrics.
 #[test]
 fn replay_of_a_counter_log_is_charted() {
-    let log = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/logs/en-pst-BM_Active_Load_Test.csv"
-    );
-    if !std::path::Path::new(log).exists() {
-        eprintln!("skipping: {log} is absent (the shared data folder beside the repository)");
+    let Some(data) = shared_data::dir("the real Windows logs") else {
         return;
-    }
+    };
+    let log = data.join("logs/en-pst-BM_Active_Load_Test.csv");
+    let log = log.to_str().unwrap();
     let s = Server::start(&["--replay", log]);
     assert!(s
         .log
@@ -836,11 +836,8 @@ fn replay_of_a_counter_log_is_charted() {
     drop(s);
 
     // A binary log (.blg) of a Windows 8 machine: raw samples, computed as relog does.
-    let blg = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/blg/tx-win8-BasicPerfCounters.blg"
-    );
-    let s = Server::start(&["--replay", blg]);
+    let blg = data.join("blg/tx-win8-BasicPerfCounters.blg");
+    let s = Server::start(&["--replay", blg.to_str().unwrap()]);
     let r = s.add(r"\Processor(*)\% Processor Time");
     assert_eq!(r.status, 204);
     let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();

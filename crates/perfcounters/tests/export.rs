@@ -2,6 +2,9 @@
 //! zero-dip guard, 32-bit widening and duplicate instances through the exporter, and the
 //! windows_exporter names checked against the metric tables of windows_exporter's documentation.
 
+#[path = "support/shared_data.rs"]
+mod shared_data;
+
 use std::collections::BTreeSet;
 
 use perfcounters::counter_type::CounterType as T;
@@ -668,14 +671,9 @@ fn duplicate_process_rows_export_once() {
 fn vista_snapshots() -> Option<Vec<Snapshot>> {
     use perfcounters::format::blg::{BlgReader, RecordKind, SubRecord};
     use perfcounters::snapshot::SampleClock;
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/blg/pal-vista-SamplePerfmonLog.blg"
-    );
-    let Ok(bytes) = std::fs::read(path) else {
-        eprintln!("skipping: {path} is not available");
-        return None;
-    };
+    let path = shared_data::dir("the real Windows binary logs")?
+        .join("blg/pal-vista-SamplePerfmonLog.blg");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut reader = BlgReader::new(&bytes[..]).unwrap();
     let mut names = perfcounters::names::NameTable::builtin_english().clone();
     let mut samples = Vec::new();

@@ -189,3 +189,152 @@ pub fn blg_bytes(
     }
     w.finish().unwrap().into_inner()
 }
+
+// Capture directories.
+
+use perfcounters::format::capture::{Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile};
+use perfcounters::format::v2::{
+    CounterRegistration, CounterSetRegistration, CounterSpec, InstanceData,
+    PERF_ATTRIB_NO_DISPLAYABLE, PERF_COUNTERSET_MULTI_INSTANCES, PERF_WILDCARD_COUNTER,
+};
+
+/// A "Processor Information"-like counterset: % Processor Time (0, PERF_100NSEC_TIMER_INV),
+/// % Processor Utility (26, PERF_AVERAGE_BULK) with its base (27), Processor Frequency (17, RAWCOUNT).
+pub fn processor_information() -> CounterSetRegistration {
+    let mut utility =
+        CounterRegistration::new(26, CounterType::PERF_AVERAGE_BULK, "% Processor Utility");
+    utility.base_counter_id = 27;
+    let mut base = CounterRegistration::new(27, CounterType::PERF_AVERAGE_BASE, "% Utility Base");
+    base.attrib = PERF_ATTRIB_NO_DISPLAYABLE;
+    CounterSetRegistration {
+        guid: "{b4fc721a-0378-476f-89ba-a5a79f810b36}".parse().unwrap(),
+        name: Some("Processor Information".into()),
+        help: None,
+        instance_type: PERF_COUNTERSET_MULTI_INSTANCES,
+        detail_level: 100,
+        counters: vec![
+            CounterRegistration::new(0, CounterType::PERF_100NSEC_TIMER_INV, "% Processor Time"),
+            utility,
+            base,
+            CounterRegistration::new(
+                17,
+                CounterType::PERF_COUNTER_RAWCOUNT,
+                "Processor Frequency",
+            ),
+        ],
+    }
+}
+
+/// The V2 block at `s` seconds; per instance: idle (100 ns), utility, utility base, MHz.
+pub fn v2_block(s: i64, cpus: [(&str, [u64; 4]); 2]) -> Vec<u8> {
+    let instances = cpus
+        .iter()
+        .enumerate()
+        .map(|(id, (name, v))| InstanceData {
+            id: id as u32,
+            name: (*name).into(),
+            values: vec![
+                Value::U64(v[0]),
+                Value::U64(v[1]),
+                Value::U32(v[2] as u32),
+                Value::U32(v[3] as u32),
+            ],
+        })
+        .collect();
+    v2_counterset_block(s, vec![0, 26, 27, 17], instances)
+}
+
+/// A capture directory of three samples: V1 System + Processor blocks (as in `write_blocks`) and V2 Processor Information blocks.
+pub fn write_capture(dir: &Path) {
+    let mut english: perfcounters::names::NameTable =
+        [(2, "System"), (248, "Processes"), (238, "Processor")]
+            .into_iter()
+            .collect();
+    english.set_base_index(Some(1847));
+    let v1 = [
+        block(0, [0, 0], 100),
+        block(1, [2_500_000, 5_000_000], 101),
+        block(2, [12_500_000, 5_000_000], 99),
+    ];
+    let v2 = [
+        v2_block(
+            0,
+            [
+                ("0,0", [0, 100, 10, 2_995]),
+                ("_Total", [0, 200, 20, 2_995]),
+            ],
+        ),
+        v2_block(
+            1,
+            [
+                ("0,0", [1_000_000, 190, 20, 2_994]),
+                ("_Total", [3_000_000, 380, 40, 2_993]),
+            ],
+        ),
+        v2_block(
+            2,
+            [
+                ("0,0", [11_000_000, 190, 30, 2_992]),
+                ("_Total", [8_000_000, 500, 60, 2_991]),
+            ],
+        ),
+    ];
+    Capture {
+        info: CaptureInfo {
+            machine: "GETAWAY".into(),
+            os: "Windows 10.0.19045".into(),
+            created: "2020-03-18T18:54:03Z".into(),
+            tool: "perfcounters 0.1.0".into(),
+        },
+        names: vec![NameTableFile {
+            kind: NameKind::Counter,
+            language: "009".into(),
+            bytes: perfcounters::names::to_multi_sz(&english),
+        }],
+        registrations: vec![processor_information().encode().unwrap()],
+        v2_counters: Some(
+            CounterSpec::encode_list(&[CounterSpec {
+                guid: processor_information().guid,
+                status: 0,
+                counter_id: PERF_WILDCARD_COUNTER,
+                instance_id: 0xFFFF_FFFF,
+                index: 0,
+                instance_name: Some("*".into()),
+            }])
+            .unwrap(),
+        ),
+        samples: v1
+            .into_iter()
+            .zip(v2)
+            .map(|(a, b)| CaptureSample {
+                v1: Some(a),
+                v2: Some(b),
+            })
+            .collect(),
+    }
+    .write(dir)
+    .unwrap();
+}
+
+// A log of a Spanish machine and its name tables.
+
+/// A relog-style log of a Spanish machine (written in code page 1252, CRLF).
+pub const ES: &str = "\"(PDH-CSV 4.0) (Hora de verano romance)(-120)\",\"\\\\SRV\\Disco físico(_Total)\\% de tiempo inactivo\",\"\\\\SRV\\Memoria\\Bytes disponibles\",\"\\\\SRV\\Procesador(_Total)\\% de tiempo de procesador\"\r\n\
+\"07/01/2023 10:00:00.000\",\"97.5\",\"1024\",\" \"\r\n\
+\"07/01/2023 10:00:15.000\",\"90\",\"2048\",\"6.9494827586206889356e-005\"\r\n\
+\"07/01/2023 10:00:30.000\",\"80.25\",\"4096\",\"12.5\"\r\n\
+\"07/01/2023 10:00:45.000\",\"70\",\"8192\",\"25\"\r\n";
+
+pub fn es_1252() -> Vec<u8> {
+    let (b, _, bad) = encoding_rs::WINDOWS_1252.encode(ES);
+    assert!(!bad);
+    b.into_owned()
+}
+
+/// Both languages of a `PerfStringBackup.INI`, UTF-16LE without a BOM, as `lodctr /S` writes it.
+pub fn ini() -> Vec<u8> {
+    let text = "\r\n[Perflib]\r\nBase Index=1847\r\nLast Counter=1848\r\nLast Help=1849\r\n\r\n\
+        [PerfStrings_009]\r\n1=1847\r\n4=Memory\r\n5=help\r\n24=Available Bytes\r\n234=PhysicalDisk\r\n238=Processor\r\n6=% Processor Time\r\n1482=% Idle Time\r\n\r\n\
+        [PerfStrings_00A]\r\n1=1847\r\n4=Memoria\r\n5=ayuda\r\n24=Bytes disponibles\r\n234=Disco físico\r\n238=Procesador\r\n6=% de tiempo de procesador\r\n1482=% de tiempo inactivo\r\n";
+    text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+}

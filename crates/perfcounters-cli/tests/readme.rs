@@ -1,0 +1,279 @@
+//! The README's examples, run: every `perfcounters …` line of its Examples section runs here, in
+//! README order, in a folder holding the files it names (the real Windows logs of
+//! `../shared/data`, or data built as Windows writes it), except the lines that cannot run on
+//! Linux or that serve until stopped (listed below with the test that covers them). Every option a
+//! line uses must be in the command's own help.
+
+#[cfg(unix)]
+#[path = "../../perfcounters/tests/support/shared_data.rs"]
+mod shared_data;
+
+mod common;
+
+#[cfg(unix)]
+use std::path::{Path, PathBuf};
+#[cfg(unix)]
+use std::process::{Command, Stdio};
+#[cfg(unix)]
+use std::time::{Duration, Instant};
+
+use common::stderr;
+#[cfg(unix)]
+use common::{block, es_1252, ini, tempdir, write_blocks, write_capture};
+
+/// The lines not run here, by how they start, and why.
+const NOT_RUN: &[(&str, &str)] = &[
+    (
+        "perfcounters capture",
+        "records Windows data (tests/cli.rs checks the message elsewhere)",
+    ),
+    (
+        "perfcounters serve",
+        "serves until stopped: tests/serve.rs runs each of these forms",
+    ),
+];
+
+/// The `perfcounters` lines of the README's Examples block, without their comments.
+fn examples() -> Vec<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("\n## Examples\n")
+        .nth(1)
+        .expect("an Examples section");
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("a sh block");
+    block
+        .lines()
+        .filter(|l| l.starts_with("perfcounters "))
+        .map(|l| l.split("  #").next().unwrap_or(l).trim().to_string())
+        .collect()
+}
+
+/// The words of a shell line (single and double quotes, no escapes: what the README uses).
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(String::new);
+            }
+            (Some(q), c) if c == q => quote = None,
+            (None, ' ') => out.extend(word.take()),
+            (_, c) => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    out.extend(word);
+    out
+}
+
+/// The folder the examples run in: the files they name.
+#[cfg(unix)]
+fn workdir(data: &Path) -> PathBuf {
+    let dir = tempdir("readme");
+    let copy = |from: &str, to: &str| {
+        std::fs::copy(data.join(from), dir.join(to)).unwrap_or_else(|e| panic!("{from}: {e}"));
+    };
+    copy("logs/en-pst-BM_Active_Load_Test.csv", "customer.csv");
+    copy("logs/en-pst-BM_Active_Load_Test.csv", "day1.csv");
+    copy("logs/en-edt-process-DataCollector01.csv", "day2.csv");
+    copy("blg/pal-vista-SamplePerfmonLog.blg", "perfmon.blg");
+    write_blocks(&dir);
+    std::fs::write(dir.join("block.bin"), block(0, [0, 0], 100)).unwrap();
+    write_capture(&dir.join("cap"));
+    std::fs::write(dir.join("spanish.csv"), es_1252()).unwrap();
+    std::fs::write(dir.join("PerfStringBackup.INI"), ini()).unwrap();
+    std::fs::write(
+        dir.join("counters.txt"),
+        "\\Processor(_Total)\\% Processor Time\n\\Memory\\Available MBytes\n",
+    )
+    .unwrap();
+    // `perfcounters` on the PATH, as after `cargo install`.
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_perfcounters"), bin.join("perfcounters"))
+        .unwrap();
+    dir
+}
+
+/// How one line ended.
+#[cfg(unix)]
+struct Outcome {
+    /// The exit status, or `None` when it was still running at its deadline (a live `watch`
+    /// without `--samples` runs until interrupted) and was stopped.
+    success: Option<bool>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `line` through `sh` in `dir`; a line still running after `deadline` is stopped.
+#[cfg(unix)]
+fn run_line(dir: &Path, line: &str, deadline: Duration) -> Outcome {
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec {line}"))
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("TZ", "UTC")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let read = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_string(&mut s);
+            }
+            s
+        })
+    };
+    let out = read(child.stdout.take().map(|r| Box::new(r) as _));
+    let err = read(child.stderr.take().map(|r| Box::new(r) as _));
+    let start = Instant::now();
+    let success = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status.success());
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Outcome {
+        success,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn readme_examples_run() {
+    let Some(data) = shared_data::dir("the real Windows logs the examples read") else {
+        return;
+    };
+    let dir = workdir(&data);
+    let lines = examples();
+    assert!(lines.len() >= 30, "{lines:?}");
+    let mut ran = 0;
+    for line in &lines {
+        if NOT_RUN.iter().any(|(start, _)| line.starts_with(start)) {
+            continue;
+        }
+        let w = words(line);
+        // A live watch without --samples runs until interrupted: a few seconds show it works.
+        let live_forever = w[1] == "watch"
+            && !w
+                .iter()
+                .any(|a| a == "--replay" || a == "--samples" || a == "-n");
+        let deadline = if live_forever {
+            Duration::from_secs(4)
+        } else {
+            Duration::from_secs(60)
+        };
+        let o = run_line(&dir, line, deadline);
+        let what = format!("{line}\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+        match o.success {
+            Some(ok) => assert!(ok, "failed: {what}"),
+            None => assert!(live_forever, "did not finish: {what}"),
+        }
+        // Nothing went wrong (a warning, or a missing instance that may appear, is not an error).
+        assert!(
+            !o.stderr.lines().any(|l| l.starts_with("perfcounters:")
+                && !l.starts_with("perfcounters: warning:")
+                && !l.contains("has no instance")),
+            "{what}"
+        );
+        // It wrote something: to standard output, or to the file it names.
+        let output = w
+            .iter()
+            .position(|a| a == "-o" || a == "--output")
+            .and_then(|i| w.get(i + 1));
+        match output {
+            Some(o) if !o.starts_with("SQL:") => {
+                let len = std::fs::metadata(dir.join(o)).map_or(0, |m| m.len());
+                assert!(len > 0, "{o} is empty: {what}");
+            }
+            Some(_) => {}
+            None => assert!(!o.stdout.is_empty(), "no output: {what}"),
+        }
+        ran += 1;
+    }
+    assert_eq!(
+        ran,
+        lines
+            .iter()
+            .filter(|l| !NOT_RUN.iter().any(|(s, _)| l.starts_with(s)))
+            .count()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every option an example uses is in its command's help (`--help`, or `-?` for the Windows-style
+/// relog and typeperf).
+#[test]
+fn readme_options_are_in_the_help() {
+    let mut help = std::collections::HashMap::new();
+    for line in examples() {
+        let w = words(&line);
+        let command = w[1].clone();
+        let text = help.entry(command.clone()).or_insert_with(|| {
+            let flag = if command == "relog" || command == "typeperf" {
+                "-?"
+            } else {
+                "--help"
+            };
+            let o = common::run(&[&command, flag]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            String::from_utf8(o.stdout).unwrap()
+        });
+        for a in &w[2..] {
+            let Some(name) = a.strip_prefix('-') else {
+                continue;
+            };
+            if name.is_empty() || a.starts_with('\\') {
+                continue;
+            }
+            // `--web.config.file`, `-cf`: the option as written, followed by a space, `=` or a
+            // comma in the help.
+            let name = format!("-{}", name.split('=').next().unwrap_or(name));
+            assert!(
+                [" ", ",", "\n", "="]
+                    .iter()
+                    .any(|end| text.contains(&format!("{name}{end}"))),
+                "{line}: {name} is not in `perfcounters {command}`'s help"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_examples_split_into_words_as_sh_does() {
+    assert_eq!(
+        words(r#"perfcounters relog 'SQL:logs.db!customer' -b "2/1/2014 00:20" x"#),
+        [
+            "perfcounters",
+            "relog",
+            "SQL:logs.db!customer",
+            "-b",
+            "2/1/2014 00:20",
+            "x"
+        ]
+    );
+    assert_eq!(words("a  ''"), ["a", ""]);
+}
