@@ -26,11 +26,12 @@ use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{ChunkReader, Length};
+use parquet::schema::types::ColumnPath;
 
 use super::dataset::PendingFile;
 use super::{column, log_time, long_batch, records_per_batch, LongLayout};
@@ -445,6 +446,10 @@ impl<W: Write + Send> LogWriter for ParquetLogWriter<W> {
             .set_max_row_group_size(rows.max(1))
             .set_created_by(format!("perfcounters {}", env!("CARGO_PKG_VERSION")))
             .set_key_value_metadata(Some(metadata))
+            // A column's first raw values in time order mostly grow by small steps: delta-encoded
+            // (the second values, often one time stamp for many columns, keep their dictionary).
+            .set_column_dictionary_enabled(ColumnPath::from("raw_first"), false)
+            .set_column_encoding(ColumnPath::from("raw_first"), Encoding::DELTA_BINARY_PACKED)
             .build();
         let writer = ArrowWriter::try_new(sink, layout.schema().clone(), Some(props))
             .map_err(|e| parquet_error(&self.source, e))?;
