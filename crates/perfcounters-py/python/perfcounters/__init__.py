@@ -1,0 +1,137 @@
+"""Windows performance counter logs and live counters as Arrow tables.
+
+``read_log`` reads Performance Monitor logs (.blg, PDH-CSV/TSV in any code page, SQL logs, Parquet)
+into a ``pyarrow.Table``, computing values as relog does. The data crosses from Rust through the
+Arrow C stream interface: no Python object is made per cell, and the GIL is released while reading.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import pyarrow as pa
+
+from ._perfcounters import DecodeError, LogError
+from . import _perfcounters as _ext
+
+__all__ = ["read_log", "Query", "list_counters", "LogError", "DecodeError"]
+
+_EPOCH = _dt.datetime(1970, 1, 1)
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _bound(value: Optional[_dt.datetime], name: str) -> Optional[Tuple[int, bool]]:
+    """A time bound as (microseconds since 1970-01-01, aware)."""
+    if value is None:
+        return None
+    if not isinstance(value, _dt.datetime):
+        raise TypeError(f"{name} must be a datetime.datetime, not {type(value).__name__}")
+    if value.tzinfo is not None and value.utcoffset() is not None:
+        utc = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        return ((utc - _EPOCH) // _dt.timedelta(microseconds=1), True)
+    return ((value.replace(tzinfo=None) - _EPOCH) // _dt.timedelta(microseconds=1), False)
+
+
+def _paths(path_or_paths: Union[PathLike, Sequence[PathLike]]) -> List[str]:
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        return [os.fspath(path_or_paths)]
+    paths = [os.fspath(p) for p in path_or_paths]
+    if not paths:
+        raise ValueError("no log to read: the list of paths is empty")
+    return paths
+
+
+def read_log(
+    path_or_paths: Union[PathLike, Sequence[PathLike]],
+    *,
+    counters: Optional[Sequence[str]] = None,
+    names: Union[PathLike, Sequence[PathLike], None] = None,
+    begin: Optional[_dt.datetime] = None,
+    end: Optional[_dt.datetime] = None,
+    tidy: bool = False,
+    code_page: Optional[int] = None,
+) -> pa.Table:
+    """Reads one or more logs into a ``pyarrow.Table``.
+
+    ``path_or_paths`` is a path, a file-name pattern (``*`` and ``?``), ``SQL:file.db!log``, a Parquet
+    dataset directory, or a list of them; several logs are merged in time order as relog merges
+    them. The format is found from the content first, the name second.
+
+    The wide form (default) has a column ``time`` (UTC timestamps) and one float64 column per
+    counter, named with the path as the log writes it, null where the cell is blank or the sample
+    has no value. Raw samples (.blg, SQL logs) are computed as relog computes them. ``tidy=True``
+    gives the long form: one row per cell, with the parts of the counter path and, for logs of raw
+    samples, the raw values, counter type and status.
+
+    The schema's metadata (``perfcounters.*``) holds the log's source, kind, time zone and bias,
+    its columns with their counter types, and its machines.
+
+    ``counters`` keeps the counters that any of these paths selects (wildcards as relog's ``-c``).
+    ``names`` are name table files (``PerfStringBackup.INI`` as ``lodctr /S`` saves it, a REG_MULTI_SZ
+    dump, or ``index name`` lines) through which ``counters`` also match the log's names in another
+    language, as relog's ``--names``: ``\\Processor(*)\\% Processor Time`` selects
+    ``\\Prozessor(*)\\Prozessorzeit (%)`` with a German table.
+    ``begin`` and ``end`` keep the records in that range (inclusive); an aware datetime is an instant,
+    a naive one is a local time of the log's zone, as relog's ``-b``/``-e`` take it. ``code_page`` is the
+    ANSI code page of text logs without a byte-order mark that are not UTF-8 (default 1252).
+
+    Raises ``FileNotFoundError``/``PermissionError`` for a file that is missing or unreadable,
+    ``DecodeError`` for a malformed .blg (with ``structure`` and ``offset``), ``LogError`` for other
+    unreadable logs, and ``ValueError`` for bad arguments.
+    """
+    stream = _ext.read_log(
+        _paths(path_or_paths),
+        counters=None if counters is None else list(counters),
+        names=[] if names is None else _paths(names),
+        begin=_bound(begin, "begin"),
+        end=_bound(end, "end"),
+        tidy=tidy,
+        code_page=code_page,
+    )
+    return pa.table(stream)
+
+
+class Query:
+    """Counter paths collected together from the local machine (procfs on Linux, the registry and
+    PerfLib on Windows), as typeperf collects them.
+
+    ``paths`` are PDH counter paths (``\\Processor(*)\\% Processor Time``), wildcards allowed; they
+    expand on the first collection. A rate has a value from the second collection on.
+    Raises ``ValueError`` for a path that does not parse, ``OSError`` when the machine's counters
+    cannot be read.
+    """
+
+    def __init__(self, paths: Union[str, Sequence[str]]) -> None:
+        self._query = _ext.Query([paths] if isinstance(paths, str) else list(paths))
+
+    def collect(self) -> Dict[str, Optional[float]]:
+        """Collects once: ``{path: value}`` for every expanded counter, ``None`` where the counter
+        has no value (the first sample of a rate, an instance that went away: see ``statuses``)."""
+        values: Dict[str, Optional[float]] = self._query.collect()
+        return values
+
+    def statuses(self) -> Dict[str, str]:
+        """The PDH status of each counter at the last collection, by path
+        (``PDH_CSTATUS_VALID_DATA``, ``PDH_NO_DATA`` for the first sample of a rate …)."""
+        statuses: Dict[str, str] = self._query.statuses()
+        return statuses
+
+    def table(self, samples: int, interval: float = 1.0) -> pa.Table:
+        """Collects ``samples`` times, ``interval`` seconds apart, into a wide table: ``time`` (UTC)
+        and one float64 column per counter of the first collection, null where there is no value.
+        The GIL is released while collecting."""
+        return pa.table(self._query.table(samples, interval))
+
+    def __repr__(self) -> str:
+        text: str = repr(self._query)
+        return text
+
+
+def list_counters(object: Optional[str] = None) -> pa.Table:
+    """The counters of the local machine (of one ``object`` when given): ``object``,
+    ``multi_instance``, ``counter``, ``counter_type``, ``counter_type_name``, ``detail_level``,
+    ``help``. Raises ``ValueError`` for an object the machine does not have."""
+    return pa.table(_ext.list_counters(object))

@@ -1,0 +1,363 @@
+//! The Python extension `perfcounters._perfcounters`: the library's log readers and live sources,
+//! handing their data to Python as Arrow record batches through the Arrow C stream interface
+//! (`__arrow_c_stream__`, a PyCapsule). The Python package `perfcounters` (under `python/`) wraps
+//! it into `pyarrow.Table`s.
+//!
+//! Arrow crosses with arrow-rs's own `ffi_stream` module rather than the `pyo3-arrow` crate: the
+//! PyCapsule protocol needs one capsule around an `FFI_ArrowArrayStream`, which arrow-rs already
+//! builds and releases; `pyo3-arrow` would pin a second set of arrow and PyO3 versions to keep in
+//! step with the library's.
+
+mod live;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchIterator};
+use arrow_schema::{Schema, SchemaRef};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use perfcounters::log::columnar::parquet::{header_metadata, KEY_FORMAT};
+use perfcounters::log::columnar::{log_time, wide_schema, LongBatches, WideBatches};
+use perfcounters::log::{
+    open_merged, CounterFilter, Filtered, LogError as RsLogError, LogErrorKind, LogHeader,
+    LogReader, LogTime, OpenOptions, RelogFilter,
+};
+use perfcounters::names::NameTable;
+use perfcounters::path::CounterPath;
+
+create_exception!(
+    perfcounters,
+    LogError,
+    PyValueError,
+    "A log cannot be read: its content is not what its format allows, or a request it cannot \
+     satisfy. Attributes: `source` (the log), `location` (where in it, or None)."
+);
+create_exception!(
+    perfcounters,
+    DecodeError,
+    LogError,
+    "The bytes of a binary log (.blg) are malformed. Attributes: `source`, `location`, \
+     `structure` (the structure being read) and `offset` (its byte offset in the file)."
+);
+
+/// A log reader's or writer's error, as Python will see it.
+#[derive(Debug)]
+struct LogFailure {
+    message: String,
+    source: String,
+    location: Option<String>,
+    /// For malformed binary logs: the structure and its byte offset.
+    decode: Option<(String, u64)>,
+    /// For the file system's errors: kind, OS error number and the error's own text.
+    io: Option<(std::io::ErrorKind, Option<i32>, String)>,
+}
+
+impl LogFailure {
+    /// The failure of reading the file `source` for the reason `e`: an `OSError` when the file
+    /// system refused it, else (the content is wrong) a `LogError` with `message`.
+    fn io(source: &str, e: &std::io::Error, message: String) -> Self {
+        let io = (e.kind() != std::io::ErrorKind::InvalidData)
+            .then(|| (e.kind(), e.raw_os_error(), e.to_string()));
+        LogFailure {
+            message,
+            source: source.to_owned(),
+            location: None,
+            decode: None,
+            io,
+        }
+    }
+}
+
+/// An error on its way to Python, built without the interpreter (while the GIL is released).
+#[derive(Debug)]
+enum Failure {
+    /// A log reader's or writer's error.
+    Log(Box<LogFailure>),
+    /// A bad argument.
+    Value(String),
+}
+
+impl From<RsLogError> for Failure {
+    fn from(e: RsLogError) -> Self {
+        let decode = match &e.kind {
+            LogErrorKind::Decode(d) => Some((d.structure().to_owned(), d.offset() as u64)),
+            _ => None,
+        };
+        let io = match &e.kind {
+            LogErrorKind::Io(io) => Some((io.kind(), io.raw_os_error(), io.to_string())),
+            _ => None,
+        };
+        Failure::Log(Box::new(LogFailure {
+            message: e.to_string(),
+            source: e.source.clone(),
+            location: e.location.as_ref().map(ToString::to_string),
+            decode,
+            io,
+        }))
+    }
+}
+
+impl Failure {
+    /// The Python exception: `FileNotFoundError` / `PermissionError` / `OSError` for the file
+    /// system's errors, `DecodeError` for malformed binary logs, `LogError` for the rest of the
+    /// log errors, `ValueError` for bad arguments.
+    fn into_py(self, py: Python<'_>) -> PyErr {
+        match self {
+            Failure::Value(m) => PyValueError::new_err(m),
+            Failure::Log(log) => {
+                let LogFailure {
+                    message,
+                    source,
+                    location,
+                    decode,
+                    io,
+                } = *log;
+                if let Some((kind, errno, text)) = io {
+                    // OSError(errno, strerror, filename): Python picks the subclass of the errno.
+                    let text = text
+                        .split(" (os error")
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned();
+                    return match (kind, errno) {
+                        (std::io::ErrorKind::NotFound, e) => {
+                            PyFileNotFoundError::new_err((e.unwrap_or(2), text, source))
+                        }
+                        (std::io::ErrorKind::PermissionDenied, e) => {
+                            PyPermissionError::new_err((e.unwrap_or(13), text, source))
+                        }
+                        (_, Some(e)) => PyOSError::new_err((e, text, source)),
+                        (_, None) => PyOSError::new_err(message),
+                    };
+                }
+                let err = match &decode {
+                    Some(_) => DecodeError::new_err(message),
+                    None => LogError::new_err(message),
+                };
+                let value = err.value(py);
+                let set = value
+                    .setattr("source", source)
+                    .and_then(|()| value.setattr("location", location))
+                    .and_then(|()| match decode {
+                        Some((structure, offset)) => value
+                            .setattr("structure", structure)
+                            .and_then(|()| value.setattr("offset", offset)),
+                        None => Ok(()),
+                    });
+                if let Err(e) = set {
+                    return e;
+                }
+                err
+            }
+        }
+    }
+}
+
+/// A time bound given by Python: microseconds since 1970-01-01 00:00, of a UTC instant (`aware`) or
+/// a local time of the log's zone (a naive datetime, as relog's `-b`/`-e` take times).
+#[derive(Clone, Copy, Debug)]
+struct TimeBound {
+    micros: i64,
+    aware: bool,
+}
+
+impl TimeBound {
+    /// The bound as [`RelogFilter`] takes it: a local time of the log's zone.
+    fn log_time(self, header: &LogHeader) -> Result<LogTime, Failure> {
+        // A naive time's microseconds count a local time of the log's zone.
+        log_time(self.micros)
+            .map(|t| if self.aware { header.to_local(t) } else { t })
+            .ok_or_else(|| Failure::Value(format!("time bound {} µs is out of range", self.micros)))
+    }
+}
+
+/// What `read_log` asks for.
+#[derive(Debug)]
+struct ReadRequest {
+    paths: Vec<String>,
+    counters: Option<Vec<String>>,
+    names: Vec<String>,
+    begin: Option<TimeBound>,
+    end: Option<TimeBound>,
+    tidy: bool,
+    code_page: Option<u16>,
+}
+
+/// The batches of a table and their schema.
+#[derive(Debug)]
+pub(crate) struct Batches {
+    pub(crate) schema: SchemaRef,
+    pub(crate) batches: Vec<RecordBatch>,
+}
+
+/// The wide-form schema of `header` with the log's description in its metadata: the keys the
+/// Parquet form keeps (`perfcounters.*`: source, kind, zone, bias, columns with their counter
+/// types; the layout marker only in the long form) and `perfcounters.machines`, the machines of the columns, one per line.
+fn schema_with_metadata(schema: &Schema, header: &LogHeader, tidy: bool) -> SchemaRef {
+    let mut metadata: std::collections::HashMap<String, String> =
+        header_metadata(header).into_iter().collect();
+    if !tidy {
+        // The layout marker names the long form of the Parquet files.
+        metadata.remove(KEY_FORMAT);
+    }
+    let mut machines: Vec<&str> = Vec::new();
+    for c in &header.counters {
+        if let Some(m) = c.path.machine.as_deref() {
+            if !machines.contains(&m) {
+                machines.push(m);
+            }
+        }
+    }
+    metadata.insert("perfcounters.machines".to_owned(), machines.join("\n"));
+    Arc::new(schema.clone().with_metadata(metadata))
+}
+
+fn read(request: &ReadRequest) -> Result<Batches, Failure> {
+    let options = OpenOptions::default().with_code_page(request.code_page);
+    let reader = open_merged(&request.paths, &options)?;
+    let counters = match &request.counters {
+        None => None,
+        Some(paths) => {
+            let mut patterns = Vec::with_capacity(paths.len());
+            for p in paths {
+                patterns.push(
+                    CounterPath::parse(p)
+                        .map_err(|e| Failure::Value(format!("invalid counter path {p}: {e}")))?,
+                );
+            }
+            // The built-in English table, then the files': names match across their languages.
+            let mut tables = vec![NameTable::builtin_english().clone()];
+            for f in &request.names {
+                tables.push(NameTable::load(Path::new(f)).map_err(|e| {
+                    Failure::Log(Box::new(LogFailure::io(
+                        f,
+                        &e,
+                        format!("name table {f}: {e}"),
+                    )))
+                })?);
+            }
+            Some(CounterFilter::new(patterns).with_names(tables))
+        }
+    };
+    let header = reader.header();
+    let filter = RelogFilter {
+        counters,
+        begin: request.begin.map(|b| b.log_time(header)).transpose()?,
+        end: request.end.map(|b| b.log_time(header)).transpose()?,
+        ..RelogFilter::default()
+    };
+    let filtered = Filtered::new(reader, &filter)?;
+    if request.counters.is_some() && filtered.header().counters.is_empty() {
+        return Err(Failure::Value(
+            "no counter of the log matches `counters`".to_owned(),
+        ));
+    }
+    let header = filtered.header().clone();
+    let (schema, batches): (SchemaRef, Vec<Result<RecordBatch, RsLogError>>) = if request.tidy {
+        let long = LongBatches::new(filtered)?;
+        (long.schema().clone(), long.collect())
+    } else {
+        let wide = WideBatches::new(filtered);
+        (wide_schema(&header), wide.collect())
+    };
+    let schema = schema_with_metadata(&schema, &header, request.tidy);
+    let mut out = Vec::with_capacity(batches.len());
+    for b in batches {
+        let b = b?;
+        out.push(
+            b.with_schema(schema.clone())
+                .map_err(|e| Failure::Value(e.to_string()))?,
+        );
+    }
+    Ok(Batches {
+        schema,
+        batches: out,
+    })
+}
+
+/// Record batches exported once through the Arrow C stream interface: `pyarrow.table(stream)`,
+/// `polars.from_arrow(stream)` and DuckDB read it without a Python object per cell.
+#[pyclass(module = "perfcounters._perfcounters")]
+#[derive(Debug)]
+pub(crate) struct ArrowStream {
+    inner: Option<Batches>,
+}
+
+impl ArrowStream {
+    /// The stream of `batches`.
+    pub(crate) fn new(batches: Batches) -> Self {
+        ArrowStream {
+            inner: Some(batches),
+        }
+    }
+}
+
+#[pymethods]
+impl ArrowStream {
+    /// The PyCapsule `arrow_array_stream` of the batches; a second call raises `ValueError`.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &mut self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        // The schema is the log's: a requested one is a hint the protocol lets producers ignore.
+        let _ = requested_schema;
+        let Batches { schema, batches } = self
+            .inner
+            .take()
+            .ok_or_else(|| PyValueError::new_err("the Arrow stream was already consumed"))?;
+        let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new(py, stream, Some(c"arrow_array_stream".to_owned()))
+    }
+}
+
+/// Reads logs into an Arrow stream (see `perfcounters.read_log`); the GIL is released while
+/// reading.
+#[pyfunction]
+#[pyo3(signature = (paths, counters = None, names = Vec::new(), begin = None, end = None, tidy = false, code_page = None))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
+fn read_log(
+    py: Python<'_>,
+    paths: Vec<String>,
+    counters: Option<Vec<String>>,
+    names: Vec<String>,
+    begin: Option<(i64, bool)>,
+    end: Option<(i64, bool)>,
+    tidy: bool,
+    code_page: Option<u16>,
+) -> PyResult<ArrowStream> {
+    let bound = |b: Option<(i64, bool)>| b.map(|(micros, aware)| TimeBound { micros, aware });
+    let request = ReadRequest {
+        paths,
+        counters,
+        names,
+        begin: bound(begin),
+        end: bound(end),
+        tidy,
+        code_page,
+    };
+    match py.detach(|| read(&request)) {
+        Ok(b) => Ok(ArrowStream::new(b)),
+        Err(f) => Err(f.into_py(py)),
+    }
+}
+
+/// The extension module.
+#[pymodule]
+fn _perfcounters(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("LogError", py.get_type::<LogError>())?;
+    m.add("DecodeError", py.get_type::<DecodeError>())?;
+    m.add_class::<ArrowStream>()?;
+    m.add_function(wrap_pyfunction!(read_log, m)?)?;
+    m.add_class::<live::Query>()?;
+    m.add_function(wrap_pyfunction!(live::list_counters, m)?)?;
+    Ok(())
+}

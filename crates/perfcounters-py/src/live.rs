@@ -1,0 +1,282 @@
+//! Live counters of the local machine (procfs on Linux, the registry and PerfLib on Windows):
+//! `Query` and `list_counters`.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use arrow_array::{ArrayRef, BooleanArray, RecordBatch, StringArray, UInt32Array};
+use arrow_schema::{DataType, Field, Schema};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use perfcounters::log::columnar::{wide_batch, wide_schema};
+use perfcounters::log::{Cell, LogCounter, LogFormat, LogHeader, LogTime, Record};
+use perfcounters::query::Query as RsQuery;
+use perfcounters::source::{self, Catalog, Request, Source, SourceError};
+use perfcounters::FormatOptions;
+
+use crate::{ArrowStream, Batches};
+
+/// The source of the live tables and their metadata.
+const LOCAL: &str = "local";
+
+fn source_error(e: SourceError) -> PyErr {
+    PyOSError::new_err(format!("local counters: {e}"))
+}
+
+/// A query's state: the source, the query and its request.
+struct Live {
+    source: Box<dyn Source + Send>,
+    query: RsQuery,
+    request: Request,
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Live")
+            .field("paths", &self.query.paths())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One collection: its UTC time (`FILETIME` ticks) and, per counter, path, value and status.
+type Collected = (LogTime, Vec<(String, Option<f64>, String)>);
+
+impl Live {
+    fn collect(&mut self) -> Result<Collected, SourceError> {
+        let collection = self.query.collect(&mut *self.source, &self.request)?;
+        let time = LogTime(collection.system_time.to_filetime().unwrap_or(0));
+        let rows = self
+            .query
+            .counters()
+            .iter()
+            .zip(self.query.values())
+            .map(|(c, v)| (c.path_string(), v.value(), v.status().to_string()))
+            .collect();
+        Ok((time, rows))
+    }
+}
+
+/// Counter paths collected together from the local machine, as typeperf collects them: wildcards
+/// expand on the first collection, and rates have a value from the second one on.
+#[pyclass(module = "perfcounters._perfcounters")]
+#[derive(Debug)]
+pub struct Query {
+    live: Mutex<Live>,
+    /// The statuses of the last collection, by path.
+    statuses: Mutex<Vec<(String, String)>>,
+}
+
+#[pymethods]
+impl Query {
+    /// A query of `paths` (PDH counter paths, wildcards allowed) on the local machine.
+    #[new]
+    fn new(py: Python<'_>, paths: Vec<String>) -> PyResult<Self> {
+        if paths.is_empty() {
+            return Err(PyValueError::new_err(
+                "a query needs at least one counter path",
+            ));
+        }
+        let mut query = RsQuery::new(FormatOptions::default());
+        for p in &paths {
+            query
+                .add(p)
+                .map_err(|e| PyValueError::new_err(format!("invalid counter path {p}: {e}")))?;
+        }
+        let live = py.detach(|| -> Result<Live, SourceError> {
+            let mut source = source::local()?;
+            let catalog = source.catalog()?;
+            let request = query.request(&catalog);
+            Ok(Live {
+                source,
+                query,
+                request,
+            })
+        });
+        Ok(Query {
+            live: Mutex::new(live.map_err(source_error)?),
+            statuses: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Collects once: `{path: value}` for every expanded counter, `None` where the counter has no
+    /// value (see `statuses`).
+    fn collect<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (_, rows) = py.detach(|| self.lock().collect()).map_err(source_error)?;
+        let out = PyDict::new(py);
+        let mut statuses = Vec::with_capacity(rows.len());
+        for (path, value, status) in rows {
+            out.set_item(&path, value)?;
+            statuses.push((path, status));
+        }
+        *self.statuses.lock().unwrap_or_else(PoisonError::into_inner) = statuses;
+        Ok(out)
+    }
+
+    /// The PDH status of every counter at the last collection (`PDH_CSTATUS_VALID_DATA`,
+    /// `PDH_NO_DATA` for the first sample of a rate, `PDH_CSTATUS_NO_INSTANCE` …).
+    fn statuses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (path, status) in self
+            .statuses
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+        {
+            out.set_item(path, status)?;
+        }
+        Ok(out)
+    }
+
+    /// Collects `samples` times, `interval` seconds apart, into an Arrow stream of the wide form:
+    /// `time` (UTC) and one float64 column per counter of the first collection.
+    fn table(&self, py: Python<'_>, samples: usize, interval: f64) -> PyResult<ArrowStream> {
+        if samples == 0 {
+            return Err(PyValueError::new_err("samples must be at least 1"));
+        }
+        let interval = Duration::try_from_secs_f64(interval)
+            .map_err(|_| PyValueError::new_err(format!("bad interval {interval} s")))?;
+        let result = py.detach(|| -> Result<_, SourceError> {
+            let mut live = self.lock();
+            let mut rows = Vec::with_capacity(samples);
+            let start = Instant::now();
+            for i in 0..samples {
+                if i > 0 {
+                    // On a fixed schedule from the first collection, as typeperf -si.
+                    let due = start + interval * u32::try_from(i).unwrap_or(u32::MAX);
+                    std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                }
+                rows.push(live.collect()?);
+            }
+            Ok(rows)
+        });
+        let rows = result.map_err(source_error)?;
+        let Some((_, first)) = rows.first() else {
+            return Err(PyValueError::new_err("no collection"));
+        };
+        let paths: Vec<String> = first.iter().map(|(p, _, _)| p.clone()).collect();
+        let mut counters = Vec::with_capacity(paths.len());
+        for p in &paths {
+            let path = perfcounters::path::CounterPath::parse(p)
+                .map_err(|e| PyValueError::new_err(format!("counter path {p}: {e}")))?;
+            counters.push(LogCounter {
+                name: p.clone(),
+                path,
+                info: None,
+            });
+        }
+        // A UTC clock: no zone, so the times are taken as UTC.
+        let header = LogHeader {
+            source: LOCAL.to_owned(),
+            kind: LogFormat::Csv,
+            time_zone: None,
+            counters,
+        };
+        let records: Vec<Record> = rows
+            .iter()
+            .map(|(time, cells)| Record {
+                time: *time,
+                // A counter that appeared after the first collection has no column; one that
+                // went away is blank.
+                cells: paths
+                    .iter()
+                    .map(|p| {
+                        cells
+                            .iter()
+                            .find(|(q, _, _)| q == p)
+                            .and_then(|(_, v, _)| *v)
+                            .map_or(Cell::Blank, Cell::Value)
+                    })
+                    .collect(),
+            })
+            .collect();
+        let schema = wide_schema(&header);
+        let batch = wide_batch(&header, &schema, &records)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(ArrowStream::new(Batches {
+            schema,
+            batches: vec![batch],
+        }))
+    }
+
+    fn __repr__(&self) -> String {
+        let live = self.lock();
+        let paths: Vec<String> = live.query.paths().iter().map(ToString::to_string).collect();
+        format!("Query({paths:?})")
+    }
+}
+
+impl Query {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Live> {
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The catalog of the local machine as a table: one row per counter, with its object.
+fn catalog_batch(catalog: &Catalog, object: Option<&str>) -> PyResult<Batches> {
+    let objects: Vec<_> = match object {
+        None => catalog.objects.iter().collect(),
+        Some(name) => {
+            let found = catalog.object(name).ok_or_else(|| {
+                PyValueError::new_err(format!("no object {name:?} on this machine"))
+            })?;
+            vec![found]
+        }
+    };
+    let mut object_names = Vec::new();
+    let mut multi = Vec::new();
+    let mut counter_names = Vec::new();
+    let mut types = Vec::new();
+    let mut type_names = Vec::new();
+    let mut detail = Vec::new();
+    let mut help = Vec::new();
+    for o in objects {
+        for c in &o.counters {
+            object_names.push(o.name.as_str());
+            multi.push(o.multi_instance);
+            counter_names.push(c.name.as_str());
+            types.push(c.counter_type.0);
+            type_names.push(c.counter_type.to_string());
+            detail.push(c.detail_level);
+            help.push(c.help.as_str());
+        }
+    }
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("object", DataType::Utf8, false),
+        Field::new("multi_instance", DataType::Boolean, false),
+        Field::new("counter", DataType::Utf8, false),
+        Field::new("counter_type", DataType::UInt32, false),
+        Field::new("counter_type_name", DataType::Utf8, false),
+        Field::new("detail_level", DataType::UInt32, false),
+        Field::new("help", DataType::Utf8, false),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(object_names)),
+        Arc::new(BooleanArray::from(multi)),
+        Arc::new(StringArray::from(counter_names)),
+        Arc::new(UInt32Array::from(types)),
+        Arc::new(StringArray::from(type_names)),
+        Arc::new(UInt32Array::from(detail)),
+        Arc::new(StringArray::from(help)),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), columns)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(Batches {
+        schema,
+        batches: vec![batch],
+    })
+}
+
+/// The counters of the local machine (of one `object` when given) as an Arrow stream.
+#[pyfunction]
+#[pyo3(signature = (object = None))]
+pub fn list_counters(py: Python<'_>, object: Option<String>) -> PyResult<ArrowStream> {
+    let catalog = py
+        .detach(|| source::local().and_then(|mut s| s.catalog()))
+        .map_err(source_error)?;
+    Ok(ArrowStream::new(catalog_batch(
+        &catalog,
+        object.as_deref(),
+    )?))
+}

@@ -1,0 +1,99 @@
+"""Errors are Python exceptions with the place they name, never a crash of the interpreter."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+
+import perfcounters
+from conftest import data_file
+
+
+def test_exception_hierarchy() -> None:
+    assert issubclass(perfcounters.LogError, ValueError)
+    assert issubclass(perfcounters.DecodeError, perfcounters.LogError)
+
+
+def test_missing_file_is_file_not_found(tmp_path: Path) -> None:
+    missing = tmp_path / "nothere.blg"
+    with pytest.raises(FileNotFoundError) as e:
+        perfcounters.read_log(missing)
+    assert e.value.filename == str(missing)
+    assert e.value.errno == 2
+
+
+def test_unreadable_file_is_permission_error(tmp_path: Path) -> None:
+    path = tmp_path / "locked.csv"
+    path.write_bytes(data_file("logs/en-pst-BM_Active_Load_Test.csv").read_bytes())
+    path.chmod(0)
+    if os.geteuid() != 0:
+        with pytest.raises(PermissionError):
+            perfcounters.read_log(path)
+        return
+    # root reads any file: the read is tried in a child that has dropped to an unprivileged user.
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            perfcounters.read_log(path)
+        except PermissionError as e:
+            code = 0 if e.filename == str(path) else 2
+        except BaseException:
+            code = 3
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_truncated_blg_is_a_decode_error(tmp_path: Path) -> None:
+    path = tmp_path / "cut.blg"
+    path.write_bytes(data_file("blg/tx-win8-BasicPerfCounters.blg").read_bytes()[:100])
+    with pytest.raises(perfcounters.DecodeError) as e:
+        perfcounters.read_log(path)
+    assert e.value.structure == "WMI_BUFFER_HEADER"
+    assert e.value.offset == 0
+    assert e.value.source == str(path)
+    assert e.value.location == "WMI_BUFFER_HEADER at offset 0"
+    assert "needs 560 bytes, 100 available" in str(e.value)
+    assert isinstance(e.value, ValueError)
+
+
+def test_bad_csv_row_is_a_log_error_naming_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(
+        '"(PDH-CSV 4.0) (Pacific Standard Time)(480)","\\\\M\\Memory\\Available Bytes"\n'
+        '"02/19/2013 18:50:17.844","12","13"\n'
+    )
+    with pytest.raises(perfcounters.LogError) as e:
+        perfcounters.read_log(path)
+    assert not isinstance(e.value, perfcounters.DecodeError)
+    assert e.value.source == str(path)
+    assert e.value.location == "line 2, column 3"
+    assert "the row has 3 cells, the header 2" in str(e.value)
+
+
+def test_not_a_log(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("nothing to see\n")
+    with pytest.raises(perfcounters.LogError) as e:
+        perfcounters.read_log(path)
+    assert e.value.source == str(path)
+
+
+def test_bad_arguments_are_value_and_type_errors() -> None:
+    path = data_file("logs/en-pst-BM_Active_Load_Test.csv")
+    with pytest.raises(ValueError, match="invalid counter path"):
+        perfcounters.read_log(path, counters=["no backslash"])
+    with pytest.raises(ValueError, match="no counter of the log matches"):
+        perfcounters.read_log(path, counters=[r"\Nothing\Here"])
+    with pytest.raises(ValueError, match="empty"):
+        perfcounters.read_log([])
+    with pytest.raises(TypeError):
+        perfcounters.read_log(path, begin="yesterday")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="out of range"):
+        perfcounters.read_log(path, begin=dt.datetime(1, 1, 1))

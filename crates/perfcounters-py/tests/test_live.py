@@ -1,0 +1,124 @@
+"""Query and list_counters on the local machine, checked against /proc on Linux."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+import time
+
+import pyarrow as pa
+import pytest
+
+import perfcounters
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checked against /proc (Linux)")
+
+TOTAL = r"\Processor(_Total)\% Processor Time"
+EACH = r"\Processor(*)\% Processor Time"
+AVAILABLE = r"\Memory\Available Bytes"
+
+
+def mem_available() -> int:
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no MemAvailable in /proc/meminfo")
+
+
+def cpus() -> list[str]:
+    """The cpuN lines of /proc/stat: the Processor instances besides _Total."""
+    with open("/proc/stat") as f:
+        return [line.split()[0][3:] for line in f if line.startswith("cpu") and line[3].isdigit()]
+
+
+def paths_of(result: dict[str, object], counter: str) -> list[str]:
+    return [p for p in result if p.endswith(counter)]
+
+
+def test_collect_values_and_statuses() -> None:
+    query = perfcounters.Query([TOTAL, AVAILABLE, EACH])
+    before = mem_available()
+    first = query.collect()
+    after = mem_available()
+    machine = os.uname().nodename
+    total = rf"\\{machine}\Processor(_Total)\% Processor Time"
+    available = rf"\\{machine}\Memory\Available Bytes"
+    # One counter per cpuN line of /proc/stat, and _Total (alone and in the wildcard: one key).
+    instances = sorted(p for p in first if p != available)
+    expected = sorted([total] + [rf"\\{machine}\Processor({c})\% Processor Time" for c in cpus()])
+    assert instances == expected
+    # A rate has no value at the first collection: PDH's status says why.
+    assert first[total] is None
+    assert query.statuses()[total] == "PDH_NO_DATA"
+    # Available Bytes is MemAvailable, within 8 MiB of the range read around the collection.
+    value = first[available]
+    assert value is not None
+    assert min(before, after) - 8 * 2**20 <= value <= max(before, after) + 8 * 2**20
+    # The first sample of any counter is new data.
+    assert query.statuses()[available] == "PDH_CSTATUS_NEW_DATA"
+    time.sleep(0.2)
+    second = query.collect()
+    for path in paths_of(second, "% Processor Time"):
+        v = second[path]
+        assert v is not None and 0.0 <= v <= 100.0, (path, v)
+        # The first value of a rate is new data, as PDH says of it.
+        assert query.statuses()[path] in ("PDH_CSTATUS_NEW_DATA", "PDH_CSTATUS_VALID_DATA")
+
+
+def test_table_is_a_wide_series() -> None:
+    query = perfcounters.Query([TOTAL, AVAILABLE])
+    start = dt.datetime.now(dt.timezone.utc)
+    table = query.table(3, 0.2)
+    end = dt.datetime.now(dt.timezone.utc)
+    machine = os.uname().nodename
+    assert table.column_names == [
+        "time",
+        rf"\\{machine}\Processor(_Total)\% Processor Time",
+        rf"\\{machine}\Memory\Available Bytes",
+    ]
+    assert table.schema.field("time").type == pa.timestamp("us", tz="UTC")
+    assert table.num_rows == 3
+    times = table.column("time").to_pylist()
+    assert start - dt.timedelta(seconds=1) <= times[0] < times[1] < times[2] <= end + dt.timedelta(seconds=1)
+    assert (times[2] - times[0]) >= dt.timedelta(seconds=0.35)
+    cpu = table.column(1).to_pylist()
+    assert cpu[0] is None
+    assert all(v is not None and 0.0 <= v <= 100.0 for v in cpu[1:])
+    assert all(v is not None and v > 0 for v in table.column(2).to_pylist())
+
+
+def test_list_counters() -> None:
+    catalog = perfcounters.list_counters()
+    assert catalog.column_names == [
+        "object",
+        "multi_instance",
+        "counter",
+        "counter_type",
+        "counter_type_name",
+        "detail_level",
+        "help",
+    ]
+    rows = catalog.to_pylist()
+    processor = [r for r in rows if r["object"] == "Processor" and r["counter"] == "% Processor Time"]
+    assert len(processor) == 1
+    assert processor[0]["multi_instance"] is True
+    assert processor[0]["counter_type"] == 0x21510500
+    assert processor[0]["counter_type_name"] == "PERF_100NSEC_TIMER_INV"
+    memory = perfcounters.list_counters("memory")
+    assert set(memory.column("object").to_pylist()) == {"Memory"}
+    assert "Available Bytes" in memory.column("counter").to_pylist()
+    with pytest.raises(ValueError, match="no object"):
+        perfcounters.list_counters("No Such Object")
+
+
+def test_bad_paths() -> None:
+    with pytest.raises(ValueError, match="invalid counter path"):
+        perfcounters.Query(["Processor"])
+    with pytest.raises(ValueError):
+        perfcounters.Query([])
+    query = perfcounters.Query([r"\No Such Object\Nothing"])
+    values = query.collect()
+    assert list(values.values()) == [None]
+    assert list(query.statuses().values()) == ["PDH_CSTATUS_NO_OBJECT"]

@@ -1,0 +1,190 @@
+"""read_log against the library's relog conversion, cell for cell, and its options."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import subprocess
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import perfcounters
+from conftest import data_file
+
+LOGS = [
+    "blg/tx-win8-BasicPerfCounters.blg",
+    "blg/pal-vista-SamplePerfmonLog.blg",
+    "blg/powershell-2003-BadCounterSamples.blg",
+    "logs/en-edt-process-DataCollector01.csv",
+    "logs/en-pst-BM_Active_Load_Test.csv",
+    "logs/en-tokyo-5964cols-Sample01.csv",
+]
+
+
+def relog_csv(cli: Path, inputs: list[Path], out: Path, *extra: str) -> tuple[list[str], list[list[str]]]:
+    """The CSV that `perfcounters relog` writes for `inputs`: header row and data rows."""
+    subprocess.run(
+        [str(cli), "relog", *map(str, inputs), *extra, "-f", "csv", "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    with open(out, newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def wall_clock(text: str) -> dt.datetime:
+    return dt.datetime.strptime(text, "%m/%d/%Y %H:%M:%S.%f")
+
+
+def assert_equals_relog(table: pa.Table, header: list[str], rows: list[list[str]]) -> None:
+    """Column names, times (the CSV's wall clock plus the log's bias) and every value agree."""
+    assert table.column_names == ["time", *header[1:]]
+    assert table.num_rows == len(rows)
+    bias = int(table.schema.metadata.get(b"perfcounters.time_zone_bias", b"0"))
+    assert table.schema.field("time").type == pa.timestamp("us", tz="UTC")
+    times = table.column("time").to_pylist()
+    for t, row in zip(times, rows):
+        expected = (wall_clock(row[0]) + dt.timedelta(minutes=bias)).replace(tzinfo=dt.timezone.utc)
+        assert t == expected
+    for i, name in enumerate(header[1:], start=1):
+        values = table.column(name).to_pylist()
+        assert table.schema.field(name).type == pa.float64()
+        for r, (v, row) in enumerate(zip(values, rows)):
+            cell = row[i].strip()
+            expected_value = None if cell == "" else float(cell)
+            assert v == expected_value, f"{name}, row {r}: {v!r} != {row[i]!r}"
+
+
+@pytest.mark.parametrize("log", LOGS)
+def test_wide_equals_relog(log: str, cli: Path, tmp_path: Path) -> None:
+    path = data_file(log)
+    header, rows = relog_csv(cli, [path], tmp_path / "out.csv")
+    table = perfcounters.read_log(path)
+    assert_equals_relog(table, header, rows)
+    assert table.num_rows > 0
+
+
+def test_metadata_of_a_blg() -> None:
+    table = perfcounters.read_log(data_file("blg/tx-win8-BasicPerfCounters.blg"))
+    md = table.schema.metadata
+    assert md[b"perfcounters.kind"] == b"Binary"
+    assert md[b"perfcounters.time_zone"] == b"Pacific Standard Time"
+    assert md[b"perfcounters.time_zone_bias"] == b"480"
+    assert md[b"perfcounters.machines"] == b"GEORGIS3"
+    assert b"perfcounters.log" not in md
+    lines = md[b"perfcounters.counters"].decode().strip("\n").split("\n")
+    assert len(lines) == table.num_columns - 1
+    # Name, machine, object, parent, instance, index, counter, counter type, ...: the last column
+    # is \Processor(_Total)\% Processor Time, PERF_100NSEC_TIMER_INV (0x21510500).
+    fields = lines[-1].split("\t")
+    assert fields[1:8] == ["GEORGIS3", "Processor", "\\N", "_Total", "\\N", "% Processor Time", str(0x21510500)]
+    # 601 samples one second apart, from 18:50:17.844 Pacific (UTC-8).
+    assert table.num_rows == 601
+    assert table.column("time")[0].as_py() == dt.datetime(2013, 2, 20, 2, 50, 17, 844000, tzinfo=dt.timezone.utc)
+
+
+def test_merge_equals_relog_merge(cli: Path, tmp_path: Path) -> None:
+    a = data_file("logs/en-pst-BM_Active_Load_Test.csv")
+    b = data_file("blg/tx-win8-BasicPerfCounters.blg")
+    header, rows = relog_csv(cli, [a, b], tmp_path / "merged.csv")
+    table = perfcounters.read_log([a, b])
+    assert_equals_relog(table, header, rows)
+
+
+def test_counters_begin_end_equal_relog(cli: Path, tmp_path: Path) -> None:
+    path = data_file("blg/tx-win8-BasicPerfCounters.blg")
+    header, rows = relog_csv(
+        cli,
+        [path],
+        tmp_path / "cut.csv",
+        "-c",
+        r"\Processor(*)\% Processor Time",
+        "-b",
+        "02/19/2013 18:55:00",
+        "-e",
+        "02/19/2013 18:56:00",
+    )
+    naive = perfcounters.read_log(
+        path,
+        counters=[r"\Processor(*)\% Processor Time"],
+        begin=dt.datetime(2013, 2, 19, 18, 55),
+        end=dt.datetime(2013, 2, 19, 18, 56),
+    )
+    assert_equals_relog(naive, header, rows)
+    assert naive.num_columns == 1 + 5 and naive.num_rows == 60
+    # The same range as aware instants (Pacific Standard Time is UTC-8).
+    pst = dt.timezone(dt.timedelta(hours=-8))
+    aware = perfcounters.read_log(
+        path,
+        counters=[r"\Processor(*)\% Processor Time"],
+        begin=dt.datetime(2013, 2, 19, 18, 55, tzinfo=pst),
+        end=dt.datetime(2013, 2, 20, 2, 56, tzinfo=dt.timezone.utc),
+    )
+    assert aware.equals(naive)
+
+
+def test_tidy_form_holds_the_wide_values() -> None:
+    path = data_file("blg/tx-win8-BasicPerfCounters.blg")
+    wide = perfcounters.read_log(path)
+    tidy = perfcounters.read_log(path, tidy=True)
+    assert tidy.num_rows == wide.num_rows * (wide.num_columns - 1)
+    assert {"time", "machine", "object", "instance", "counter", "value", "counter_type", "raw_first", "status"} <= set(
+        tidy.column_names
+    )
+    assert tidy.schema.metadata[b"perfcounters.log"] == b"long/1"
+    # Rows are grouped by column, then by time: the first 601 rows are the first column.
+    first = tidy.slice(0, wide.num_rows)
+    assert first.column("value").to_pylist() == wide.column(1).to_pylist()
+    assert first.column("time").to_pylist() == wide.column("time").to_pylist()
+    assert set(first.column("object").to_pylist()) == {"PhysicalDisk"}
+    assert set(first.column("counter").to_pylist()) == {"Avg. Disk Bytes/Read"}
+    assert set(first.column("instance").to_pylist()) == {"0 C:"}
+
+
+def test_russian_cp1251_csv(tmp_path: Path) -> None:
+    text = (
+        '"(PDH-CSV 4.0) (RTZ 2 (зима))(-180)","\\\\SRV\\Процессор(_Total)\\% загруженности процессора",'
+        '"\\\\SRV\\Память\\Доступно МБ"\r\n'
+        '"03/01/2024 10:00:00.000","12.5","2048"\r\n'
+        '"03/01/2024 10:00:15.000"," ","2047.75"\r\n'
+    )
+    path = tmp_path / "ru.csv"
+    path.write_bytes(text.encode("cp1251"))
+    table = perfcounters.read_log(path, code_page=1251)
+    assert table.column_names == [
+        "time",
+        "\\\\SRV\\Процессор(_Total)\\% загруженности процессора",
+        "\\\\SRV\\Память\\Доступно МБ",
+    ]
+    assert table.column(1).to_pylist() == [12.5, None]
+    assert table.column(2).to_pylist() == [2048.0, 2047.75]
+    # Moscow is UTC+3: bias -180.
+    assert table.column("time")[0].as_py() == dt.datetime(2024, 3, 1, 7, 0, tzinfo=dt.timezone.utc)
+    assert table.schema.metadata[b"perfcounters.machines"] == b"SRV"
+
+
+def test_german_log_through_the_german_name_table(cli: Path, tmp_path: Path) -> None:
+    names = data_file("names/de-en-PerfStringBackup-cp1252.INI")
+    text = (
+        '"(PDH-CSV 4.0) (W. Europe Standard Time)(-60)","\\\\PC\\Prozessor(_Total)\\Prozessorzeit (%)",'
+        '"\\\\PC\\Prozessor(0)\\Prozessorzeit (%)","\\\\PC\\Arbeitsspeicher\\Verfügbare MB"\r\n'
+        '"11/26/2026 09:00:00.000","7.25","9.5","1024"\r\n'
+        '"11/26/2026 09:00:01.000","3.125"," ","1023"\r\n'
+    )
+    path = tmp_path / "de.csv"
+    path.write_bytes(text.encode("cp1252"))
+    wanted = r"\Processor(_Total)\% Processor Time"
+    table = perfcounters.read_log(path, counters=[wanted], names=names)
+    assert table.column_names == ["time", "\\\\PC\\Prozessor(_Total)\\Prozessorzeit (%)"]
+    assert table.column(1).to_pylist() == [7.25, 3.125]
+    header, rows = relog_csv(cli, [path], tmp_path / "out.csv", "-c", wanted, "--names", str(names))
+    assert_equals_relog(table, header, rows)
+    # Without the table the English path selects nothing.
+    with pytest.raises(ValueError, match="no counter of the log matches"):
+        perfcounters.read_log(path, counters=[wanted])
+    # A table that is missing is the file system's error.
+    with pytest.raises(FileNotFoundError):
+        perfcounters.read_log(path, counters=[wanted], names=tmp_path / "none.INI")
