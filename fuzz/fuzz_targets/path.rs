@@ -1,18 +1,9 @@
 //! Counter-path parser on arbitrary text: never panics; whatever parses formats and re-parses to the same path.
+//!
+//! The checks are in `fuzz/checks/path.rs`, which `cargo test` also runs over the kept corpus.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use perfcounters::path::{parse_instance, wildcard_match, CounterPath};
+#[path = "../checks/path.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    if let Ok(path) = CounterPath::parse(text) {
-        let again = CounterPath::parse(&path.to_string()).expect("formatted path parses");
-        assert_eq!(again, path);
-        let _ = path.matches_instance(Some("p"), "i", 1);
-    }
-    let _ = parse_instance(text);
-    if let Some((pattern, subject)) = text.split_once('\u{1}') {
-        let _ = wildcard_match(pattern, subject);
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::run(data));

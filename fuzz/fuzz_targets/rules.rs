@@ -1,41 +1,10 @@
 //! PAL threshold files and their PowerShell subset on arbitrary text: the reader and the
 //! interpreter never panic or hang; whatever parses evaluates within its bounds or says why not.
+//!
+//! The checks are in `fuzz/checks/rules.rs`, which `cargo test` also runs over the kept corpus.
 #![no_main]
 
-use std::collections::HashMap;
+#[path = "../checks/rules.rs"]
+mod check;
 
-use libfuzzer_sys::fuzz_target;
-use perfcounters::analyze::rules::RulesFile;
-use perfcounters::analyze::{question_values, Script, ScriptValue};
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    // The code alone, with a collection and a question defined.
-    let mut vars = HashMap::new();
-    vars.insert("C".to_owned(), ScriptValue::Collection { name: "C".into(), count: 2 });
-    vars.insert("OS".to_owned(), ScriptValue::Str("Windows Server".into()));
-    vars.insert("PhysicalMemory".to_owned(), ScriptValue::Str("16".into()));
-    if let Ok(script) = Script::parse(text) {
-        if let Ok(calls) = script.evaluate(&vars) {
-            for c in calls {
-                assert!(c.threshold.is_finite());
-            }
-        }
-    }
-    // The text as a threshold file: every threshold of every analysis evaluated.
-    if let Ok(file) = RulesFile::parse("fuzz.xml", text) {
-        let Ok(q) = question_values(&file.questions, &[]) else { return };
-        for a in &file.analyses {
-            let mut v: HashMap<String, ScriptValue> = q.iter().cloned().collect();
-            for d in &a.data_sources {
-                v.insert(
-                    d.collection_var.clone(),
-                    ScriptValue::Collection { name: d.collection_var.clone(), count: 1 },
-                );
-            }
-            for t in &a.thresholds {
-                let _ = Script::parse(&t.code).and_then(|s| s.evaluate(&v));
-            }
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::run(data));

@@ -1,0 +1,56 @@
+//! PAL threshold files and their PowerShell subset on arbitrary text: the reader and the
+//! interpreter never panic or hang; whatever parses evaluates within its bounds or says why not.
+//!
+//! The checks of the `rules` fuzz target, shared with `cargo test`, which runs them over the kept
+//! corpus in `fuzz/regressions/rules/` (`crates/perfcounters/tests/fuzz_regressions.rs`).
+
+use std::collections::HashMap;
+
+use perfcounters::analyze::rules::RulesFile;
+use perfcounters::analyze::{question_values, Script, ScriptValue};
+
+/// The target's checks on one input: panics when an invariant does not hold.
+pub fn run(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    // The code alone, with a collection and a question defined.
+    let mut vars = HashMap::new();
+    vars.insert(
+        "C".to_owned(),
+        ScriptValue::Collection {
+            name: "C".into(),
+            count: 2,
+        },
+    );
+    vars.insert("OS".to_owned(), ScriptValue::Str("Windows Server".into()));
+    vars.insert("PhysicalMemory".to_owned(), ScriptValue::Str("16".into()));
+    if let Ok(script) = Script::parse(text) {
+        if let Ok(calls) = script.evaluate(&vars) {
+            for c in calls {
+                assert!(c.threshold.is_finite());
+            }
+        }
+    }
+    // The text as a threshold file: every threshold of every analysis evaluated.
+    if let Ok(file) = RulesFile::parse("fuzz.xml", text) {
+        let Ok(q) = question_values(&file.questions, &[]) else {
+            return;
+        };
+        for a in &file.analyses {
+            let mut v: HashMap<String, ScriptValue> = q.iter().cloned().collect();
+            for d in &a.data_sources {
+                v.insert(
+                    d.collection_var.clone(),
+                    ScriptValue::Collection {
+                        name: d.collection_var.clone(),
+                        count: 1,
+                    },
+                );
+            }
+            for t in &a.thresholds {
+                let _ = Script::parse(&t.code).and_then(|s| s.evaluate(&v));
+            }
+        }
+    }
+}
