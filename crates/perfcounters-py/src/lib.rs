@@ -195,9 +195,10 @@ pub(crate) struct Batches {
     pub(crate) batches: Vec<RecordBatch>,
 }
 
-/// The wide-form schema of `header` with the log's description in its metadata: the keys the
-/// Parquet form keeps (`perfcounters.*`: source, kind, zone, bias, columns with their counter
-/// types; the layout marker only in the long form) and `perfcounters.machines`, the machines of the columns, one per line.
+/// `schema` (the wide or long form of `header`'s log) with the log's description in its metadata:
+/// the keys the Parquet form keeps (`perfcounters.*`: source, kind, zone, bias and rules, columns
+/// with their counter types; the layout marker only in the long form) and
+/// `perfcounters.machines`, the machines of the columns, one per line.
 fn schema_with_metadata(schema: &Schema, header: &LogHeader, tidy: bool) -> SchemaRef {
     let mut metadata: std::collections::HashMap<String, String> =
         header_metadata(header).into_iter().collect();
@@ -217,6 +218,8 @@ fn schema_with_metadata(schema: &Schema, header: &LogHeader, tidy: bool) -> Sche
     Arc::new(schema.clone().with_metadata(metadata))
 }
 
+/// Opens, merges and filters the logs as relog does, and reads them into batches of the wide or
+/// long form.
 fn read(request: &ReadRequest) -> Result<Batches, Failure> {
     let options = OpenOptions::default().with_code_page(request.code_page);
     let reader = open_merged(&request.paths, &options)?;
