@@ -4,7 +4,10 @@
 //!
 //! * `blg/read_samples`: the records, samples and raw values (`BlgLog`), one pass;
 //! * `blg/relog_csv`: `.blg` → PDH-CSV as `relog x.blg -f csv` does it: the column scan, the second
-//!   pass, the calculator on every raw sample, and relog's CSV formatting, into a sink.
+//!   pass, the calculator on every raw sample, and relog's CSV formatting, into a sink;
+//! * `blg/analyze`: `perfcounters analyze` over the same log with rules that read every column (one
+//!   analysis per object, `\Object k(*)\*`, a value threshold and a trend threshold each): the
+//!   same reading and calculation, then slices, alerts, statistics and chart data.
 //!
 //! Throughput is in bytes of log. The log is written once to
 //! `target/blg-bench/counters-<size>.blg` and reused.
@@ -19,6 +22,8 @@ mod blg_log;
 
 use blg_log::log_path;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use perfcounters::analyze::rules::RulesFile;
+use perfcounters::analyze::{analyze_logs, AnalyzeOptions, Rules};
 use perfcounters::format::blg::BlgLog;
 use perfcounters::log::{copy, BlgLogReader, CsvFlavor, Filtered, PdhCsvLogWriter, RelogFilter};
 
@@ -50,7 +55,41 @@ fn bench(c: &mut Criterion) {
             black_box(copy(&mut filtered, &mut w).unwrap())
         })
     });
+    let rules = bench_rules();
+    g.bench_function("analyze", |b| {
+        b.iter(|| {
+            let reader = BlgLogReader::open(&path).unwrap();
+            let report =
+                analyze_logs(vec![Box::new(reader)], &rules, &AnalyzeOptions::default()).unwrap();
+            // Every column of the log is read, computed and analysed.
+            // (100 single counters and 100 wildcard counters of 4 instances: 500 columns.)
+            assert_eq!(report.counters.len(), 500);
+            black_box(report.alerts.len())
+        })
+    });
     g.finish();
+}
+
+/// One analysis per object of the generated log, reading all its columns.
+fn bench_rules() -> Rules {
+    let mut xml = String::from("<PAL NAME=\"bench\">");
+    for k in 0..10 {
+        xml.push_str(&format!(
+            "<ANALYSIS NAME=\"Object {k}\" ENABLED=\"True\" CATEGORY=\"Bench\" ID=\"{k}\">\
+             <DATASOURCE TYPE=\"CounterLog\" NAME=\"\\Object {k}(*)\\*\" EXPRESSIONPATH=\"\\Object {k}(*)\\*\" COLLECTIONVARNAME=\"C\"/>\
+             <THRESHOLD NAME=\"high\" CONDITION=\"Warning\" PRIORITY=\"50\"><CODE>StaticThreshold -CollectionOfCounterInstances $C -Operator 'gt' -Threshold 1000000</CODE></THRESHOLD>\
+             <THRESHOLD NAME=\"rising\" CONDITION=\"Warning\" PRIORITY=\"50\"><CODE>StaticThreshold -CollectionOfCounterInstances $C -Operator 'gt' -Threshold 100 -IsTrendOnly $True</CODE></THRESHOLD>\
+             </ANALYSIS>"
+        ));
+    }
+    xml.push_str("</PAL>");
+    let f = RulesFile::parse("bench.xml", &xml).unwrap();
+    Rules {
+        name: f.name,
+        files: vec!["bench.xml".into()],
+        questions: f.questions,
+        analyses: f.analyses,
+    }
 }
 
 criterion_group!(benches, bench);

@@ -258,7 +258,7 @@ pub fn html(r: &Report, logs: &[String], rules: &Rules) -> String {
         h.push_str("<p>No threshold was broken.</p>");
     } else {
         h.push_str(
-            "<table class=\"alerts\"><thead><tr><th>Slice start</th><th>Slice end</th><th>Condition</th>\
+            "<div class=\"scroll\"><table class=\"alerts\"><thead><tr><th>Slice start</th><th>Slice end</th><th>Condition</th>\
              <th>Analysis</th><th>Counter</th><th>Threshold</th><th>Min</th><th>Avg</th><th>Max</th></tr></thead><tbody>",
         );
         for a in &r.alerts {
@@ -299,7 +299,7 @@ pub fn html(r: &Report, logs: &[String], rules: &Rules) -> String {
                 fmt_num(Some(a.max)),
             );
         }
-        h.push_str("</tbody></table>");
+        h.push_str("</tbody></table></div>");
     }
     h.push_str("</section>\n");
 
