@@ -588,3 +588,41 @@ fn localized_log_through_pal_counter_lang() {
         )]
     );
 }
+
+/// Edge cases: a log without records, a gap of ten years with 1 s slices (slices without values
+/// cost nothing), and a record earlier than the one before it (it counts in the latest slice).
+#[test]
+fn empty_logs_long_gaps_and_disorder() {
+    let h = header(&[r"\\M\Processor(_Total)\% Processor Time"]);
+    let mut log = VecLog::new(h.clone(), Vec::new());
+    let r = analyze(&mut log, &Rules::builtin(), &AnalyzeOptions::default()).unwrap();
+    assert_eq!((r.records, r.range, r.interval_seconds), (0, None, 0));
+    assert!(r.alerts.is_empty());
+    assert_eq!(r.counters[0].count, 0);
+    assert_eq!(r.counters[0].min, None);
+
+    let t0 = t(2014, 1, 1, 0, 0, 0, 0);
+    let later = t(2024, 1, 1, 0, 0, 0, 0);
+    let rec = |time: LogTime, v: f64| Record {
+        time,
+        cells: vec![Cell::Value(v)],
+    };
+    let rows = vec![
+        rec(t0, 90.0),
+        rec(later, 95.0),
+        rec(LogTime(later.0 - 5 * SEC), 10.0),
+    ];
+    let opts = AnalyzeOptions {
+        interval: Interval::Seconds(1),
+        ..Default::default()
+    };
+    let mut log = VecLog::new(h, rows);
+    let r = analyze(&mut log, &Rules::builtin(), &opts).unwrap();
+    let cpu = alerts_of(&r, "Processor % Processor Time");
+    // Slice 0 (90) and the slice of `later` (95 and the out-of-order 10): critical and warning each.
+    assert_eq!(cpu.len(), 4);
+    assert_eq!(cpu[0].3, t0);
+    assert_eq!(cpu[2].3, later);
+    assert_eq!((cpu[2].4, cpu[2].6), (10.0, 95.0));
+    assert_eq!(r.range, Some((t0, later)));
+}
