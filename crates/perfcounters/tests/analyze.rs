@@ -193,16 +193,40 @@ fn vista_log_worked_by_hand() {
     assert_eq!((s.p90, s.p95), (Some(4.0), Some(10.0)));
     assert_eq!(s.points.len(), 11);
 
-    // Generated data sources are listed as not evaluated, with the reason.
+    // Network utilization (a generated data source in PAL's network form): both adapters sent
+    // nothing (Bytes Total/sec is 0 in every sample), so the generated series is 0 in each of the
+    // 10 slices that have a value, and nothing alerts.
     let nu = analysis(&r, "Network Interface % Network Utilization");
-    assert!(!nu.evaluated());
+    assert!(nu.evaluated(), "{:?}", nu.reason);
+    let util: Vec<_> = nu
+        .counters
+        .iter()
+        .map(|&c| &r.counters[c])
+        .filter(|c| c.path.ends_with(r"\% Network Utilization"))
+        .collect();
+    assert_eq!(util.len(), 2);
+    assert_eq!(
+        util[0].path,
+        r"\\ZACH-PC\Network Interface(VIA Rhine II Fast Ethernet Adapter)\% Network Utilization"
+    );
+    assert_eq!((util[0].count, util[0].max), (10, Some(0.0)));
+    assert!(alerts_of(&r, "Network Interface % Network Utilization").is_empty());
+    for sent_received in ["Sent", "Received"] {
+        let a = analysis(
+            &r,
+            &format!("Network Interface % Network Utilization {sent_received}"),
+        );
+        assert!(a.evaluated(), "{:?}", a.reason);
+    }
+    // Another generated form (Disk Overwhelmed) is listed as not evaluated, with the reason.
+    let dov = analysis(&r, "LogicalDisk Disk Overwhelmed");
     assert!(
-        nu.reason
+        dov.reason
             .as_deref()
             .unwrap()
-            .contains("generated data source $CollectionOfNetworkUtilization"),
+            .contains("generated data source $CollectionOfLogicalDiskDiskOverwhelmedAll"),
         "{:?}",
-        nu.reason
+        dov.reason
     );
     // An analysis whose counters the log lacks says so.
     let pf = analysis(&r, "Paging File % Usage");
@@ -625,4 +649,70 @@ fn empty_logs_long_gaps_and_disorder() {
     assert_eq!(cpu[2].3, later);
     assert_eq!((cpu[2].4, cpu[2].6), (10.0, 95.0));
     assert_eq!(r.range, Some((t0, later)));
+}
+
+/// PAL's network-utilization form: per slice, [int](avg(Bytes Total/sec) × 8 / avg(Current
+/// Bandwidth) × 100), instances matched by name, _Total excluded.
+#[test]
+fn generated_network_utilization() {
+    let h = header(&[
+        r"\\M\Network Interface(eth0)\Bytes Total/sec",
+        r"\\M\Network Interface(eth0)\Current Bandwidth",
+        r"\\M\Network Interface(_Total)\Bytes Total/sec",
+        r"\\M\Network Interface(_Total)\Current Bandwidth",
+    ]);
+    let t0 = t(2024, 1, 1, 0, 0, 0, 0);
+    // 100 Mbit/s. Slice 0: 1,000,000 and 2,000,000 B/s (avg 1.5 MB/s = 12 %); slice 1: 5,000,000 and
+    // 6,000,000 (avg 5.5 MB/s = 44 %: warning > 30); slice 2: 7,000,000 (56 %: warning and critical).
+    let bw = Some(100_000_000.0);
+    let rows: &[&[Option<f64>]] = &[
+        &[Some(1_000_000.0), bw, Some(9e9), bw],
+        &[Some(2_000_000.0), bw, Some(9e9), bw],
+        &[Some(5_000_000.0), bw, Some(9e9), bw],
+        &[Some(6_000_000.0), bw, Some(9e9), bw],
+        &[Some(7_000_000.0), bw, Some(9e9), bw],
+    ];
+    let opts = AnalyzeOptions {
+        interval: Interval::Seconds(2),
+        ..Default::default()
+    };
+    let mut log = VecLog::new(h, records(t0, 1, rows));
+    let r = analyze(&mut log, &Rules::builtin(), &opts).unwrap();
+    let a = alerts_of(&r, "Network Interface % Network Utilization");
+    let path = r"\\M\Network Interface(eth0)\% Network Utilization".to_string();
+    let name = "Network Interface % Network Utilization".to_string();
+    assert_eq!(
+        a,
+        [
+            (
+                name.clone(),
+                "Warning".into(),
+                path.clone(),
+                LogTime(t0.0 + 2 * SEC),
+                44.0,
+                44.0,
+                44.0
+            ),
+            (
+                name.clone(),
+                "Critical".into(),
+                path.clone(),
+                LogTime(t0.0 + 4 * SEC),
+                56.0,
+                56.0,
+                56.0
+            ),
+            (
+                name,
+                "Warning".into(),
+                path.clone(),
+                LogTime(t0.0 + 4 * SEC),
+                56.0,
+                56.0,
+                56.0
+            ),
+        ]
+    );
+    let s = r.counters.iter().find(|c| c.path == path).unwrap();
+    assert_eq!((s.count, s.min, s.max), (3, Some(12.0), Some(56.0)));
 }

@@ -17,6 +17,9 @@
 //!   an alert when a value breaks the threshold: `gt` max > T, `ge` max ≥ T, `lt` min < T, `le`
 //!   min ≤ T, `eq` any value = T. One alert per (analysis, threshold, counter instance, slice) with
 //!   that slice's min, average and max.
+//! * A generated data source in PAL's network-utilization form (`utilization_form`) is one value
+//!   per slice and instance from the slice averages of its two inputs; other generated data
+//!   sources are not evaluated.
 //! * A **trend** is the slope, in units per hour, of the least-squares line through a counter's
 //!   values against their times. A trend threshold (`-IsTrendOnly $True`) compares, at the end of
 //!   each slice, the trend of the values from the first record to the end of that slice.
@@ -485,6 +488,8 @@ impl Subsample {
 }
 
 struct ColumnState {
+    /// For a generated series (network utilization): the states of its two inputs.
+    derived: Option<(usize, usize)>,
     /// Buckets not evaluated yet.
     buckets: Vec<Bucket>,
     /// Everything evaluated so far (the prefix for trends) / everything (statistics).
@@ -536,22 +541,40 @@ pub fn analyze(
     let mut analyses = Vec::new();
     let mut bound: Vec<Bound> = Vec::new();
     let mut column_of: HashMap<usize, usize> = HashMap::new(); // log column -> counter index
-    let mut log_columns: Vec<usize> = Vec::new(); // counter index -> log column
+    let mut log_columns: Vec<usize> = Vec::new(); // counter index -> log column (usize::MAX: generated)
+                                                  // Generated series: counter index -> (input counter indexes, path).
+    let mut generated: Vec<(usize, (usize, usize), CounterPath)> = Vec::new();
+    let mut generated_of: HashMap<String, usize> = HashMap::new();
     for a in rules.enabled() {
         let index = analyses.len();
         let (report, calls) = resolve(a, &header, &user_keep, &tables, &questions);
         let mut report = report;
         if let Some(calls) = calls {
-            for (ti, ci, cols) in calls {
-                let mapped: Vec<usize> = cols
-                    .iter()
-                    .map(|&c| {
-                        *column_of.entry(c).or_insert_with(|| {
-                            log_columns.push(c);
-                            log_columns.len() - 1
-                        })
-                    })
-                    .collect();
+            for (ti, ci, targets) in calls {
+                let mut mapped: Vec<usize> = Vec::new();
+                for t in targets {
+                    let m = match t {
+                        Target::Column(c) => counter_index(&mut column_of, &mut log_columns, c),
+                        Target::Utilization(x, y, path) => {
+                            let inputs = (
+                                counter_index(&mut column_of, &mut log_columns, x),
+                                counter_index(&mut column_of, &mut log_columns, y),
+                            );
+                            let key = path.to_string().to_lowercase();
+                            match generated_of.get(&key) {
+                                Some(&m) => m,
+                                None => {
+                                    log_columns.push(usize::MAX);
+                                    let m = log_columns.len() - 1;
+                                    generated.push((m, inputs, path));
+                                    generated_of.insert(key, m);
+                                    m
+                                }
+                            }
+                        }
+                    };
+                    mapped.push(m);
+                }
                 for &m in &mapped {
                     if !report.counters.contains(&m) {
                         report.counters.push(m);
@@ -599,7 +622,9 @@ pub fn analyze(
 
     let mut states: Vec<ColumnState> = log_columns
         .iter()
-        .map(|_| ColumnState {
+        .enumerate()
+        .map(|(i, _)| ColumnState {
+            derived: generated.iter().find(|g| g.0 == i).map(|g| g.1),
             buckets: Vec::new(),
             done: Bucket::default(),
             total: Bucket::default(),
@@ -791,16 +816,27 @@ pub fn analyze(
     let counters = log_columns
         .iter()
         .zip(states)
-        .map(|(&col, s)| {
+        .enumerate()
+        .map(|(i, (&col, s))| {
             let c = header.counters.get(col);
+            let generated_path = generated
+                .iter()
+                .find(|g| g.0 == i)
+                .map(|g| translator.path(&g.2).to_string());
             let mut sorted: Vec<f64> = s.sample.points.iter().map(|p| p.1).collect();
             sorted.sort_by(f64::total_cmp);
             let has = s.total.n > 0;
             CounterReport {
-                path: c
-                    .map(|c| translator.path(&c.path).to_string())
-                    .unwrap_or_default(),
-                log_path: c.map(|c| c.name.clone()).unwrap_or_default(),
+                path: match &generated_path {
+                    Some(p) => p.clone(),
+                    None => c
+                        .map(|c| translator.path(&c.path).to_string())
+                        .unwrap_or_default(),
+                },
+                log_path: match generated_path {
+                    Some(p) => p,
+                    None => c.map(|c| c.name.clone()).unwrap_or_default(),
+                },
                 count: s.total.n,
                 min: has.then_some(s.total.min),
                 avg: has.then(|| s.total.sum / s.total.n as f64),
@@ -840,6 +876,18 @@ pub fn analyze(
     })
 }
 
+/// The counter index of log column `c`, added when new.
+fn counter_index(
+    column_of: &mut HashMap<usize, usize>,
+    log_columns: &mut Vec<usize>,
+    c: usize,
+) -> usize {
+    *column_of.entry(c).or_insert_with(|| {
+        log_columns.push(c);
+        log_columns.len() - 1
+    })
+}
+
 /// The threshold and call a bound entry stands for (bound entries are only made for calls that
 /// exist).
 fn call_of<'a>(
@@ -867,6 +915,39 @@ fn flush(
     for i in 0..n {
         let slice_start = LogTime(start.0 + (base + i as i64) * width);
         let slice_end = LogTime(slice_start.0 + width);
+        // Generated series: one value per slice from the slice averages of their inputs.
+        let hours = ((base + i as i64) * width) as f64 / TICKS_PER_HOUR;
+        for k in 0..states.len() {
+            let Some((x, y)) = states.get(k).and_then(|s| s.derived) else {
+                continue;
+            };
+            let avg = |c: usize| {
+                states
+                    .get(c)
+                    .and_then(|s| s.buckets.get(i))
+                    .filter(|b| b.n > 0)
+                    .map(|b| b.sum / b.n as f64)
+            };
+            let (Some(bytes), Some(bandwidth)) = (avg(x), avg(y)) else {
+                continue;
+            };
+            let v = if bytes > 0.0 && bandwidth > 0.0 {
+                // PowerShell's [int]: half to even.
+                ((bytes * 8.0 / bandwidth) * 100.0).round_ties_even()
+            } else {
+                0.0
+            };
+            if let Some(s) = states.get_mut(k) {
+                if s.buckets.len() <= i {
+                    s.buckets.resize(i + 1, Bucket::default());
+                }
+                if let Some(b) = s.buckets.get_mut(i) {
+                    b.push(hours, v, &s.eq);
+                }
+                s.total.push(hours, v, &[]);
+                s.sample.push(slice_start, v);
+            }
+        }
         // Trends up to the end of this slice.
         let mut trends: Vec<Option<f64>> = Vec::with_capacity(states.len());
         for s in states.iter_mut() {
@@ -971,7 +1052,39 @@ fn excluded(excludes: &[String], path: &CounterPath) -> bool {
         .any(|e| e.eq_ignore_ascii_case(instance) || e.eq_ignore_ascii_case(&full))
 }
 
-type BoundCalls = Vec<(usize, usize, Vec<usize>)>;
+/// What a threshold call reads: log columns, or per-slice values generated from two of them.
+enum Target {
+    Column(usize),
+    /// (bytes column, bandwidth column, the generated path).
+    Utilization(usize, usize, CounterPath),
+}
+
+type BoundCalls = Vec<(usize, usize, Vec<Target>)>;
+
+/// PAL's network-utilization form of a generated data source: per slice and instance,
+/// `[int]((avg(A) * 8) / avg(B) * 100)`, 0 unless both averages are above 0, where `A` (bytes per
+/// second) and `B` (`Current Bandwidth`, bits per second) are counter-log data sources of the same
+/// analysis matched by instance name. Recognised by its text: the code reads the slice averages
+/// (`QuantizedAvg`) of exactly two collections as `[double]$A[…] * 8) / [double]$B[…]` and scales
+/// by 100. Returns (A, B).
+fn utilization_form(code: &str) -> Option<(String, String)> {
+    let compact: String = code.split_whitespace().collect();
+    let names: Vec<String> = compact
+        .split("[double]$")
+        .skip(1)
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect();
+    let [a, b] = names.as_slice() else {
+        return None;
+    };
+    let shape =
+        format!("[double]${a}[$i].QuantizedAvg[$v]*8)/[double]${b}[$b].QuantizedAvg[$v])*100");
+    (a != b && compact.contains(&shape)).then(|| (a.clone(), b.clone()))
+}
 
 /// Matches an analysis's data sources and evaluates its thresholds' code. Returns the report
 /// entry and, when evaluated, each call (threshold index, call index, log columns).
@@ -1004,15 +1117,53 @@ fn resolve(
         .map(|(n, v)| (n.clone(), v.clone()))
         .collect();
     let mut generated: Vec<&str> = Vec::new();
+    // Generated collections evaluated: variable (lower case) -> (bytes column, bandwidth column, path).
+    let mut derived: HashMap<String, Vec<(usize, usize, CounterPath)>> = HashMap::new();
     for ds in &a.data_sources {
         match (&ds.kind, &ds.path) {
-            (DataSourceKind::Generated { .. }, _) => {
-                generated.push(&ds.collection_var);
+            (DataSourceKind::Generated { code }, path) => {
+                let pairs = utilization_form(code).and_then(|(bytes, bandwidth)| {
+                    let bytes = columns.get(&bytes.to_ascii_lowercase())?;
+                    let bandwidth = columns.get(&bandwidth.to_ascii_lowercase())?;
+                    let counter = path.as_ref().ok()?.counter.clone();
+                    let mut pairs = Vec::new();
+                    for &x in bytes.iter().flatten() {
+                        let px = &header.counters.get(x)?.path;
+                        if excluded(&ds.excludes, px) {
+                            continue;
+                        }
+                        let partner = bandwidth.iter().flatten().copied().find(|&y| {
+                            header.counters.get(y).is_some_and(|c| {
+                                let py = &c.path;
+                                py.instance.as_deref().map(str::to_lowercase)
+                                    == px.instance.as_deref().map(str::to_lowercase)
+                                    && py.parent.as_deref().map(str::to_lowercase)
+                                        == px.parent.as_deref().map(str::to_lowercase)
+                                    && py.index == px.index
+                                    && py.machine.as_deref().map(str::to_lowercase)
+                                        == px.machine.as_deref().map(str::to_lowercase)
+                            })
+                        });
+                        if let Some(y) = partner {
+                            let mut p = px.clone();
+                            p.counter = counter.clone();
+                            pairs.push((x, y, p));
+                        }
+                    }
+                    Some(pairs)
+                });
+                let count = pairs.as_ref().map_or(0, Vec::len);
+                match pairs {
+                    Some(p) => {
+                        derived.insert(ds.collection_var.to_ascii_lowercase(), p);
+                    }
+                    None => generated.push(&ds.collection_var),
+                }
                 vars.insert(
                     ds.collection_var.clone(),
                     ScriptValue::Collection {
                         name: ds.collection_var.clone(),
-                        count: 0,
+                        count,
                     },
                 );
                 continue;
@@ -1099,11 +1250,18 @@ fn resolve(
                     ),
                 );
             }
-            let cols = columns
-                .get(&call.collection.to_ascii_lowercase())
-                .map(|v| v.iter().flatten().copied().collect())
-                .unwrap_or_default();
-            bound.push((ti, ci, cols));
+            let key = call.collection.to_ascii_lowercase();
+            let targets: Vec<Target> = match derived.get(&key) {
+                Some(pairs) => pairs
+                    .iter()
+                    .map(|(x, y, p)| Target::Utilization(*x, *y, p.clone()))
+                    .collect(),
+                None => columns
+                    .get(&key)
+                    .map(|v| v.iter().flatten().map(|&c| Target::Column(c)).collect())
+                    .unwrap_or_default(),
+            };
+            bound.push((ti, ci, targets));
         }
         report.thresholds.push(ThresholdReport {
             name: t.name.clone(),
