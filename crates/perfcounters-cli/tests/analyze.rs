@@ -61,7 +61,7 @@ fn json_report_of_the_vista_log() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|a| a["name"] == "Network Interface % Network Utilization")
+        .find(|a| a["name"] == "LogicalDisk Disk Overwhelmed")
         .unwrap();
     assert_eq!(nu["evaluated"], false);
     assert!(nu["reason"]
