@@ -402,3 +402,80 @@ fn errors_keep_their_causes() {
         assert!(matches!(e.kind, LogErrorKind::Sql(_)), "{e:?}");
     }
 }
+
+/// Performance Monitor writes a data collector set's description as the last header cell of a
+/// PDH-CSV log: it is not a counter path, so its column is skipped with one warning and the rest of
+/// the log reads (rows may carry a cell for it or leave it out).
+#[test]
+fn a_description_header_cell_is_skipped_with_one_warning() {
+    let d = TempDir::new("description");
+    let path = d.path("DataCollector01.csv");
+    std::fs::write(
+        &path,
+        "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\H\\Memory\\Available Bytes\",\
+         \"\\\\H\\Processor(_Total)\\% Processor Time\",\"Basic counters, every 15 s (set up by ops)\"\r\n\
+         \"03/05/2024 10:00:00.000\",\"1024\",\" \",\" \"\r\n\
+         \"03/05/2024 10:00:15.000\",\"2048\",\"12.5\"\r\n",
+    )
+    .unwrap();
+    let mut r = open_one(&path);
+    assert_eq!(
+        r.warnings(),
+        [format!(
+            "{path}: line 1, column 4: \"Basic counters, every 15 s (set up by op…\" is not a \
+             counter path ({}): its column is skipped",
+            CounterPath::parse("Basic counters, every 15 s (set up by ops)").unwrap_err()
+        )]
+    );
+    let names: Vec<&str> = r
+        .header()
+        .counters
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            r"\\H\Memory\Available Bytes",
+            r"\\H\Processor(_Total)\% Processor Time"
+        ]
+    );
+    let records = read_all(&mut *r);
+    assert_eq!(
+        records.iter().map(|r| r.cells.clone()).collect::<Vec<_>>(),
+        [
+            vec![Cell::Value(1024.0), Cell::Blank],
+            vec![Cell::Value(2048.0), Cell::Value(12.5)]
+        ]
+    );
+
+    // A skipped cell between counters: the columns keep their own cells.
+    let middle = d.path("middle.csv");
+    std::fs::write(
+        &middle,
+        "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\",\"note\",\"\\\\H\\System\\Processes\"\r\n\
+         \"03/05/2024 10:00:00.000\",\"1\",\"x\",\"2\"\r\n",
+    )
+    .unwrap();
+    let mut r = open_one(&middle);
+    assert_eq!(r.warnings().len(), 1);
+    assert_eq!(r.header().counters.len(), 2);
+    assert_eq!(
+        read_all(&mut *r)[0].cells,
+        [Cell::Value(1.0), Cell::Value(2.0)]
+    );
+    // A row with another number of cells is still an error that says so.
+    let short = d.path("short.csv");
+    std::fs::write(
+        &short,
+        "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\",\"note\",\"\\\\H\\System\\Processes\"\r\n\
+         \"03/05/2024 10:00:00.000\",\"1\"\r\n",
+    )
+    .unwrap();
+    let mut r = open_one(&short);
+    let e = r.read_record(&mut Record::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{short}: line 2, column 3: the row has 2 cells, the header 4 (a time stamp and 2 counters and 1 skipped)")
+    );
+}

@@ -64,6 +64,13 @@ pub struct PdhCsvReader {
     crlf: bool,
     /// The log's local times → UTC.
     clock: Option<LocalClock>,
+    /// The row cell (0 = the first counter cell) of each column, when some header cells are not
+    /// counter paths and are skipped; `None` when every cell is a column.
+    cells: Option<Vec<usize>>,
+    /// Cells in a row: the time stamp and every header cell, skipped ones included.
+    row_cells: usize,
+    /// Cells a row may leave out at its end: the skipped header cells after the last column.
+    trailing_skipped: usize,
     warnings: Vec<String>,
 }
 
@@ -188,6 +195,9 @@ impl PdhCsvReader {
             keep: None,
             crlf,
             clock: None,
+            cells: None,
+            row_cells: 0,
+            trailing_skipped: 0,
             warnings: Vec::new(),
         };
         reader.read_header(flavor)?;
@@ -244,6 +254,10 @@ impl PdhCsvReader {
             self.clock = Some(zone.clock());
         }
         let mut counters = Vec::with_capacity(self.row.len().saturating_sub(1));
+        let mut cells = Vec::with_capacity(counters.capacity());
+        // Header cells that are not counter paths (Performance Monitor writes a data collector
+        // set's description as the last one): skipped, with one warning for all of them.
+        let mut skipped = Vec::new();
         for (i, cell) in self.row.iter().enumerate().skip(1) {
             let column = Some(i as u64 + 1);
             let text = std::str::from_utf8(cell).map_err(|_| {
@@ -253,18 +267,31 @@ impl PdhCsvReader {
                     format!("counter path {} is not valid text", quote(cell)),
                 )
             })?;
-            let path = CounterPath::parse(text).map_err(|e| {
-                LogError::invalid(
-                    &source,
-                    self.at(line, column),
-                    format!("{} is not a counter path: {e}", quote(cell)),
-                )
-            })?;
-            counters.push(LogCounter {
-                name: text.to_owned(),
-                path,
-                info: None,
-            });
+            match CounterPath::parse(text) {
+                Ok(path) => {
+                    counters.push(LogCounter {
+                        name: text.to_owned(),
+                        path,
+                        info: None,
+                    });
+                    cells.push(i - 1);
+                }
+                Err(e) => skipped.push((i + 1, quote(cell), e)),
+            }
+        }
+        self.row_cells = self.row.len();
+        if let Some((column, text, e)) = skipped.first() {
+            let more = match skipped.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            self.warnings.push(format!(
+                "{source}: line {line}, column {column}: {text} is not a counter path ({e}){more}: \
+                 its column is skipped"
+            ));
+            let last_column_cell = cells.last().map_or(0, |c| c + 1);
+            self.trailing_skipped = self.row_cells - 1 - last_column_cell;
+            self.cells = Some(cells);
         }
         self.header.counters = counters;
         Ok(())
@@ -431,7 +458,8 @@ impl LogReader for PdhCsvReader {
     }
 
     /// What the reader noticed without failing: a zone name it has no rules for (its times are
-    /// converted with the fixed bias), one message each.
+    /// converted with the fixed bias), header cells that are not counter paths (skipped), one
+    /// message each.
     fn warnings(&self) -> &[String] {
         &self.warnings
     }
@@ -462,14 +490,18 @@ impl LogReader for PdhCsvReader {
                 column: Some(column),
             })
         };
-        if self.row.len() != columns + 1 {
-            let n = self.row.len();
+        let n = self.row.len();
+        if n != self.row_cells && n + self.trailing_skipped != self.row_cells {
+            let expected = self.row_cells;
+            let skipped = match expected - 1 - columns {
+                0 => String::new(),
+                k => format!(" and {k} skipped"),
+            };
             return Err(LogError::invalid(
                 source,
-                at(n.min(columns + 1) as u64 + 1),
+                at(n.min(expected) as u64 + 1),
                 format!(
-                    "the row has {n} cells, the header {} (a time stamp and {columns} counters)",
-                    columns + 1
+                    "the row has {n} cells, the header {expected} (a time stamp and {columns} counters{skipped})"
                 ),
             ));
         }
@@ -492,23 +524,22 @@ impl LogReader for PdhCsvReader {
         record.cells.clear();
         record.cells.resize(columns, Cell::Blank);
         let keep = self.keep.as_deref();
-        for (i, (cell, out)) in self
-            .row
-            .iter()
-            .skip(1)
-            .zip(record.cells.iter_mut())
-            .enumerate()
-        {
+        let cells = self.cells.as_deref();
+        for (i, out) in record.cells.iter_mut().enumerate() {
             if keep.is_some_and(|k| !k.get(i).copied().unwrap_or(false)) {
                 continue;
             }
+            let at_cell = cells.map_or(Some(i), |c| c.get(i).copied());
+            let Some(cell) = at_cell.and_then(|c| self.row.get(c + 1)) else {
+                continue;
+            };
             *out = match parse_value(cell) {
                 Ok(Some(v)) => Cell::Value(v),
                 Ok(None) => Cell::Blank,
                 Err(()) => {
                     return Err(LogError::invalid(
                         source,
-                        at(i as u64 + 2),
+                        at(at_cell.unwrap_or(i) as u64 + 2),
                         format!(
                             "{} is not a number ({})",
                             quote(cell),
