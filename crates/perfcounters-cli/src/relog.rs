@@ -325,6 +325,9 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         !args.names.is_empty(),
     );
     let mut filtered = Filtered::new(merged, &filter)?;
+    if filtered.header().counters.is_empty() && patterns.is_empty() {
+        bail!("{}: the input holds no counters", filtered.header().source);
+    }
     if filtered.header().counters.is_empty() {
         let mut text = String::from("no counter of the input matches -c / -cf:");
         for p in &problems {

@@ -467,3 +467,106 @@ fn output_named_blg_or_contradicting_f_is_refused() {
     let o = run(&["relog", &target, "-q"]);
     assert_stdout_contains(&o, "(SQL)");
 }
+
+/// A .blg that holds events of another log (an ETW file two logs wrote to): the other log's events
+/// are skipped and counted in one warning, the log's own samples read, and no error mentions `-c`.
+#[test]
+fn events_of_another_log_are_counted_once() {
+    use perfcounters::format::blg::encode::{
+        encode_counter_list, encode_sample, BlgWriter, EncodeOptions, RawEntry, SampleEntry,
+    };
+    use perfcounters::format::blg::RecordKind;
+    use perfcounters::format::v2::Guid;
+    let other = Guid::new(0x1234_5678, 0x9abc, 0xdef0, [1, 2, 3, 4, 5, 6, 7, 8]);
+    let sample = |i: i64| {
+        encode_sample(&[SampleEntry::Counter(RawEntry {
+            time_stamp: BLG_T0 + i * 10_000_000,
+            first: 1000 + i,
+            ..Default::default()
+        })])
+    };
+    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    w.write_record(
+        RecordKind::CounterList,
+        BLG_T0,
+        &encode_counter_list(&[available_bytes_spec()]),
+    )
+    .unwrap();
+    for i in 0..4 {
+        if i == 1 {
+            w.set_log_guid(other);
+            for j in 0..40 {
+                w.write_record(RecordKind::Sample, BLG_T0 + j, &sample(j))
+                    .unwrap();
+            }
+            w.set_log_guid(EncodeOptions::default().log_guid);
+        }
+        w.write_record(RecordKind::Sample, BLG_T0 + i * 10_000_000, &sample(i))
+            .unwrap();
+    }
+    let bytes = w.finish().unwrap().into_inner();
+    let d = Dir::new("relog-foreign");
+    let blg = d.file("two-logs.blg", &bytes);
+    let o = run(&["relog", &blg, "-q"]);
+    assert_success(&o);
+    assert_stdout_contains(&o, "Samples:  4");
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!("perfcounters: warning: {blg}: offset ")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            ": 40 PDH events of another log ({other}, not this log's {}) skipped, the first at this offset\n",
+            EncodeOptions::default().log_guid
+        )),
+        "{err}"
+    );
+    let o = run(&["relog", &blg]);
+    assert_success(&o);
+    assert_eq!(stdout(&o).lines().count(), 5, "{}", stdout(&o));
+
+    // The other log's events come first: the log the file is read as has no counter list.
+    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    w.set_log_guid(other);
+    w.write_record(RecordKind::Sample, BLG_T0, &sample(0))
+        .unwrap();
+    w.set_log_guid(EncodeOptions::default().log_guid);
+    w.write_record(
+        RecordKind::CounterList,
+        BLG_T0,
+        &encode_counter_list(&[available_bytes_spec()]),
+    )
+    .unwrap();
+    w.write_record(RecordKind::Sample, BLG_T0, &sample(1))
+        .unwrap();
+    let blg = d.file("other-first.blg", &w.finish().unwrap().into_inner());
+    let o = run(&["relog", &blg, "-q"]);
+    assert_success(&o);
+    assert_stdout_contains(&o, "Samples:  1");
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            ": 1 sample before the counter list skipped, the first at this offset\n"
+        )),
+        "{err}"
+    );
+    // Nothing but the other log's samples: the log has no counter list, and says so (no -c given,
+    // none blamed).
+    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    w.set_log_guid(other);
+    for j in 0..3 {
+        w.write_record(RecordKind::Sample, BLG_T0 + j, &sample(j))
+            .unwrap();
+    }
+    let blg = d.file("only-other.blg", &w.finish().unwrap().into_inner());
+    let o = run(&["relog", &blg, "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {blg}: the log holds no counter list\n")
+    );
+    assert!(!stderr(&o).contains("-c"));
+}

@@ -181,6 +181,12 @@ impl<W: Write + Seek> BlgWriter<W> {
         Ok(())
     }
 
+    /// Marks the events written from now on as events of the log `guid` (a file that holds events
+    /// of another log, as tests of the reader need).
+    pub fn set_log_guid(&mut self, guid: Guid) {
+        self.options.log_guid = guid;
+    }
+
     /// Writes one event with an explicit fragment index and count (hostile tests use it to write
     /// fragments out of order).
     pub fn write_event(

@@ -73,6 +73,12 @@ pub struct BlgReader<R> {
     fragments: Vec<Fragment>,
     assembly: Option<Assembly>,
     log_guid: Option<Guid>,
+    /// PDH events of another log skipped, and the offset and log of the first one: reported in
+    /// one warning when the reader stops.
+    foreign: u64,
+    foreign_first: Option<(usize, Guid)>,
+    /// Whether the log's counter list has started.
+    list_seen: bool,
     warnings: Vec<Warning>,
     suppressed: u64,
     warned_version: bool,
@@ -149,6 +155,9 @@ impl<R: Read> BlgReader<R> {
             fragments: Vec::new(),
             assembly: None,
             log_guid: None,
+            foreign: 0,
+            foreign_first: None,
+            list_seen: false,
             warnings,
             suppressed: 0,
             warned_version: false,
@@ -229,6 +238,7 @@ impl<R: Read> BlgReader<R> {
     }
 
     fn fail<T>(&mut self, e: DecodeError) -> Option<Result<T, ReadError>> {
+        self.report_foreign();
         self.stopped = true;
         Some(Err(ReadError::Decode(e)))
     }
@@ -263,8 +273,26 @@ impl<R: Read> BlgReader<R> {
             );
             self.warn(bh::LEN, message);
         }
+        self.report_foreign();
         self.stopped = true;
         None
+    }
+
+    /// One warning for the PDH events of another log skipped (a count, not one per event).
+    fn report_foreign(&mut self) {
+        let (Some((offset, first)), Some(known)) = (self.foreign_first.take(), self.log_guid)
+        else {
+            return;
+        };
+        let n = self.foreign;
+        let events = if n == 1 { "event" } else { "events" };
+        self.warn(
+            offset,
+            format!(
+                "{n} PDH {events} of another log ({first}, not this log's {known}) skipped, the \
+                 first at this offset"
+            ),
+        );
     }
 
     /// The next record, or `None` at the end of the log (or after an error).
@@ -357,17 +385,24 @@ impl<R: Read> BlgReader<R> {
             let count = super::read::le_u32(&self.buf, p + pdh_event::FRAGMENT_COUNT);
             let data_start = p + pdh_event::LEN;
             let data_end = at + size;
+            let starts_list =
+                RecordKind::from_class_type(h.class_type) == RecordKind::CounterList && index == 1;
             match self.log_guid {
                 None => self.log_guid = Some(log_guid),
+                // The first counter list decides which log the file holds: events of another
+                // log before it (one that wrote to the file first) are passed on as they came, and
+                // the reader of the records skips samples that precede the counter list.
+                Some(known) if known != log_guid && starts_list && !self.list_seen => {
+                    self.log_guid = Some(log_guid);
+                }
                 Some(known) if known != log_guid => {
-                    self.warn(
-                        event_offset,
-                        format!("PDH event of another log ({log_guid}, not {known}); skipped"),
-                    );
+                    self.foreign += 1;
+                    self.foreign_first.get_or_insert((event_offset, log_guid));
                     continue;
                 }
                 Some(_) => {}
             }
+            self.list_seen |= starts_list;
             let kind = h.class_type;
             let out_of_order = |expected_index: u32, expected_count: u32| {
                 DecodeError::new(

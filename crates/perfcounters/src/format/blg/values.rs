@@ -26,8 +26,7 @@ use super::record::{Record, RecordKind};
 use super::sample::{InstanceArray, SubRecord};
 use super::LogFileHeader;
 use crate::counter_type::CounterInfo;
-use crate::format::structure;
-use crate::format::{DecodeError, ErrorKind};
+use crate::format::DecodeError;
 use crate::names::NameTable;
 use crate::path::fold_case;
 use crate::path::CounterPath;
@@ -168,6 +167,8 @@ impl<R: Read> BlgLog<R> {
         let mut reader = BlgReader::new(src)?;
         let mut names = NameTable::new();
         let mut list: Option<(Vec<CounterSpec>, usize)> = None;
+        // The first sample before the counter list, and how many there are.
+        let mut early: Option<(usize, u64)> = None;
         while list.is_none() {
             let Some(record) = reader.next_record() else {
                 return Err(ReadError::NoCounterList);
@@ -188,20 +189,20 @@ impl<R: Read> BlgLog<R> {
                         );
                     }
                 }
+                // A sample before the counter list has no columns to be read into (another log
+                // wrote to the file first, or the start of this one is gone): skipped and counted.
                 RecordKind::Sample => {
-                    return Err(DecodeError::new(
-                        structure::PDH_SAMPLE,
-                        record.offset,
-                        ErrorKind::InvalidValue {
-                            field: "Class.Type",
-                            value: 0x22,
-                            rule: "a sample, which cannot come before the counter list",
-                        },
-                    )
-                    .into())
+                    early.get_or_insert((record.offset, 0)).1 += 1;
                 }
                 RecordKind::Trailer | RecordKind::Other(_) => {}
             }
+        }
+        if let Some((offset, n)) = early {
+            let samples = if n == 1 { "sample" } else { "samples" };
+            reader.warn(
+                offset,
+                format!("{n} {samples} before the counter list skipped, the first at this offset"),
+            );
         }
         let (specs, counter_list_offset) = list.unwrap_or_default();
         let entries = specs.iter().map(|_| EntryColumns::default()).collect();
