@@ -548,9 +548,7 @@ fn events_of_another_log_are_counted_once() {
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains(&format!(
-            ": 1 sample before the counter list skipped, the first at this offset\n"
-        )),
+        err.contains(": 1 sample before the counter list skipped, the first at this offset\n"),
         "{err}"
     );
     // Nothing but the other log's samples: the log has no counter list, and says so (no -c given,
