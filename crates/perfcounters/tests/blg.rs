@@ -1622,6 +1622,101 @@ mod replay {
         assert_eq!(source.instances("Process").unwrap(), ["svchost#2"]);
     }
 
+    /// A log written across both daylight-saving changes of its zone (the encoder's US Pacific
+    /// rules): the log reader and the replay source give the same UTC instants, one second apart
+    /// across each change, and relog's CSV shows the local times stored.
+    #[test]
+    fn log_reader_and_replay_agree_across_both_dst_changes() {
+        use perfcounters::log::{
+            copy, BlgLogReader, CsvFlavor, LogReader, PdhCsvLogWriter, Record,
+        };
+        use perfcounters::snapshot::SystemTime;
+        let local = |mo, d, h, mi, s| {
+            SystemTime {
+                year: 2024,
+                month: mo,
+                day: d,
+                hour: h,
+                minute: mi,
+                second: s,
+                ..Default::default()
+            }
+            .to_filetime()
+            .unwrap()
+        };
+        let mut a = spec(r"\\HOST", "Memory", None, "Available Bytes");
+        a.counter_type = CounterType::PERF_COUNTER_RAWCOUNT;
+        let times = [
+            local(3, 10, 1, 59, 59),
+            local(3, 10, 3, 0, 0),
+            local(11, 3, 1, 59, 59),
+            local(11, 3, 1, 0, 0),
+            local(11, 3, 2, 0, 0),
+        ];
+        let mut records = vec![(RecordKind::CounterList, times[0], encode_counter_list(&[a]))];
+        for (i, &t) in times.iter().enumerate() {
+            let sample =
+                encode_sample(&[counter(CounterType::PERF_COUNTER_RAWCOUNT, i as i64, 0, t)]);
+            records.push((RecordKind::Sample, t, sample));
+        }
+        let bytes = write_log(EncodeOptions::default(), &records);
+        // UTC: 09:59:59 → 10:00:00 (PST → PDT); 08:59:59 → 09:00:00 → 10:00:00 (PDT → PST).
+        let utc = |mo, d, h, mi, s| {
+            SystemTime {
+                year: 2024,
+                month: mo,
+                day: d,
+                hour: h,
+                minute: mi,
+                second: s,
+                ..Default::default()
+            }
+            .to_filetime()
+            .unwrap()
+        };
+        let expected = vec![
+            utc(3, 10, 9, 59, 59),
+            utc(3, 10, 10, 0, 0),
+            utc(11, 3, 8, 59, 59),
+            utc(11, 3, 9, 0, 0),
+            utc(11, 3, 10, 0, 0),
+        ];
+        let mut reader = BlgLogReader::new("dst.blg", &bytes[..], &bytes[..]).unwrap();
+        let mut rec = Record::default();
+        let mut from_reader = Vec::new();
+        while reader.read_record(&mut rec).unwrap() {
+            from_reader.push(rec.time.0);
+        }
+        assert_eq!(from_reader, expected);
+        let path = file("dst.blg", &bytes);
+        let mut source = ReplaySource::new(BlgRecording::open(&path).unwrap());
+        let mut from_replay = Vec::new();
+        while let Some(s) = source.next_snapshot().unwrap() {
+            from_replay.push(s.clock().perf_time_100ns);
+        }
+        assert_eq!(from_replay, expected);
+        // relog shows the local times the log stores, in the zone named at the first sample.
+        let mut w = PdhCsvLogWriter::new(Vec::new(), CsvFlavor::Csv, "out.csv");
+        copy(
+            &mut BlgLogReader::new("dst.blg", &bytes[..], &bytes[..]).unwrap(),
+            &mut w,
+        )
+        .unwrap();
+        let csv = String::from_utf8(w.into_inner()).unwrap();
+        let times: Vec<&str> = csv.lines().map(|l| &l[..l.find(',').unwrap()]).collect();
+        assert_eq!(
+            times,
+            [
+                r#""(PDH-CSV 4.0) (Pacific Standard Time)(480)""#,
+                r#""03/10/2024 01:59:59.000""#,
+                r#""03/10/2024 03:00:00.000""#,
+                r#""11/03/2024 01:59:59.000""#,
+                r#""11/03/2024 01:00:00.000""#,
+                r#""11/03/2024 02:00:00.000""#,
+            ]
+        );
+    }
+
     #[test]
     fn wildcard_instances_keep_their_numbers() {
         let mut s = spec(r"\\HOST", "Process", Some("*"), "Working Set");

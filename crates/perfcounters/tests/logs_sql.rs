@@ -446,3 +446,68 @@ proptest! {
         prop_assert_eq!(back, log);
     }
 }
+
+/// A PDH-CSV log written across both daylight-saving changes of US Pacific time (2024-03-10
+/// 01:59:59 PST → 03:00:00 PDT; 2024-11-03 01:59:59 PDT → 01:00:00 PST, the hour repeated).
+const DST_LOG: &str =
+    "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\H\\Memory\\Available MBytes\"\r\n\
+    \"03/10/2024 01:59:58.000\",\"1\"\r\n\
+    \"03/10/2024 01:59:59.000\",\"2\"\r\n\
+    \"03/10/2024 03:00:00.000\",\"3\"\r\n\
+    \"03/10/2024 03:00:01.000\",\"4\"\r\n\
+    \"11/03/2024 01:59:59.000\",\"5\"\r\n\
+    \"11/03/2024 01:00:00.000\",\"6\"\r\n\
+    \"11/03/2024 01:00:01.000\",\"7\"\r\n\
+    \"11/03/2024 02:00:00.000\",\"8\"\r\n";
+
+#[test]
+fn csv_to_sql_to_csv_across_both_dst_changes() {
+    let dir = TempDir::new("dst");
+    let db = dir.db();
+    assert_eq!(
+        to_sql(DST_LOG.as_bytes(), &db, "dst", SqlWriteOptions::default()).unwrap(),
+        8
+    );
+    // The SQL log stores UTC instants: continuous, one second apart across each change.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let times: Vec<String> = conn
+        .prepare("SELECT CounterDateTime FROM CounterData ORDER BY RecordIndex")
+        .unwrap()
+        .query_map([], |r| r.get::<_, String>(0))
+        .unwrap()
+        .map(|t| t.unwrap().trim_end_matches('\0').to_owned())
+        .collect();
+    assert_eq!(
+        times,
+        [
+            "2024-03-10 09:59:58.000",
+            "2024-03-10 09:59:59.000",
+            "2024-03-10 10:00:00.000",
+            "2024-03-10 10:00:01.000",
+            "2024-11-03 08:59:59.000",
+            "2024-11-03 09:00:00.000",
+            "2024-11-03 09:00:01.000",
+            "2024-11-03 10:00:00.000",
+        ]
+    );
+    let (bias, zone): (i64, String) = conn
+        .query_row(
+            "SELECT MinutesToUTC, TimeZoneName FROM DisplayToID",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((bias, zone.as_str()), (480, "Pacific Standard Time"));
+    // Read back: the zone's rules turn the UTC instants into the local times written.
+    let mut r = SqlLogReader::open(&db, Some("dst")).unwrap();
+    let mut rec = Record::default();
+    let mut utc = Vec::new();
+    while r.read_record(&mut rec).unwrap() {
+        utc.push(rec.time);
+    }
+    assert!(utc.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(
+        String::from_utf8(to_csv(&db, "dst", CsvFlavor::Csv)).unwrap(),
+        DST_LOG.replace("    ", "")
+    );
+}
