@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use perfcounters::analyze::{Report, Rules};
 use perfcounters::log::{LogTime, TimeZone};
+use perfcounters::snapshot::{FILETIME_UNIX_EPOCH, FREQ_100NS};
 use serde_json::{json, Value};
 
 const UPLOT_JS: &str = include_str!("../serve/assets/uPlot.iife.min.js");
@@ -33,9 +34,8 @@ pub fn iso(zone: Option<&TimeZone>, t: LogTime) -> String {
 /// Seconds since 1970 of the log's local time (of the UTC instant `t`) read as if it were UTC: the
 /// charts' x axis, drawn in UTC so that it shows the log's local time.
 fn chart_seconds(zone: Option<&TimeZone>, t: LogTime) -> f64 {
-    const FILETIME_1970: i64 = 116_444_736_000_000_000;
     let t = zone.map_or(t, |z| z.to_local(t));
-    (t.0 - FILETIME_1970) as f64 / 1e7
+    t.0.saturating_sub(FILETIME_UNIX_EPOCH) as f64 / FREQ_100NS as f64
 }
 
 fn num(v: Option<f64>) -> Value {
