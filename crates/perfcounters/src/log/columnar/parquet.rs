@@ -34,7 +34,7 @@ use parquet::file::reader::{ChunkReader, Length};
 use parquet::schema::types::ColumnPath;
 
 use super::dataset::PendingFile;
-use super::{column, log_time, long_batch, records_per_batch, LongLayout};
+use super::{column, has_raw_columns, log_time, long_batch, records_per_batch, LongLayout};
 use crate::counter_type::CounterType;
 use crate::format::blg::TimeZoneInformation;
 use crate::log::error::LogError;
@@ -841,7 +841,11 @@ impl Pivot {
         let first = typed_opt::<Int64Array>(batch, "raw_first")?;
         let second = typed_opt::<Int64Array>(batch, "raw_second")?;
         let multi = typed_opt::<UInt32Array>(batch, "multi_count")?;
-        let status = typed_opt::<UInt32Array>(batch, "status")?;
+        // Raw samples only in a log whose columns carry counter information (what computes them).
+        let status = match has_raw_columns(header) {
+            true => typed_opt::<UInt32Array>(batch, "status")?,
+            false => None,
+        };
 
         let time_at = |i: usize| -> Result<i64, String> {
             opt(Some(time), i, |a, i| a.value(i)).ok_or_else(|| format!("row {i}: no time"))
