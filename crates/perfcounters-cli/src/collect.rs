@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
+use perfcounters::format::blg::TimeZoneInformation;
 use perfcounters::format::BlockKind;
 use perfcounters::log::LogFormat;
 use perfcounters::names::NameTable;
@@ -39,6 +40,9 @@ pub struct Input {
     source: Box<dyn Source + Send>,
     kind: Kind,
     catalog: Option<Catalog>,
+    /// The zone rules of a replayed `.blg`: its times are shown in the log's local time, as relog
+    /// shows them.
+    zone: Option<TimeZoneInformation>,
 }
 
 /// The log format of a replay path (by its content, then its name), if it is a log file.
@@ -57,6 +61,7 @@ fn is_binary_log(path: &Path) -> bool {
 /// Opens the replay files (or a capture directory, or a binary log, given as the only replay path),
 /// or the live source of this platform.
 pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Input> {
+    let mut zone = None;
     let (source, kind): (Box<dyn Source + Send>, Kind) = match replay {
         [dir] if dir.is_dir() => {
             if names.is_some() {
@@ -78,6 +83,7 @@ pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Input> {
             for w in recording.log().warnings() {
                 eprintln!("perfcounters: warning: {}: {w}", log.display());
             }
+            zone = Some(recording.log().header().time_zone.clone());
             (Box::new(ReplaySource::new(recording)), Kind::BinaryLog)
         }
         _ if !replay.is_empty() => {
@@ -123,10 +129,17 @@ pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Input> {
         source,
         kind,
         catalog: None,
+        zone,
     })
 }
 
 impl Input {
+    /// The zone whose local time the data is shown in: a replayed `.blg`'s own; `None` for the
+    /// viewer's zone.
+    pub fn zone(&self) -> Option<&TimeZoneInformation> {
+        self.zone.as_ref()
+    }
+
     /// Whether the data is recorded (no sleeping between collections).
     pub fn is_replay(&self) -> bool {
         self.kind != Kind::Live

@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use chrono::{DateTime, Datelike, Local, Timelike};
+use chrono::{DateTime, Datelike, FixedOffset, Timelike};
 use perfcounters::log::{
     self, Cell, CounterInfo, CreateOptions, CsvFlavor, LogCounter, LogFormat, LogHeader, LogTime,
     LogWriter, PdhCsvWriter, RawCell, Record, TimeZone,
@@ -93,7 +93,7 @@ impl Output {
         &mut self,
         query: &Query,
         snapshot: &Snapshot,
-        time: &DateTime<Local>,
+        time: &DateTime<FixedOffset>,
         values: &[CounterValue],
     ) -> Result<()> {
         self.paths = query.counters().iter().map(|c| c.path_string()).collect();
@@ -139,7 +139,7 @@ impl Output {
     pub fn row(
         &mut self,
         query: &Query,
-        time: &DateTime<Local>,
+        time: &DateTime<FixedOffset>,
         values: &[CounterValue],
     ) -> Result<()> {
         match self.format {

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Result;
-use chrono::{DateTime, Local, TimeZone};
+use chrono::{DateTime, FixedOffset, Local, TimeZone};
+use perfcounters::format::blg::TimeZoneInformation;
 use perfcounters::query::{ExpandError, Query, QueryCounter};
 use perfcounters::snapshot::unix_time_from_filetime;
 use perfcounters::FormatOptions;
@@ -86,7 +87,7 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
         let Some(collection) = input.collect(&mut query, &request)? else {
             break;
         };
-        let local_time = local_time_of(collection.clock.perf_time_100ns);
+        let local_time = local_time_of(collection.clock.perf_time_100ns, input.zone());
         if !primed {
             primed = true;
             // A missing instance may appear (a process that starts): its column stays and
@@ -138,11 +139,25 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The local time of a collection's 100 ns FILETIME (`PerfTime100nSec`).
-fn local_time_of(perf_time_100ns: i64) -> DateTime<Local> {
+/// The local time of a collection's 100 ns FILETIME (`PerfTime100nSec`, UTC): in the zone of a
+/// replayed log (its own rules, daylight saving time included, as relog shows it), else the
+/// viewer's.
+fn local_time_of(
+    perf_time_100ns: i64,
+    zone: Option<&TimeZoneInformation>,
+) -> DateTime<FixedOffset> {
     let (secs, nanos) = unix_time_from_filetime(perf_time_100ns);
-    Local
-        .timestamp_opt(secs, nanos)
-        .single()
-        .unwrap_or_else(Local::now)
+    let viewer = || {
+        Local
+            .timestamp_opt(secs, nanos)
+            .single()
+            .unwrap_or_else(Local::now)
+            .fixed_offset()
+    };
+    match zone {
+        Some(z) => FixedOffset::west_opt(z.bias_at_utc(perf_time_100ns).saturating_mul(60))
+            .and_then(|o| o.timestamp_opt(secs, nanos).single())
+            .unwrap_or_else(viewer),
+        None => viewer(),
+    }
 }

@@ -864,8 +864,24 @@ fn list_and_watch_replay_binary_logs() {
     assert_eq!(
         stdout(&o),
         "\r\n\"(PDH-CSV 4.0)\",\"\\\\HOST\\Processor(0)\\% Processor Time\",\"\\\\HOST\\Processor(_Total)\\% Processor Time\",\"\\\\HOST\\Memory\\Available Bytes\"\r\n\
-         \"01/17/2020 08:00:01.000\",\"50.000000\",\"50.000000\",\" \"\r\n"
+         \"01/17/2020 00:00:01.000\",\"50.000000\",\"50.000000\",\" \"\r\n"
     );
+    // The times are the log's local time (US Pacific), as relog shows them, whatever the viewer's
+    // zone: watch's rows (after the priming sample) have relog's times.
+    let watch_times: Vec<String> = stdout(&o)
+        .lines()
+        .skip(2)
+        .map(|l| l.split(',').next().unwrap().to_owned())
+        .collect();
+    let o = run(&["relog", p]);
+    assert_success(&o);
+    let relog_times: Vec<String> = stdout(&o)
+        .lines()
+        .skip(2)
+        .map(|l| l.split(',').next().unwrap().to_owned())
+        .collect();
+    assert_eq!(watch_times, ["\"01/17/2020 00:00:01.000\""]);
+    assert_eq!(watch_times, relog_times);
     let o = run(&["watch", "--names", p, "--replay", p]);
     assert_stderr_contains(&o, "names its counters itself");
 }
