@@ -228,3 +228,15 @@ def test_the_gil_is_released_while_reading() -> None:
     # (a backtracking re.match) measured 0.1 here.
     assert elapsed > 0.002
     assert during > 0.3 * rate * elapsed, (during, rate, elapsed)
+
+
+@pytest.mark.parametrize("log", ["blg/tx-win8-BasicPerfCounters.blg", "logs/en-pst-BM_Active_Load_Test.csv"])
+def test_parquet_written_by_relog_reads_back_the_same_table(log: str, cli: Path, tmp_path: Path) -> None:
+    path = data_file(log)
+    parquet = tmp_path / "log.parquet"
+    subprocess.run([str(cli), "relog", str(path), "-f", "parquet", "-o", str(parquet)], check=True, capture_output=True)
+    original = perfcounters.read_log(path)
+    again = perfcounters.read_log(parquet)
+    assert again.schema.metadata[b"perfcounters.kind"] == b"Parquet"
+    assert again.column_names == original.column_names
+    assert again.to_pydict() == original.to_pydict()
