@@ -240,3 +240,14 @@ def test_parquet_written_by_relog_reads_back_the_same_table(log: str, cli: Path,
     assert again.schema.metadata[b"perfcounters.kind"] == b"Parquet"
     assert again.column_names == original.column_names
     assert again.to_pydict() == original.to_pydict()
+
+
+def test_sql_log_written_by_relog_reads_back_the_same_table(cli: Path, tmp_path: Path) -> None:
+    path = data_file("blg/tx-win8-BasicPerfCounters.blg")
+    target = f"SQL:{tmp_path / 'logs.db'}!tx"
+    subprocess.run([str(cli), "relog", str(path), "-f", "SQL", "-o", target], check=True, capture_output=True)
+    again = perfcounters.read_log(target)
+    assert again.schema.metadata[b"perfcounters.kind"] == b"SQL"
+    assert again.to_pydict() == perfcounters.read_log(path).to_pydict()
+    with pytest.raises(perfcounters.LogError):
+        perfcounters.read_log(f"SQL:{tmp_path / 'logs.db'}!no such log")
