@@ -1,8 +1,6 @@
 //! The `perfcounters` binary end to end: decode, replayed watch (exact PDH-CSV bytes), list, typeperf,
 //! and the error paths (bad files, bad flags, bad paths).
 
-use std::path::Path;
-
 mod common;
 
 use common::{
@@ -464,7 +462,7 @@ fn capture_outside_windows_says_what_to_use_instead() {
          PerfLib V2 results and the name tables) and runs on Windows; on this system record values \
          with `perfcounters watch -f csv -o FILE`\n"
     );
-    assert!(!Path::new("never-written").exists());
+    assert!(!std::path::Path::new("never-written").exists());
     let o = run(&["capture", "--samples", "many"]);
     assert_eq!(o.status.code(), Some(2));
     assert_stderr_contains(&o, "invalid value 'many' for '--samples <SAMPLES>'");
