@@ -21,7 +21,8 @@ use common::stderr;
 #[cfg(unix)]
 use common::{block, es_1252, ini, tempdir, write_blocks, write_capture};
 
-/// The lines not run here, by how they start, and why.
+/// The lines not run here, by how they start, and why (the examples run on Unix only).
+#[cfg_attr(not(unix), allow(dead_code))]
 const NOT_RUN: &[(&str, &str)] = &[
     (
         "perfcounters capture",
