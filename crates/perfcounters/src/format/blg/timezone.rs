@@ -270,7 +270,15 @@ impl TimeZoneInformation {
     /// Whether daylight saving time is in effect at the local time `local` (a FILETIME) by the
     /// header's rules. Zones without a daylight rule (month 0) never are.
     pub fn is_daylight(&self, local: i64) -> bool {
-        let year = SystemTime::from_filetime(local).year;
+        self.in_daylight_window(local, local)
+    }
+
+    /// Whether daylight saving time is in effect in the year of `start_clock`, given the time read
+    /// on the clock the daylight rule is written on (`start_clock`, compared with `DaylightDate`)
+    /// and on the clock the standard rule is written on (`end_clock`, compared with
+    /// `StandardDate`). Both are `local` for a local time; see [`is_daylight_utc`](Self::is_daylight_utc).
+    fn in_daylight_window(&self, start_clock: i64, end_clock: i64) -> bool {
+        let year = SystemTime::from_filetime(start_clock).year;
         let (Some(start), Some(end)) = (
             transition(&self.daylight_date, year),
             transition(&self.standard_date, year),
@@ -278,20 +286,31 @@ impl TimeZoneInformation {
             return false;
         };
         if start < end {
-            start <= local && local < end
+            start <= start_clock && end_clock < end
         } else {
             // Southern hemisphere: daylight time spans the new year.
-            local >= start || local < end
+            start_clock >= start || end_clock < end
         }
+    }
+
+    /// The bias of one side of the zone, in minutes (UTC = local + bias): `Bias + DaylightBias`
+    /// or `Bias + StandardBias`.
+    fn side_bias(&self, daylight: bool) -> i32 {
+        self.bias.saturating_add(if daylight {
+            self.daylight_bias
+        } else {
+            self.standard_bias
+        })
+    }
+
+    /// [`side_bias`](Self::side_bias) in 100 ns ticks.
+    fn side_offset(&self, daylight: bool) -> i64 {
+        i64::from(self.side_bias(daylight)) * TICKS_PER_MINUTE
     }
 
     /// The bias in effect at `local`, in minutes: UTC = local + bias.
     pub fn bias_at(&self, local: i64) -> i32 {
-        if self.is_daylight(local) {
-            self.bias.saturating_add(self.daylight_bias)
-        } else {
-            self.bias.saturating_add(self.standard_bias)
-        }
+        self.side_bias(self.is_daylight(local))
     }
 
     /// The UTC FILETIME of a local FILETIME. A local time of the hour that repeats when daylight
@@ -315,31 +334,14 @@ impl TimeZoneInformation {
         if !self.has_daylight_rule() || utc < 0 {
             return false;
         }
-        let minutes = |b: i32| i64::from(self.bias.saturating_add(b)) * TICKS_PER_MINUTE;
-        let standard_clock = utc.saturating_sub(minutes(self.standard_bias));
-        let daylight_clock = utc.saturating_sub(minutes(self.daylight_bias));
-        let year = SystemTime::from_filetime(standard_clock).year;
-        let (Some(start), Some(end)) = (
-            transition(&self.daylight_date, year),
-            transition(&self.standard_date, year),
-        ) else {
-            return false;
-        };
-        if start < end {
-            start <= standard_clock && daylight_clock < end
-        } else {
-            // Southern hemisphere: daylight time spans the new year.
-            standard_clock >= start || daylight_clock < end
-        }
+        let standard_clock = utc.saturating_sub(self.side_offset(false));
+        let daylight_clock = utc.saturating_sub(self.side_offset(true));
+        self.in_daylight_window(standard_clock, daylight_clock)
     }
 
     /// The bias in effect at the UTC FILETIME `utc`, in minutes: local = UTC − bias.
     pub fn bias_at_utc(&self, utc: i64) -> i32 {
-        if self.is_daylight_utc(utc) {
-            self.bias.saturating_add(self.daylight_bias)
-        } else {
-            self.bias.saturating_add(self.standard_bias)
-        }
+        self.side_bias(self.is_daylight_utc(utc))
     }
 
     /// The local FILETIME of a UTC FILETIME: one answer for every instant, daylight saving time
@@ -357,9 +359,8 @@ impl TimeZoneInformation {
         if !self.has_daylight_rule() {
             return self.to_utc(local);
         }
-        let minutes = |b: i32| i64::from(self.bias.saturating_add(b)) * TICKS_PER_MINUTE;
-        let as_standard = local.saturating_add(minutes(self.standard_bias));
-        let as_daylight = local.saturating_add(minutes(self.daylight_bias));
+        let as_standard = local.saturating_add(self.side_offset(false));
+        let as_daylight = local.saturating_add(self.side_offset(true));
         let standard_ok = !self.is_daylight_utc(as_standard);
         let daylight_ok = self.is_daylight_utc(as_daylight);
         match (standard_ok, daylight_ok) {
@@ -380,15 +381,12 @@ impl TimeZoneInformation {
     /// puts in its header cell.
     pub fn zone_at(&self, local: i64) -> (String, i32) {
         let daylight = self.is_daylight(local);
-        let (name, bias) = if daylight {
-            (&self.daylight_name, self.daylight_bias)
+        let name = if daylight {
+            &self.daylight_name
         } else {
-            (&self.standard_name, self.standard_bias)
+            &self.standard_name
         };
-        (
-            resolve_name(name).into_owned(),
-            self.bias.saturating_add(bias),
-        )
+        (resolve_name(name).into_owned(), self.side_bias(daylight))
     }
 }
 
