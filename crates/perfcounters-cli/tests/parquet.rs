@@ -4,31 +4,9 @@
 
 mod common;
 
-use common::{assert_success, run, stderr, stdout, tempdir};
+use common::{assert_success, run, stderr, stdout, Dir};
 
 use std::path::{Path, PathBuf};
-
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        Dir(tempdir(name))
-    }
-    fn file(&self, name: &str, bytes: &[u8]) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p.to_str().unwrap().to_owned()
-    }
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 const LOG: &str = "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\WEB1\\Processor(_Total)\\% Processor Time\",\"\\\\WEB1\\Memory\\Available MBytes\"\r\n\
 \"11/20/2019 23:59:59.500\",\"12.5\",\"2048\"\r\n\

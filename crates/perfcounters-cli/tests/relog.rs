@@ -9,32 +9,10 @@ mod common;
 
 use common::{
     assert_stdout_contains, assert_success, available_bytes_spec, blg_bytes, es_1252, ini, run,
-    stderr, stdout, tempdir, BLG_T0, ES,
+    stderr, stdout, Dir, BLG_T0, ES,
 };
 
 use std::path::{Path, PathBuf};
-
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        Dir(tempdir(name))
-    }
-    fn file(&self, name: &str, bytes: &[u8]) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p.to_str().unwrap().to_owned()
-    }
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn data_dir() -> Option<PathBuf> {
     shared_data::dir("the real Windows logs")

@@ -338,3 +338,30 @@ pub fn ini() -> Vec<u8> {
         [PerfStrings_00A]\r\n1=1847\r\n4=Memoria\r\n5=ayuda\r\n24=Bytes disponibles\r\n234=Disco físico\r\n238=Procesador\r\n6=% de tiempo de procesador\r\n1482=% de tiempo inactivo\r\n";
     text.encode_utf16().flat_map(u16::to_le_bytes).collect()
 }
+
+/// A scratch directory of a test, removed when dropped; its file names as `String`s, as the
+/// command lines take them.
+pub struct Dir(pub std::path::PathBuf);
+
+impl Dir {
+    /// A new empty directory named after `name`.
+    pub fn new(name: &str) -> Dir {
+        Dir(tempdir(name))
+    }
+    /// Writes `bytes` to the file `name` and returns its path.
+    pub fn file(&self, name: &str, bytes: &[u8]) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_owned()
+    }
+    /// The path of the file `name` (not created).
+    pub fn path(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_owned()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
