@@ -305,3 +305,59 @@ fn chromium_draws_the_report() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--interval auto` is PAL's interval (the duration in whole seconds / 30, PowerShell's half to
+/// even rounding at each step), never below the sample interval: worked out by hand from each
+/// log's first and last time and its shortest gap between samples.
+#[test]
+fn auto_interval_is_pals_on_the_shared_logs() {
+    let Some(data) = shared_data::dir("the real Windows logs") else {
+        return;
+    };
+    for (file, interval) in [
+        // 599.94 s → 600 s / 30 = 20 s, below the 59.955 s between samples: 60 s.
+        ("blg/pal-vista-SamplePerfmonLog.blg", 60),
+        // 599.996 s → 600 / 30 = 20 s (samples 0.984 s apart).
+        ("blg/tx-win8-BasicPerfCounters.blg", 20),
+        // 164,401.978 s → 164,402 / 30 = 5,480.07 → 5,480 s (a log far longer than 1,024 s).
+        ("blg/powershell-2003-BadCounterSamples.blg", 5_480),
+        // 413.994 s → 414 / 30 = 13.8 → 14 s.
+        ("logs/en-edt-process-DataCollector01.csv", 14),
+        // 5,250 s / 30 = 175 s.
+        ("logs/en-pst-BM_Active_Load_Test.csv", 175),
+        // 164.998 s → 165 / 30 = 5.5 → 6 (half to even), below the 10.987 s between samples: 11.
+        ("logs/en-tokyo-5964cols-Sample01.csv", 11),
+    ] {
+        let log = data.join(file).display().to_string();
+        let v = json_of(&["analyze", &log, "--format", "json"]);
+        assert_eq!(v["interval_seconds"], interval, "{file}");
+    }
+    // The slices of the two-day log are exact: its first alert covers
+    // [14:21:39.298, 14:21:39.298 + 5,480 s), whose 9 values of this counter (relog's CSV) have
+    // these min, average and max.
+    let log = data
+        .join("blg/powershell-2003-BadCounterSamples.blg")
+        .display()
+        .to_string();
+    let v = json_of(&["analyze", &log, "--format", "json"]);
+    let a = &v["alerts"][0];
+    assert_eq!(
+        a["counter"],
+        r"\\s14185408\Processor(_Total)\% Processor Time"
+    );
+    assert_eq!(
+        (a["start"].as_str(), a["end"].as_str()),
+        (
+            Some("2007-07-02T14:21:39.298"),
+            Some("2007-07-02T15:52:59.298")
+        )
+    );
+    assert_eq!(
+        (a["min"].as_f64(), a["avg"].as_f64(), a["max"].as_f64()),
+        (
+            Some(6.259186524636595),
+            Some(28.468147979872032),
+            Some(53.1527069317776)
+        )
+    );
+}

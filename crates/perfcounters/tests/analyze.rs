@@ -70,8 +70,8 @@ fn t(y: u32, mo: u32, d: u32, h: u32, mi: u32, s: u32, ms: u32) -> LogTime {
 
 const SEC: i64 = 10_000_000;
 
-/// The PAL Vista log: 11 samples a minute apart from 15:40:38.659. Duration 599.94 s: 599 / 30 =
-/// 19 s, below the sample interval (the shortest gap, 59.955 s, rounds up to 60 s): I = 60 s.
+/// The PAL Vista log: 11 samples a minute apart from 15:40:38.659. Duration 599.94 s: 600 / 30 =
+/// 20 s, below the sample interval (the shortest gap, 59.955 s, rounds up to 60 s): I = 60 s.
 /// Slice 0 holds samples 0 and 1 (sample 1 is 59.955 s after t0), slice k ≥ 1 holds sample k + 1.
 #[test]
 fn vista_log_worked_by_hand() {
@@ -262,7 +262,8 @@ fn exclude_leaves_instances_out() {
         .any(|&c| r.counters[c].path.contains("_Total")));
 }
 
-/// The Tx log: 601 samples a second apart; duration 599.996 s → 599 / 30 = 19 s slices. Every
+/// The Tx log: 601 samples a second apart; duration 599.996 s → 600 s (PowerShell's `[int]`
+/// rounds) / 30 = 20 s slices, PAL's interval. Every
 /// alert is checked against a direct computation over the values (slices, max > threshold).
 #[test]
 fn tx_log_against_a_direct_computation() {
@@ -270,7 +271,7 @@ fn tx_log_against_a_direct_computation() {
         return;
     };
     let r = run(&path, &AnalyzeOptions::default());
-    assert_eq!(r.interval_seconds, 19);
+    assert_eq!(r.interval_seconds, 20);
     assert_eq!(r.records, 601);
     // The values, read the way relog reads them.
     let mut reader = perfcounters::log::Filtered::new(open(&path), &Default::default()).unwrap();
@@ -281,7 +282,7 @@ fn tx_log_against_a_direct_computation() {
         rows.push(rec.clone());
     }
     let t0 = rows[0].time;
-    let width = 19 * SEC;
+    let width = 20 * SEC;
     for (analysis_name, counter_part, thresholds) in [
         (
             "Processor % Processor Time",
@@ -339,9 +340,9 @@ fn tx_log_against_a_direct_computation() {
     assert!((crit[0].6 - 81.251).abs() < 1e-3, "{}", crit[0].6);
 }
 
-/// A CSV log (PDH-CSV of a data collector set): 351 rows 15 s apart (5,250 s). 5,250 / 30 = 175 s;
-/// the log is longer than 1,024 s, so slices are gathered in 8 s buckets and I = 176 s. Its
-/// counters stay under every threshold: no alert, statistics as relog --stats shows them.
+/// A CSV log (PDH-CSV of a data collector set): 351 rows 15 s apart (5,250 s). 5,250 / 30 = 175 s,
+/// PAL's interval, although the log is longer than 1,024 s. Its counters stay under every
+/// threshold: no alert, statistics as relog --stats shows them.
 #[test]
 fn csv_log_without_alerts() {
     let Some(path) = data("logs", "en-pst-BM_Active_Load_Test.csv") else {
@@ -349,7 +350,7 @@ fn csv_log_without_alerts() {
     };
     let r = run(&path, &AnalyzeOptions::default());
     assert_eq!(r.records, 351);
-    assert_eq!(r.interval_seconds, 176);
+    assert_eq!(r.interval_seconds, 175);
     assert!(r.alerts.is_empty());
     let cpu = analysis(&r, "Processor % Processor Time");
     assert!(cpu.evaluated());

@@ -1,6 +1,6 @@
-// Draws each analysis's chart with the embedded uPlot: one series per counter instance (a
-// regular subsample of at most 2,000 points), the thresholds as horizontal lines. Times are the
-// log's local wall clock, drawn in UTC so the axis shows them as the log does.
+// Draws each analysis's chart with the embedded uPlot: one series per counter instance (at most
+// 2,000 points: every value, or each span's min and max), the thresholds as horizontal lines.
+// Times are the log's local wall clock, drawn in UTC so the axis shows them as the log does.
 (function () {
   "use strict";
   var charts = JSON.parse(document.getElementById("charts").textContent);

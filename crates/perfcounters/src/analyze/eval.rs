@@ -4,12 +4,16 @@
 //! Semantics (docs/analyze.md repeats them for users):
 //!
 //! * **Slices** are `[t0 + k·I, t0 + (k+1)·I)` from the first record's time `t0`. With
-//!   [`Interval::Seconds`] `I` is given; with [`Interval::Auto`] it is the log's duration / 30 in
-//!   whole seconds (PAL's rule), never below the sample interval (the shortest gap between two
-//!   records, rounded up to whole seconds) nor below one second. So that memory stays flat, the
-//!   automatic interval is gathered in buckets of 1 s that double in width whenever a column would
-//!   hold more than [`MAX_BUCKETS`] of them, and `I` is rounded up to a whole number of buckets:
-//!   exact for logs up to [`MAX_BUCKETS`] seconds long, within 1/15 of PAL's figure beyond.
+//!   [`Interval::Seconds`] `I` is given; with [`Interval::Auto`] it is PAL's automatic interval
+//!   ([`auto_interval_seconds`]: the log's duration in whole seconds / 30, each step rounded half
+//!   to even as PowerShell's `[int]` rounds), never below the sample interval (the shortest gap
+//!   between two records, rounded up to whole seconds) nor below one second. So that memory stays
+//!   flat, the automatic interval's values are gathered in buckets of consecutive records, one
+//!   record per bucket until a column would hold more than [`MAX_BUCKETS`] of them, then 2, 4 …
+//!   records (pairs of buckets merged); at the end each bucket goes to the slice of its first
+//!   record. `I` is always PAL's figure; the slices are exact for logs of up to [`MAX_BUCKETS`]
+//!   records, and beyond that the records of a bucket that straddles a slice boundary (at most one
+//!   bucket, `records / 512` records, per boundary) are counted in the earlier slice.
 //! * A data source path matches columns as `relog -c` does (case-insensitively, `*` matching every
 //!   instance, `_Total` included, names translated through the name tables); an `EXCLUDE
 //!   INSTANCE` leaves out the instances of that name.
@@ -25,8 +29,11 @@
 //!   each slice, the trend of the values from the first record to the end of that slice.
 //! * **Statistics** per counter: min, average, max and trend over the whole range; p90 and p95 by
 //!   the nearest-rank method over at most [`MAX_KEPT`] values: every value while there are no more,
-//!   beyond that a regular subsample (every 2nd, then every 4th … value in time order), the same
-//!   subsample the chart draws.
+//!   beyond that a regular subsample (every 2nd, then every 4th … value in time order).
+//! * **Charts** draw at most [`MAX_KEPT`] points per counter: every value while they fit, beyond
+//!   that the minimum and the maximum of each span of consecutive values (spans of 2, 4 … values,
+//!   at most [`MAX_KEPT`] / 2 of them), in time order, so that a spike stays visible however long
+//!   the log is, as perfmon's and PAL's charts show it.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -42,16 +49,50 @@ use super::script::{Operator, Script, ScriptValue, StaticThreshold};
 
 /// Buckets kept per column while the automatic interval is not known yet.
 pub const MAX_BUCKETS: usize = 1024;
+/// The number of slices PAL's automatic interval divides a log into (`PAL.ps1`
+/// `$AutoAnalysisIntervalNumberOfTimeSlices`).
+pub const AUTO_SLICES: i64 = 30;
 /// Values kept per column for percentiles and charts.
 pub const MAX_KEPT: usize = 2000;
 
 const TICKS_PER_SECOND: i64 = 10_000_000;
 const TICKS_PER_HOUR: f64 = 36_000_000_000.0;
 
+/// PAL's automatic interval for a log lasting `duration_ticks` (100 ns units, from the first to
+/// the last record), in seconds, before the floors [`Interval::Auto`] adds (the sample interval,
+/// one second). PAL (`GenerateAutoAnalysisInterval`) takes `[int]` of the duration's
+/// `TotalSeconds` and `[int]` of that divided by [`AUTO_SLICES`]; PowerShell's `[int]` rounds half
+/// to even.
+///
+/// ```
+/// use perfcounters::analyze::auto_interval_seconds;
+/// // 87.5 minutes: 5,250 s / 30 = 175 s.
+/// assert_eq!(auto_interval_seconds(52_500_000_000), 175);
+/// // 164,401.978 s is 164,402 s; / 30 = 5,480.07 → 5,480 s.
+/// assert_eq!(auto_interval_seconds(1_644_019_780_000), 5_480);
+/// // 165 s / 30 = 5.5 → 6 (half to even); 75 s / 30 = 2.5 → 2.
+/// assert_eq!(auto_interval_seconds(1_649_980_000), 6);
+/// assert_eq!(auto_interval_seconds(750_000_000), 2);
+/// ```
+pub fn auto_interval_seconds(duration_ticks: i64) -> i64 {
+    let seconds = div_round_half_even(duration_ticks.max(0), TICKS_PER_SECOND);
+    div_round_half_even(seconds, AUTO_SLICES)
+}
+
+/// `n / d` rounded half to even (`n >= 0`, `d > 0`).
+fn div_round_half_even(n: i64, d: i64) -> i64 {
+    let (q, r) = (n / d, n % d);
+    match (2 * r).cmp(&d) {
+        std::cmp::Ordering::Greater => q + 1,
+        std::cmp::Ordering::Equal => q + (q & 1),
+        std::cmp::Ordering::Less => q,
+    }
+}
+
 /// The width of the time slices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Interval {
-    /// The log's duration / 30 in whole seconds, never below the sample interval.
+    /// PAL's automatic interval ([`auto_interval_seconds`]), never below the sample interval.
     #[default]
     Auto,
     /// A number of seconds (at least 1).
@@ -244,7 +285,8 @@ pub struct CounterReport {
     pub p95: Option<f64>,
     /// Slope of the least-squares line, per hour (`None` with fewer than two distinct times).
     pub trend: Option<f64>,
-    /// The chart data: at most [`MAX_KEPT`] (time, value) points, a regular subsample in time order.
+    /// The chart data: at most [`MAX_KEPT`] (time, value) points in time order, every value or the
+    /// minimum and maximum of each span of values (see the module documentation).
     pub points: Vec<(LogTime, f64)>,
 }
 
@@ -487,6 +529,80 @@ impl Subsample {
     }
 }
 
+/// The minimum and maximum of a span of consecutive values, with their times.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    n: u64,
+    min: (LogTime, f64),
+    max: (LogTime, f64),
+}
+
+/// A chart series: the minimum and maximum of each span of `span` consecutive values, at most
+/// [`MAX_KEPT`] / 2 spans (pairs of spans merge, and `span` doubles, when one more would not fit).
+#[derive(Debug, Default)]
+struct Chart {
+    spans: Vec<Span>,
+    span: u64,
+}
+
+impl Chart {
+    fn push(&mut self, t: LogTime, v: f64) {
+        let span = self.span.max(1);
+        if let Some(last) = self.spans.last_mut().filter(|s| s.n < span) {
+            last.n += 1;
+            if v < last.min.1 {
+                last.min = (t, v);
+            }
+            if v > last.max.1 {
+                last.max = (t, v);
+            }
+            return;
+        }
+        if self.spans.len() == MAX_KEPT / 2 {
+            self.spans = self
+                .spans
+                .chunks(2)
+                .map(|p| {
+                    let mut s = p[0];
+                    if let Some(o) = p.get(1) {
+                        s.n += o.n;
+                        if o.min.1 < s.min.1 {
+                            s.min = o.min;
+                        }
+                        if o.max.1 > s.max.1 {
+                            s.max = o.max;
+                        }
+                    }
+                    s
+                })
+                .collect();
+            self.span = span * 2;
+            return self.push(t, v);
+        }
+        self.spans.push(Span {
+            n: 1,
+            min: (t, v),
+            max: (t, v),
+        });
+    }
+
+    /// The points in time order: each span's minimum and maximum (one point when they are the
+    /// same value).
+    fn points(&self) -> Vec<(LogTime, f64)> {
+        let mut out = Vec::with_capacity(self.spans.len() * 2);
+        for s in &self.spans {
+            if s.min.1 == s.max.1 || s.min.1.is_nan() || s.max.1.is_nan() {
+                out.push(s.min);
+            } else if s.min.0 <= s.max.0 {
+                out.extend([s.min, s.max]);
+            } else {
+                out.extend([s.max, s.min]);
+            }
+        }
+        out
+    }
+}
+
 struct ColumnState {
     /// For a generated series (network utilization): the states of its two inputs.
     derived: Option<(usize, usize)>,
@@ -497,6 +613,7 @@ struct ColumnState {
     total: Bucket,
     eq: Vec<f64>,
     sample: Subsample,
+    chart: Chart,
 }
 
 /// A threshold call bound to columns.
@@ -630,6 +747,7 @@ pub fn analyze(
             total: Bucket::default(),
             eq: Vec::new(),
             sample: Subsample::default(),
+            chart: Chart::default(),
         })
         .collect();
     for b in &bound {
@@ -655,7 +773,7 @@ pub fn analyze(
     let mut min_gap: Option<i64> = None;
     let mut records = 0u64;
     let auto = opts.interval == Interval::Auto;
-    let mut width: i64 = match opts.interval {
+    let width: i64 = match opts.interval {
         Interval::Seconds(s) => i64::try_from(s)
             .ok()
             .and_then(|s| s.checked_mul(TICKS_PER_SECOND))
@@ -664,6 +782,9 @@ pub fn analyze(
     };
     // Index of the first bucket not evaluated yet (explicit interval only).
     let mut base: i64 = 0;
+    // Automatic interval: records per bucket, and each bucket's first record's time from t0.
+    let mut per_bucket: u64 = 1;
+    let mut bucket_times: Vec<i64> = Vec::new();
     let mut alerts: Vec<Alert> = Vec::new();
     while reader.read_record(&mut record)? {
         let t = record.time;
@@ -681,11 +802,13 @@ pub fn analyze(
             }
         }
         prev = Some(t);
+        let ordinal = records;
         records += 1;
         let rel = last.0.saturating_sub(start.0);
-        let mut k = rel / width - base;
+        let mut k;
         if auto {
-            while k >= MAX_BUCKETS as i64 {
+            k = (ordinal / per_bucket) as i64;
+            if k >= MAX_BUCKETS as i64 {
                 for s in &mut states {
                     s.buckets = s
                         .buckets
@@ -699,23 +822,30 @@ pub fn analyze(
                         })
                         .collect();
                 }
-                width *= 2;
-                k = rel / width;
+                bucket_times = bucket_times.iter().step_by(2).copied().collect();
+                per_bucket *= 2;
+                k = (ordinal / per_bucket) as i64;
             }
-        } else if k > 0 {
-            // Every bucket before k is complete.
-            flush(
-                &mut states,
-                k as usize,
-                base,
-                width,
-                start,
-                &bound,
-                &analyses,
-                &mut alerts,
-            );
-            base += k;
-            k = 0;
+            if bucket_times.len() as i64 <= k {
+                bucket_times.push(rel);
+            }
+        } else {
+            k = rel / width - base;
+            if k > 0 {
+                // Every bucket before k is complete.
+                flush(
+                    &mut states,
+                    k as usize,
+                    base,
+                    width,
+                    start,
+                    &bound,
+                    &analyses,
+                    &mut alerts,
+                );
+                base += k;
+                k = 0;
+            }
         }
         let th = (t.0 - start.0) as f64 / TICKS_PER_HOUR;
         let slot = k as usize;
@@ -734,31 +864,30 @@ pub fn analyze(
             }
             s.total.push(th, v, &[]);
             s.sample.push(t, v);
+            s.chart.push(t, v);
         }
     }
 
     let interval_seconds;
     if let Some(start) = t0 {
         if auto {
-            let duration_s = (last.0 - start.0) / TICKS_PER_SECOND;
             let gap_s = min_gap.map_or(1, |g| (g + TICKS_PER_SECOND - 1) / TICKS_PER_SECOND);
-            let want = (duration_s / 30).max(gap_s).max(1) * TICKS_PER_SECOND;
-            // Rounded up to whole buckets.
-            let per = (want + width - 1) / width;
-            let slice = per * width;
-            interval_seconds = (slice / TICKS_PER_SECOND) as u64;
+            let seconds = auto_interval_seconds(last.0 - start.0).max(gap_s).max(1);
+            let slice = seconds.saturating_mul(TICKS_PER_SECOND);
+            interval_seconds = seconds as u64;
+            // Each bucket in the slice of its first record.
+            let slices = usize::try_from((last.0 - start.0) / slice + 1).unwrap_or(0);
             for s in &mut states {
-                s.buckets = s
-                    .buckets
-                    .chunks(per.max(1) as usize)
-                    .map(|c| {
-                        let mut b = Bucket::default();
-                        for x in c {
-                            b.merge(x);
-                        }
-                        b
-                    })
-                    .collect();
+                let mut merged = vec![Bucket::default(); slices];
+                for (b, &t) in s.buckets.iter().zip(&bucket_times) {
+                    if let Some(m) = usize::try_from(t / slice)
+                        .ok()
+                        .and_then(|i| merged.get_mut(i))
+                    {
+                        m.merge(b);
+                    }
+                }
+                s.buckets = merged;
             }
             let n = states.iter().map(|s| s.buckets.len()).max().unwrap_or(0);
             flush(
@@ -844,7 +973,7 @@ pub fn analyze(
                 p90: Subsample::percentile(&sorted, 90.0),
                 p95: Subsample::percentile(&sorted, 95.0),
                 trend: s.total.slope(),
-                points: s.sample.points,
+                points: s.chart.points(),
             }
         })
         .collect();
@@ -946,6 +1075,7 @@ fn flush(
                 }
                 s.total.push(hours, v, &[]);
                 s.sample.push(slice_start, v);
+                s.chart.push(slice_start, v);
             }
         }
         // Trends up to the end of this slice.
@@ -1271,4 +1401,53 @@ fn resolve(
         });
     }
     (report, Some(bound))
+}
+
+#[cfg(test)]
+mod chart_tests {
+    use super::*;
+
+    /// 10,000 values of 1 with one spike: the chart keeps 2,000 points at most, the spike among
+    /// them at its time (a regular subsample, every 8th value, would have dropped it).
+    #[test]
+    fn a_spike_survives_decimation() {
+        let mut chart = Chart::default();
+        let mut regular = Subsample::default();
+        for i in 0..10_000i64 {
+            let v = if i == 7_777 { 100.0 } else { 1.0 };
+            chart.push(LogTime(i), v);
+            regular.push(LogTime(i), v);
+        }
+        let points = chart.points();
+        assert!(points.len() <= MAX_KEPT, "{}", points.len());
+        assert_eq!(chart.span, 16);
+        assert_eq!(points.iter().filter(|p| p.1 == 100.0).count(), 1);
+        assert!(points.contains(&(LogTime(7_777), 100.0)));
+        // The span of the spike draws its minimum (the span's first 1) then the spike.
+        let at = points.iter().position(|p| p.1 == 100.0).unwrap();
+        assert_eq!(points[at - 1], (LogTime(7_776), 1.0));
+        // In time order.
+        assert!(points.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(!regular.points.iter().any(|p| p.1 == 100.0));
+    }
+
+    /// While the values fit, the chart is every value.
+    #[test]
+    fn every_value_while_they_fit() {
+        let mut chart = Chart::default();
+        for i in 0..1_000i64 {
+            chart.push(LogTime(i), i as f64);
+        }
+        let points = chart.points();
+        assert_eq!(points.len(), 1_000);
+        assert_eq!(points[999], (LogTime(999), 999.0));
+        // One more value pairs the spans: 501 spans, each its min and max (500 × 2 + 1).
+        chart.push(LogTime(1_000), 1_000.0);
+        let points = chart.points();
+        assert_eq!(points.len(), 1_001);
+        assert_eq!(
+            &points[..3],
+            &[(LogTime(0), 0.0), (LogTime(1), 1.0), (LogTime(2), 2.0)]
+        );
+    }
 }
