@@ -165,6 +165,20 @@ impl Input {
         }
     }
 
+    /// As [`Input::collect`], with the paths expanded again against this collection
+    /// ([`Query::collect_expanded`]): wildcards follow the instances that come and go.
+    pub fn collect_expanded(
+        &mut self,
+        query: &mut Query,
+        request: &Request,
+    ) -> Result<Option<Collection>> {
+        match query.collect_expanded(self.source.as_mut(), request) {
+            Ok(collection) => Ok(Some(collection)),
+            Err(e) if e.kind() == SourceErrorKind::Exhausted && self.is_replay() => Ok(None),
+            Err(e) => Err(self.explain(e)),
+        }
+    }
+
     /// The request that collects what `query` needs from this input ([`Query::request`]).
     pub fn request(&mut self, query: &mut Query) -> Result<Request> {
         Ok(query.request(self.catalog()?))

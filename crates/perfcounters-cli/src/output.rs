@@ -1,5 +1,11 @@
 //! The output formats of `watch`: a live table, PDH-CSV / PDH-TSV, JSON lines, and SQL logs.
+//!
+//! The query's counters may change from one row to the next (wildcards are expanded again at every
+//! collection). The live table and JSON lines show the current counters. CSV, TSV and SQL logs
+//! keep the columns of their header, as typeperf does: a counter that went away leaves its cell
+//! blank, and one that appeared after the header is not written (said once on standard error).
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
@@ -10,9 +16,10 @@ use perfcounters::log::{
     self, Cell, CounterInfo, CreateOptions, CsvFlavor, LogCounter, LogFormat, LogHeader, LogTime,
     LogWriter, PdhCsvWriter, RawCell, Record, TimeZone,
 };
+use perfcounters::path::fold_case;
 use perfcounters::query::{CounterValue, Query};
 use perfcounters::snapshot::{Snapshot, SystemTime};
-use perfcounters::PdhStatus;
+use perfcounters::{CounterPath, PdhStatus};
 
 use crate::args::OutputFormat;
 use crate::table::{Row, Table, Unit};
@@ -27,10 +34,82 @@ pub struct Output {
     format: OutputFormat,
     out: Box<dyn Write>,
     refresh_in_place: bool,
-    paths: Vec<String>,
+    columns: Columns,
     sql: Option<Box<dyn LogWriter>>,
     record: Record,
     table: Table,
+}
+
+/// The columns a header fixed (CSV, TSV, SQL) and where each finds its value among the query's
+/// current counters.
+#[derive(Default)]
+struct Columns {
+    /// The header's counters.
+    header: Vec<CounterPath>,
+    /// The query's counters that `index` was built for.
+    current: Vec<CounterPath>,
+    /// For each header column, its counter's position among `current`.
+    index: Vec<Option<usize>>,
+    /// Counters that appeared after the header, already reported.
+    told: HashSet<String>,
+}
+
+impl Columns {
+    fn new(query: &Query) -> Columns {
+        let header: Vec<CounterPath> = query.counters().iter().map(|c| c.path.clone()).collect();
+        Columns {
+            index: (0..header.len()).map(Some).collect(),
+            current: header.clone(),
+            header,
+            told: HashSet::new(),
+        }
+    }
+
+    /// Follows the query's counters after a new expansion.
+    fn align(&mut self, query: &Query) {
+        let counters = query.counters();
+        if counters.len() == self.current.len()
+            && counters
+                .iter()
+                .zip(&self.current)
+                .all(|(c, p)| c.path == *p)
+        {
+            return;
+        }
+        let key = |p: &CounterPath| fold_case(&p.to_string()).into_owned();
+        let position: std::collections::HashMap<String, usize> = counters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (key(&c.path), i))
+            .collect();
+        self.index = self
+            .header
+            .iter()
+            .map(|p| position.get(&key(p)).copied())
+            .collect();
+        let header: HashSet<String> = self.header.iter().map(key).collect();
+        for c in counters {
+            let k = key(&c.path);
+            if c.error.is_none() && !header.contains(&k) && self.told.insert(k) {
+                eprintln!(
+                    "perfcounters: {} appeared after the header was written; this format keeps \
+                     the header's columns (--format table or json shows new counters)",
+                    c.path
+                );
+            }
+        }
+        self.current = counters.iter().map(|c| c.path.clone()).collect();
+    }
+
+    /// The values of the header's columns.
+    fn values<'a>(
+        &'a self,
+        values: &'a [CounterValue],
+    ) -> impl Iterator<Item = Option<&'a CounterValue>> + 'a {
+        self.index
+            .iter()
+            .map(move |i| i.and_then(|i| values.get(i)))
+    }
 }
 
 impl Output {
@@ -61,7 +140,7 @@ impl Output {
                 format,
                 out: Box::new(io::sink()),
                 refresh_in_place: false,
-                paths: Vec::new(),
+                columns: Columns::default(),
                 sql: Some(writer),
                 record: Record::default(),
                 table: Table::default(),
@@ -79,7 +158,7 @@ impl Output {
             format,
             out,
             refresh_in_place: tty,
-            paths: Vec::new(),
+            columns: Columns::default(),
             sql: None,
             record: Record::default(),
             table: Table::default(),
@@ -96,7 +175,7 @@ impl Output {
         time: &DateTime<FixedOffset>,
         values: &[CounterValue],
     ) -> Result<()> {
-        self.paths = query.counters().iter().map(|c| c.path_string()).collect();
+        self.columns = Columns::new(query);
         if let Some(sql) = &mut self.sql {
             let bias = -time.offset().local_minus_utc() / 60;
             let header = LogHeader {
@@ -129,7 +208,8 @@ impl Output {
         }
         // JSON rows and table frames carry their own paths; SQL is handled above.
         if let Some(flavor) = self.format.csv_flavor() {
-            PdhCsvWriter::new(&mut self.out, flavor).write_header(&self.paths)?;
+            let paths: Vec<String> = self.columns.header.iter().map(|p| p.to_string()).collect();
+            PdhCsvWriter::new(&mut self.out, flavor).write_header(&paths)?;
         }
         self.out.flush()?;
         Ok(())
@@ -156,18 +236,22 @@ impl Output {
                     t.milliseconds.into(),
                 )
                 .ok_or_else(|| anyhow!("collection time {time} is out of range"))?;
+                self.columns.align(query);
                 self.record.cells.clear();
                 self.record
                     .cells
-                    .extend(values.iter().map(|v| match v.raw() {
-                        Some(raw) => Cell::Raw(
-                            RawCell {
-                                status: PdhStatus::PDH_CSTATUS_VALID_DATA,
-                                raw,
-                            },
-                            v.value(),
-                        ),
-                        None => v.value().map_or(Cell::Blank, Cell::Value),
+                    .extend(self.columns.values(values).map(|v| match v {
+                        Some(v) => match v.raw() {
+                            Some(raw) => Cell::Raw(
+                                RawCell {
+                                    status: PdhStatus::PDH_CSTATUS_VALID_DATA,
+                                    raw,
+                                },
+                                v.value(),
+                            ),
+                            None => v.value().map_or(Cell::Blank, Cell::Value),
+                        },
+                        None => Cell::Blank,
                     }));
                 if let Some(sql) = &mut self.sql {
                     sql.write_record(&self.record)?;
@@ -177,17 +261,22 @@ impl Output {
             }
             OutputFormat::Csv | OutputFormat::Tsv => {
                 let flavor = self.format.csv_flavor().unwrap_or(CsvFlavor::Csv);
-                let cells: Vec<Option<f64>> = values.iter().map(|v| v.value()).collect();
+                self.columns.align(query);
+                let cells: Vec<Option<f64>> = self
+                    .columns
+                    .values(values)
+                    .map(|v| v.and_then(CounterValue::value))
+                    .collect();
                 PdhCsvWriter::new(&mut self.out, flavor).write_row(&system_time(time), &cells)?;
             }
             OutputFormat::Json => {
-                let items: Vec<serde_json::Value> = self
-                    .paths
+                let items: Vec<serde_json::Value> = query
+                    .counters()
                     .iter()
                     .zip(values)
-                    .map(|(p, v)| {
+                    .map(|(c, v)| {
                         serde_json::json!({
-                            "path": p,
+                            "path": c.path_string(),
                             "value": v.value(),
                             "status": v.status().to_string(),
                         })

@@ -83,8 +83,16 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
     let mut primed = false;
     // The paths and the catalog stay the same: one request.
     let request = input.request(&mut query)?;
+    // Wildcards are expanded again at every collection, as perfmon re-runs
+    // PdhExpandWildCardPath: a process that starts gets its counters, one that exits loses them.
+    let reexpand = query.paths().iter().any(|p| p.has_wildcard());
     loop {
-        let Some(collection) = input.collect(&mut query, &request)? else {
+        let collection = if primed && reexpand {
+            input.collect_expanded(&mut query, &request)?
+        } else {
+            input.collect(&mut query, &request)?
+        };
+        let Some(collection) = collection else {
             break;
         };
         let local_time = local_time_of(collection.clock.perf_time_100ns, input.zone());

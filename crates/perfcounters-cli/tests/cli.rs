@@ -2,6 +2,8 @@
 //! and the error paths (bad files, bad flags, bad paths).
 
 mod common;
+#[path = "../../perfcounters/tests/support/shared_data.rs"]
+mod shared_data;
 
 use common::{
     assert_stderr_contains, assert_stdout_contains, assert_success, available_bytes_spec,
@@ -882,4 +884,96 @@ fn list_and_watch_replay_binary_logs() {
     assert_eq!(watch_times, relog_times);
     let o = run(&["watch", "--names", p, "--replay", p]);
     assert_stderr_contains(&o, "names its counters itself");
+}
+
+/// watch expands wildcards at every collection (the PAL Vista log: its Process instances change
+/// between samples). JSON lines follow the instances: PowerStarter runs only in sample 2, PowerDVD
+/// only in sample 4; in between, the wildcard's one column waits (`NO_INSTANCE`). CSV keeps the
+/// header's columns: SearchProtocolHost starts in sample 6, after the header, and is reported on
+/// standard error; WmiPrvSE exits after sample 5 and leaves its cells blank.
+#[test]
+fn watch_follows_instances_that_start_and_exit() {
+    let Some(data) = shared_data::dir("the real Windows logs") else {
+        return;
+    };
+    let log = data.join("blg/pal-vista-SamplePerfmonLog.blg");
+    let log = log.to_str().unwrap();
+    let o = run(&[
+        "watch",
+        "--replay",
+        log,
+        r"\Process(Power*)\Working Set",
+        "--format",
+        "json",
+    ]);
+    assert_success(&o);
+    assert_stderr_contains(&o, "has no instance matching \"Power*\" yet");
+    let rows: Vec<Vec<(String, Option<f64>, String)>> = stdout(&o)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| {
+                    (
+                        x["path"].as_str().unwrap().to_string(),
+                        x["value"].as_f64(),
+                        x["status"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let waiting = vec![(
+        r"\\ZACH-PC\Process(Power*)\Working Set".to_string(),
+        None,
+        "PDH_CSTATUS_NO_INSTANCE".to_string(),
+    )];
+    let running = |name: &str, v: f64| {
+        vec![(
+            format!(r"\\ZACH-PC\Process({name})\Working Set"),
+            Some(v),
+            "PDH_CSTATUS_NEW_DATA".to_string(),
+        )]
+    };
+    // Samples 2 … 11 (sample 1 primes).
+    let mut want = vec![waiting.clone(); 10];
+    want[0] = running("PowerStarter", 65_740_800.0);
+    want[2] = running("PowerDVD", 14_254_080.0);
+    assert_eq!(rows, want);
+
+    let o = run(&[
+        "watch",
+        "--replay",
+        log,
+        r"\Process(SearchP*)\Working Set",
+        r"\Process(WmiPrvSE)\Working Set",
+        r"\Process(Wmi*)\Working Set",
+        "--format",
+        "csv",
+    ]);
+    assert_success(&o);
+    assert_stderr_contains(
+        &o,
+        "\\\\ZACH-PC\\Process(SearchProtocolHost)\\Working Set appeared after the header was written",
+    );
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(
+        lines[0],
+        "\"(PDH-CSV 4.0)\",\"\\\\ZACH-PC\\Process(SearchP*)\\Working Set\",\
+         \"\\\\ZACH-PC\\Process(WmiPrvSE)\\Working Set\",\
+         \"\\\\ZACH-PC\\Process(WmiPrvSE)\\Working Set\""
+    );
+    let cells = |i: usize| -> Vec<&str> { lines[i].split(',').skip(1).collect() };
+    // Sample 5: WmiPrvSE still runs; sample 6: gone, blank in both of its columns, and the
+    // placeholder of SearchP* stays blank while SearchProtocolHost runs.
+    assert_eq!(
+        cells(4),
+        ["\" \"", "\"3522560.000000\"", "\"3522560.000000\""]
+    );
+    assert_eq!(cells(5), ["\" \"", "\" \"", "\" \""]);
+    assert_eq!(lines.len(), 11);
 }

@@ -995,6 +995,30 @@ impl Query {
         }
     }
 
+    /// As [`Query::collect`], but the paths are expanded again against this collection's snapshot
+    /// before the values are computed, as re-running PDH's `PdhExpandWildCardPath` does: a wildcard
+    /// gains the instances that appeared since the last expansion and loses those that went (a
+    /// wildcard that matches nothing keeps its one counter with `PDH_CSTATUS_NO_INSTANCE`), and the
+    /// counters that stay keep their previous sample ([`Query::expand`]). The source always gives a
+    /// whole snapshot ([`Source::collect`]), which [`Collection::snapshot`] holds.
+    ///
+    /// # Errors
+    /// The source's error; the query is then unchanged.
+    pub fn collect_expanded<S: Source + ?Sized>(
+        &mut self,
+        source: &mut S,
+        request: &Request,
+    ) -> Result<Collection, SourceError> {
+        let snapshot = source.collect(request)?;
+        self.expand(&snapshot);
+        self.compute(&snapshot);
+        Ok(Collection {
+            clock: snapshot.clock(),
+            system_time: snapshot.system_time,
+            snapshot: Some(snapshot),
+        })
+    }
+
     /// [`Query::compute`] from a block read in place. Not generic: the code of a collection is
     /// generated once, in this crate, whatever source [`Query::collect`] is called with.
     fn compute_block(&mut self, block: &BlockSample<'_>) {

@@ -880,3 +880,71 @@ fn every_counter_type_reads_in_place_like_the_owned_path() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Samples kept in memory, replayed as a source.
+#[derive(Debug)]
+struct InMemory(Vec<Snapshot>);
+
+impl perfcounters::source::replay::Recording for InMemory {
+    fn sample_count(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+    fn sample(
+        &mut self,
+        index: usize,
+    ) -> Result<Option<Snapshot>, perfcounters::source::SourceError> {
+        Ok(self.0.get(index).cloned())
+    }
+}
+
+/// `collect_expanded` expands the wildcard at each collection: a process that starts later gets
+/// its counters (paired with its own previous sample from then on), one that exits loses them,
+/// and a wildcard that matches nothing keeps one column that reports `NO_INSTANCE`.
+#[test]
+fn collect_expanded_follows_instances_that_come_and_go() {
+    let mut source = ReplaySource::new(InMemory(vec![
+        processes(0, &[("explorer", 1, 0)]),
+        processes(S, &[("explorer", 1, 0), ("firefox", 2, 1_000_000)]),
+        processes(2 * S, &[("explorer", 1, 0), ("firefox", 2, 6_000_000)]),
+        processes(3 * S, &[("explorer", 1, 0)]),
+    ]));
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\Process(fire*)\% Processor Time").unwrap();
+    q.add(r"\Process(fire*)\Working Set").unwrap();
+    let request = q.request(&source.catalog().unwrap());
+    let mut step = |q: &mut Query| {
+        let c = q.collect_expanded(&mut source, &request).unwrap();
+        assert!(c.snapshot.is_some());
+        let paths: Vec<String> = q.counters().iter().map(|c| c.path_string()).collect();
+        (paths, results(q.values()))
+    };
+    let waiting = (
+        vec![
+            r"\\HOST\Process(fire*)\% Processor Time".to_string(),
+            r"\\HOST\Process(fire*)\Working Set".to_string(),
+        ],
+        vec![(None, NO_INSTANCE), (None, NO_INSTANCE)],
+    );
+    assert_eq!(step(&mut q), waiting);
+    let firefox = vec![
+        r"\\HOST\Process(firefox)\% Processor Time".to_string(),
+        r"\\HOST\Process(firefox)\Working Set".to_string(),
+    ];
+    // The first sample of firefox: no rate yet, its working set.
+    assert_eq!(
+        step(&mut q),
+        (firefox.clone(), vec![(None, NO_DATA), (Some(4096.0), NEW)])
+    );
+    // 0.5 s of CPU in 1 s.
+    assert_eq!(
+        step(&mut q),
+        (
+            firefox,
+            vec![
+                (Some(50.0), NEW),
+                (Some(4096.0), PdhStatus::PDH_CSTATUS_VALID_DATA)
+            ]
+        )
+    );
+    assert_eq!(step(&mut q), waiting);
+}
