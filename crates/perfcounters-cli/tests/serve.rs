@@ -929,3 +929,50 @@ fn replay_of_a_binary_log_exports_its_counters() {
     assert_eq!(writes(&b), Some(7_029_031.0));
     assert!(!sample_lines(&b).iter().any(|l| l.contains("_Total")));
 }
+
+/// Counter paths after `--replay` select what is exported, as the configuration's `paths` do:
+/// processor 0's `% Processor Time` of the Windows 8 log, not processor 3's nor the disk's.
+#[test]
+fn replay_exports_only_the_counter_paths_given() {
+    let blg = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/blg/tx-win8-BasicPerfCounters.blg"
+    );
+    if !std::path::Path::new(blg).exists() {
+        eprintln!("skipping: {blg} is absent (the shared data folder beside the repository)");
+        return;
+    }
+    let s = Server::start(&["--replay", blg, r"\Processor(0)\% Processor Time"]);
+    let a = s.get("/metrics", &[]).text();
+    let lines: Vec<&str> = sample_lines(&a)
+        .into_iter()
+        .filter(|l| {
+            l.starts_with("perfcounters_processor") || l.starts_with("perfcounters_physical")
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        ["perfcounters_processor_processor_inverse_seconds_total{instance_name=\"0\"} 112959.171875"],
+        "{a}"
+    );
+    // A text log is charted whole: paths are refused with the reason.
+    let dir = tempdir("serve-paths");
+    let csv = dir.join("x.csv");
+    std::fs::write(
+        &csv,
+        "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n\"01/17/2020 00:00:00.000\",\"5\"\r\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_perfcounters"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--replay"])
+        .arg(&csv)
+        .arg(r"\Memory\Available Bytes")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("a text or SQL log holds computed values and is shown whole in the chart"),
+        "{err}"
+    );
+}

@@ -62,7 +62,8 @@ impl ReplayArgs {
             .collect()
     }
 
-    /// The recordings, with the counter paths given among them added to `paths` (`watch`).
+    /// The recordings, with the counter paths given among them added to `paths` (`watch`, and
+    /// `serve`, which exports only those paths' counters).
     pub fn recordings_and_paths(&self, paths: &mut Vec<String>) -> Result<Vec<PathBuf>> {
         let mut recordings = Vec::new();
         for v in self.values() {
@@ -86,21 +87,6 @@ impl ReplayArgs {
                 }
                 Value::Other(o) if object.is_none() => *object = Some(o),
                 Value::Other(o) => bail!(not_a_recording(&o, "list takes one object name")),
-            }
-        }
-        Ok(recordings)
-    }
-
-    /// The recordings, when the command takes nothing else (`serve`).
-    pub fn recordings(&self, command: &str) -> Result<Vec<PathBuf>> {
-        let mut recordings = Vec::new();
-        for v in self.values() {
-            match v {
-                Value::Recording(p) => recordings.push(p),
-                Value::CounterPath(p) => {
-                    bail!("{command} takes no counter paths ({p}): name them in --config")
-                }
-                Value::Other(o) => bail!(not_a_recording(&o, "it is not a file or directory")),
             }
         }
         Ok(recordings)
@@ -188,8 +174,9 @@ mod tests {
 
     #[test]
     fn logs_and_wildcards_are_recordings() {
-        let r = replay(&["a.csv", "SQL:x.db!run", "logs/*.csv"])
-            .recordings("serve")
+        let mut paths = Vec::new();
+        let r = replay(&["a.csv", "SQL:x.db!run", "logs/*.csv", r"\A(*)\B"])
+            .recordings_and_paths(&mut paths)
             .unwrap();
         assert_eq!(
             r,
@@ -199,12 +186,6 @@ mod tests {
                 PathBuf::from("logs/*.csv")
             ]
         );
-        assert_eq!(
-            replay(&["a.csv", r"\A\B"])
-                .recordings("serve")
-                .unwrap_err()
-                .to_string(),
-            "serve takes no counter paths (\\A\\B): name them in --config"
-        );
+        assert_eq!(paths, [r"\A(*)\B"]);
     }
 }

@@ -143,7 +143,30 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         Some(p) => Some(ServeConfig::load(p)?),
         None => None,
     };
-    let backend = open_backend(args, file_config.as_mut())?;
+    // Counter paths after --replay select what is exported, as the configuration's `paths` do.
+    let mut paths = Vec::new();
+    let replay = args.replay.recordings_and_paths(&mut paths)?;
+    let backend = open_backend(args, &replay, file_config.as_mut())?;
+    if !paths.is_empty() {
+        if matches!(backend, Backend::Log(_)) {
+            bail!(
+                "a text or SQL log holds computed values and is shown whole in the chart; counter \
+                 paths ({}) select what /metrics exports from raw data (block files, captures, .blg)",
+                paths.join(", ")
+            );
+        }
+        if args.compat.is_some() {
+            bail!(
+                "counter paths ({}) and --compat windows_exporter cannot be combined: the compat \
+                 names are fixed",
+                paths.join(", ")
+            );
+        }
+        file_config
+            .get_or_insert_with(ServeConfig::default)
+            .paths
+            .extend(paths);
+    }
     let plan = plan(args, file_config.as_ref(), backend.catalog())?;
     for p in &plan.problems {
         eprintln!("perfcounters serve: {p}");
@@ -251,8 +274,11 @@ fn parse_addr(s: &str) -> Result<SocketAddr> {
 
 /// The source: live (with the configuration's names made English where the machine names them in
 /// its language), or a replay.
-fn open_backend(args: &ServeArgs, config: Option<&mut ServeConfig>) -> Result<Backend> {
-    let replay = args.replay.recordings("serve")?;
+fn open_backend(
+    args: &ServeArgs,
+    replay: &[PathBuf],
+    config: Option<&mut ServeConfig>,
+) -> Result<Backend> {
     let names = args.replay.names.as_deref();
     if replay.is_empty() {
         if names.is_some() {
@@ -272,7 +298,7 @@ fn open_backend(args: &ServeArgs, config: Option<&mut ServeConfig>) -> Result<Ba
             return Backend::live(perfcounters::source::local()?);
         }
     }
-    if let [one] = &replay[..] {
+    if let [one] = replay {
         if let Some(input) = text_or_sql_log(one)? {
             if names.is_some() {
                 bail!("--names applies to replayed block files, not to counter logs");
@@ -284,7 +310,7 @@ fn open_backend(args: &ServeArgs, config: Option<&mut ServeConfig>) -> Result<Ba
             return Ok(Backend::Log(engine::LogData::read(reader)?));
         }
     }
-    let (snapshots, catalog) = crate::collect::open(&replay, names)?.recorded()?;
+    let (snapshots, catalog) = crate::collect::open(replay, names)?.recorded()?;
     Backend::replay(snapshots, catalog)
 }
 
