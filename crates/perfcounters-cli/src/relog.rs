@@ -373,16 +373,15 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
     }
     let mut writer = open_output(&args)?;
     let mut counting = Counting {
-        inner: &mut *writer,
+        inner: &mut filtered,
         summary: LogSummary {
             begin: None,
             end: None,
             samples: 0,
             counters: Vec::new(),
         },
-        zone: None,
     };
-    perfcounters::log::copy(&mut filtered, &mut counting)?;
+    perfcounters::log::copy(&mut counting, &mut *writer)?;
     if let Some(o) = &args.output {
         let summary = counting.summary;
         print_inputs(&mut out)?;
@@ -469,31 +468,34 @@ fn unmatched(
     out
 }
 
-/// A writer that remembers the time range and number of records it passed on.
+/// A reader that remembers the time range and number of records it handed out (what relog
+/// prints after writing a log), so that the writer sees the records as the library's `copy`
+/// hands them, encoded on other cores where it can.
 struct Counting<'a> {
-    inner: &'a mut dyn LogWriter,
+    inner: &'a mut dyn LogReader,
     summary: LogSummary,
-    zone: Option<perfcounters::log::TimeZone>,
 }
 
-impl LogWriter for Counting<'_> {
-    fn write_header(&mut self, header: &LogHeader) -> Result<(), perfcounters::log::LogError> {
-        self.zone.clone_from(&header.time_zone);
-        self.inner.write_header(header)
+impl LogReader for Counting<'_> {
+    fn header(&self) -> &LogHeader {
+        self.inner.header()
     }
-    fn write_record(&mut self, record: &Record) -> Result<(), perfcounters::log::LogError> {
+    fn warnings(&self) -> &[String] {
+        self.inner.warnings()
+    }
+    fn select_columns(&mut self, keep: &[bool]) {
+        self.inner.select_columns(keep);
+    }
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, perfcounters::log::LogError> {
+        if !self.inner.read_record(record)? {
+            return Ok(false);
+        }
         // The summary shows the log's local time, as relog does.
-        let local = self
-            .zone
-            .as_ref()
-            .map_or(record.time, |z| z.to_local(record.time));
+        let local = self.inner.header().to_local(record.time);
         self.summary.begin.get_or_insert(local);
         self.summary.end = Some(local);
         self.summary.samples += 1;
-        self.inner.write_record(record)
-    }
-    fn finish(&mut self) -> Result<(), perfcounters::log::LogError> {
-        self.inner.finish()
+        Ok(true)
     }
 }
 

@@ -4,7 +4,9 @@
 //!
 //! * `blg/read_samples`: the records, samples and raw values (`BlgLog`), one pass;
 //! * `blg/relog_csv`: `.blg` → PDH-CSV as `relog x.blg -f csv` does it: the column scan, the second
-//!   pass, the calculator on every raw sample, and relog's CSV formatting, into a sink;
+//!   pass, the calculator on every raw sample, and relog's CSV formatting, into a sink (`copy`: the
+//!   rows formatted on the other cores while this thread reads);
+//! * `blg/relog_csv_one_thread`: the same on one thread (`CopyOptions::single_threaded`);
 //! * `blg/analyze`: `perfcounters analyze` over the same log with rules that read every column (one
 //!   analysis per object, `\Object k(*)\*`, a value threshold and a trend threshold each): the
 //!   same reading and calculation, then slices, alerts, statistics and chart data.
@@ -25,7 +27,9 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use perfcounters::analyze::rules::RulesFile;
 use perfcounters::analyze::{analyze_logs, AnalyzeOptions, Rules};
 use perfcounters::format::blg::BlgLog;
-use perfcounters::log::{copy, BlgLogReader, CsvFlavor, Filtered, PdhCsvLogWriter, RelogFilter};
+use perfcounters::log::{
+    copy_with, BlgLogReader, CopyOptions, CsvFlavor, Filtered, PdhCsvLogWriter, RelogFilter,
+};
 
 fn bench(c: &mut Criterion) {
     let (path, len) = log_path();
@@ -43,18 +47,23 @@ fn bench(c: &mut Criterion) {
             black_box(values)
         })
     });
-    g.bench_function("relog_csv", |b| {
-        b.iter(|| {
-            let reader = BlgLogReader::open(&path).unwrap();
-            let mut filtered = Filtered::new(reader, &RelogFilter::default()).unwrap();
-            let mut w = PdhCsvLogWriter::new(
-                BufWriter::with_capacity(1 << 16, std::io::sink()),
-                CsvFlavor::Csv,
-                "sink",
-            );
-            black_box(copy(&mut filtered, &mut w).unwrap())
-        })
-    });
+    for (name, options) in [
+        ("relog_csv", CopyOptions::default()),
+        ("relog_csv_one_thread", CopyOptions::single_threaded()),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let reader = BlgLogReader::open(&path).unwrap();
+                let mut filtered = Filtered::new(reader, &RelogFilter::default()).unwrap();
+                let mut w = PdhCsvLogWriter::new(
+                    BufWriter::with_capacity(1 << 16, std::io::sink()),
+                    CsvFlavor::Csv,
+                    "sink",
+                );
+                black_box(copy_with(&mut filtered, &mut w, &options).unwrap())
+            })
+        });
+    }
     let rules = bench_rules();
     g.bench_function("analyze", |b| {
         b.iter(|| {

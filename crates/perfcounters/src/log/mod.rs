@@ -44,15 +44,16 @@ pub use blg::BlgLogReader;
 pub use error::{Location, LogError, LogErrorKind};
 pub use model::{
     Cell, CounterInfo, LogCounter, LogFormat, LogHeader, LogKind, LogReader, LogTime, LogWriter,
-    RawCell, Record, TimeZone,
+    RawCell, Record, RecordEncoder, TimeZone,
 };
 pub use open::{
     create, create_stream, expand, open, open_file, open_merged, CreateOptions, OpenOptions,
 };
-pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvWriter, ValueStyle};
+pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvRowEncoder, PdhCsvWriter, ValueStyle};
 pub use pdh_csv_read::{CsvReadOptions, PdhCsvReader};
 pub use relog::{
-    copy, parse_relog_time, CounterFilter, Filtered, LogSummary, Merge, RelogFilter, RelogTimeError,
+    copy, copy_with, parse_relog_time, CopyOptions, CounterFilter, Filtered, LogSummary, Merge,
+    RelogFilter, RelogTimeError,
 };
 pub use stats::{log_statistics, CounterStatistics};
 pub use zone::{windows_zone, LocalClock};

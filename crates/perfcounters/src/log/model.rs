@@ -292,6 +292,33 @@ pub trait LogWriter {
     fn checkpoint(&mut self) -> Result<(), LogError> {
         Ok(())
     }
+    /// The writer's encoding of records as bytes, to run on other threads, for a writer whose
+    /// records are independent rows of bytes (PDH-CSV / PDH-TSV); asked after
+    /// [`write_header`](Self::write_header). [`copy`](crate::log::copy) then encodes batches of
+    /// records on the other cores and hands the bytes to [`write_encoded`](Self::write_encoded)
+    /// in order. The default (`None`) takes every record through
+    /// [`write_record`](Self::write_record).
+    fn record_encoder(&self) -> Option<Box<dyn RecordEncoder>> {
+        None
+    }
+    /// Writes bytes of [`record_encoder`](Self::record_encoder)'s encoding, as
+    /// [`write_record`](Self::write_record) would have written the records they encode. Only
+    /// called on writers that gave an encoder; the default refuses.
+    fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), LogError> {
+        let _ = bytes;
+        Err(LogError::usage(
+            "log writer",
+            "this writer takes records, not encoded bytes",
+        ))
+    }
+}
+
+/// How a [`LogWriter`] turns records into its bytes, independent of the writer's state, so that
+/// it can run on other threads ([`LogWriter::record_encoder`]).
+pub trait RecordEncoder: Send + Sync {
+    /// Appends the bytes of `record` to `out`, exactly what the writer's
+    /// [`write_record`](LogWriter::write_record) writes for it.
+    fn encode(&self, record: &Record, out: &mut Vec<u8>) -> Result<(), LogError>;
 }
 
 impl<W: LogWriter + ?Sized> LogWriter for Box<W> {
@@ -306,6 +333,12 @@ impl<W: LogWriter + ?Sized> LogWriter for Box<W> {
     }
     fn checkpoint(&mut self) -> Result<(), LogError> {
         (**self).checkpoint()
+    }
+    fn record_encoder(&self) -> Option<Box<dyn RecordEncoder>> {
+        (**self).record_encoder()
+    }
+    fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), LogError> {
+        (**self).write_encoded(bytes)
     }
 }
 

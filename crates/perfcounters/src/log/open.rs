@@ -25,7 +25,7 @@ use crate::encoding::{sniff_bom, TextEncoding};
 use crate::format::blg::{looks_like_blg, SNIFF_LEN};
 
 use super::error::{LogError, LogErrorKind};
-use super::model::{LogFormat, LogHeader, LogReader, LogWriter, Record};
+use super::model::{LogFormat, LogHeader, LogReader, LogWriter, Record, RecordEncoder};
 use super::pdh_csv::{CsvFlavor, PdhCsvLogWriter};
 use super::pdh_csv_read::{sniff_flavor, CsvReadOptions, PdhCsvReader};
 use super::{BlgLogReader, Merge};
@@ -636,6 +636,12 @@ impl LogWriter for AppendCsv {
     }
     fn checkpoint(&mut self) -> Result<(), LogError> {
         self.writer.checkpoint()
+    }
+    fn record_encoder(&self) -> Option<Box<dyn RecordEncoder>> {
+        self.writer.record_encoder()
+    }
+    fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), LogError> {
+        self.writer.write_encoded(bytes)
     }
 }
 

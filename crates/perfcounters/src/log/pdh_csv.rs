@@ -20,7 +20,7 @@ use std::io::{self, Write};
 use crate::snapshot::SystemTime;
 
 use super::error::LogError;
-use super::model::{LogHeader, LogWriter, Record, TimeZone};
+use super::model::{LogHeader, LogWriter, Record, RecordEncoder, TimeZone};
 
 /// Which separator the log uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,23 +146,13 @@ impl<W: Write> PdhCsvWriter<W> {
         values: impl Iterator<Item = Option<f64>>,
     ) -> io::Result<()> {
         self.line.clear();
-        self.line.push(b'"');
-        push_time(&mut self.line, local_time);
-        self.line.push(b'"');
-        let sep = self.flavor.separator();
-        for v in values {
-            self.line.push(sep);
-            self.line.push(b'"');
-            match v {
-                Some(v) => match self.style {
-                    ValueStyle::Fixed6 => push_fixed6(&mut self.line, v),
-                    ValueStyle::Precise => push_precise(&mut self.line, v),
-                },
-                None => self.line.push(b' '),
-            }
-            self.line.push(b'"');
-        }
-        self.line.extend_from_slice(b"\r\n");
+        push_row(
+            &mut self.line,
+            self.flavor.separator(),
+            self.style,
+            local_time,
+            values,
+        );
         self.out.write_all(&self.line)
     }
 
@@ -175,6 +165,33 @@ impl<W: Write> PdhCsvWriter<W> {
     pub fn into_inner(self) -> W {
         self.out
     }
+}
+
+/// Appends one data row to `line`: the quoted local time, then one quoted cell per value (`None` →
+/// `" "`), separated by `sep`, ended by CRLF.
+fn push_row(
+    line: &mut Vec<u8>,
+    sep: u8,
+    style: ValueStyle,
+    local_time: &SystemTime,
+    values: impl Iterator<Item = Option<f64>>,
+) {
+    line.push(b'"');
+    push_time(line, local_time);
+    line.push(b'"');
+    for v in values {
+        line.push(sep);
+        line.push(b'"');
+        match v {
+            Some(v) => match style {
+                ValueStyle::Fixed6 => push_fixed6(line, v),
+                ValueStyle::Precise => push_precise(line, v),
+            },
+            None => line.push(b' '),
+        }
+        line.push(b'"');
+    }
+    line.extend_from_slice(b"\r\n");
 }
 
 /// `MM/DD/YYYY HH:MM:SS.mmm`, as typeperf writes its time column.
@@ -257,9 +274,35 @@ fn digits20_slow(v: f64) -> ([u8; 20], i32) {
     (digits, exp)
 }
 
+/// The decimal digits (values 0–9, not ASCII) of `x`, right-aligned in `buf`; returns where they
+/// start. Two digits per division; `0` has no digit.
+fn u64_digits(mut x: u64, buf: &mut [u8; 20]) -> usize {
+    let mut i = buf.len();
+    while x >= 100 {
+        let r = (x % 100) as u8;
+        x /= 100;
+        i -= 2;
+        buf[i] = r / 10;
+        buf[i + 1] = r % 10;
+    }
+    if x >= 10 {
+        i -= 2;
+        buf[i] = x as u8 / 10;
+        buf[i + 1] = x as u8 % 10;
+    } else if x > 0 {
+        i -= 1;
+        buf[i] = x as u8;
+    }
+    i
+}
+
 /// [`digits20_slow`] with integer arithmetic, for the values counters have (`v` = m·2^e with the
-/// exact expansion reachable in 128 bits): about ten times faster, because `core::fmt` computes 20
-/// exact digits with big numbers. `None` outside that range.
+/// exact expansion reachable in 128 bits): many times faster, because `core::fmt` computes 20
+/// exact digits with big numbers (no crate writes `%.20g` exactly; this is the bottleneck of
+/// writing relog's CSV, see docs/blg.md). `None` outside that range.
+///
+/// The integer part is written from a `u64` when it fits; the fraction f / 2^k gives as many
+/// digits per 128-bit multiplication as fit (`10^c · f < 2^128`: 19 digits for k ≤ 64).
 fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
     let bits = v.to_bits();
     let exp_bits = ((bits >> 52) & 0x7FF) as i32;
@@ -272,22 +315,6 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
     if m == 0 {
         return None;
     }
-    // All significant digits (up to 21 kept), how many digits precede the point, and whether
-    // anything non-zero follows the kept ones.
-    let mut all = [0u8; 21];
-    let mut n = 0usize;
-    let mut sticky = false;
-    let mut int_digits: i32 = 0;
-    let mut push = |d: u8, n: &mut usize, sticky: &mut bool| {
-        if *n < 21 {
-            if let Some(slot) = all.get_mut(*n) {
-                *slot = d;
-            }
-            *n += 1;
-        } else if d != 0 {
-            *sticky = true;
-        }
-    };
     let (int_part, mut f, k): (u128, u128, u32) = if e >= 0 {
         if e > 74 {
             return None;
@@ -302,43 +329,72 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
         let f = u128::from(m) - (i << k);
         (i, f, k)
     };
-    if int_part > 0 {
-        let mut tmp = [0u8; 39];
-        let mut len = 0;
-        let mut x = int_part;
-        while x > 0 {
-            if let Some(slot) = tmp.get_mut(len) {
-                *slot = (x % 10) as u8;
-            }
-            x /= 10;
-            len += 1;
+    // The significant digits (21 kept: 20 and the rounding digit), whether anything non-zero
+    // follows them, and the decimal exponent of the first.
+    let mut all = [0u8; 21];
+    let mut n = 0usize;
+    let mut sticky = false;
+    let mut exp: i32 = -1;
+    let mut keep = |d: u8, n: &mut usize, sticky: &mut bool| {
+        if let Some(slot) = all.get_mut(*n) {
+            *slot = d;
+            *n += 1;
+        } else if d != 0 {
+            *sticky = true;
         }
-        int_digits = len as i32;
-        for i in (0..len).rev() {
-            push(tmp.get(i).copied().unwrap_or(0), &mut n, &mut sticky);
-        }
-    }
-    // Fraction digits: f / 2^k, one decimal digit at a time.
-    let mut leading_zeros: i32 = 0;
-    let mask = if k == 0 { 0 } else { (1u128 << k) - 1 };
-    while f != 0 && n < 21 {
-        f *= 10;
-        let d = (f >> k) as u8;
-        f &= mask;
-        if n == 0 && d == 0 {
-            leading_zeros += 1;
-            continue;
-        }
-        push(d, &mut n, &mut sticky);
-    }
-    if f != 0 {
-        sticky = true;
-    }
-    let mut exp = if int_digits > 0 {
-        int_digits - 1
-    } else {
-        -leading_zeros - 1
     };
+    if int_part > 0 {
+        let mut tmp = [0u8; 40];
+        let len = if let Ok(x) = u64::try_from(int_part) {
+            let mut buf = [0u8; 20];
+            let s = u64_digits(x, &mut buf);
+            let len = 20 - s;
+            tmp[..len].copy_from_slice(&buf[s..]);
+            len
+        } else {
+            // Beyond 2^64 (rare for a counter): one digit per 128-bit division.
+            let mut rev = [0u8; 40];
+            let mut len = 0;
+            let mut x = int_part;
+            while x > 0 {
+                rev[len] = (x % 10) as u8;
+                x /= 10;
+                len += 1;
+            }
+            for (t, r) in tmp.iter_mut().zip(rev[..len].iter().rev()) {
+                *t = *r;
+            }
+            len
+        };
+        exp = len as i32 - 1;
+        for &d in &tmp[..len] {
+            keep(d, &mut n, &mut sticky);
+        }
+    }
+    if f != 0 && n < 21 {
+        // c digits per step with 10^c ≤ 2^(128 − k), so that 10^c · f < 2^128
+        // (78913 / 2^18 is just below log10(2)).
+        let c = (((128 - k) * 78913) >> 18).min(19) as usize;
+        let p = u128::from(10u64.pow(c as u32));
+        let mask = (1u128 << k) - 1;
+        while f != 0 && n < 21 {
+            let y = f * p;
+            let chunk = (y >> k) as u64;
+            f = y & mask;
+            let mut buf = [0u8; 20];
+            u64_digits(chunk, &mut buf);
+            for &d in &buf[20 - c..] {
+                if n == 0 && d == 0 {
+                    exp -= 1;
+                    continue;
+                }
+                keep(d, &mut n, &mut sticky);
+            }
+        }
+        if f != 0 {
+            sticky = true;
+        }
+    }
     // Round to 20 digits, ties to even.
     let round = all[20];
     let mut digits = [0u8; 20];
@@ -383,6 +439,17 @@ fn push_precise(line: &mut Vec<u8>, v: f64) {
     if v == 0.0 {
         // Negative zero too: it is no different as a counter value, and SQL stores it as 0.
         line.push(b'0');
+        return;
+    }
+    let a = v.abs();
+    if a < 1e19 && a.fract() == 0.0 {
+        // An integer of at most 19 digits: all its digits, exactly (raw counts, byte counts).
+        if v < 0.0 {
+            line.push(b'-');
+        }
+        let mut buf = [0u8; 20];
+        let start = u64_digits(a as u64, &mut buf);
+        line.extend(buf[start..].iter().map(|d| b'0' + d));
         return;
     }
     let (digits, exp) = match digits20_fast(v.abs()) {
@@ -441,57 +508,23 @@ fn push_quoted(line: &mut Vec<u8>, field: &str) {
 pub struct PdhCsvLogWriter<W: Write> {
     writer: PdhCsvWriter<W>,
     flavor: CsvFlavor,
-    target: String,
+    rows: PdhCsvRowEncoder,
+}
+
+/// The rows of a [`PdhCsvLogWriter`]: a record's local time and values as one line of bytes,
+/// independent of the writer (its [`RecordEncoder`], which [`copy`](crate::log::copy) runs on
+/// other threads).
+#[derive(Clone, Debug)]
+pub struct PdhCsvRowEncoder {
+    separator: u8,
+    style: ValueStyle,
     /// The zone whose local time the records are written in (the header's).
     zone: Option<TimeZone>,
+    target: String,
 }
 
-impl<W: Write> PdhCsvLogWriter<W> {
-    /// A writer to `out`; `target` names it in errors.
-    pub fn new(out: W, flavor: CsvFlavor, target: &str) -> Self {
-        PdhCsvLogWriter {
-            writer: PdhCsvWriter::relog(out, flavor),
-            flavor,
-            target: target.to_owned(),
-            zone: None,
-        }
-    }
-
-    /// The same writer writing times in the local time of `zone`, for records appended to a log
-    /// whose header (and zone) is already written. [`write_header`](LogWriter::write_header) sets
-    /// the zone from the header it writes.
-    pub fn with_time_zone(mut self, zone: Option<TimeZone>) -> Self {
-        self.zone = zone;
-        self
-    }
-
-    /// The same writer with another value style.
-    pub fn with_style(mut self, style: ValueStyle) -> Self {
-        self.writer.style = style;
-        self
-    }
-
-    /// Returns the underlying writer.
-    pub fn into_inner(self) -> W {
-        self.writer.into_inner()
-    }
-
-    fn io(&self, e: io::Error) -> LogError {
-        LogError::io(&self.target, None, e)
-    }
-}
-
-impl<W: Write> LogWriter for PdhCsvLogWriter<W> {
-    fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
-        let cell = format_cell(self.flavor, header.time_zone.as_ref());
-        self.zone.clone_from(&header.time_zone);
-        let names: Vec<&str> = header.counters.iter().map(|c| c.name.as_str()).collect();
-        self.writer
-            .write_header_cell(&cell, &names)
-            .map_err(|e| self.io(e))
-    }
-
-    fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
+impl RecordEncoder for PdhCsvRowEncoder {
+    fn encode(&self, record: &Record, out: &mut Vec<u8>) -> Result<(), LogError> {
         // Records hold UTC instants; the log shows the local time of its zone, as Windows writes it.
         let local = self
             .zone
@@ -503,10 +536,75 @@ impl<W: Write> LogWriter for PdhCsvLogWriter<W> {
                 format!("time stamp {} is out of range", record.time.0),
             )
         })?;
-        let r = self
-            .writer
-            .write_row_iter(&time, record.cells.iter().map(|c| c.value()));
-        r.map_err(|e| self.io(e))
+        push_row(
+            out,
+            self.separator,
+            self.style,
+            &time,
+            record.cells.iter().map(|c| c.value()),
+        );
+        Ok(())
+    }
+}
+
+impl<W: Write> PdhCsvLogWriter<W> {
+    /// A writer to `out`; `target` names it in errors.
+    pub fn new(out: W, flavor: CsvFlavor, target: &str) -> Self {
+        let writer = PdhCsvWriter::relog(out, flavor);
+        PdhCsvLogWriter {
+            rows: PdhCsvRowEncoder {
+                separator: flavor.separator(),
+                style: writer.style,
+                zone: None,
+                target: target.to_owned(),
+            },
+            writer,
+            flavor,
+        }
+    }
+
+    /// The same writer writing times in the local time of `zone`, for records appended to a log
+    /// whose header (and zone) is already written. [`write_header`](LogWriter::write_header) sets
+    /// the zone from the header it writes.
+    pub fn with_time_zone(mut self, zone: Option<TimeZone>) -> Self {
+        self.rows.zone = zone;
+        self
+    }
+
+    /// The same writer with another value style.
+    pub fn with_style(mut self, style: ValueStyle) -> Self {
+        self.writer.style = style;
+        self.rows.style = style;
+        self
+    }
+
+    /// Returns the underlying writer.
+    pub fn into_inner(self) -> W {
+        self.writer.into_inner()
+    }
+
+    fn io(&self, e: io::Error) -> LogError {
+        LogError::io(&self.rows.target, None, e)
+    }
+}
+
+impl<W: Write> LogWriter for PdhCsvLogWriter<W> {
+    fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
+        let cell = format_cell(self.flavor, header.time_zone.as_ref());
+        self.rows.zone.clone_from(&header.time_zone);
+        let names: Vec<&str> = header.counters.iter().map(|c| c.name.as_str()).collect();
+        self.writer
+            .write_header_cell(&cell, &names)
+            .map_err(|e| self.io(e))
+    }
+
+    fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
+        let mut line = std::mem::take(&mut self.writer.line);
+        line.clear();
+        let r = self.rows.encode(record, &mut line);
+        let r = r.and_then(|()| self.write_encoded(&line));
+        self.writer.line = line;
+        r
     }
 
     fn finish(&mut self) -> Result<(), LogError> {
@@ -515,6 +613,14 @@ impl<W: Write> LogWriter for PdhCsvLogWriter<W> {
 
     fn checkpoint(&mut self) -> Result<(), LogError> {
         self.finish()
+    }
+
+    fn record_encoder(&self) -> Option<Box<dyn RecordEncoder>> {
+        Some(Box::new(self.rows.clone()))
+    }
+
+    fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), LogError> {
+        self.writer.out.write_all(bytes).map_err(|e| self.io(e))
     }
 }
 
@@ -587,15 +693,19 @@ mod tests {
             x
         };
         let mut checked = 0;
-        for i in 0..120_000u32 {
+        for i in 0..200_000u32 {
             let r = next();
-            let v = match i % 6 {
+            let v = match i % 8 {
                 0 => (r >> 11) as f64 / 9.1e12,
                 1 => (r >> 11) as f64,
                 2 => r as f64,
                 3 => f64::from_bits(r >> 1),
                 4 => (r % 1_000_000) as f64 / 8.0,
-                _ => (r >> 11) as f64 * 1e-21,
+                5 => (r >> 11) as f64 * 1e-21,
+                // Every binary exponent the fast path takes (2^-123 … 2^127), any mantissa.
+                6 => f64::from_bits(((1075 - 123 + (r >> 52) % 198) << 52) | (r & ((1 << 52) - 1))),
+                // Few significant bits: fractions that end early (0.375, 1234.5).
+                _ => ((r >> 40) as f64) / f64::from(1u32 << (r % 24)),
             };
             if !v.is_finite() || v == 0.0 {
                 continue;
@@ -605,7 +715,23 @@ mod tests {
                 checked += 1;
             }
         }
-        assert!(checked > 60_000, "{checked}");
+        assert!(checked > 120_000, "{checked}");
+        // Integers below 10^19 take their own path: every digit, as %.20g writes them.
+        for i in 0..20_000u32 {
+            let r = next();
+            let n = (r >> (11 + r % 53)) << (r % 11);
+            let v = n as f64;
+            let want = format!("{v:.0}");
+            assert_eq!(format_precise(v), want, "{v:e}");
+            if i % 2 == 0 && n > 0 {
+                assert_eq!(format_precise(-v), format!("-{want}"));
+            }
+        }
+        assert_eq!(
+            format_precise(9_999_999_999_999_997_952.0),
+            "9999999999999997952"
+        );
+        assert_eq!(format_precise(1e19), "10000000000000000000");
         // Exact ties go to even, as core::fmt (and the C runtimes) do.
         for v in [
             0.5,

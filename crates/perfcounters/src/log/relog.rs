@@ -16,7 +16,9 @@ use crate::path::CounterPath;
 use crate::raw::RawCounter;
 
 use super::error::LogError;
-use super::model::{Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record};
+use super::model::{
+    Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record, RecordEncoder,
+};
 use super::pdh_csv_read::Digits;
 use super::zone::LocalClock;
 
@@ -442,16 +444,196 @@ impl<R: LogReader> LogReader for Filtered<R> {
 
 /// Copies every record of `reader` into `writer` (header, records, finish). Returns the number of
 /// records written.
+///
+/// A writer with a [`record_encoder`](LogWriter::record_encoder) (PDH-CSV / PDH-TSV) has its
+/// records encoded on the machine's other cores while this thread reads ([`copy_with`] with the
+/// default [`CopyOptions`]); the bytes are the same as one thread writes.
 pub fn copy(reader: &mut dyn LogReader, writer: &mut dyn LogWriter) -> Result<u64, LogError> {
-    writer.write_header(reader.header())?;
-    let mut record = Record::default();
-    let mut n = 0u64;
-    while reader.read_record(&mut record)? {
-        writer.write_record(&record)?;
-        n += 1;
+    copy_with(reader, writer, &CopyOptions::default())
+}
+
+/// How [`copy_with`] shares the work among threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopyOptions {
+    /// Threads that encode records besides the reading thread; 0 encodes on the reading thread.
+    pub encoders: usize,
+    /// Cells (records × columns) per batch handed to an encoder, at least one record; a log of
+    /// one batch or less is copied on the reading thread alone.
+    pub batch_cells: usize,
+}
+
+impl Default for CopyOptions {
+    /// One encoder per core (the reading thread shares a core with one), batches of 16,384 cells
+    /// (under 1 MB of records).
+    fn default() -> Self {
+        CopyOptions {
+            encoders: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            batch_cells: 1 << 14,
+        }
     }
+}
+
+impl CopyOptions {
+    /// Everything on the calling thread.
+    pub fn single_threaded() -> Self {
+        CopyOptions {
+            encoders: 0,
+            ..Self::default()
+        }
+    }
+}
+
+/// [`copy`] with the work shared as `options` say.
+///
+/// With encoders, this thread reads records into batches and hands batch i to encoder i mod n; it
+/// writes the encoded batches in their order as they come back, with at most two batches per
+/// encoder under way, so memory stays a few batches whatever the log's length. A reading error
+/// ends the copy after the records before it are written, as on one thread.
+pub fn copy_with(
+    reader: &mut dyn LogReader,
+    writer: &mut dyn LogWriter,
+    options: &CopyOptions,
+) -> Result<u64, LogError> {
+    writer.write_header(reader.header())?;
+    let encoder = match writer.record_encoder() {
+        Some(e) if options.encoders > 0 => e,
+        _ => {
+            let mut record = Record::default();
+            let mut n = 0u64;
+            while reader.read_record(&mut record)? {
+                writer.write_record(&record)?;
+                n += 1;
+            }
+            writer.finish()?;
+            return Ok(n);
+        }
+    };
+    let columns = reader.header().counters.len().max(1);
+    let per_batch = (options.batch_cells / columns).max(1);
+    // The first batch decides: a log that ends within it is written here, with no thread started.
+    let mut first = Batch::default();
+    let ended = first.fill(reader, per_batch);
+    if ended.is_err() || first.len < per_batch {
+        let mut n = 0u64;
+        for record in first.records.iter().take(first.len) {
+            writer.write_record(record)?;
+            n += 1;
+        }
+        ended?;
+        writer.finish()?;
+        return Ok(n);
+    }
+    let encoder: &dyn RecordEncoder = &*encoder;
+    let n = std::thread::scope(|scope| {
+        let mut to_workers = Vec::with_capacity(options.encoders);
+        let mut from_workers = Vec::with_capacity(options.encoders);
+        for _ in 0..options.encoders {
+            let (batch_tx, batch_rx) = std::sync::mpsc::channel::<Batch>();
+            let (done_tx, done_rx) = std::sync::mpsc::channel::<(Batch, Result<(), LogError>)>();
+            scope.spawn(move || {
+                while let Ok(mut batch) = batch_rx.recv() {
+                    let r = batch.encode(encoder);
+                    if done_tx.send((batch, r)).is_err() {
+                        break;
+                    }
+                }
+            });
+            to_workers.push(batch_tx);
+            from_workers.push(done_rx);
+        }
+        let workers = to_workers.len();
+        let mut written = 0u64;
+        let (mut sent, mut received) = (0usize, 0usize);
+        let mut spare: Vec<Batch> = Vec::new();
+        let mut next = Some(first);
+        let mut failure = None;
+        // The oldest batch under way, written when it comes back; its records and buffer are
+        // reused.
+        let mut write_oldest =
+            |received: &mut usize, spare: &mut Vec<Batch>| -> Result<(), LogError> {
+                let rx = from_workers
+                    .get(*received % workers)
+                    .ok_or_else(|| LogError::usage("copy", "no encoder"))?;
+                let (batch, r) = rx
+                    .recv()
+                    .map_err(|_| LogError::usage("copy", "an encoder stopped"))?;
+                *received += 1;
+                // The records before an encoding error are written, as on one thread.
+                writer.write_encoded(&batch.bytes)?;
+                r?;
+                written += batch.len as u64;
+                spare.push(batch);
+                Ok(())
+            };
+        while let Some(batch) = next.take() {
+            let full = batch.len == per_batch;
+            if batch.len > 0 {
+                if let Some(tx) = to_workers.get(sent % workers) {
+                    tx.send(batch)
+                        .map_err(|_| LogError::usage("copy", "an encoder stopped"))?;
+                    sent += 1;
+                }
+            }
+            if failure.is_some() || !full {
+                break;
+            }
+            if sent - received >= 2 * workers {
+                write_oldest(&mut received, &mut spare)?;
+            }
+            let mut batch = spare.pop().unwrap_or_default();
+            if let Err(e) = batch.fill(reader, per_batch) {
+                failure = Some(e);
+            }
+            next = Some(batch);
+        }
+        while received < sent {
+            write_oldest(&mut received, &mut spare)?;
+        }
+        drop(to_workers);
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(written),
+        }
+    })?;
     writer.finish()?;
     Ok(n)
+}
+
+/// Records read for an encoder, and their bytes once encoded.
+#[derive(Default)]
+struct Batch {
+    /// The first `len` are this batch's; the rest are kept for their allocations.
+    records: Vec<Record>,
+    len: usize,
+    bytes: Vec<u8>,
+}
+
+impl Batch {
+    /// Reads up to `max` records. On a reading error, the records before it stay in the batch.
+    fn fill(&mut self, reader: &mut dyn LogReader, max: usize) -> Result<(), LogError> {
+        self.len = 0;
+        while self.len < max {
+            if self.records.len() == self.len {
+                self.records.push(Record::default());
+            }
+            let Some(record) = self.records.get_mut(self.len) else {
+                break;
+            };
+            if !reader.read_record(record)? {
+                break;
+            }
+            self.len += 1;
+        }
+        Ok(())
+    }
+
+    fn encode(&mut self, encoder: &dyn RecordEncoder) -> Result<(), LogError> {
+        self.bytes.clear();
+        for record in self.records.iter().take(self.len) {
+            encoder.encode(record, &mut self.bytes)?;
+        }
+        Ok(())
+    }
 }
 
 /// What relog's `-q` prints: the time range, the number of samples and the counters.
