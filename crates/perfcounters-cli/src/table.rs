@@ -3,8 +3,9 @@
 //!
 //! * The value and unit columns keep their width for the whole run: a width only grows, so the
 //!   paths do not move from one refresh to the next.
-//! * Byte counters are scaled to binary units, `B`, `KiB`, `MiB`, `GiB`, `TiB` (with `/s` for a
-//!   rate), as Task Manager and perfmon's report view show them in a readable size; other values
+//! * Byte counters (known by their English name, [`Unit::of`]) are scaled to binary units, `B`,
+//!   `KiB`, `MiB`, `GiB`, `TiB` (with `/s` for a rate), as Task Manager and perfmon's report view
+//!   show them in a readable size; other values
 //!   keep thousands separators and the counter type's unit (`%`, `/sec`, `secs`).
 //! * On a terminal, a list longer than the screen keeps its header and the first rows, and says
 //!   how many more there are (`… 12 more`), as `top` does.
@@ -25,10 +26,18 @@ pub enum Unit {
 
 impl Unit {
     /// The unit of the counter named `counter` whose type shows `suffix`
-    /// ([`perfcounters::CounterType::suffix`]). Counters of bytes are known by name, as Windows
-    /// has no counter type for them: `… Bytes`, `Bytes …`, `… Bytes/sec`, `Working Set`,
-    /// `Commit Limit`;
+    /// ([`perfcounters::CounterType::suffix`]). Counters of bytes are known by their English
+    /// name, as Windows has no counter type for them (bytes are raw counts and bulk counts like
+    /// other numbers): `… Bytes`, `Bytes …`, `… Bytes/sec`, `Working Set`, `Commit Limit`;
     /// `KBytes` and `MBytes` counters are already scaled and keep their unit.
+    ///
+    /// `counter` is the name the source gives the counter
+    /// ([`perfcounters::query::QueryCounter::counter_name`]), found by its title index in the
+    /// English table wherever the data carries indexes: live sources (English on every Windows
+    /// language), captures, and replayed blocks, where a path typed in the machine's language
+    /// through `--names` still names an English counter. A `.blg` stores names, not indexes, in
+    /// its writer's language: the byte counters of a log written in another language keep plain
+    /// numbers.
     pub fn of(counter: &str, suffix: &'static str) -> Unit {
         let lower = counter.to_ascii_lowercase();
         let per_sec = suffix == "/sec";

@@ -127,3 +127,58 @@ fn german_paths_through_a_perfstringbackup_ini() {
     assert_stdout_contains(&o, r#""\\GETAWAY\Processor(0)\% Processor Time""#);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The live table's byte units follow the counter's English name, which the name tables give by
+/// the counter's title index: a German path (`\Arbeitsspeicher\Verfügbare Bytes`, index 24) is
+/// scaled to binary units like `\Memory\Available Bytes`.
+#[test]
+fn byte_units_for_a_path_in_the_machines_language() {
+    use common::{system_time, T0};
+    use perfcounters::format::v1::encode;
+    use perfcounters::snapshot::{CounterDefinition, Object, SampleClock, Snapshot, Value};
+    use perfcounters::CounterType;
+
+    let dir = tempdir("units");
+    let memory = |s: i64, bytes: u64| {
+        let object = Object::new(4)
+            .with_counters(vec![CounterDefinition::new(
+                24,
+                CounterType::PERF_COUNTER_LARGE_RAWCOUNT,
+            )])
+            .with_values(vec![Value::U64(bytes)]);
+        let snapshot = Snapshot::new("GETAWAY")
+            .with_system_time(system_time(s as u16))
+            .with_clock(SampleClock {
+                perf_time: 1_000_000 + s * 10_000_000,
+                perf_freq: 10_000_000,
+                perf_time_100ns: T0 + s * 10_000_000,
+            })
+            .with_objects(vec![object]);
+        encode(&snapshot).unwrap()
+    };
+    let files = common::write_files(
+        &dir,
+        "m",
+        &[memory(0, 1_610_612_736), memory(1, 3_221_225_472)],
+    );
+    let names = dir.join("de.txt");
+    std::fs::write(&names, "4 Arbeitsspeicher\n24 Verfügbare Bytes\n").unwrap();
+    let mut args = vec![
+        "watch",
+        r"\Arbeitsspeicher\Verfügbare Bytes",
+        "--format",
+        "table",
+        "--names",
+        names.to_str().unwrap(),
+        "--replay",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let o = run(&args);
+    assert_success(&o);
+    assert_eq!(
+        stdout(&o),
+        "2020-03-18 18:54:04.988\n\n\
+         VALUE  UNIT  COUNTER\n\
+         \x203.00  GiB   \\\\GETAWAY\\Arbeitsspeicher\\Verfügbare Bytes\n\n"
+    );
+}
