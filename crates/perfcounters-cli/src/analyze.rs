@@ -136,7 +136,7 @@ fn load_names(
             }
         } else {
             names.extend(
-                crate::relog::load_tables(std::slice::from_ref(f), code_page)?
+                crate::args::values::load_tables(std::slice::from_ref(f), code_page)?
                     .into_iter()
                     .skip(1),
             );

@@ -12,17 +12,16 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use perfcounters::log::{
     self, log_statistics, parse_relog_time, CounterFilter, CreateOptions, Filtered, LogCounter,
     LogErrorKind, LogFormat, LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge,
     OpenOptions, Record, RelogFilter,
 };
-use perfcounters::names::ini::{looks_like_ini, parse_perf_string_backup};
 use perfcounters::names::NameTable;
 use perfcounters::CounterPath;
 
-use crate::args::values::{parse_count, read_counter_file};
+use crate::args::values::{load_tables, parse_count, read_counter_file};
 use crate::args::windows::{Arg, Lexer};
 use crate::args::{OutputFormat, StatsFormat};
 
@@ -212,25 +211,6 @@ fn open_inputs(inputs: &[String], code_page: Option<u16>) -> Result<Vec<Box<dyn 
         }
     }
     Ok(out)
-}
-
-/// The name tables of `--names`: every language of a `PerfStringBackup.INI`, or one table from a
-/// REG_MULTI_SZ dump or text; the built-in English table is always included.
-pub fn load_tables(files: &[PathBuf], code_page: Option<u16>) -> Result<Vec<NameTable>> {
-    let mut tables = vec![NameTable::builtin_english().clone()];
-    for f in files {
-        let bytes =
-            std::fs::read(f).with_context(|| format!("cannot read name table {}", f.display()))?;
-        if looks_like_ini(&bytes) {
-            let ini = parse_perf_string_backup(&bytes, code_page)
-                .map_err(|e| anyhow!("{}: {e}", f.display()))?;
-            tables.extend(ini.languages.into_iter().map(|l| l.names));
-        } else {
-            tables
-                .push(NameTable::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", f.display()))?);
-        }
-    }
-    Ok(tables)
 }
 
 /// Opens the output: the log `output` names (its kind follows its name), or standard output.
