@@ -274,26 +274,46 @@ fn digits20_slow(v: f64) -> ([u8; 20], i32) {
     (digits, exp)
 }
 
+/// The pairs of decimal digits 00 to 99 (values 0–9, not ASCII).
+const DIGIT_PAIRS: [[u8; 2]; 100] = {
+    let mut t = [[0u8; 2]; 100];
+    let mut i = 0;
+    while i < 100 {
+        t[i] = [(i / 10) as u8, (i % 10) as u8];
+        i += 1;
+    }
+    t
+};
+
 /// The decimal digits (values 0–9, not ASCII) of `x`, right-aligned in `buf`; returns where they
 /// start. Two digits per division; `0` has no digit.
 fn u64_digits(mut x: u64, buf: &mut [u8; 20]) -> usize {
     let mut i = buf.len();
     while x >= 100 {
-        let r = (x % 100) as u8;
+        let r = (x % 100) as usize;
         x /= 100;
         i -= 2;
-        buf[i] = r / 10;
-        buf[i + 1] = r % 10;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[r]);
     }
     if x >= 10 {
         i -= 2;
-        buf[i] = x as u8 / 10;
-        buf[i + 1] = x as u8 % 10;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[x as usize]);
     } else if x > 0 {
         i -= 1;
         buf[i] = x as u8;
     }
     i
+}
+
+/// Appends significant digits `ds` to the `n` kept in `all` (21 at most); a non-zero digit
+/// beyond those sets `sticky`.
+fn keep_digits(all: &mut [u8; 21], n: &mut usize, sticky: &mut bool, ds: &[u8]) {
+    let take = ds.len().min(all.len() - *n);
+    all[*n..*n + take].copy_from_slice(&ds[..take]);
+    *n += take;
+    if ds[take..].iter().any(|&d| d != 0) {
+        *sticky = true;
+    }
 }
 
 /// [`digits20_slow`] with integer arithmetic, for the values counters have (`v` = m·2^e with the
@@ -335,22 +355,12 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
     let mut n = 0usize;
     let mut sticky = false;
     let mut exp: i32 = -1;
-    let mut keep = |d: u8, n: &mut usize, sticky: &mut bool| {
-        if let Some(slot) = all.get_mut(*n) {
-            *slot = d;
-            *n += 1;
-        } else if d != 0 {
-            *sticky = true;
-        }
-    };
     if int_part > 0 {
-        let mut tmp = [0u8; 40];
-        let len = if let Ok(x) = u64::try_from(int_part) {
+        if let Ok(x) = u64::try_from(int_part) {
             let mut buf = [0u8; 20];
-            let s = u64_digits(x, &mut buf);
-            let len = 20 - s;
-            tmp[..len].copy_from_slice(&buf[s..]);
-            len
+            let start = u64_digits(x, &mut buf);
+            exp = (19 - start) as i32;
+            keep_digits(&mut all, &mut n, &mut sticky, &buf[start..]);
         } else {
             // Beyond 2^64 (rare for a counter): one digit per 128-bit division.
             let mut rev = [0u8; 40];
@@ -361,14 +371,9 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
                 x /= 10;
                 len += 1;
             }
-            for (t, r) in tmp.iter_mut().zip(rev[..len].iter().rev()) {
-                *t = *r;
-            }
-            len
-        };
-        exp = len as i32 - 1;
-        for &d in &tmp[..len] {
-            keep(d, &mut n, &mut sticky);
+            rev[..len].reverse();
+            exp = len as i32 - 1;
+            keep_digits(&mut all, &mut n, &mut sticky, &rev[..len]);
         }
     }
     if f != 0 && n < 21 {
@@ -383,13 +388,14 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
             f = y & mask;
             let mut buf = [0u8; 20];
             u64_digits(chunk, &mut buf);
-            for &d in &buf[20 - c..] {
-                if n == 0 && d == 0 {
-                    exp -= 1;
-                    continue;
-                }
-                keep(d, &mut n, &mut sticky);
+            let mut ds = &buf[20 - c..];
+            if n == 0 {
+                // Zeros before the first significant digit only move the exponent.
+                let z = ds.iter().position(|&d| d != 0).unwrap_or(c);
+                exp -= z as i32;
+                ds = &ds[z..];
             }
+            keep_digits(&mut all, &mut n, &mut sticky, ds);
         }
         if f != 0 {
             sticky = true;
@@ -442,7 +448,7 @@ fn push_precise(line: &mut Vec<u8>, v: f64) {
         return;
     }
     let a = v.abs();
-    if a < 1e19 && a.fract() == 0.0 {
+    if a < 1e19 && (a as u64) as f64 == a {
         // An integer of at most 19 digits: all its digits, exactly (raw counts, byte counts).
         if v < 0.0 {
             line.push(b'-');
