@@ -49,7 +49,8 @@ pub struct AnalyzeArgs {
     /// Answer a question of the rules (e.g. PhysicalMemory=64, OS="Windows 10 64-bit")
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
     pub set: Vec<(String, String)>,
-    /// Slice width: seconds, or auto (the log's duration / 30, never below the sample interval)
+    /// Slice width: seconds, or auto (PAL's: the log's duration in whole seconds / 30, rounded half to
+    /// even; never below the sample interval)
     #[arg(long, value_name = "SECONDS|auto", default_value = "auto", value_parser = parse_interval)]
     pub interval: Interval,
     /// Name tables for a localized log (PerfStringBackup.INI, REG_MULTI_SZ or text dump, or PAL's
