@@ -886,8 +886,8 @@ fn list_and_watch_replay_binary_logs() {
     assert_stderr_contains(&o, "names its counters itself");
 }
 
-/// watch expands wildcards at every collection (the PAL Vista log: its Process instances change
-/// between samples). JSON lines follow the instances: PowerStarter runs only in sample 2, PowerDVD
+/// watch expands wildcards again as it goes, at every collection when they are 10 s or more apart
+/// (the PAL Vista log: samples a minute apart, whose Process instances change between samples). JSON lines follow the instances: PowerStarter runs only in sample 2, PowerDVD
 /// only in sample 4; in between, the wildcard's one column waits (`NO_INSTANCE`). CSV keeps the
 /// header's columns: SearchProtocolHost starts in sample 6, after the header, and is reported on
 /// standard error; WmiPrvSE exits after sample 5 and leaves its cells blank.
