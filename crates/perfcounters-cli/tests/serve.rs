@@ -891,18 +891,24 @@ fn chromium_opens_the_chart_with_the_default_counters() {
     );
 }
 
+/// The Windows 8 log of ../shared/data (Processor and PhysicalDisk counters), when present.
+fn tx_log() -> Option<String> {
+    let data = shared_data::dir("the real Windows logs")?;
+    Some(
+        data.join("blg/tx-win8-BasicPerfCounters.blg")
+            .display()
+            .to_string(),
+    )
+}
+
 /// A binary log holds raw samples: `serve --replay x.blg` exports them, one sample per scrape, as it
 /// does for captures (../shared/data: a Windows 8 log of Processor and PhysicalDisk counters).
 #[test]
 fn replay_of_a_binary_log_exports_its_counters() {
-    let blg = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/blg/tx-win8-BasicPerfCounters.blg"
-    );
-    if !std::path::Path::new(blg).exists() {
-        eprintln!("skipping: {blg} is absent (the shared data folder beside the repository)");
+    let Some(blg) = tx_log() else {
         return;
-    }
+    };
+    let blg = blg.as_str();
     let s = Server::start(&["--replay", blg]);
     assert!(!s.log.lock().unwrap().contains("computed values"));
     let idle = |text: &str, cpu: &str| {
@@ -934,14 +940,10 @@ fn replay_of_a_binary_log_exports_its_counters() {
 /// processor 0's `% Processor Time` of the Windows 8 log, not processor 3's nor the disk's.
 #[test]
 fn replay_exports_only_the_counter_paths_given() {
-    let blg = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/blg/tx-win8-BasicPerfCounters.blg"
-    );
-    if !std::path::Path::new(blg).exists() {
-        eprintln!("skipping: {blg} is absent (the shared data folder beside the repository)");
+    let Some(blg) = tx_log() else {
         return;
-    }
+    };
+    let blg = blg.as_str();
     let s = Server::start(&["--replay", blg, r"\Processor(0)\% Processor Time"]);
     let a = s.get("/metrics", &[]).text();
     let lines: Vec<&str> = sample_lines(&a)
