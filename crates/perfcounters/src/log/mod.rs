@@ -32,6 +32,7 @@ pub mod error;
 pub mod model;
 pub mod open;
 pub mod pdh_csv;
+mod pdh_csv_chunks;
 pub mod pdh_csv_read;
 pub mod relog;
 #[cfg(feature = "sql")]

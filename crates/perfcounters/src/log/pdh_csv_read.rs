@@ -32,7 +32,11 @@ use std::fs::File;
 use std::io::{self, BufReader, Cursor, Read};
 use std::path::Path;
 
+use std::sync::Arc;
+
 use crate::path::CounterPath;
+
+use super::pdh_csv_chunks::{self, Pipeline, Rows};
 
 use super::error::{quote, Location, LogError};
 use super::model::{Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, Record, TimeZone};
@@ -54,16 +58,50 @@ pub struct CsvReadOptions {
 type Input = Box<dyn Read + Send>;
 
 /// A streaming PDH-CSV / PDH-TSV reader.
+///
+/// When the header is one line and the log is longer than a chunk (1 MiB), the rows are parsed on
+/// all cores and handed over in order (see `pdh_csv_chunks`); records, values and errors are the
+/// same as when read one by one on the calling thread, which a shorter log is.
 pub struct PdhCsvReader {
-    csv: csv::Reader<Input>,
     header: LogHeader,
     encoding: TextEncoding,
-    row: csv::ByteRecord,
-    keep: Option<Vec<bool>>,
-    /// Whether the header line ends in CRLF (see [`PdhCsvReader::row_line`]).
-    crlf: bool,
+    /// The header's columns and how a row is parsed (shared with the parsing threads once they
+    /// started).
+    parser: RowParser,
+    /// Rows parsed and not all handed out yet, the next one's index.
+    rows: Rows,
+    next: usize,
+    source: RowSource,
     /// The log's local times → UTC.
     clock: Option<LocalClock>,
+    warnings: Vec<String>,
+    /// Threads that parse rows (1: on the calling thread only).
+    workers: usize,
+    chunk_bytes: usize,
+}
+
+/// Where the rows come from.
+enum RowSource {
+    /// One `csv` reader on the calling thread (a header of several lines).
+    Csv(Box<csv::Reader<Input>>, csv::ByteRecord),
+    /// The text after the header line, not read yet: the first read decides between the calling
+    /// thread (a short log) and the parsing threads.
+    Pending(Input, u64, Vec<u8>),
+    /// The parsing threads.
+    Threads(Pipeline),
+    /// After the last record or an error.
+    Done,
+}
+
+/// How a row becomes a record: the header's shape and the column selection.
+#[derive(Debug, Clone)]
+pub(crate) struct RowParser {
+    pub(crate) source: String,
+    pub(crate) separator: u8,
+    /// Counter columns.
+    pub(crate) columns: usize,
+    /// Whether the header line ends in CRLF (see [`row_line`]).
+    crlf: bool,
     /// The row cell (0 = the first counter cell) of each column, when some header cells are not
     /// counter paths and are skipped; `None` when every cell is a column.
     cells: Option<Vec<usize>>,
@@ -71,7 +109,35 @@ pub struct PdhCsvReader {
     row_cells: usize,
     /// Cells a row may leave out at its end: the skipped header cells after the last column.
     trailing_skipped: usize,
-    warnings: Vec<String>,
+    keep: Option<Vec<bool>>,
+    /// The counter names, for errors.
+    names: Vec<String>,
+}
+
+/// A `csv` reader set up for PDH-CSV / PDH-TSV rows.
+pub(crate) fn csv_reader<R: Read>(input: R, separator: u8) -> csv::Reader<R> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(separator)
+        .buffer_capacity(256 * 1024)
+        .from_reader(input)
+}
+
+/// The line of the record `row` just read by a `csv` reader now at `after`, plus `lines` (the lines
+/// before the reader's first byte). The `csv` crate counts a line when it consumes its `\n`: a
+/// record ending in CRLF stops at the `\r`, so the reader's line after it is the record's own; a
+/// record ending in LF consumes its `\n`, so the record was on the line before (unless the file
+/// ended without a line break). The style is taken from the header line.
+fn row_line(crlf: bool, row: &csv::ByteRecord, after: &csv::Position, lines: u64) -> u64 {
+    let start = row.position().map_or(0, |p| p.line());
+    let after = after.line();
+    lines
+        + if crlf || after <= start {
+            after
+        } else {
+            after - 1
+        }
 }
 
 impl std::fmt::Debug for PdhCsvReader {
@@ -172,15 +238,32 @@ impl PdhCsvReader {
             )
         })?;
         let crlf = first_line.ends_with(b"\r\n");
-        let input: Input = Box::new(Cursor::new(first_line).chain(text));
-        let csv = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .delimiter(flavor.separator())
-            .buffer_capacity(256 * 1024)
-            .from_reader(input);
+        let separator = flavor.separator();
+        // The rows are cut into chunks when the header record is exactly the first line.
+        // (A space stands for the byte after it, which `split_point` needs to see; whether the
+        // rows may start with a byte-order mark's bytes is checked when they are read.)
+        let one_line = first_line.ends_with(b"\n") && {
+            let mut line = first_line.clone();
+            line.push(b' ');
+            let split = pdh_csv_chunks::split_point(&line, separator);
+            !split.irregular && split.end == first_line.len()
+        };
+        let header_lines = first_line.iter().filter(|&&b| b == b'\n').count() as u64;
+        let (header_input, rest): (Input, Option<(Input, Vec<u8>)>) = if one_line {
+            (
+                Box::new(Cursor::new(first_line.clone())),
+                Some((text, first_line)),
+            )
+        } else {
+            (Box::new(Cursor::new(first_line).chain(text)), None)
+        };
+        let mut csv = Box::new(csv_reader(header_input, separator));
+        let mut row = csv::ByteRecord::new();
+        let got = csv
+            .read_byte_record(&mut row)
+            .map_err(|e| csv_error(source, e))?;
+        let line = row_line(crlf, &row, csv.position(), 0);
         let mut reader = PdhCsvReader {
-            csv,
             header: LogHeader {
                 source: source.to_owned(),
                 kind: match flavor {
@@ -191,16 +274,33 @@ impl PdhCsvReader {
                 counters: Vec::new(),
             },
             encoding,
-            row: csv::ByteRecord::new(),
-            keep: None,
-            crlf,
+            parser: RowParser {
+                source: source.to_owned(),
+                separator,
+                columns: 0,
+                crlf,
+                cells: None,
+                row_cells: 0,
+                trailing_skipped: 0,
+                keep: None,
+                names: Vec::new(),
+            },
+            rows: Rows::default(),
+            next: 0,
+            source: RowSource::Done,
             clock: None,
-            cells: None,
-            row_cells: 0,
-            trailing_skipped: 0,
             warnings: Vec::new(),
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+            chunk_bytes: pdh_csv_chunks::CHUNK_BYTES,
         };
-        reader.read_header(flavor)?;
+        if !got {
+            return Err(LogError::invalid(source, at(line, None), "empty file"));
+        }
+        reader.read_header(flavor, &row, line)?;
+        reader.source = match rest {
+            Some((text, line)) => RowSource::Pending(text, header_lines, line),
+            None => RowSource::Csv(csv, row),
+        };
         Ok(reader)
     }
 
@@ -209,61 +309,44 @@ impl PdhCsvReader {
         self.encoding
     }
 
-    fn at(&self, line: u64, column: Option<u64>) -> Option<Location> {
-        Some(Location::Text { line, column })
+    /// Sets the threads that parse rows (1: the calling thread only) and the size of a chunk.
+    /// 0 workers: one `csv` reader on the calling thread, as for a header of several lines.
+    #[cfg(test)]
+    pub(crate) fn set_parallelism(&mut self, workers: usize, chunk_bytes: usize) {
+        self.workers = workers;
+        self.chunk_bytes = chunk_bytes.max(1);
     }
 
-    /// The line of the record just read. The `csv` crate counts a line when it consumes its `\n`:
-    /// a record ending in CRLF stops at the `\r`, so the reader's line after it is the record's own;
-    /// a record ending in LF consumes its `\n`, so the record was on the line before (unless the file
-    /// ended without a line break). The style is taken from the header line.
-    fn row_line(&self) -> u64 {
-        let start = self.row.position().map_or(0, |p| p.line());
-        let after = self.csv.position().line();
-        if self.crlf || after <= start {
-            after
-        } else {
-            after - 1
-        }
-    }
-
-    fn read_header(&mut self, flavor: CsvFlavor) -> Result<(), LogError> {
+    fn read_header(
+        &mut self,
+        flavor: CsvFlavor,
+        row: &csv::ByteRecord,
+        line: u64,
+    ) -> Result<(), LogError> {
         let source = self.header.source.clone();
-        let got = self
-            .csv
-            .read_byte_record(&mut self.row)
-            .map_err(|e| csv_error(&source, e))?;
-        let line = self.row_line();
-        if !got {
-            return Err(LogError::invalid(
-                &source,
-                self.at(line, None),
-                "empty file",
-            ));
-        }
-        let first = self.row.get(0).unwrap_or(&[]);
+        let first = row.get(0).unwrap_or(&[]);
         let first = std::str::from_utf8(first).map_err(|_| {
-            LogError::invalid(&source, self.at(line, Some(1)), "header cell is not text")
+            LogError::invalid(&source, at(line, Some(1)), "header cell is not text")
         })?;
         self.header.time_zone = parse_format_cell(first, flavor)
-            .map_err(|m| LogError::invalid(&source, self.at(line, Some(1)), m))?;
+            .map_err(|m| LogError::invalid(&source, at(line, Some(1)), m))?;
         if let Some(zone) = &self.header.time_zone {
             if let (_, Some(w)) = TimeZone::named(&zone.name, zone.bias) {
                 self.warnings.push(format!("{source}: {w}"));
             }
             self.clock = Some(zone.clock());
         }
-        let mut counters = Vec::with_capacity(self.row.len().saturating_sub(1));
+        let mut counters = Vec::with_capacity(row.len().saturating_sub(1));
         let mut cells = Vec::with_capacity(counters.capacity());
         // Header cells that are not counter paths (Performance Monitor writes a data collector
         // set's description as the last one): skipped, with one warning for all of them.
         let mut skipped = Vec::new();
-        for (i, cell) in self.row.iter().enumerate().skip(1) {
+        for (i, cell) in row.iter().enumerate().skip(1) {
             let column = Some(i as u64 + 1);
             let text = std::str::from_utf8(cell).map_err(|_| {
                 LogError::invalid(
                     &source,
-                    self.at(line, column),
+                    at(line, column),
                     format!("counter path {} is not valid text", quote(cell)),
                 )
             })?;
@@ -279,7 +362,7 @@ impl PdhCsvReader {
                 Err(e) => skipped.push((i + 1, quote(cell), e)),
             }
         }
-        self.row_cells = self.row.len();
+        self.parser.row_cells = row.len();
         if let Some((column, text, e)) = skipped.first() {
             let more = match skipped.len() {
                 1 => String::new(),
@@ -290,12 +373,98 @@ impl PdhCsvReader {
                  its column is skipped"
             ));
             let last_column_cell = cells.last().map_or(0, |c| c + 1);
-            self.trailing_skipped = self.row_cells - 1 - last_column_cell;
-            self.cells = Some(cells);
+            self.parser.trailing_skipped = self.parser.row_cells - 1 - last_column_cell;
+            self.parser.cells = Some(cells);
         }
+        self.parser.columns = counters.len();
+        self.parser.names = counters.iter().map(|c| c.name.clone()).collect();
         self.header.counters = counters;
         Ok(())
     }
+
+    /// The next parsed rows, `None` at the end: from the `csv` reader of the calling thread, the
+    /// first read of the text after the header, or the parsing threads.
+    fn next_rows(&mut self) -> Option<Rows> {
+        match std::mem::replace(&mut self.source, RowSource::Done) {
+            RowSource::Done => None,
+            RowSource::Threads(mut pipeline) => {
+                let rows = pipeline.next()?;
+                self.source = RowSource::Threads(pipeline);
+                Some(rows)
+            }
+            RowSource::Csv(mut csv, mut row) => {
+                let mut rows = Rows::default();
+                loop {
+                    match csv.read_byte_record(&mut row) {
+                        Ok(true) => {}
+                        Ok(false) => return None,
+                        Err(e) => {
+                            rows.error = Some(csv_error(&self.parser.source, e));
+                            return Some(rows);
+                        }
+                    }
+                    if !rows.push(&self.parser, &row, csv.position(), 0) || !rows.times.is_empty() {
+                        break;
+                    }
+                }
+                self.source = RowSource::Csv(csv, row);
+                Some(rows)
+            }
+            RowSource::Pending(mut text, lines, header_line) => {
+                let mut first = Vec::new();
+                let want = self.chunk_bytes as u64;
+                match text.by_ref().take(want).read_to_end(&mut first) {
+                    Ok(n)
+                        if (n as u64) < want
+                            && self.workers > 0
+                            && first.first() != Some(&0xEF) =>
+                    {
+                        // The whole log is shorter than a chunk: parsed here.
+                        Some(pdh_csv_chunks::parse_chunk(&self.parser, &first, lines))
+                    }
+                    Ok(_) if self.workers == 0 || first.first() == Some(&0xEF) => {
+                        // A `csv` reader started here would take these bytes for a byte-order
+                        // mark: one reader reads the header line again, then every row.
+                        let input: Input = Box::new(
+                            Cursor::new(header_line)
+                                .chain(Cursor::new(first))
+                                .chain(text),
+                        );
+                        let mut csv = Box::new(csv_reader(input, self.parser.separator));
+                        let mut row = csv::ByteRecord::new();
+                        if let Err(e) = csv.read_byte_record(&mut row) {
+                            return Some(Rows {
+                                error: Some(csv_error(&self.parser.source, e)),
+                                ..Rows::default()
+                            });
+                        }
+                        self.source = RowSource::Csv(csv, row);
+                        self.next_rows()
+                    }
+                    Ok(_) => {
+                        let pipeline = Pipeline::start(
+                            Arc::new(self.parser.clone()),
+                            first,
+                            text,
+                            lines,
+                            self.workers,
+                            self.chunk_bytes,
+                        );
+                        self.source = RowSource::Threads(pipeline);
+                        self.next_rows()
+                    }
+                    Err(e) => Some(Rows {
+                        error: Some(csv_error(&self.parser.source, csv::Error::from(e))),
+                        ..Rows::default()
+                    }),
+                }
+            }
+        }
+    }
+}
+
+fn at(line: u64, column: Option<u64>) -> Option<Location> {
+    Some(Location::Text { line, column })
 }
 
 /// Recognises the first cell of the first non-blank line.
@@ -358,7 +527,8 @@ pub fn parse_format_cell(cell: &str, flavor: CsvFlavor) -> Result<Option<TimeZon
     Ok(Some(TimeZone::named(zone, None).0))
 }
 
-fn csv_error(source: &str, e: csv::Error) -> LogError {
+/// A `csv` crate error as a log error (the line when it names one).
+pub(crate) fn csv_error(source: &str, e: csv::Error) -> LogError {
     let line = e.position().map(|p| p.line());
     let location = line.map(|line| Location::Text { line, column: None });
     LogError::new(source, location, e)
@@ -452,45 +622,30 @@ fn is_typeperf_message(row: &csv::ByteRecord) -> bool {
     )
 }
 
-impl LogReader for PdhCsvReader {
-    fn header(&self) -> &LogHeader {
-        &self.header
-    }
-
-    /// What the reader noticed without failing: a zone name it has no rules for (its times are
-    /// converted with the fixed bias), header cells that are not counter paths (skipped), one
-    /// message each.
-    fn warnings(&self) -> &[String] {
-        &self.warnings
-    }
-
-    fn select_columns(&mut self, keep: &[bool]) {
-        self.keep = Some(keep.to_vec());
-    }
-
-    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
-        let source = &self.header.source;
-        let columns = self.header.counters.len();
-        loop {
-            if !self
-                .csv
-                .read_byte_record(&mut self.row)
-                .map_err(|e| csv_error(source, e))?
-            {
-                return Ok(false);
-            }
-            if !is_typeperf_message(&self.row) {
-                break;
-            }
+impl RowParser {
+    /// Parses `row`, just read by a `csv` reader now at `after` that started `lines` lines into the
+    /// text, into `out` (one cell per column): the row's local time stamp, or `None` for one of
+    /// typeperf's closing messages.
+    pub(crate) fn parse(
+        &self,
+        row: &csv::ByteRecord,
+        after: &csv::Position,
+        lines: u64,
+        out: &mut [Cell],
+    ) -> Result<Option<LogTime>, LogError> {
+        if is_typeperf_message(row) {
+            return Ok(None);
         }
-        let line = self.row_line();
+        let source = self.source.as_str();
+        let columns = self.columns;
+        let line = row_line(self.crlf, row, after, lines);
         let at = |column: u64| {
             Some(Location::Text {
                 line,
                 column: Some(column),
             })
         };
-        let n = self.row.len();
+        let n = row.len();
         if n != self.row_cells && n + self.trailing_skipped != self.row_cells {
             let expected = self.row_cells;
             let skipped = match expected - 1 - columns {
@@ -505,7 +660,7 @@ impl LogReader for PdhCsvReader {
                 ),
             ));
         }
-        let time_cell = self.row.get(0).unwrap_or(&[]);
+        let time_cell = row.get(0).unwrap_or(&[]);
         let local = parse_csv_time(time_cell).ok_or_else(|| {
             LogError::invalid(
                 source,
@@ -516,21 +671,14 @@ impl LogReader for PdhCsvReader {
                 ),
             )
         })?;
-        // The header's zone turns the local time into UTC; a log that names none is taken as UTC.
-        record.time = match &mut self.clock {
-            Some(clock) => clock.to_utc(local),
-            None => local,
-        };
-        record.cells.clear();
-        record.cells.resize(columns, Cell::Blank);
         let keep = self.keep.as_deref();
         let cells = self.cells.as_deref();
-        for (i, out) in record.cells.iter_mut().enumerate() {
+        for (i, out) in out.iter_mut().enumerate() {
             if keep.is_some_and(|k| !k.get(i).copied().unwrap_or(false)) {
                 continue;
             }
             let at_cell = cells.map_or(Some(i), |c| c.get(i).copied());
-            let Some(cell) = at_cell.and_then(|c| self.row.get(c + 1)) else {
+            let Some(cell) = at_cell.and_then(|c| row.get(c + 1)) else {
                 continue;
             };
             *out = match parse_value(cell) {
@@ -543,13 +691,60 @@ impl LogReader for PdhCsvReader {
                         format!(
                             "{} is not a number ({})",
                             quote(cell),
-                            self.header.counters.get(i).map_or("", |c| c.name.as_str())
+                            self.names.get(i).map_or("", |c| c.as_str())
                         ),
                     ))
                 }
             };
         }
-        Ok(true)
+        Ok(Some(local))
+    }
+}
+
+impl LogReader for PdhCsvReader {
+    fn header(&self) -> &LogHeader {
+        &self.header
+    }
+
+    /// What the reader noticed without failing: a zone name it has no rules for (its times are
+    /// converted with the fixed bias), header cells that are not counter paths (skipped), one
+    /// message each.
+    fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    fn select_columns(&mut self, keep: &[bool]) {
+        self.parser.keep = Some(keep.to_vec());
+    }
+
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+        let columns = self.parser.columns;
+        loop {
+            if let Some(&local) = self.rows.times.get(self.next) {
+                let from = self.next * columns;
+                self.next += 1;
+                record.cells.clear();
+                record
+                    .cells
+                    .extend_from_slice(self.rows.cells.get(from..from + columns).unwrap_or(&[]));
+                // The header's zone turns the local time into UTC; a log that names none is taken
+                // as UTC.
+                record.time = match &mut self.clock {
+                    Some(clock) => clock.to_utc(local),
+                    None => local,
+                };
+                return Ok(true);
+            }
+            if let Some(e) = self.rows.error.take() {
+                self.source = RowSource::Done;
+                return Err(e);
+            }
+            let Some(rows) = self.next_rows() else {
+                return Ok(false);
+            };
+            self.rows = rows;
+            self.next = 0;
+        }
     }
 }
 
@@ -673,5 +868,233 @@ mod tests {
             let zone = parse_format_cell(cell, CsvFlavor::Csv).unwrap();
             assert_eq!(format_cell(CsvFlavor::Csv, zone.as_ref()), cell);
         }
+    }
+
+    /// A deterministic xorshift generator.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A random log in the shape Windows writes, with the rare oddities a reader must bear
+    /// (quotes, separators and line breaks inside quoted cells, unquoted cells, quotes inside
+    /// unquoted cells, blank lines, typeperf's closing messages, byte-order-mark bytes, bad values
+    /// and short rows); `bad` in 1,000 of the cells are wrong.
+    fn random_log(seed: u64, bad: u64) -> Vec<u8> {
+        let mut rng = Rng(seed | 1);
+        let tsv = rng.below(4) == 0;
+        let sep = if tsv { "\t" } else { "," };
+        let eol = if rng.below(2) == 0 { "\r\n" } else { "\n" };
+        let columns = 1 + rng.below(6) as usize;
+        let mut out = String::new();
+        if rng.below(8) == 0 {
+            out.push_str(eol);
+        }
+        out.push_str(if tsv {
+            "\"(PDH-TSV 4.0) (Pacific Standard Time)(480)\""
+        } else {
+            "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\""
+        });
+        for c in 0..columns {
+            let instance = match rng.below(12) {
+                0 => "a,b",
+                1 => "a\"\"b",
+                2 => "a\tb",
+                3 if rng.below(4) == 0 => "a\nb",
+                _ => "x",
+            };
+            out.push_str(&format!("{sep}\"\\\\H\\O({instance}#{c})\\C {c}\""));
+        }
+        let description = rng.below(6) == 0;
+        if description {
+            out.push_str(&format!("{sep}\"a description\""));
+        }
+        out.push_str(eol);
+        let rows = rng.below(60);
+        for r in 0..rows {
+            if rng.below(40) == 0 {
+                out.push_str(eol);
+            }
+            if rng.below(80) == 0 {
+                out.push_str("Exiting, please wait...");
+                out.push_str(eol);
+            }
+            let time = format!("02/01/2014 00:{:02}:{:02}.{:03}", r / 60 % 60, r % 60, r);
+            if rng.below(2) == 0 {
+                out.push_str(&format!("\"{time}\""));
+            } else {
+                out.push_str(&time);
+            }
+            let cells = if rng.below(1000) < bad / 4 {
+                rng.below(columns as u64 + 3) as usize
+            } else {
+                columns
+            };
+            for _ in 0..cells {
+                out.push_str(sep);
+                let value = match rng.below(8) {
+                    0 => " ".to_owned(),
+                    1 => String::new(),
+                    2 => format!("{}", rng.next() >> 20),
+                    3 => format!("{:e}", rng.next() as f64 / 7.0),
+                    _ => crate::log::pdh_csv::format_precise(rng.next() as f64 / 9.1e12),
+                };
+                let (value, raw) = if rng.below(1000) < bad {
+                    let raw = match rng.below(4) {
+                        // Quotes the `csv` crate reads as text.
+                        0 => Some(format!("1\"{}", rng.below(10))),
+                        1 => Some(format!("\"{}\"x{eol}\"", rng.below(10))),
+                        _ => None,
+                    };
+                    let value = match rng.below(6) {
+                        0 => format!("{value}\"x"),
+                        1 => format!("1{eol}2"),
+                        2 => format!("\u{feff}{value}"),
+                        3 => "abc".to_owned(),
+                        4 => "\"\"".to_owned(),
+                        _ => format!("\"{value}\""),
+                    };
+                    (value, raw)
+                } else {
+                    (value, None)
+                };
+                if let Some(raw) = raw {
+                    out.push_str(&raw);
+                } else if value.contains(['"', '\n', '\t', ','].as_slice()) || rng.below(6) != 0 {
+                    out.push('"');
+                    out.push_str(&value.replace('"', "\"\""));
+                    out.push('"');
+                } else {
+                    out.push_str(&value);
+                }
+            }
+            if description && cells == columns && rng.below(2) == 0 {
+                // The skipped column, never parsed: any text.
+                out.push_str(sep);
+                out.push_str(match rng.below(4) {
+                    0 => "1\"2",
+                    1 => "\"1\"2\"",
+                    2 => "\"a\nb\"",
+                    _ => "x",
+                });
+            }
+            if r + 1 < rows || rng.below(4) != 0 {
+                out.push_str(eol);
+            }
+        }
+        let mut bytes = out.into_bytes();
+        if rng.below(10) == 0 {
+            // A record starting with byte-order-mark bytes, somewhere after the header.
+            let at = bytes.len() / 2;
+            if let Some(nl) = bytes
+                .get(at..)
+                .and_then(|b| b.iter().position(|&c| c == b'\n'))
+            {
+                let at = at + nl + 1;
+                bytes.splice(at..at, [0xEF, 0xBB, 0xBF]);
+            }
+        }
+        bytes
+    }
+
+    /// Every record or the error that ends the reading, `workers` threads on chunks of
+    /// `chunk` bytes (0 workers: one `csv` reader on the calling thread).
+    fn read_log(
+        bytes: &[u8],
+        workers: usize,
+        chunk: usize,
+        keep: u64,
+    ) -> Result<Vec<Result<Record, String>>, String> {
+        let mut r = PdhCsvReader::new(
+            Cursor::new(bytes.to_vec()),
+            "random.csv",
+            CsvReadOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        r.set_parallelism(workers, chunk);
+        if keep != 0 {
+            let columns = r.header().counters.len();
+            r.select_columns(
+                &(0..columns)
+                    .map(|i| keep >> (i % 64) & 1 == 1)
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let mut out = Vec::new();
+        let mut rec = Record::default();
+        loop {
+            match r.read_record(&mut rec) {
+                Ok(true) => out.push(Ok(rec.clone())),
+                Ok(false) => break,
+                Err(e) => {
+                    out.push(Err(e.to_string()));
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+        /// Rows parsed in chunks on threads are the rows, values and errors (line and column
+        /// included) of one `csv` reader on the calling thread, wherever the chunks end.
+        #[test]
+        fn chunks_read_as_one_reader(
+            seed in proptest::prelude::any::<u64>(),
+            bad in 0u64..40,
+            workers in 1usize..4,
+            chunk in 1usize..600,
+        ) {
+            let log = random_log(seed, bad);
+            // Every column, or some (the others are never parsed).
+            let keep = if seed % 3 == 0 { seed >> 8 } else { 0 };
+            let one = read_log(&log, 0, chunk, keep);
+            proptest::prop_assert_eq!(&read_log(&log, workers, chunk, keep), &one);
+            // A log shorter than a chunk: parsed at once on the calling thread.
+            proptest::prop_assert_eq!(&read_log(&log, workers, 1 << 20, keep), &one);
+        }
+    }
+
+    /// The quote scan finds the last record end, counts lines and stops at quotes the `csv` crate
+    /// reads as text.
+    #[test]
+    fn split_points() {
+        use pdh_csv_chunks::{split_point, Split};
+        let split = |end, lines, irregular| Split {
+            end,
+            lines,
+            irregular,
+        };
+        assert_eq!(
+            split_point(b"\"a\",\"b\"\r\n\"c\"", b','),
+            split(9, 1, false)
+        );
+        assert_eq!(
+            split_point(b"\"a\nb\",\"c\"\n\"d", b','),
+            split(10, 2, false)
+        );
+        assert_eq!(split_point(b"\"a\"\"\n\",1\nx", b','), split(9, 2, false));
+        // The last line break is not followed by anything yet.
+        assert_eq!(split_point(b"\"a\"\n\"b\"\n", b','), split(4, 1, false));
+        // Not before a byte-order mark's first byte.
+        assert_eq!(
+            split_point(b"1\n\xEF\xBB\xBF2\n3", b','),
+            split(7, 2, false)
+        );
+        assert_eq!(split_point(b"1\n2\"3\n4", b','), split(2, 1, true));
+        assert_eq!(split_point(b"\"1\"2\n4", b','), split(0, 0, true));
+        assert_eq!(split_point(b"\"1\"\t2\n4", b'\t'), split(6, 1, false));
+        assert_eq!(split_point(b"\"1\"\t2\n4", b','), split(0, 0, true));
     }
 }

@@ -1,0 +1,319 @@
+//! The rows of a PDH-CSV / PDH-TSV log parsed on several threads, handed over in order.
+//!
+//! One thread reads the text after the header line and cuts it into chunks of about
+//! [`CHUNK_BYTES`] at record boundaries; worker threads (as many as the machine has cores) parse
+//! the chunks with the `csv` crate and [`RowParser`], exactly as the single-threaded reader parses
+//! each record; the reading thread takes the parsed chunks back in order.
+//!
+//! A boundary is found by following the quotes from the start of a record ([`split_point`]). Quote
+//! parity tells where a record ends only where every quote opens or closes a quoted cell: a quote
+//! inside an unquoted cell, or a closing quote followed by something else than a separator or a line
+//! end, is read by the `csv` crate as text. From such a quote on, the rest of the log is parsed by
+//! one `csv` reader on the cutting thread, as the single-threaded reader does. Logs written by
+//! Windows never contain one.
+
+use std::io::{Cursor, Read};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+
+use super::error::LogError;
+use super::model::{Cell, LogTime};
+use super::pdh_csv_read::{csv_error, csv_reader, RowParser};
+
+/// The size of a chunk of text parsed by one worker (a record longer than that makes a longer one).
+pub(crate) const CHUNK_BYTES: usize = 1 << 20;
+
+/// Where a chunk may end ([`split_point`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Split {
+    /// The end of the last record known to end in the text (after its `\n`); 0 when none.
+    pub(crate) end: usize,
+    /// The `\n` bytes before `end` (the `csv` crate counts lines by them).
+    pub(crate) lines: u64,
+    /// Whether the scan stopped at a quote that the `csv` crate reads as text (see the module
+    /// documentation); no boundary after it is known.
+    pub(crate) irregular: bool,
+}
+
+/// Follows the quotes of `text`, which starts at the start of a record, and returns the end of the
+/// last record that ends in it. A boundary is only put before a byte known not to start a UTF-8
+/// byte-order mark (a `csv` reader started there would drop it).
+pub(crate) fn split_point(text: &[u8], separator: u8) -> Split {
+    let ends_cell = |b: u8| b == separator || b == b'\n' || b == b'\r';
+    let mut split = Split {
+        end: 0,
+        lines: 0,
+        irregular: false,
+    };
+    let mut lines = 0u64;
+    let mut quoted = false;
+    let mut pos = 0usize;
+    while let Some(found) = text
+        .get(pos..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\n', rest))
+    {
+        let at = pos + found;
+        let next = text.get(at + 1).copied();
+        if text.get(at) == Some(&b'\n') {
+            lines += 1;
+            if !quoted && next.is_some_and(|b| b != 0xEF) {
+                split.end = at + 1;
+                split.lines = lines;
+            }
+            pos = at + 1;
+        } else if quoted {
+            match next {
+                // An escaped quote inside the cell.
+                Some(b'"') => pos = at + 2,
+                Some(b) if ends_cell(b) => {
+                    quoted = false;
+                    pos = at + 1;
+                }
+                None => break,
+                Some(_) => {
+                    split.irregular = true;
+                    break;
+                }
+            }
+        } else {
+            let starts_cell = at == 0 || text.get(at - 1).is_some_and(|&b| ends_cell(b));
+            if !starts_cell {
+                split.irregular = true;
+                break;
+            }
+            quoted = true;
+            pos = at + 1;
+        }
+    }
+    split
+}
+
+/// Parsed rows: local time stamps and their cells, one row after the other; then, when parsing
+/// stopped at an error, the error.
+#[derive(Debug, Default)]
+pub(crate) struct Rows {
+    pub(crate) times: Vec<LogTime>,
+    pub(crate) cells: Vec<Cell>,
+    pub(crate) error: Option<LogError>,
+}
+
+impl Rows {
+    fn with_capacity(rows: usize, columns: usize) -> Self {
+        Rows {
+            times: Vec::with_capacity(rows),
+            cells: Vec::with_capacity(rows * columns),
+            error: None,
+        }
+    }
+
+    /// Parses every record of `csv`; `lines` is the number of lines before its first byte.
+    fn parse<R: Read>(&mut self, parser: &RowParser, csv: &mut csv::Reader<R>, lines: u64) {
+        let mut row = csv::ByteRecord::new();
+        loop {
+            match csv.read_byte_record(&mut row) {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(e) => {
+                    self.error = Some(csv_error(&parser.source, e));
+                    return;
+                }
+            }
+            if !self.push(parser, &row, csv.position(), lines) {
+                return;
+            }
+        }
+    }
+
+    /// Parses one record; false when it was an error (then kept in `self.error`).
+    pub(crate) fn push(
+        &mut self,
+        parser: &RowParser,
+        row: &csv::ByteRecord,
+        after: &csv::Position,
+        lines: u64,
+    ) -> bool {
+        let start = self.cells.len();
+        self.cells.resize(start + parser.columns, Cell::Blank);
+        let out = self.cells.get_mut(start..).unwrap_or(&mut []);
+        match parser.parse(row, after, lines, out) {
+            Ok(Some(time)) => {
+                self.times.push(time);
+                true
+            }
+            Ok(None) => {
+                self.cells.truncate(start);
+                true
+            }
+            Err(e) => {
+                self.cells.truncate(start);
+                self.error = Some(e);
+                false
+            }
+        }
+    }
+}
+
+/// Parses a chunk of whole records; `lines` is the number of lines before it.
+pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64) -> Rows {
+    // A row is at least a time stamp's 25 bytes and a separator and blank per column.
+    let rows = chunk.len() / (25 + 2 * parser.columns) + 1;
+    let mut out = Rows::with_capacity(rows, parser.columns);
+    let mut csv = csv_reader(chunk, parser.separator);
+    out.parse(parser, &mut csv, lines);
+    out
+}
+
+/// What a worker gets: text to parse, or rows parsed by the cutting thread.
+enum Job {
+    Text(Vec<u8>, u64),
+    Parsed(Rows),
+}
+
+/// Rows parsed on other threads, taken in order.
+#[derive(Debug)]
+pub(crate) struct Pipeline {
+    /// Worker `i` parses chunks `i`, `i + n`, `i + 2n` …
+    outputs: Vec<Receiver<Rows>>,
+    turn: usize,
+}
+
+impl Pipeline {
+    /// Starts the threads. `text` follows the header; `first` is its beginning already read (no
+    /// longer in `text`), `lines` the number of lines before it; `workers` ≥ 1.
+    pub(crate) fn start(
+        parser: Arc<RowParser>,
+        first: Vec<u8>,
+        text: Box<dyn Read + Send>,
+        lines: u64,
+        workers: usize,
+        chunk_bytes: usize,
+    ) -> Self {
+        let mut jobs = Vec::with_capacity(workers);
+        let mut outputs = Vec::with_capacity(workers);
+        for _ in 0..workers.max(1) {
+            let (job_tx, job_rx) = sync_channel::<Job>(1);
+            let (out_tx, out_rx) = sync_channel::<Rows>(1);
+            let parser = Arc::clone(&parser);
+            std::thread::spawn(move || {
+                for job in job_rx {
+                    let rows = match job {
+                        Job::Text(chunk, lines) => parse_chunk(&parser, &chunk, lines),
+                        Job::Parsed(rows) => rows,
+                    };
+                    if out_tx.send(rows).is_err() {
+                        return;
+                    }
+                }
+            });
+            jobs.push(job_tx);
+            outputs.push(out_rx);
+        }
+        std::thread::spawn(move || cut(&parser, first, text, lines, &jobs, chunk_bytes));
+        Pipeline { outputs, turn: 0 }
+    }
+
+    /// The next parsed rows, `None` at the end.
+    pub(crate) fn next(&mut self) -> Option<Rows> {
+        let rows = self.outputs.get(self.turn)?.recv().ok()?;
+        self.turn = (self.turn + 1) % self.outputs.len();
+        Some(rows)
+    }
+}
+
+/// The cutting thread: reads `text`, sends chunks to the workers in turn.
+fn cut(
+    parser: &RowParser,
+    mut buf: Vec<u8>,
+    mut text: Box<dyn Read + Send>,
+    mut lines: u64,
+    jobs: &[SyncSender<Job>],
+    chunk_bytes: usize,
+) {
+    let mut turn = 0usize;
+    let mut send = |job: Job| -> bool {
+        let Some(tx) = jobs.get(turn) else {
+            return false;
+        };
+        turn = (turn + 1) % jobs.len();
+        tx.send(job).is_ok()
+    };
+    let mut want = chunk_bytes;
+    let mut eof = false;
+    loop {
+        // Fill the buffer to `want` bytes.
+        let mut failed = None;
+        while !eof && buf.len() < want {
+            let have = buf.len();
+            buf.resize(want, 0);
+            match text.read(buf.get_mut(have..).unwrap_or(&mut [])) {
+                Ok(0) => {
+                    buf.truncate(have);
+                    eof = true;
+                }
+                Ok(n) => buf.truncate(have + n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => buf.truncate(have),
+                Err(e) => {
+                    buf.truncate(have);
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        if eof && failed.is_none() {
+            if !buf.is_empty() {
+                send(Job::Text(buf, lines));
+            }
+            return;
+        }
+        let split = split_point(&buf, parser.separator);
+        if split.end > 0 {
+            let rest = buf.get(split.end..).unwrap_or(&[]).to_vec();
+            buf.truncate(split.end);
+            if !send(Job::Text(std::mem::replace(&mut buf, rest), lines)) {
+                return;
+            }
+            lines += split.lines;
+            want = chunk_bytes.max(buf.len() + chunk_bytes / 2);
+        }
+        if let Some(e) = failed {
+            // The records before the failure are delivered, then the error.
+            let rows = Rows {
+                error: Some(csv_error(&parser.source, csv::Error::from(e))),
+                ..Rows::default()
+            };
+            send(Job::Parsed(rows));
+            return;
+        }
+        if split.irregular && split.end == 0 {
+            // The rest is parsed here by one reader, as the single-threaded path does.
+            let mut csv = csv_reader(Cursor::new(buf).chain(text), parser.separator);
+            let mut row = csv::ByteRecord::new();
+            loop {
+                let mut rows = Rows::with_capacity(64, parser.columns);
+                let mut more = true;
+                while rows.times.len() < 64 && rows.error.is_none() {
+                    match csv.read_byte_record(&mut row) {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            more = false;
+                            break;
+                        }
+                        Err(e) => {
+                            rows.error = Some(csv_error(&parser.source, e));
+                            break;
+                        }
+                    }
+                    rows.push(parser, &row, csv.position(), lines);
+                }
+                more &= rows.error.is_none();
+                if !send(Job::Parsed(rows)) || !more {
+                    return;
+                }
+            }
+        }
+        if split.end == 0 {
+            // A record longer than the buffer.
+            want = buf.len() * 2;
+        }
+    }
+}
