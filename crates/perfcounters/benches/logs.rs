@@ -6,6 +6,10 @@
 //! * `logs/read_all`: the PDH-CSV reader parsing every time stamp and every cell;
 //! * `logs/csv_to_csv_filtered`: relog `-c "\Process(p1*)\*"` to PDH-CSV (into a sink): about 10 % of
 //!   the columns are kept, the others are never parsed;
+//! * `logs/stats_300x20000`: every value of a PDH-CSV of 300 columns × 20,000 rows (100 MB, same
+//!   cells; `scripts/pandas-compare.py` generates one of that shape for pandas) read and summarized
+//!   (minimum, mean, maximum per column: `log_statistics`, what `relog --stats` runs);
+//! * `logs/csv_to_csv_300x20000`: that file converted unfiltered to PDH-CSV (into a sink);
 //! * `logs/csv_to_sql` (feature `sql`): a tenth of that (25 MB, same shape) into a new SQLite log,
 //!   throughput in values;
 //! * first, the peak resident memory of reading the small and then the big file is printed, to
@@ -19,9 +23,10 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use perfcounters::calc::FormatOptions;
 use perfcounters::log::{
-    copy, CounterFilter, CsvFlavor, CsvReadOptions, Filtered, LogReader, PdhCsvLogWriter,
-    PdhCsvReader, Record, RelogFilter,
+    copy, log_statistics, CounterFilter, CsvFlavor, CsvReadOptions, Filtered, LogReader,
+    PdhCsvLogWriter, PdhCsvReader, Record, RelogFilter,
 };
 use perfcounters::CounterPath;
 
@@ -39,12 +44,12 @@ impl Rng {
     }
 }
 
-/// Writes a log of `rows` records: 2,000 columns of `\\BENCH\Process(pN)\Counter K`, values as relog
-/// writes them (20 significant digits, integers, exponents, blanks).
-fn generate(path: &Path, rows: usize) {
+/// Writes a log of `rows` records: `columns` columns of `\\BENCH\Process(pN)\Counter K`, values
+/// as relog writes them (20 significant digits, integers, exponents, blanks).
+fn generate_wide(path: &Path, rows: usize, columns: usize) {
     let mut w = BufWriter::with_capacity(1 << 20, File::create(path).unwrap());
     write!(w, "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\"").unwrap();
-    for c in 0..COLUMNS {
+    for c in 0..columns {
         write!(
             w,
             ",\"\\\\BENCH\\Process(p{})\\Counter {}\"",
@@ -65,7 +70,7 @@ fn generate(path: &Path, rows: usize) {
             s
         )
         .unwrap();
-        for c in 0..COLUMNS {
+        for c in 0..columns {
             let x = rng.next();
             match (c % 20, x % 16) {
                 (_, 0) => w.write_all(b",\" \"").unwrap(),
@@ -92,12 +97,16 @@ fn generate(path: &Path, rows: usize) {
 /// The generated file of about `mb` megabytes, made once.
 fn log_file(mb: usize) -> PathBuf {
     // rows = mb · 10^6 / 27,000; a generated row is about 33.6 KB, so 200 gives 249 MB and 20 gives 25 MB.
-    let rows = mb * 1_000_000 / 27_000;
+    wide_file(mb * 1_000_000 / 27_000, COLUMNS)
+}
+
+/// The generated file of `rows` rows and `columns` columns, made once.
+fn wide_file(rows: usize, columns: usize) -> PathBuf {
     let path =
-        std::env::temp_dir().join(format!("perfcounters-bench-{COLUMNS}cols-{rows}rows.csv"));
+        std::env::temp_dir().join(format!("perfcounters-bench-{columns}cols-{rows}rows.csv"));
     if !path.is_file() {
         let tmp = path.with_extension("partial");
-        generate(&tmp, rows);
+        generate_wide(&tmp, rows, columns);
         std::fs::rename(&tmp, &path).unwrap();
     }
     path
@@ -172,6 +181,25 @@ fn logs(c: &mut Criterion) {
             let mut f = Filtered::new(r, &filter()).unwrap();
             let mut w = PdhCsvLogWriter::new(std::io::sink(), CsvFlavor::Csv, "sink");
             black_box(copy(&mut f, &mut w).unwrap())
+        })
+    });
+    g.finish();
+
+    let wide = wide_file(20_000, 300);
+    let mut g = c.benchmark_group("logs");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(std::fs::metadata(&wide).unwrap().len()));
+    g.bench_function("stats_300x20000", |b| {
+        b.iter(|| {
+            let mut r = PdhCsvReader::open(&wide, CsvReadOptions::default()).unwrap();
+            black_box(log_statistics(&mut r, &FormatOptions::default()).unwrap())
+        })
+    });
+    g.bench_function("csv_to_csv_300x20000", |b| {
+        b.iter(|| {
+            let mut r = PdhCsvReader::open(&wide, CsvReadOptions::default()).unwrap();
+            let mut w = PdhCsvLogWriter::new(std::io::sink(), CsvFlavor::Csv, "sink");
+            black_box(copy(&mut r, &mut w).unwrap())
         })
     });
     g.finish();

@@ -17,7 +17,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 
 use super::error::LogError;
-use super::model::{Cell, LogTime};
+use super::model::LogTime;
 use super::pdh_csv_read::{csv_error, csv_reader, RowParser};
 
 /// The size of a chunk of text parsed by one worker (a record longer than that makes a longer one).
@@ -88,12 +88,12 @@ pub(crate) fn split_point(text: &[u8], separator: u8) -> Split {
     split
 }
 
-/// Parsed rows: local time stamps and their cells, one row after the other; then, when parsing
-/// stopped at an error, the error.
+/// Parsed rows: local time stamps and their values, one row after the other (NaN for no value:
+/// the values read are finite); then, when parsing stopped at an error, the error.
 #[derive(Debug, Default)]
 pub(crate) struct Rows {
     pub(crate) times: Vec<LogTime>,
-    pub(crate) cells: Vec<Cell>,
+    pub(crate) values: Vec<f64>,
     pub(crate) error: Option<LogError>,
 }
 
@@ -101,7 +101,7 @@ impl Rows {
     fn with_capacity(rows: usize, columns: usize) -> Self {
         Rows {
             times: Vec::with_capacity(rows),
-            cells: Vec::with_capacity(rows * columns),
+            values: Vec::with_capacity(rows * columns),
             error: None,
         }
     }
@@ -132,20 +132,20 @@ impl Rows {
         after: &csv::Position,
         lines: u64,
     ) -> bool {
-        let start = self.cells.len();
-        self.cells.resize(start + parser.columns, Cell::Blank);
-        let out = self.cells.get_mut(start..).unwrap_or(&mut []);
+        let start = self.values.len();
+        self.values.resize(start + parser.columns, f64::NAN);
+        let out = self.values.get_mut(start..).unwrap_or(&mut []);
         match parser.parse(row, after, lines, out) {
             Ok(Some(time)) => {
                 self.times.push(time);
                 true
             }
             Ok(None) => {
-                self.cells.truncate(start);
+                self.values.truncate(start);
                 true
             }
             Err(e) => {
-                self.cells.truncate(start);
+                self.values.truncate(start);
                 self.error = Some(e);
                 false
             }

@@ -602,13 +602,47 @@ pub(crate) fn parse_value(cell: &[u8]) -> Result<Option<f64>, ()> {
     if cell.iter().all(|&b| b == b' ') {
         return Ok(None);
     }
-    // `str::parse::<f64>` is correctly rounded and reads C's forms, `e-005` included; it also reads
-    // "inf" and "NaN", which no PDH log contains and which are rejected below.
-    let s = std::str::from_utf8(cell).map_err(|_| ())?;
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(Some(v)),
-        _ => Err(()),
+    // The forms Windows writes (`-`, digits, a point and digits, an exponent) are read by
+    // `lexical-core` straight from the bytes: correctly rounded like `str::parse::<f64>`, and twice
+    // as fast on relog's 20-digit values (no UTF-8 check either). Anything else goes to
+    // `str::parse::<f64>`, which reads every form of C's `strtod` output, `e-005` included; it also
+    // reads "inf" and "NaN", which no PDH log contains and which are rejected below.
+    let v = if is_plain_number(cell) {
+        lexical_core::parse::<f64>(cell).map_err(|_| ())?
+    } else {
+        let s = std::str::from_utf8(cell).map_err(|_| ())?;
+        s.parse::<f64>().map_err(|_| ())?
+    };
+    if v.is_finite() {
+        Ok(Some(v))
+    } else {
+        Err(())
     }
+}
+
+/// Whether `cell` is `-?[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?`: a number both `lexical-core` and
+/// `str::parse::<f64>` read whole.
+#[inline]
+fn is_plain_number(cell: &[u8]) -> bool {
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let s = cell.strip_prefix(b"-").unwrap_or(cell);
+    let int = digits(s);
+    if int == 0 {
+        return false;
+    }
+    let mut rest = s.get(int..).unwrap_or(&[]);
+    if let Some(frac) = rest.strip_prefix(b".") {
+        rest = frac.get(digits(frac)..).unwrap_or(&[]);
+    }
+    if let Some(exp) = rest.strip_prefix(b"e").or_else(|| rest.strip_prefix(b"E")) {
+        let exp = exp
+            .strip_prefix(b"-")
+            .or_else(|| exp.strip_prefix(b"+"))
+            .unwrap_or(exp);
+        let n = digits(exp);
+        return n > 0 && n == exp.len();
+    }
+    rest.is_empty()
 }
 
 /// typeperf's closing lines, present when its console output was redirected to a file (the comma
@@ -624,14 +658,14 @@ fn is_typeperf_message(row: &csv::ByteRecord) -> bool {
 
 impl RowParser {
     /// Parses `row`, just read by a `csv` reader now at `after` that started `lines` lines into the
-    /// text, into `out` (one cell per column): the row's local time stamp, or `None` for one of
-    /// typeperf's closing messages.
+    /// text, into `out` (one value per column, left as it is for no value and for the columns not
+    /// selected): the row's local time stamp, or `None` for one of typeperf's closing messages.
     pub(crate) fn parse(
         &self,
         row: &csv::ByteRecord,
         after: &csv::Position,
         lines: u64,
-        out: &mut [Cell],
+        out: &mut [f64],
     ) -> Result<Option<LogTime>, LogError> {
         if is_typeperf_message(row) {
             return Ok(None);
@@ -681,9 +715,9 @@ impl RowParser {
             let Some(cell) = at_cell.and_then(|c| row.get(c + 1)) else {
                 continue;
             };
-            *out = match parse_value(cell) {
-                Ok(Some(v)) => Cell::Value(v),
-                Ok(None) => Cell::Blank,
+            match parse_value(cell) {
+                Ok(Some(v)) => *out = v,
+                Ok(None) => {}
                 Err(()) => {
                     return Err(LogError::invalid(
                         source,
@@ -723,10 +757,15 @@ impl LogReader for PdhCsvReader {
             if let Some(&local) = self.rows.times.get(self.next) {
                 let from = self.next * columns;
                 self.next += 1;
+                let values = self.rows.values.get(from..from + columns).unwrap_or(&[]);
                 record.cells.clear();
-                record
-                    .cells
-                    .extend_from_slice(self.rows.cells.get(from..from + columns).unwrap_or(&[]));
+                record.cells.extend(values.iter().map(|&v| {
+                    if v.is_nan() {
+                        Cell::Blank
+                    } else {
+                        Cell::Value(v)
+                    }
+                }));
                 // The header's zone turns the local time into UTC; a log that names none is taken
                 // as UTC.
                 record.time = match &mut self.clock {
@@ -1042,6 +1081,26 @@ mod tests {
             }
         }
         Ok(out)
+    }
+
+    proptest::proptest! {
+        /// Values read as `str::parse::<f64>` reads them, bit for bit, and the same cells rejected.
+        #[test]
+        fn values_as_std_reads_them(
+            cell in "-?[0-9]{0,25}(\\.[0-9]{0,25})?([eE][-+]?[0-9]{0,4})?|[-+.0-9eEnaiNfFI ]{0,12}",
+            v in proptest::prelude::any::<f64>(),
+        ) {
+            let std = |s: &str| match s.parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(Some(v.to_bits())),
+                _ if s.bytes().all(|b| b == b' ') => Ok(None),
+                _ => Err(()),
+            };
+            let ours = |s: &str| parse_value(s.as_bytes()).map(|v| v.map(f64::to_bits));
+            proptest::prop_assert_eq!(ours(&cell), std(&cell), "{}", cell);
+            for text in [format!("{v}"), format!("{v:e}"), crate::log::pdh_csv::format_precise(v)] {
+                proptest::prop_assert_eq!(ours(&text), std(&text), "{}", text);
+            }
+        }
     }
 
     proptest::proptest! {
