@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 
 use perfcounters::analyze::{analyze_logs, AnalyzeOptions, Interval, Rules};
-use perfcounters::log::{self, parse_relog_time, CounterFilter, LogReader, OpenOptions};
+use perfcounters::log::{self, parse_relog_time, CounterFilter, LogError, LogReader, OpenOptions};
 use perfcounters::names::counter_lang::{looks_like_counter_lang, parse_counter_lang};
 use perfcounters::names::NameTable;
 use perfcounters::path::CounterPath;
@@ -100,14 +100,20 @@ fn parse_interval(s: &str) -> Result<Interval, String> {
 }
 
 /// Opens the logs with the library's opener (content first, name second), printing what their
-/// readers stepped over.
-fn open_logs(logs: &[String], code_page: Option<u16>) -> Result<Vec<Box<dyn LogReader>>> {
+/// readers stepped over (when `warn`).
+fn open_logs(
+    logs: &[String],
+    code_page: Option<u16>,
+    warn: bool,
+) -> Result<Vec<Box<dyn LogReader>>, LogError> {
     let options = OpenOptions::default().with_code_page(code_page);
     let mut out = Vec::new();
     for l in logs {
         for reader in log::open(l, &options)? {
-            for w in reader.warnings() {
-                eprintln!("perfcounters: warning: {w}");
+            if warn {
+                for w in reader.warnings() {
+                    eprintln!("perfcounters: warning: {w}");
+                }
             }
             out.push(reader);
         }
@@ -189,12 +195,19 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         begin: time("b", &args.begin)?,
         end: time("e", &args.end)?,
     };
-    let inputs = open_logs(&args.logs, args.code_page)?;
+    let inputs = open_logs(&args.logs, args.code_page, true)?;
     if inputs.is_empty() {
         bail!("no log to analyse");
     }
     let logs: Vec<String> = inputs.iter().map(|r| r.header().source.clone()).collect();
-    let result = analyze_logs(inputs, &rules, &opts)?;
+    // The logs opened above serve the first pass; with `--interval auto` they are opened once
+    // more for the second (their warnings were printed already).
+    let mut first = Some(inputs);
+    let open = || match first.take() {
+        Some(inputs) => Ok(inputs),
+        None => open_logs(&args.logs, args.code_page, false),
+    };
+    let result = analyze_logs(open, &rules, &opts)?;
     let text = match args.format {
         ReportFormat::Json => {
             let mut s = serde_json::to_string_pretty(&report::json(&result, &logs, &rules))?;

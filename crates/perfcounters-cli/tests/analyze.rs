@@ -361,3 +361,149 @@ fn auto_interval_is_pals_on_the_shared_logs() {
         )
     );
 }
+
+/// A generated PDH-CSV log of 2,000 records one second apart (`\Processor(_Total)\% Processor
+/// Time`, values 0–40 except three spikes), from 10:00:00.250.
+fn long_log(records: std::ops::Range<u32>) -> String {
+    let mut s = String::from(
+        "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\M\\Processor(_Total)\\% Processor Time\"\r\n",
+    );
+    for i in records {
+        let v = match i {
+            // The first record of slice 1 (67 s from the first record).
+            67 => 99.5,
+            // The last record of slice 2 ([134 s, 201 s)).
+            200 => 60.0,
+            // The last record of the log, in slice 29.
+            1999 => 85.0,
+            _ => f64::from(i * 37 % 41),
+        };
+        let t = 250 + u64::from(i) * 1000;
+        let (h, m, sec, ms) = (10 + t / 3_600_000, t / 60_000 % 60, t / 1000 % 60, t % 1000);
+        s.push_str(&format!(
+            "\"01/15/2024 {h:02}:{m:02}:{sec:02}.{ms:03}\",\"{v}\"\r\n"
+        ));
+    }
+    s
+}
+
+/// Milliseconds of the day of `HH:MM:SS.mmm` at the end of `s`.
+fn ms_of_day(s: &str) -> i64 {
+    let tail = &s[s.len() - 12..];
+    let n = |r: std::ops::Range<usize>| tail[r].parse::<i64>().unwrap();
+    ((n(0..2) * 60 + n(3..5)) * 60 + n(6..8)) * 1000 + n(9..12)
+}
+
+/// `--interval auto` on a log of more than 1,024 records: the slices are exact. A record right at
+/// a slice boundary counts in the slice that starts there, and every alert carries the min, avg and
+/// max of its slice as computed here from relog's CSV of the same log. Merged logs (the log cut in
+/// two) give the same report; `-b` starts the slices at the first record kept.
+#[test]
+fn auto_interval_slices_are_exact_on_long_logs() {
+    let dir = tempdir("analyze-long");
+    let whole = dir.join("whole.csv");
+    std::fs::write(&whole, long_log(0..2000)).unwrap();
+    let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
+    std::fs::write(&a, long_log(0..1000)).unwrap();
+    std::fs::write(&b, long_log(1000..2000)).unwrap();
+    let whole = whole.to_str().unwrap();
+
+    // The slices worked out from relog's CSV: 1,999 s / 30 = 66.6 → 67 s.
+    let o = run(&["relog", whole, "-f", "csv"]);
+    assert_success(&o);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let rows: Vec<(i64, f64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').map(|c| c.trim_matches('"')).collect();
+            (ms_of_day(cells[0]), cells[1].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(rows.len(), 2000);
+    let t0 = rows[0].0;
+    let mut slices: Vec<(f64, f64, f64, u32)> = vec![(f64::MAX, 0.0, f64::MIN, 0); 30];
+    for &(t, v) in &rows {
+        let s = &mut slices[((t - t0) / 67_000) as usize];
+        s.0 = s.0.min(v);
+        s.1 += v;
+        s.2 = s.2.max(v);
+        s.3 += 1;
+    }
+
+    let check = |v: &Value| -> Vec<(String, i64, i64, f64)> {
+        assert_eq!(v["interval_seconds"], 67);
+        let mut out = Vec::new();
+        for a in v["alerts"].as_array().unwrap() {
+            assert_eq!(a["counter"], r"\\M\Processor(_Total)\% Processor Time");
+            let start = ms_of_day(a["start"].as_str().unwrap());
+            let end = ms_of_day(a["end"].as_str().unwrap());
+            assert_eq!(end - start, 67_000);
+            let k = ((start - t0) / 67_000) as usize;
+            assert_eq!(start, t0 + k as i64 * 67_000);
+            let (min, sum, max, n) = slices[k];
+            assert_eq!(
+                (a["min"].as_f64(), a["avg"].as_f64(), a["max"].as_f64()),
+                (Some(min), Some(sum / f64::from(n)), Some(max)),
+                "slice {k}"
+            );
+            out.push((
+                a["condition"].as_str().unwrap().to_string(),
+                k as i64,
+                start,
+                max,
+            ));
+        }
+        out
+    };
+    let v = json_of(&["analyze", whole, "--format", "json"]);
+    let alerts = check(&v);
+    let c = |cond: &str, k: i64, max: f64| (cond.to_string(), k, t0 + k * 67_000, max);
+    assert_eq!(
+        alerts,
+        [
+            c("Critical", 1, 99.5),
+            c("Warning", 1, 99.5),
+            c("Warning", 2, 60.0),
+            c("Critical", 29, 85.0),
+            c("Warning", 29, 85.0),
+        ]
+    );
+    // Slice 1 starts with the spike: its 67 values are 99.5 and the 66 after it.
+    assert_eq!(slices[1].3, 67);
+    assert_eq!(v["alerts"][0]["start"], "2024-01-15T10:01:07.250");
+    assert_eq!(v["alerts"][0]["min"], 0.0);
+
+    // The same log in two files, merged.
+    let merged = json_of(&[
+        "analyze",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(check(&merged), alerts);
+    assert_eq!(merged["alerts"], v["alerts"]);
+    assert_eq!(merged["statistics"], v["statistics"]);
+
+    // From the spike on (-b): 1,932 s / 30 = 64.4 → 64 s slices from 10:01:07.250.
+    let from = json_of(&[
+        "analyze",
+        whole,
+        "-b",
+        "01/15/2024 10:01:07.250",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(from["interval_seconds"], 64);
+    let first = &from["alerts"][0];
+    assert_eq!(
+        (first["start"].as_str(), first["end"].as_str()),
+        (
+            Some("2024-01-15T10:01:07.250"),
+            Some("2024-01-15T10:02:11.250")
+        )
+    );
+    assert_eq!(first["max"], 99.5);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -25,10 +25,11 @@ mod blg_log;
 use blg_log::log_path;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use perfcounters::analyze::rules::RulesFile;
-use perfcounters::analyze::{analyze_logs, AnalyzeOptions, Rules};
+use perfcounters::analyze::{analyze_logs, auto_interval, AnalyzeOptions, Interval, Rules};
 use perfcounters::format::blg::BlgLog;
 use perfcounters::log::{
-    copy_with, BlgLogReader, CopyOptions, CsvFlavor, Filtered, PdhCsvLogWriter, RelogFilter,
+    copy_with, BlgLogReader, CopyOptions, CounterFilter, CsvFlavor, Filtered, LogError, LogReader,
+    PdhCsvLogWriter, RelogFilter,
 };
 
 fn bench(c: &mut Criterion) {
@@ -67,15 +68,45 @@ fn bench(c: &mut Criterion) {
     let rules = bench_rules();
     g.bench_function("analyze", |b| {
         b.iter(|| {
-            let reader = BlgLogReader::open(&path).unwrap();
-            let report =
-                analyze_logs(vec![Box::new(reader)], &rules, &AnalyzeOptions::default()).unwrap();
+            // `--interval auto`: the log is read twice, its times first.
+            let open = || -> Result<Vec<Box<dyn LogReader>>, LogError> {
+                Ok(vec![Box::new(BlgLogReader::open(&path)?)])
+            };
+            let report = analyze_logs(open, &rules, &AnalyzeOptions::default()).unwrap();
             // Every column of the log is read, computed and analysed.
             // (100 single counters and 100 wildcard counters of 4 instances: 500 columns.)
             assert_eq!(report.counters.len(), 500);
             black_box(report.alerts.len())
         })
     });
+    // The same analysis with the interval given (the one `auto` finds for this log): one pass, as
+    // `auto` cost before it read the times first.
+    let times = RelogFilter {
+        counters: Some(CounterFilter::new(Vec::new())),
+        ..RelogFilter::default()
+    };
+    let first_pass = || {
+        let reader = BlgLogReader::open(&path).unwrap();
+        let mut filtered = Filtered::new(reader, &times).unwrap();
+        auto_interval(&mut filtered).unwrap()
+    };
+    let seconds = first_pass().unwrap();
+    g.bench_function("analyze_interval_given", |b| {
+        b.iter(|| {
+            let open = || -> Result<Vec<Box<dyn LogReader>>, LogError> {
+                Ok(vec![Box::new(BlgLogReader::open(&path)?)])
+            };
+            let opts = AnalyzeOptions {
+                interval: Interval::Seconds(seconds),
+                ..AnalyzeOptions::default()
+            };
+            let report = analyze_logs(open, &rules, &opts).unwrap();
+            assert_eq!(report.counters.len(), 500);
+            black_box(report.alerts.len())
+        })
+    });
+    // The first pass of `--interval auto` alone: the records' times, no value kept.
+    g.bench_function("analyze_first_pass", |b| b.iter(|| black_box(first_pass())));
     g.finish();
 }
 

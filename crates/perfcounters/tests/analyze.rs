@@ -36,7 +36,7 @@ fn open(path: &std::path::Path) -> Box<dyn LogReader> {
 }
 
 fn run(path: &std::path::Path, opts: &AnalyzeOptions) -> Report {
-    analyze_logs(vec![open(path)], &Rules::builtin(), opts).unwrap()
+    analyze_logs(|| Ok(vec![open(path)]), &Rules::builtin(), opts).unwrap()
 }
 
 fn analysis<'a>(r: &'a Report, name: &str) -> &'a perfcounters::analyze::AnalysisReport {
@@ -547,7 +547,7 @@ fn localized_log_through_names() {
         ..Default::default()
     };
     let r = analyze_logs(
-        vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))],
+        || Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
         &Rules::builtin(),
         &opts,
     )
@@ -561,7 +561,7 @@ fn localized_log_through_names() {
     );
     // Without the tables nothing matches.
     let r = analyze_logs(
-        vec![Box::new(VecLog::new(h, records(t0, 1, rows)))],
+        || Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
         &Rules::builtin(),
         &AnalyzeOptions::default(),
     )
@@ -593,7 +593,7 @@ fn localized_log_through_pal_counter_lang() {
         ..Default::default()
     };
     let r = analyze_logs(
-        vec![Box::new(VecLog::new(h, records(t0, 1, rows)))],
+        || Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
         &Rules::builtin(),
         &opts,
     )

@@ -7,13 +7,15 @@
 //!   [`Interval::Seconds`] `I` is given; with [`Interval::Auto`] it is PAL's automatic interval
 //!   ([`auto_interval_seconds`]: the log's duration in whole seconds / 30, each step rounded half
 //!   to even as PowerShell's `[int]` rounds), never below the sample interval (the shortest gap
-//!   between two records, rounded up to whole seconds) nor below one second. So that memory stays
-//!   flat, the automatic interval's values are gathered in buckets of consecutive records, one
-//!   record per bucket until a column would hold more than [`MAX_BUCKETS`] of them, then 2, 4 …
-//!   records (pairs of buckets merged); at the end each bucket goes to the slice of its first
-//!   record. `I` is always PAL's figure; the slices are exact for logs of up to [`MAX_BUCKETS`]
-//!   records, and beyond that the records of a bucket that straddles a slice boundary (at most one
-//!   bucket, `records / 512` records, per boundary) are counted in the earlier slice.
+//!   between two records, rounded up to whole seconds) nor below one second. [`analyze_logs`]
+//!   finds it with a first pass over the records' times ([`auto_interval`], no value read), then
+//!   reads the log once more with that interval: the slices are exact for every log length.
+//!   [`analyze`] over a single stream that cannot be read twice gathers the automatic interval's
+//!   values in buckets of consecutive records, one record per bucket until a column would hold
+//!   more than [`MAX_BUCKETS`] of them, then 2, 4 … records (pairs of buckets merged); at the end
+//!   each bucket goes to the slice of its first record: exact for up to [`MAX_BUCKETS`] records,
+//!   and beyond that the records of a bucket that straddles a slice boundary (at most one bucket,
+//!   `records / 512` records, per boundary) are counted in the earlier slice.
 //! * A data source path matches columns as `relog -c` does (case-insensitively, `*` matching every
 //!   instance, `_Total` included, names translated through the name tables); an `EXCLUDE
 //!   INSTANCE` leaves out the instances of that name.
@@ -134,14 +136,36 @@ impl AnalyzeOptions {
     }
 }
 
-/// Merges `inputs` (several logs as relog merges them), keeps the records of `-b`/`-e` and the
-/// columns that the rules' data sources select, computes raw samples, and [`analyze`]s the result.
-pub fn analyze_logs(
-    inputs: Vec<Box<dyn LogReader>>,
+/// Merges the logs that `open` opens (several logs as relog merges them), keeps the records of
+/// `-b`/`-e` and the columns that the rules' data sources select, computes raw samples, and
+/// [`analyze`]s the result.
+///
+/// With [`Interval::Auto`] the logs are opened twice: a first pass reads only the records' times
+/// ([`auto_interval`]; the readers skip every value), the second analyses with the interval found,
+/// so that the slices are exact whatever the log's length. With [`Interval::Seconds`] `open` is
+/// called once.
+pub fn analyze_logs<F>(
+    mut open: F,
     rules: &Rules,
     opts: &AnalyzeOptions,
-) -> Result<Report, AnalyzeError> {
-    let merged = Merge::new(inputs)?;
+) -> Result<Report, AnalyzeError>
+where
+    F: FnMut() -> Result<Vec<Box<dyn LogReader>>, LogError>,
+{
+    let mut opts = std::borrow::Cow::Borrowed(opts);
+    if opts.interval == Interval::Auto {
+        let times = RelogFilter {
+            counters: Some(CounterFilter::new(Vec::new())),
+            begin: opts.begin,
+            end: opts.end,
+            ..RelogFilter::default()
+        };
+        let mut first = Filtered::new(Merge::new(open()?)?, &times)?;
+        if let Some(seconds) = auto_interval(&mut first)? {
+            opts.to_mut().interval = Interval::Seconds(seconds);
+        }
+    }
+    let merged = Merge::new(open()?)?;
     let patterns: Vec<CounterPath> = rules
         .enabled()
         .flat_map(|a| a.data_sources.iter())
@@ -155,7 +179,65 @@ pub fn analyze_logs(
         ..RelogFilter::default()
     };
     let mut filtered = Filtered::new(merged, &filter)?;
-    analyze(&mut filtered, rules, opts)
+    analyze(&mut filtered, rules, &opts)
+}
+
+/// The first record's time, the latest record's time and the shortest positive gap between two
+/// consecutive records, as the slices see them.
+#[derive(Clone, Copy, Debug, Default)]
+struct TimeSpan {
+    t0: Option<LogTime>,
+    last: LogTime,
+    prev: Option<LogTime>,
+    min_gap: Option<i64>,
+}
+
+impl TimeSpan {
+    /// Takes the record at `t`.
+    fn push(&mut self, t: LogTime) {
+        // Records out of order (merged logs are in order; a hand-made log may not be) count in
+        // the slice of the latest time.
+        if self.t0.is_none() {
+            self.t0 = Some(t);
+            self.last = t;
+        } else if t > self.last {
+            self.last = t;
+        }
+        if let Some(p) = self.prev {
+            let gap = t.0 - p.0;
+            if gap > 0 {
+                self.min_gap = Some(self.min_gap.map_or(gap, |m| m.min(gap)));
+            }
+        }
+        self.prev = Some(t);
+    }
+
+    /// [`Interval::Auto`]'s width in seconds: PAL's figure for the duration, raised to the sample
+    /// interval (rounded up to whole seconds) and to 1 s; `None` without records.
+    fn auto_seconds(&self) -> Option<i64> {
+        let start = self.t0?;
+        let gap_s = self
+            .min_gap
+            .map_or(1, |g| (g + TICKS_PER_SECOND - 1) / TICKS_PER_SECOND);
+        Some(
+            auto_interval_seconds(self.last.0 - start.0)
+                .max(gap_s)
+                .max(1),
+        )
+    }
+}
+
+/// Reads `reader` to its end and returns the width in seconds that [`Interval::Auto`] gives its
+/// records (PAL's automatic interval, never below the sample interval nor 1 s), or `None` when it
+/// has no record. Only the records' times are used: give it a reader that skips values (a
+/// [`Filtered`] whose counter filter keeps no column), as [`analyze_logs`] does.
+pub fn auto_interval(reader: &mut dyn LogReader) -> Result<Option<u64>, LogError> {
+    let mut record = Record::default();
+    let mut span = TimeSpan::default();
+    while reader.read_record(&mut record)? {
+        span.push(record.time);
+    }
+    Ok(span.auto_seconds().map(|s| s as u64))
 }
 
 /// A problem that stops the analysis as a whole.
@@ -767,10 +849,7 @@ pub fn analyze(
 
     // One pass.
     let mut record = Record::default();
-    let mut t0: Option<LogTime> = None;
-    let mut last = LogTime(0);
-    let mut prev: Option<LogTime> = None;
-    let mut min_gap: Option<i64> = None;
+    let mut span = TimeSpan::default();
     let mut records = 0u64;
     let auto = opts.interval == Interval::Auto;
     let width: i64 = match opts.interval {
@@ -788,20 +867,9 @@ pub fn analyze(
     let mut alerts: Vec<Alert> = Vec::new();
     while reader.read_record(&mut record)? {
         let t = record.time;
-        let start = *t0.get_or_insert(t);
-        if t < last {
-            // Records out of order (merged logs are in order; a hand-made log may not be): they
-            // count in the slice of the latest time.
-        } else {
-            last = t;
-        }
-        if let Some(p) = prev {
-            let gap = t.0 - p.0;
-            if gap > 0 {
-                min_gap = Some(min_gap.map_or(gap, |m| m.min(gap)));
-            }
-        }
-        prev = Some(t);
+        span.push(t);
+        let start = span.t0.unwrap_or(t);
+        let last = span.last;
         let ordinal = records;
         records += 1;
         let rel = last.0.saturating_sub(start.0);
@@ -869,10 +937,10 @@ pub fn analyze(
     }
 
     let interval_seconds;
-    if let Some(start) = t0 {
+    let last = span.last;
+    if let Some(start) = span.t0 {
         if auto {
-            let gap_s = min_gap.map_or(1, |g| (g + TICKS_PER_SECOND - 1) / TICKS_PER_SECOND);
-            let seconds = auto_interval_seconds(last.0 - start.0).max(gap_s).max(1);
+            let seconds = span.auto_seconds().unwrap_or(1);
             let slice = seconds.saturating_mul(TICKS_PER_SECOND);
             interval_seconds = seconds as u64;
             // Each bucket in the slice of its first record.
@@ -981,7 +1049,7 @@ pub fn analyze(
     Ok(Report {
         source: header.source.clone(),
         machines,
-        range: t0.map(|s| (s, last)),
+        range: span.t0.map(|s| (s, last)),
         time_zone: header.time_zone.clone(),
         records,
         interval_seconds,

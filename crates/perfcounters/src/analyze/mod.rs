@@ -14,8 +14,8 @@ pub mod rules;
 pub mod script;
 
 pub use eval::{
-    analyze, analyze_logs, auto_interval_seconds, question_values, Alert, AnalysisReport,
-    AnalyzeError, AnalyzeOptions, CounterReport, Interval, Report, ThresholdReport,
+    analyze, analyze_logs, auto_interval, auto_interval_seconds, question_values, Alert,
+    AnalysisReport, AnalyzeError, AnalyzeOptions, CounterReport, Interval, Report, ThresholdReport,
 };
 pub use rules::{
     Analysis, DataSource, DataSourceKind, Question, Rules, RulesError, RulesFile, Threshold,
