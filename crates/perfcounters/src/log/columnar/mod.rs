@@ -23,11 +23,12 @@ pub mod parquet;
 
 use std::sync::Arc;
 
-use arrow_array::types::Int32Type;
+use arrow_array::types::{Int32Type, UInt32Type};
 use arrow_array::{
-    Array, ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, RecordBatch,
-    StringArray, TimestampMicrosecondArray, UInt32Array,
+    Array, ArrayRef, ArrowPrimitiveType, DictionaryArray, Float64Array, Int64Array, PrimitiveArray,
+    RecordBatch, StringArray, TimestampMicrosecondArray,
 };
+use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use super::error::LogError;
@@ -128,16 +129,32 @@ impl DictColumn {
     }
 
     fn array(&self, records: usize) -> Result<ArrayRef, ArrowError> {
-        let keys: Int32Array = self
-            .keys
-            .iter()
-            .flat_map(|k| std::iter::repeat_n(*k, records))
-            .collect();
         Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
-            keys,
+            runs::<Int32Type>(&self.keys, records),
             self.values.clone(),
         )?))
     }
+}
+
+/// A long-form column that is constant per header column: each of `per_column` repeated for
+/// `records` rows (null where it is `None`).
+fn runs<T: ArrowPrimitiveType>(
+    per_column: &[Option<T::Native>],
+    records: usize,
+) -> PrimitiveArray<T> {
+    let rows = per_column.len().saturating_mul(records);
+    let mut values = Vec::with_capacity(rows);
+    let mut valid = BooleanBufferBuilder::new(rows);
+    for v in per_column {
+        values.extend(std::iter::repeat_n(v.unwrap_or_default(), records));
+        valid.append_n(records, v.is_some());
+    }
+    PrimitiveArray::new(values.into(), nulls(valid))
+}
+
+/// The null buffer of a column whose valid rows are `valid`; `None` when every row is.
+fn nulls(mut valid: BooleanBufferBuilder) -> Option<NullBuffer> {
+    Some(NullBuffer::new(valid.finish())).filter(|n| n.null_count() > 0)
 }
 
 /// What the long form needs of a header, computed once per log: the schema and the
@@ -202,20 +219,21 @@ pub fn long_batch(
         times.push(t);
     }
     let rows = n.saturating_mul(columns);
-    let time: TimestampMicrosecondArray = (0..columns)
-        .flat_map(|_| times.iter().copied())
-        .collect::<Vec<i64>>()
-        .into();
-    let mut value = Vec::with_capacity(rows);
-    let cell = |r: &Record, c: usize| r.cells.get(c).copied().unwrap_or_default();
-    for c in 0..columns {
-        value.extend(records.iter().map(|r| cell(r, c).value()));
+    let mut time = Vec::with_capacity(rows);
+    for _ in 0..columns {
+        time.extend_from_slice(&times);
     }
-    let index: UInt32Array = layout
-        .index
-        .iter()
-        .flat_map(|i| std::iter::repeat_n(*i, n))
-        .collect();
+    let time = TimestampMicrosecondArray::new(time.into(), None);
+    let cell = |r: &Record, c: usize| r.cells.get(c).copied().unwrap_or_default();
+    let mut value = Vec::with_capacity(rows);
+    let mut value_valid = BooleanBufferBuilder::new(rows);
+    for c in 0..columns {
+        for r in records {
+            let v = cell(r, c).value();
+            value.push(v.unwrap_or_default());
+            value_valid.append(v.is_some());
+        }
+    }
     let err = |e: ArrowError| LogError::invalid(source, None, e.to_string());
     let mut arrays: Vec<ArrayRef> = vec![
         Arc::new(time.with_timezone(TIME_ZONE)),
@@ -223,40 +241,41 @@ pub fn long_batch(
         layout.object.array(n).map_err(err)?,
         layout.instance.array(n).map_err(err)?,
         layout.counter.array(n).map_err(err)?,
-        Arc::new(Float64Array::from(value)),
+        Arc::new(Float64Array::new(value.into(), nulls(value_valid))),
         layout.parent.array(n).map_err(err)?,
-        Arc::new(index),
+        Arc::new(runs::<UInt32Type>(&layout.index, n)),
     ];
     if layout.raw {
-        let counter_type: UInt32Array = layout
-            .counter_type
-            .iter()
-            .flat_map(|t| std::iter::repeat_n(*t, n))
-            .collect();
         let (mut first, mut second, mut multi, mut status) = (
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
         );
+        let mut raw_valid = BooleanBufferBuilder::new(rows);
         for c in 0..columns {
             for r in records {
                 let raw = match cell(r, c) {
                     Cell::Raw(rc, _) => Some(rc),
                     _ => None,
                 };
-                first.push(raw.map(|rc| rc.raw.first));
-                second.push(raw.map(|rc| rc.raw.second));
-                multi.push(raw.map(|rc| rc.raw.multi_count));
-                status.push(raw.map(|rc| rc.status.0));
+                first.push(raw.map_or(0, |rc| rc.raw.first));
+                second.push(raw.map_or(0, |rc| rc.raw.second));
+                multi.push(raw.map_or(0, |rc| rc.raw.multi_count));
+                status.push(raw.map_or(0, |rc| rc.status.0));
+                raw_valid.append(raw.is_some());
             }
         }
+        let raw_nulls = nulls(raw_valid);
         arrays.extend([
-            Arc::new(counter_type) as ArrayRef,
-            Arc::new(Int64Array::from(first)),
-            Arc::new(Int64Array::from(second)),
-            Arc::new(UInt32Array::from(multi)),
-            Arc::new(UInt32Array::from(status)),
+            Arc::new(runs::<UInt32Type>(&layout.counter_type, n)) as ArrayRef,
+            Arc::new(Int64Array::new(first.into(), raw_nulls.clone())),
+            Arc::new(Int64Array::new(second.into(), raw_nulls.clone())),
+            Arc::new(PrimitiveArray::<UInt32Type>::new(
+                multi.into(),
+                raw_nulls.clone(),
+            )),
+            Arc::new(PrimitiveArray::<UInt32Type>::new(status.into(), raw_nulls)),
         ]);
     }
     RecordBatch::try_new(layout.schema.clone(), arrays).map_err(err)

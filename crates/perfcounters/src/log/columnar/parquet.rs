@@ -1,9 +1,9 @@
 //! A log as a Parquet file of its long form.
 //!
 //! [`ParquetLogWriter`] writes row groups of whole records (about [`ROWS_PER_BATCH`](super::ROWS_PER_BATCH) rows each,
-//! streamed: memory does not grow with the log's length), compressed with Zstandard at level 3
-//! (far smaller than Snappy on counter data, and still faster to write than the CSV of the same
-//! log). The log's header is kept in the file's key-value metadata (keys `perfcounters.*`, see
+//! streamed: memory does not grow with the log's length), compressed with Zstandard at level 1,
+//! the columns of a row group encoded in parallel (see [`ParquetLogWriter`]; the encodings are
+//! chosen for speed, the reasons in docs/columnar.md). The log's header is kept in the file's key-value metadata (keys `perfcounters.*`, see
 //! [`header_metadata`]): the columns in their order with their written names and counter
 //! information, the time zone, and the source.
 //!
@@ -22,15 +22,20 @@ use arrow_array::{
     Array, DictionaryArray, Float64Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray, UInt32Array,
 };
+use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::arrow_writer::{
+    compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
 };
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::{ChunkReader, Length};
+use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
 
 use super::dataset::PendingFile;
@@ -364,18 +369,28 @@ pub(crate) fn parquet_error(source: &str, e: ParquetError) -> LogError {
     }
 }
 
+/// The column chunks of one row group, encoded on other threads (see [`ParquetLogWriter`]).
+type EncodedGroup = std::thread::JoinHandle<Result<Vec<ArrowColumnChunk>, ParquetError>>;
+
 /// A log written as a Parquet file of its long form (see the [module documentation](self)).
 ///
 /// Records are buffered until a row group is full (about [`ROWS_PER_BATCH`](super::ROWS_PER_BATCH) rows), then written
 /// grouped by column. [`finish`](LogWriter::finish) writes the last row group and the footer.
+///
+/// A full row group is encoded on other threads, its columns shared out among the machine's
+/// cores ([`encode_group`]), while the caller goes on with the records of the next one; at most
+/// one row group is being encoded at a time, so memory stays at about two row groups.
 pub struct ParquetLogWriter<W: Write + Send> {
     source: String,
     sink: Option<W>,
-    writer: Option<ArrowWriter<W>>,
+    writer: Option<SerializedFileWriter<W>>,
+    factory: Option<ArrowRowGroupWriterFactory>,
     header: Option<(LogHeader, LongLayout)>,
     records: Vec<Record>,
     buffered: usize,
     per_group: usize,
+    groups: usize,
+    encoding: Option<EncodedGroup>,
     finished: Option<W>,
 }
 
@@ -384,8 +399,110 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
         f.debug_struct("ParquetLogWriter")
             .field("source", &self.source)
             .field("buffered", &self.buffered)
+            .field("groups", &self.groups)
             .finish_non_exhaustive()
     }
+}
+
+/// The writer properties of a Parquet log with `rows` rows per row group and the key-value
+/// `metadata`.
+///
+/// * Zstandard level 1 on every column: level 3 makes files about a fifth smaller but costs about
+///   a sixth more work, and either is far below a quarter of the CSV (docs/columnar.md).
+/// * The strings (`machine`, `object` …) are dictionary-encoded (the Arrow dictionaries of the
+///   schema); runs of one key cost next to nothing.
+/// * `time`, `raw_first` and `raw_second` are delta-encoded without a dictionary: within a
+///   column's run, times grow by one interval and raw values by small steps; a dictionary would
+///   hash every value only to find most of them distinct.
+/// * The columns that are constant along a column's run (`counter_type`, `instance_index`,
+///   `multi_count`, `status`) are written plain: Zstandard turns the runs into next to nothing,
+///   for less work than a dictionary's hashing or the deltas (measured).
+/// * `value` is written plain: measured values are mostly distinct, so a dictionary hashes every
+///   one of them and then falls back to plain anyway.
+/// * Statistics are kept per column chunk (row group), not per page: the row group's time range
+///   is what engines prune with; page statistics of a row group ordered by column would cost
+///   without narrowing a query. The string columns have none: a row group holds every column
+///   of its records, so their minimum and maximum span nearly all names and prune nothing, and
+///   computing them compares every row's string.
+fn writer_properties(
+    rows: usize,
+    metadata: Vec<KeyValue>,
+) -> Result<WriterProperties, ParquetError> {
+    let mut props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(1)?))
+        .set_max_row_group_size(rows.max(1))
+        .set_created_by(format!("perfcounters {}", env!("CARGO_PKG_VERSION")))
+        .set_key_value_metadata(Some(metadata))
+        .set_statistics_enabled(EnabledStatistics::Chunk);
+    for name in ["time", "raw_first", "raw_second"] {
+        props = props
+            .set_column_dictionary_enabled(ColumnPath::from(name), false)
+            .set_column_encoding(ColumnPath::from(name), Encoding::DELTA_BINARY_PACKED);
+    }
+    for name in ["instance_index", "counter_type", "multi_count", "status"] {
+        props = props
+            .set_column_dictionary_enabled(ColumnPath::from(name), false)
+            .set_column_encoding(ColumnPath::from(name), Encoding::PLAIN);
+    }
+    props = props.set_column_dictionary_enabled(ColumnPath::from("value"), false);
+    for name in ["machine", "object", "instance", "counter", "parent"] {
+        props =
+            props.set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::None);
+    }
+    Ok(props.build())
+}
+
+/// Encodes the columns of `batch` (of `schema`) into `writers` (one per column, in order), the
+/// columns shared out among as many threads as the machine has cores; returns the chunks in the
+/// columns' order.
+fn encode_group(
+    schema: &SchemaRef,
+    batch: &RecordBatch,
+    writers: Vec<ArrowColumnWriter>,
+) -> Result<Vec<ArrowColumnChunk>, ParquetError> {
+    let mut jobs = Vec::with_capacity(writers.len());
+    for ((field, array), writer) in schema.fields().iter().zip(batch.columns()).zip(writers) {
+        // A flat schema: one leaf per column.
+        let leaves = compute_leaves(field, array)?;
+        jobs.push(std::sync::Mutex::new(Some((writer, leaves))));
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, jobs.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || -> Result<Vec<(usize, ArrowColumnChunk)>, ParquetError> {
+        let mut done = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(job) = jobs.get(k) else {
+                return Ok(done);
+            };
+            let taken = job.lock().map(|mut j| j.take()).unwrap_or(None);
+            let Some((mut writer, leaves)) = taken else {
+                continue;
+            };
+            for leaf in &leaves {
+                writer.write(leaf)?;
+            }
+            done.push((k, writer.close()?));
+        }
+    };
+    let mut chunks: Vec<(usize, ArrowColumnChunk)> =
+        std::thread::scope(|s| {
+            // A helper that cannot be started leaves its share to the others.
+            let helpers: Vec<_> = (1..threads)
+                .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+                .collect();
+            let mut all = work()?;
+            for h in helpers {
+                all.extend(h.join().map_err(|_| {
+                    ParquetError::General("a column encoder thread failed".into())
+                })??);
+            }
+            Ok::<_, ParquetError>(all)
+        })?;
+    chunks.sort_unstable_by_key(|(k, _)| *k);
+    Ok(chunks.into_iter().map(|(_, c)| c).collect())
 }
 
 impl<W: Write + Send> ParquetLogWriter<W> {
@@ -395,10 +512,13 @@ impl<W: Write + Send> ParquetLogWriter<W> {
             source: source.to_owned(),
             sink: Some(sink),
             writer: None,
+            factory: None,
             header: None,
             records: Vec::new(),
             buffered: 0,
             per_group: 1,
+            groups: 0,
+            encoding: None,
             finished: None,
         }
     }
@@ -408,20 +528,53 @@ impl<W: Write + Send> ParquetLogWriter<W> {
         self.finished
     }
 
+    /// Waits for the row group being encoded, if any, and appends it to the file.
+    fn append_encoded(&mut self) -> Result<(), LogError> {
+        let Some(encoding) = self.encoding.take() else {
+            return Ok(());
+        };
+        let source = &self.source;
+        let chunks = encoding
+            .join()
+            .map_err(|_| LogError::invalid(source, None, "the Parquet encoder failed"))?
+            .map_err(|e| parquet_error(source, e))?;
+        let writer = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| LogError::usage(source, "no header written"))?;
+        let mut group = writer
+            .next_row_group()
+            .map_err(|e| parquet_error(source, e))?;
+        for chunk in chunks {
+            chunk
+                .append_to_row_group(&mut group)
+                .map_err(|e| parquet_error(source, e))?;
+        }
+        group.close().map_err(|e| parquet_error(source, e))?;
+        Ok(())
+    }
+
     fn write_group(&mut self) -> Result<(), LogError> {
         if self.buffered == 0 {
             return Ok(());
         }
-        let (Some((header, layout)), Some(writer)) = (&self.header, &mut self.writer) else {
+        let (Some((header, layout)), Some(factory)) = (&self.header, &self.factory) else {
             return Err(LogError::usage(&self.source, "no header written"));
         };
         let records = self.records.get(..self.buffered).unwrap_or(&[]);
         let batch = long_batch(header, layout, records)?;
-        writer
-            .write(&batch)
-            .and_then(|()| writer.flush())
+        let writers = factory
+            .create_column_writers(self.groups)
             .map_err(|e| parquet_error(&self.source, e))?;
+        let schema = layout.schema().clone();
         self.buffered = 0;
+        self.append_encoded()?;
+        self.groups += 1;
+        let encoding = std::thread::Builder::new()
+            .name("parquet-encoder".into())
+            .spawn(move || encode_group(&schema, &batch, writers))
+            .map_err(|e| LogError::io(&self.source, None, e))?;
+        self.encoding = Some(encoding);
         Ok(())
     }
 }
@@ -439,21 +592,15 @@ impl<W: Write + Send> LogWriter for ParquetLogWriter<W> {
             .into_iter()
             .map(|(k, v)| KeyValue::new(k, v))
             .collect();
-        let props = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(
-                ZstdLevel::try_new(3).map_err(|e| parquet_error(&self.source, e))?,
-            ))
-            .set_max_row_group_size(rows.max(1))
-            .set_created_by(format!("perfcounters {}", env!("CARGO_PKG_VERSION")))
-            .set_key_value_metadata(Some(metadata))
-            // A column's first raw values in time order mostly grow by small steps: delta-encoded
-            // (the second values, often one time stamp for many columns, keep their dictionary).
-            .set_column_dictionary_enabled(ColumnPath::from("raw_first"), false)
-            .set_column_encoding(ColumnPath::from("raw_first"), Encoding::DELTA_BINARY_PACKED)
-            .build();
-        let writer = ArrowWriter::try_new(sink, layout.schema().clone(), Some(props))
+        let props =
+            writer_properties(rows, metadata).map_err(|e| parquet_error(&self.source, e))?;
+        // The Arrow writer embeds the Arrow schema in the file's metadata; its parts then encode
+        // the row groups in parallel.
+        let (writer, factory) = ArrowWriter::try_new(sink, layout.schema().clone(), Some(props))
+            .and_then(ArrowWriter::into_serialized_writer)
             .map_err(|e| parquet_error(&self.source, e))?;
         self.writer = Some(writer);
+        self.factory = Some(factory);
         self.header = Some((header.clone(), layout));
         Ok(())
     }
@@ -476,6 +623,7 @@ impl<W: Write + Send> LogWriter for ParquetLogWriter<W> {
 
     fn finish(&mut self) -> Result<(), LogError> {
         self.write_group()?;
+        self.append_encoded()?;
         let writer = self
             .writer
             .take()
