@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::Result;
 use chrono::{DateTime, FixedOffset, Local, TimeZone};
 use perfcounters::format::blg::TimeZoneInformation;
-use perfcounters::query::{ExpandError, Query, QueryCounter};
+use perfcounters::query::{ExpandError, ExpandSchedule, Query, QueryCounter};
 use perfcounters::snapshot::unix_time_from_filetime;
 use perfcounters::FormatOptions;
 
@@ -32,40 +32,6 @@ pub const DEFAULT_COUNTERS: &[&str] = &[
     r"\PhysicalDisk(_Total)\% Disk Time",
     r"\Network Interface(*)\Bytes Total/sec",
 ];
-
-/// How long (in the data's time, 100 ns units) `watch` keeps an expansion of wildcard paths: the
-/// first collection due this long after it expands them again. An expansion collects a whole
-/// snapshot; the collections between read a replay of V1 block files in place.
-const EXPAND_EVERY: i64 = 10 * 10_000_000;
-
-/// When wildcards are expanded again: the times of the last two collections and of the last
-/// expansion.
-#[derive(Debug, Default)]
-struct Schedule {
-    expanded_at: i64,
-    times: Option<(i64, i64)>,
-}
-
-impl Schedule {
-    /// Whether the next collection expands: the second collection (the first with a row) does,
-    /// and then the first one foreseen (from the last two collections' times) [`EXPAND_EVERY`]
-    /// after the last expansion.
-    fn due(&self) -> bool {
-        self.times.is_some_and(|(before, last)| {
-            before == last
-                || last.saturating_add(last.saturating_sub(before).max(0))
-                    >= self.expanded_at.saturating_add(EXPAND_EVERY)
-        })
-    }
-
-    /// A collection at `now` (100 ns), which expanded the paths or not.
-    fn collected(&mut self, now: i64, expanded: bool) {
-        if expanded {
-            self.expanded_at = now;
-        }
-        self.times = Some(self.times.map_or((now, now), |(_, last)| (last, now)));
-    }
-}
 
 /// `watch` / typeperf: the first collection primes the counters, each later one prints a row.
 pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
@@ -118,10 +84,9 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
     // The paths and the catalog stay the same: one request.
     let request = input.request(&mut query)?;
     // Wildcards are expanded again (re-running PdhExpandWildCardPath, as it were) so that a process
-    // that starts gets its counters and one that exits loses them: at the first collection due
-    // EXPAND_EVERY after the last expansion, in the data's time.
+    // that starts gets its counters and one that exits loses them ([`ExpandSchedule`]).
     let reexpand = query.paths().iter().any(|p| p.has_wildcard());
-    let mut schedule = Schedule::default();
+    let mut schedule = ExpandSchedule::default();
     loop {
         let due = schedule.due();
         let collection = if reexpand && due {
@@ -208,34 +173,5 @@ fn local_time_of(
             .and_then(|o| o.timestamp_opt(secs, nanos).single())
             .unwrap_or_else(viewer),
         None => viewer(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The collections (0-based) that expand, for collections `gap` seconds apart.
-    fn expanding(gap: i64, n: usize) -> Vec<usize> {
-        let mut schedule = Schedule::default();
-        let mut out = Vec::new();
-        for i in 0..n {
-            let due = i == 0 || schedule.due();
-            if due {
-                out.push(i);
-            }
-            schedule.collected(i as i64 * gap * 10_000_000, due);
-        }
-        out
-    }
-
-    #[test]
-    fn wildcards_expand_again_every_ten_seconds_of_data() {
-        // The priming collection, the second, then every 10 s.
-        assert_eq!(expanding(1, 25), [0, 1, 11, 21]);
-        assert_eq!(expanding(3, 12), [0, 1, 5, 9]);
-        // 10 s or more apart: every collection.
-        assert_eq!(expanding(60, 4), [0, 1, 2, 3]);
-        assert_eq!(expanding(10, 3), [0, 1, 2]);
     }
 }

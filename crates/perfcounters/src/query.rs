@@ -694,6 +694,41 @@ impl Plan {
     }
 }
 
+/// How long (in the data's time, 100 ns units) an expansion of wildcard paths is kept by
+/// [`ExpandSchedule`]: the first collection due this long after it expands them again.
+pub const EXPAND_EVERY: i64 = 10 * 10_000_000;
+
+/// When a query with wildcards is expanded again ([`Query::collect_expanded`]), as `watch` and
+/// the Python `Query` do it: at the second collection (the first with values), then at the first
+/// collection foreseen (from the last two collections' times) [`EXPAND_EVERY`] or more after the
+/// last expansion. So every collection expands at intervals of 10 s or more, every 10th at 1 s.
+/// An expansion collects a whole snapshot; the collections between may read V1 blocks in place.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExpandSchedule {
+    expanded_at: i64,
+    times: Option<(i64, i64)>,
+}
+
+impl ExpandSchedule {
+    /// Whether the next collection expands.
+    pub fn due(&self) -> bool {
+        self.times.is_some_and(|(before, last)| {
+            before == last
+                || last.saturating_add(last.saturating_sub(before).max(0))
+                    >= self.expanded_at.saturating_add(EXPAND_EVERY)
+        })
+    }
+
+    /// Records a collection at `now` (the collection clock's `perf_time_100ns`), which expanded
+    /// the paths (the first collection always does) or not.
+    pub fn collected(&mut self, now: i64, expanded: bool) {
+        if expanded {
+            self.expanded_at = now;
+        }
+        self.times = Some(self.times.map_or((now, now), |(_, last)| (last, now)));
+    }
+}
+
 /// What [`Query::collect`] read besides the values.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -902,7 +937,9 @@ impl Query {
                 &mut counters,
             );
         }
-        // Counters that survive a re-expansion keep their last value, and so their previous sample.
+        // Counters that survive a re-expansion keep their last value, and so their previous sample
+        // (a path that two patterns expand to, as `\Processor(_Total)\…` beside `\Processor(*)\…`,
+        // is two counters: each keeps it).
         let mut old: HashMap<String, (CounterValue, i32)> = HashMap::new();
         let kept = self.state.drain(..).zip(self.values.drain(..));
         for (c, (state, value)) in self.counters.iter().zip(kept) {
@@ -916,7 +953,7 @@ impl Query {
             .iter()
             .zip(&mut state)
             .map(
-                |(c, state)| match old.remove(fold_case(&c.path.to_string()).as_ref()) {
+                |(c, state)| match old.get(fold_case(&c.path.to_string()).as_ref()).cloned() {
                     Some((value, unique_id)) => {
                         state.unique_id = unique_id;
                         value
@@ -1648,4 +1685,33 @@ fn instance_text(p: &CounterPath) -> String {
         p.instance.as_deref().unwrap_or_default(),
         p.index,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The collections (0-based) that expand, for collections `gap` seconds apart.
+    fn expanding(gap: i64, n: usize) -> Vec<usize> {
+        let mut schedule = ExpandSchedule::default();
+        let mut out = Vec::new();
+        for i in 0..n {
+            let due = i == 0 || schedule.due();
+            if due {
+                out.push(i);
+            }
+            schedule.collected(i as i64 * gap * 10_000_000, due);
+        }
+        out
+    }
+
+    #[test]
+    fn wildcards_expand_again_every_ten_seconds_of_data() {
+        // The priming collection, the second, then every 10 s.
+        assert_eq!(expanding(1, 25), [0, 1, 11, 21]);
+        assert_eq!(expanding(3, 12), [0, 1, 5, 9]);
+        // 10 s or more apart: every collection.
+        assert_eq!(expanding(60, 4), [0, 1, 2, 3]);
+        assert_eq!(expanding(10, 3), [0, 1, 2]);
+    }
 }

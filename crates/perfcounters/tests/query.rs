@@ -948,3 +948,27 @@ fn collect_expanded_follows_instances_that_come_and_go() {
     );
     assert_eq!(step(&mut q), waiting);
 }
+
+/// A path that two patterns expand to is two counters; a re-expansion keeps the previous sample
+/// of both, so both have their rate at the next collection.
+#[test]
+fn collect_expanded_keeps_the_sample_of_a_path_added_twice() {
+    let mut source = ReplaySource::new(InMemory(vec![
+        processes(0, &[("firefox", 2, 0)]),
+        processes(S, &[("firefox", 2, 1_000_000)]),
+    ]));
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\Process(firefox)\% Processor Time").unwrap();
+    q.add(r"\Process(fire*)\% Processor Time").unwrap();
+    let request = q.request(&source.catalog().unwrap());
+    q.collect_expanded(&mut source, &request).unwrap();
+    assert_eq!(results(q.values()), vec![(None, NO_DATA), (None, NO_DATA)]);
+    q.collect_expanded(&mut source, &request).unwrap();
+    let paths: Vec<String> = q.counters().iter().map(|c| c.path_string()).collect();
+    assert_eq!(paths, [r"\\HOST\Process(firefox)\% Processor Time"; 2]);
+    // 0.1 s of CPU in 1 s, in both.
+    assert_eq!(
+        results(q.values()),
+        vec![(Some(10.0), NEW), (Some(10.0), NEW)]
+    );
+}
