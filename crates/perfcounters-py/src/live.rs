@@ -1,6 +1,7 @@
 //! Live counters of the local machine (procfs on Linux, the registry and PerfLib on Windows):
 //! `Query` and `list_counters`.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -12,7 +13,7 @@ use pyo3::types::PyDict;
 
 use perfcounters::log::columnar::{wide_batch, wide_schema};
 use perfcounters::log::{Cell, LogCounter, LogFormat, LogHeader, LogTime, Record};
-use perfcounters::query::Query as RsQuery;
+use perfcounters::query::{ExpandSchedule, Query as RsQuery};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError};
 use perfcounters::FormatOptions;
 
@@ -25,11 +26,17 @@ fn source_error(e: SourceError) -> PyErr {
     PyOSError::new_err(format!("local counters: {e}"))
 }
 
-/// A query's state: the source, the query and its request.
+/// A query's state: the source, the query and its request, and when its wildcards are expanded
+/// again.
 struct Live {
     source: Box<dyn Source + Send>,
     query: RsQuery,
     request: Request,
+    /// Whether a path has a wildcard (only then is the query expanded again).
+    wildcards: bool,
+    /// Whether the first collection (which expands the query) was made.
+    primed: bool,
+    schedule: ExpandSchedule,
 }
 
 impl std::fmt::Debug for Live {
@@ -44,8 +51,19 @@ impl std::fmt::Debug for Live {
 type Collected = (LogTime, Vec<(String, Option<f64>, String)>);
 
 impl Live {
+    /// Collects once; wildcards are expanded again when the schedule says so, as `watch` does,
+    /// so that instances that start appear and those that exit go.
     fn collect(&mut self) -> Result<Collected, SourceError> {
-        let collection = self.query.collect(&mut *self.source, &self.request)?;
+        let due = self.wildcards && self.schedule.due();
+        let collection = if due {
+            self.query
+                .collect_expanded(&mut *self.source, &self.request)?
+        } else {
+            self.query.collect(&mut *self.source, &self.request)?
+        };
+        self.schedule
+            .collected(collection.clock.perf_time_100ns, !self.primed || due);
+        self.primed = true;
         let time = LogTime(collection.system_time.to_filetime().unwrap_or(0));
         let rows = self
             .query
@@ -59,7 +77,9 @@ impl Live {
 }
 
 /// Counter paths collected together from the local machine, as typeperf collects them: wildcards
-/// expand on the first collection, and rates have a value from the second one on.
+/// expand on the first collection and again at the second, then every 10 s of collections (so a
+/// process that starts gets its instances and one that exits loses them), and rates have a value
+/// from the second sample of a counter on.
 #[pyclass(module = "perfcounters._perfcounters")]
 #[derive(Debug)]
 pub struct Query {
@@ -90,8 +110,11 @@ impl Query {
             let request = query.request(&catalog);
             Ok(Live {
                 source,
+                wildcards: query.paths().iter().any(|p| p.has_wildcard()),
                 query,
                 request,
+                primed: false,
+                schedule: ExpandSchedule::default(),
             })
         });
         Ok(Query {
@@ -130,7 +153,9 @@ impl Query {
     }
 
     /// Collects `samples` times, `interval` seconds apart, into an Arrow stream of the wide form:
-    /// `time` (UTC) and one float64 column per counter of the first collection.
+    /// `time` (UTC) and one float64 column per counter collected, in the order they first
+    /// appeared: the union of every collection's counters, null where a counter was not collected
+    /// (an instance that started later or exited earlier) or had no value.
     fn table(&self, py: Python<'_>, samples: usize, interval: f64) -> PyResult<ArrowStream> {
         if samples == 0 {
             return Err(PyValueError::new_err("samples must be at least 1"));
@@ -152,10 +177,17 @@ impl Query {
             Ok(rows)
         });
         let rows = result.map_err(source_error)?;
-        let Some((_, first)) = rows.first() else {
-            return Err(PyValueError::new_err("no collection"));
-        };
-        let paths: Vec<String> = first.iter().map(|(p, _, _)| p.clone()).collect();
+        // The columns: every counter of every collection, in the order they first appeared.
+        let mut column_of: HashMap<&str, usize> = HashMap::new();
+        let mut paths: Vec<String> = Vec::new();
+        for (_, cells) in &rows {
+            for (p, _, _) in cells {
+                column_of.entry(p.as_str()).or_insert_with(|| {
+                    paths.push(p.clone());
+                    paths.len() - 1
+                });
+            }
+        }
         let mut counters = Vec::with_capacity(paths.len());
         for p in &paths {
             let path = perfcounters::path::CounterPath::parse(p)
@@ -175,20 +207,20 @@ impl Query {
         };
         let records: Vec<Record> = rows
             .iter()
-            .map(|(time, cells)| Record {
-                time: *time,
-                // A counter that appeared after the first collection has no column; one that
-                // went away is blank.
-                cells: paths
-                    .iter()
-                    .map(|p| {
-                        cells
-                            .iter()
-                            .find(|(q, _, _)| q == p)
-                            .and_then(|(_, v, _)| *v)
-                            .map_or(Cell::Blank, Cell::Value)
-                    })
-                    .collect(),
+            .map(|(time, cells)| {
+                // A counter not collected this time (not started yet, or gone) is blank.
+                let mut row = vec![Cell::Blank; paths.len()];
+                for (p, v, _) in cells {
+                    if let (Some(&i), Some(v)) = (column_of.get(p.as_str()), v) {
+                        if let Some(c) = row.get_mut(i) {
+                            *c = Cell::Value(*v);
+                        }
+                    }
+                }
+                Record {
+                    time: *time,
+                    cells: row,
+                }
             })
             .collect();
         let schema = wide_schema(&header);

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
+import subprocess
 import sys
+import threading
 import time
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -122,3 +126,71 @@ def test_bad_paths() -> None:
     values = query.collect()
     assert list(values.values()) == [None]
     assert list(query.statuses().values()) == ["PDH_CSTATUS_NO_OBJECT"]
+
+
+def sleeper(tmp_path: Path) -> str:
+    """A copy of sleep under a name no other process has (its comm: at most 15 characters)."""
+    name = f"pcq{os.getpid()}"[:15]
+    exe = tmp_path / name
+    shutil.copy(shutil.which("sleep") or "/bin/sleep", exe)
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_collect_expands_wildcards_again(tmp_path: Path) -> None:
+    exe = sleeper(tmp_path)
+    name = os.path.basename(exe)
+    machine = os.uname().nodename
+    pattern = rf"\Process({name}*)\ID Process"
+    instance = rf"\\{machine}\Process({name})\ID Process"
+    query = perfcounters.Query([pattern])
+    # Nothing matches yet: the wildcard's one counter, without a value.
+    first = query.collect()
+    assert instance not in first
+    assert list(first.values()) == [None]
+    assert list(query.statuses().values()) == ["PDH_CSTATUS_NO_INSTANCE"]
+    child = subprocess.Popen([exe, "60"])
+    try:
+        time.sleep(0.2)
+        # The second collection expands again: the process that started is there.
+        second = query.collect()
+        assert second == {instance: float(child.pid)}
+    finally:
+        child.kill()
+        child.wait()
+    # Then every 10 s of collections: the collection after 10 s foreseen expands, and the
+    # process that exited is gone.
+    time.sleep(10.2)
+    query.collect()
+    gone = query.collect()
+    assert instance not in gone
+    assert list(gone.values()) == [None]
+    assert list(query.statuses().values()) == ["PDH_CSTATUS_NO_INSTANCE"]
+
+
+def test_table_columns_are_the_union(tmp_path: Path) -> None:
+    exe = sleeper(tmp_path)
+    name = os.path.basename(exe)
+    machine = os.uname().nodename
+    query = perfcounters.Query([AVAILABLE, rf"\Process({name}*)\ID Process"])
+    children: list[subprocess.Popen[bytes]] = []
+    # The process starts between the first collection and the second (which expands again).
+    timer = threading.Timer(0.3, lambda: children.append(subprocess.Popen([exe, "60"])))
+    timer.start()
+    try:
+        table = query.table(3, 0.8)
+    finally:
+        timer.join()
+        for c in children:
+            c.kill()
+            c.wait()
+    assert len(children) == 1
+    assert table.column_names == [
+        "time",
+        rf"\\{machine}\Memory\Available Bytes",
+        rf"\\{machine}\Process({name}*)\ID Process",
+        rf"\\{machine}\Process({name})\ID Process",
+    ]
+    # The wildcard's placeholder until the process appears; its column from then on, null before.
+    assert table.column(2).to_pylist() == [None, None, None]
+    assert table.column(3).to_pylist() == [None, float(children[0].pid), float(children[0].pid)]

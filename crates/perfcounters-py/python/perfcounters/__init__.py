@@ -99,7 +99,9 @@ class Query:
     PerfLib on Windows), as typeperf collects them.
 
     ``paths`` are PDH counter paths (``\\Processor(*)\\% Processor Time``), wildcards allowed; they
-    expand on the first collection. A rate has a value from the second collection on.
+    expand on the first collection and again, as ``watch`` does, at the second and then every 10 s
+    of collections, so that a process that starts gets its instances and one that exits loses them.
+    A rate has a value from a counter's second collection on.
     Raises ``ValueError`` for a path that does not parse, ``OSError`` when the machine's counters
     cannot be read.
     """
@@ -121,8 +123,9 @@ class Query:
 
     def table(self, samples: int, interval: float = 1.0) -> pa.Table:
         """Collects ``samples`` times, ``interval`` seconds apart, into a wide table: ``time`` (UTC)
-        and one float64 column per counter of the first collection, null where there is no value.
-        The GIL is released while collecting."""
+        and one float64 column per counter of any collection, in the order they first appeared,
+        null where a counter was not collected (an instance that started later or exited) or had
+        no value. The GIL is released while collecting."""
         return pa.table(self._query.table(samples, interval))
 
     def __repr__(self) -> str:
