@@ -16,6 +16,9 @@ mod capture;
 mod csv_log;
 #[path = "../../../fuzz/checks/names.rs"]
 mod names;
+#[cfg(feature = "arrow")]
+#[path = "../../../fuzz/checks/parquet_log.rs"]
+mod parquet_log;
 #[path = "../../../fuzz/checks/path.rs"]
 mod path;
 #[path = "../../../fuzz/checks/query.rs"]
@@ -107,6 +110,12 @@ fn csv_log_inputs() {
 #[test]
 fn names_inputs() {
     replay("names", names::run);
+}
+
+#[cfg(feature = "arrow")]
+#[test]
+fn parquet_log_inputs() {
+    replay("parquet_log", parquet_log::run);
 }
 
 #[test]
