@@ -106,10 +106,25 @@ impl Rows {
         }
     }
 
-    /// Parses every record of `csv`; `lines` is the number of lines before its first byte.
-    fn parse<R: Read>(&mut self, parser: &RowParser, csv: &mut csv::Reader<R>, lines: u64) {
+    /// Parses every record of `csv`, whose text has `bytes` bytes; `lines` is the number of lines
+    /// before its first byte.
+    fn parse<R: Read>(
+        &mut self,
+        parser: &RowParser,
+        csv: &mut csv::Reader<R>,
+        bytes: usize,
+        lines: u64,
+    ) {
         let mut row = csv::ByteRecord::new();
         loop {
+            if self.times.len() == 1 {
+                // Room for the rest, as long as the first row.
+                let first = usize::try_from(csv.position().byte())
+                    .unwrap_or(bytes)
+                    .max(1);
+                self.times.reserve(bytes / first);
+                self.values.reserve(bytes / first * parser.columns);
+            }
             match csv.read_byte_record(&mut row) {
                 Ok(true) => {}
                 Ok(false) => return,
@@ -155,11 +170,9 @@ impl Rows {
 
 /// Parses a chunk of whole records; `lines` is the number of lines before it.
 pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64) -> Rows {
-    // A row is at least a time stamp's 25 bytes and a separator and blank per column.
-    let rows = chunk.len() / (25 + 2 * parser.columns) + 1;
-    let mut out = Rows::with_capacity(rows, parser.columns);
+    let mut out = Rows::with_capacity(1, parser.columns);
     let mut csv = csv_reader(chunk, parser.separator);
-    out.parse(parser, &mut csv, lines);
+    out.parse(parser, &mut csv, chunk.len(), lines);
     out
 }
 
