@@ -378,7 +378,7 @@ type EncodedGroup = std::thread::JoinHandle<Result<Vec<ArrowColumnChunk>, Parque
 /// grouped by column. [`finish`](LogWriter::finish) writes the last row group and the footer.
 ///
 /// A full row group is encoded on other threads, its columns shared out among the machine's
-/// cores ([`encode_group`]), while the caller goes on with the records of the next one; at most
+/// cores, while the caller goes on with the records of the next one; at most
 /// one row group is being encoded at a time, so memory stays at about two row groups.
 pub struct ParquetLogWriter<W: Write + Send> {
     source: String,
