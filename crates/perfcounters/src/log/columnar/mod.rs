@@ -28,7 +28,7 @@ use arrow_array::{
     Array, ArrayRef, ArrowPrimitiveType, DictionaryArray, Float64Array, Int64Array, PrimitiveArray,
     RecordBatch, StringArray, TimestampMicrosecondArray,
 };
-use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
+use arrow_buffer::{BooleanBufferBuilder, NullBuffer, NullBufferBuilder};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use super::error::LogError;
@@ -382,32 +382,102 @@ pub fn wide_batch(
     schema: &SchemaRef,
     records: &[Record],
 ) -> Result<RecordBatch, LogError> {
-    let source = &header.source;
-    let mut times = Vec::with_capacity(records.len());
+    let mut builder = WideBuilder::new(header.counters.len(), records.len());
     for r in records {
-        times.push(utc_micros(r.time).ok_or_else(|| {
-            LogError::invalid(source, None, format!("time {} is out of range", r.time))
-        })?);
+        builder.push(header, r)?;
     }
-    let mut arrays: Vec<ArrayRef> = vec![Arc::new(
-        TimestampMicrosecondArray::from(times).with_timezone(TIME_ZONE),
-    )];
-    for c in 0..header.counters.len() {
-        let values: Float64Array = records
-            .iter()
-            .map(|r| r.cells.get(c).and_then(Cell::value))
-            .collect();
-        arrays.push(Arc::new(values));
+    builder.finish(header, schema)
+}
+
+/// The columns of a wide batch, built row by row as records arrive: each record's values are
+/// appended to one float64 buffer per counter, and blanks (and samples without a value) to that
+/// column's validity bitmap. Reading a batch of records column by column instead (one cell of
+/// every record per column) strides across every record's cells once per column, which the
+/// `read_log(csv).to_pandas()` comparison of `scripts/pandas-compare.py` showed as the
+/// bottleneck of the wide form.
+struct WideBuilder {
+    times: Vec<i64>,
+    values: Vec<Vec<f64>>,
+    valid: Vec<NullBufferBuilder>,
+}
+
+impl WideBuilder {
+    /// Room for `rows` records of `columns` counters.
+    fn new(columns: usize, rows: usize) -> Self {
+        WideBuilder {
+            times: Vec::with_capacity(rows),
+            values: (0..columns).map(|_| Vec::with_capacity(rows)).collect(),
+            valid: (0..columns).map(|_| NullBufferBuilder::new(rows)).collect(),
+        }
     }
-    RecordBatch::try_new(schema.clone(), arrays)
-        .map_err(|e| LogError::invalid(source, None, e.to_string()))
+
+    /// How many records were pushed since the last [`WideBuilder::finish`].
+    fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Drops the rows pushed since the last [`WideBuilder::finish`] (a batch cut short by an error).
+    fn clear(&mut self) {
+        self.times.clear();
+        for (values, valid) in self.values.iter_mut().zip(&mut self.valid) {
+            values.clear();
+            valid.truncate(0);
+        }
+    }
+
+    /// Appends `record` as one row: a record shorter than the header has nulls in the missing
+    /// columns, cells past the header's columns are ignored.
+    fn push(&mut self, header: &LogHeader, record: &Record) -> Result<(), LogError> {
+        let time = utc_micros(record.time).ok_or_else(|| {
+            LogError::invalid(
+                &header.source,
+                None,
+                format!("time {} is out of range", record.time),
+            )
+        })?;
+        self.times.push(time);
+        let mut cells = record.cells.iter();
+        for (values, valid) in self.values.iter_mut().zip(&mut self.valid) {
+            match cells.next().and_then(Cell::value) {
+                Some(v) => {
+                    values.push(v);
+                    valid.append_non_null();
+                }
+                None => {
+                    values.push(0.0);
+                    valid.append_null();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The batch of the rows pushed so far; the builder is left empty, keeping its buffers' room.
+    fn finish(&mut self, header: &LogHeader, schema: &SchemaRef) -> Result<RecordBatch, LogError> {
+        let rows = self.len();
+        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.values.len() + 1);
+        arrays.push(Arc::new(
+            TimestampMicrosecondArray::from(std::mem::replace(
+                &mut self.times,
+                Vec::with_capacity(rows),
+            ))
+            .with_timezone(TIME_ZONE),
+        ));
+        for (values, valid) in self.values.iter_mut().zip(&mut self.valid) {
+            let values = std::mem::replace(values, Vec::with_capacity(rows));
+            arrays.push(Arc::new(Float64Array::new(values.into(), valid.finish())));
+        }
+        RecordBatch::try_new(schema.clone(), arrays)
+            .map_err(|e| LogError::invalid(&header.source, None, e.to_string()))
+    }
 }
 
 /// A log's wide form, streamed in batches of about [`ROWS_PER_BATCH`] cells.
 pub struct WideBatches<R: LogReader> {
     reader: R,
     schema: SchemaRef,
-    records: Vec<Record>,
+    record: Record,
+    builder: WideBuilder,
     per_batch: usize,
 }
 
@@ -423,11 +493,13 @@ impl<R: LogReader> WideBatches<R> {
     /// The wide form of `reader`.
     pub fn new(reader: R) -> Self {
         let schema = wide_schema(reader.header());
-        let per_batch = records_per_batch(reader.header().counters.len());
+        let columns = reader.header().counters.len();
+        let per_batch = records_per_batch(columns);
         WideBatches {
             reader,
             schema,
-            records: Vec::new(),
+            record: Record::default(),
+            builder: WideBuilder::new(columns, 0),
             per_batch,
         }
     }
@@ -442,15 +514,25 @@ impl<R: LogReader> Iterator for WideBatches<R> {
     type Item = Result<RecordBatch, LogError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match fill(&mut self.reader, &mut self.records, self.per_batch) {
-            Err(e) => Some(Err(e)),
-            Ok(0) => None,
-            Ok(_) => Some(wide_batch(
-                self.reader.header(),
-                &self.schema,
-                &self.records,
-            )),
+        while self.builder.len() < self.per_batch {
+            match self.reader.read_record(&mut self.record) {
+                Err(e) => {
+                    self.builder.clear();
+                    return Some(Err(e));
+                }
+                Ok(false) => break,
+                Ok(true) => {
+                    if let Err(e) = self.builder.push(self.reader.header(), &self.record) {
+                        self.builder.clear();
+                        return Some(Err(e));
+                    }
+                }
+            }
         }
+        if self.builder.len() == 0 {
+            return None;
+        }
+        Some(self.builder.finish(self.reader.header(), &self.schema))
     }
 }
 
