@@ -17,6 +17,20 @@ pub const MAX_RECORD_LEN: usize = 64 << 20;
 /// The most warnings kept; later ones are only counted.
 pub const MAX_WARNINGS: usize = 100;
 
+/// A part of the file read on its own, for a scan split among threads
+/// ([`BlgReader::part`], [`BlgReader::set_part_end`]).
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    /// Records whose first fragment starts at or after this offset belong to the next part.
+    end: usize,
+    /// Still stepping over the fragments that end the previous part's last record.
+    skipping: bool,
+    /// Fragments stepped over at the start.
+    skipped: u64,
+    /// Fragments read at or after `end` (those of this part's last record).
+    beyond: u64,
+}
+
 /// A record being put together from its fragments.
 #[derive(Clone, Copy, Debug)]
 struct Assembly {
@@ -82,9 +96,73 @@ pub struct BlgReader<R> {
     warnings: Vec<Warning>,
     suppressed: u64,
     warned_version: bool,
+    part: Option<Part>,
 }
 
 impl<R: Read> BlgReader<R> {
+    /// A reader of the part of the log that starts at the buffer at file offset `start` (a
+    /// multiple of the buffer size), `src` positioned there, with the header, buffer size and log
+    /// GUID of `like` (a reader of the log's start, past its counter list). It steps over the
+    /// fragments at its start that end a record begun before `start` ([`BlgReader::part_counts`]
+    /// counts them) and reads until [`BlgReader::set_part_end`]'s offset.
+    pub(crate) fn part(src: R, like: &BlgReader<R>, start: usize) -> BlgReader<R> {
+        BlgReader {
+            src,
+            header: like.header.clone(),
+            buffer_size: like.buffer_size,
+            buf: vec![0; like.buffer_size],
+            buf_offset: start,
+            filled: 0,
+            pos: 0,
+            next_offset: start,
+            buffers: 0,
+            stopped: false,
+            stitch: Vec::new(),
+            fragments: Vec::new(),
+            assembly: None,
+            log_guid: like.log_guid,
+            foreign: 0,
+            foreign_first: None,
+            list_seen: true,
+            warnings: Vec::new(),
+            suppressed: 0,
+            warned_version: false,
+            part: Some(Part {
+                end: usize::MAX,
+                skipping: true,
+                skipped: 0,
+                beyond: 0,
+            }),
+        }
+    }
+
+    /// Ends the reader's records before the first record whose first fragment starts at or after
+    /// file offset `end` (a record begun before it is read to its last fragment). The reader then
+    /// stops without the end-of-log checks, which are the whole scan's to make.
+    pub(crate) fn set_part_end(&mut self, end: usize) {
+        match &mut self.part {
+            Some(p) => p.end = end,
+            None => {
+                self.part = Some(Part {
+                    end,
+                    skipping: false,
+                    skipped: 0,
+                    beyond: 0,
+                })
+            }
+        }
+    }
+
+    /// For a part: the fragments stepped over at its start and those read past its end.
+    pub(crate) fn part_counts(&self) -> (u64, u64) {
+        self.part.map_or((0, 0), |p| (p.skipped, p.beyond))
+    }
+
+    /// The buffer size.
+    pub(crate) fn buffer_size(&self) -> usize {
+        self.buffer_size
+    }
+
     /// Reads and checks the first buffer and its log-file header.
     pub fn new(mut src: R) -> Result<BlgReader<R>, ReadError> {
         let mut first = vec![0u8; bh::LEN];
@@ -161,6 +239,7 @@ impl<R: Read> BlgReader<R> {
             warnings,
             suppressed: 0,
             warned_version: false,
+            part: None,
         })
     }
 
@@ -278,6 +357,17 @@ impl<R: Read> BlgReader<R> {
         None
     }
 
+    /// Whether a part's reader stops at `offset`: past its end with no record under way.
+    fn part_ends_at(&self, offset: usize) -> bool {
+        self.assembly.is_none() && self.part.is_some_and(|p| offset >= p.end)
+    }
+
+    fn end_part(&mut self) -> Option<Result<Record<'_>, ReadError>> {
+        self.report_foreign();
+        self.stopped = true;
+        None
+    }
+
     /// One warning for the PDH events of another log skipped (a count, not one per event).
     fn report_foreign(&mut self) {
         let (Some((offset, first)), Some(known)) = (self.foreign_first.take(), self.log_guid)
@@ -318,6 +408,9 @@ impl<R: Read> BlgReader<R> {
                         ));
                     }
                 }
+                if self.part_ends_at(self.next_offset) {
+                    return self.end_part();
+                }
                 match self.load_buffer() {
                     Ok(true) => continue,
                     Ok(false) => return self.at_end(),
@@ -329,6 +422,9 @@ impl<R: Read> BlgReader<R> {
             }
             let at = self.pos;
             let event_offset = self.buf_offset + at;
+            if self.part_ends_at(event_offset) {
+                return self.end_part();
+            }
             let h = match EventHeader::parse(&self.buf[..self.filled], at) {
                 Ok(h) => h,
                 Err(e) => {
@@ -418,6 +514,13 @@ impl<R: Read> BlgReader<R> {
             };
             match self.assembly {
                 None => {
+                    if let Some(p) = self.part.as_mut().filter(|p| p.skipping) {
+                        if index != 1 {
+                            p.skipped += 1;
+                            continue;
+                        }
+                        p.skipping = false;
+                    }
                     if index != 1 || count == 0 {
                         let e = out_of_order(1, 0);
                         if self.header.is_circular() && index > 1 && index <= count {
@@ -487,6 +590,9 @@ impl<R: Read> BlgReader<R> {
                                 },
                             },
                         ));
+                    }
+                    if let Some(p) = self.part.as_mut().filter(|p| event_offset >= p.end) {
+                        p.beyond += 1;
                     }
                     self.fragments.push(Fragment {
                         data_offset: self.stitch.len(),

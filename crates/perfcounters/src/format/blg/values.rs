@@ -159,9 +159,91 @@ pub struct BlgLog<R> {
     utc: UtcMemo,
     columns_only: bool,
     objects: Option<Snapshot>,
+    /// A part of a split scan: trailers are noted (samples before them in the part, the count
+    /// they state) instead of checked.
+    part: Option<PartNotes>,
+}
+
+/// What a part of a split scan leaves to the whole scan to check.
+#[derive(Debug, Default)]
+pub(crate) struct PartNotes {
+    /// Trailers: (samples before it in the part, samples the trailer counts).
+    pub trailers: Vec<(u64, u32)>,
+    /// Whether a sample had V1 blocks (whose columns depend on the name tables read before).
+    pub blocks: bool,
+}
+
+/// What identifies a column of a single or wildcard counter wherever in the log it first appears.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ColumnKey {
+    /// The column of a single counter's entry.
+    Single(usize),
+    /// Entry, folded instance name, `#n`.
+    Instance(usize, String, Option<u32>),
 }
 
 impl<R: Read> BlgLog<R> {
+    /// A log read from the buffer at file offset `start` (`src` positioned there) until
+    /// [`BlgLog::set_part_end`]'s offset, with this log's header, counter list and name table: a
+    /// part of a split column scan. Its columns are those first seen in the part.
+    pub(crate) fn part(&self, src: R, start: usize) -> BlgLog<R> {
+        BlgLog {
+            reader: BlgReader::part(src, &self.reader, start),
+            specs: self.specs.clone(),
+            names: self.names.clone(),
+            columns: Vec::new(),
+            entries: self.specs.iter().map(|_| EntryColumns::default()).collect(),
+            values: Vec::new(),
+            samples: 0,
+            first_time: None,
+            last_time: None,
+            trailer: None,
+            counter_list_offset: self.counter_list_offset,
+            tz: self.tz.clone(),
+            utc: UtcMemo::default(),
+            columns_only: self.columns_only,
+            objects: None,
+            part: Some(PartNotes::default()),
+        }
+    }
+
+    /// Makes this log a part of a split scan that ends before the first record starting at or
+    /// after file offset `end` ([`BlgReader::set_part_end`]).
+    pub(crate) fn set_part_end(&mut self, end: usize) {
+        self.reader.set_part_end(end);
+        self.part.get_or_insert_with(PartNotes::default);
+    }
+
+    /// A part's notes (trailers seen, blocks met).
+    pub(crate) fn part_notes(&self) -> Option<&PartNotes> {
+        self.part.as_ref()
+    }
+
+    /// The key of each column ([`ColumnKey`]); `None` for a column of V1 blocks.
+    pub(crate) fn column_keys(&self) -> Vec<Option<ColumnKey>> {
+        self.columns
+            .iter()
+            .enumerate()
+            .map(|(c, column)| {
+                let entry = self.entries.get(column.entry)?;
+                if entry.single == Some(c) {
+                    return Some(ColumnKey::Single(column.entry));
+                }
+                entry.by_key.is_empty().then(|| {
+                    ColumnKey::Instance(
+                        column.entry,
+                        column
+                            .path
+                            .instance
+                            .as_deref()
+                            .map_or_else(String::new, |i| fold_case(i).into_owned()),
+                        column.path.index,
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// Opens a log: reads the header and the records up to and including the counter list.
     pub fn new(src: R) -> Result<BlgLog<R>, ReadError> {
         let mut reader = BlgReader::new(src)?;
@@ -212,6 +294,7 @@ impl<R: Read> BlgLog<R> {
             utc: UtcMemo::default(),
             columns_only: false,
             objects: None,
+            part: None,
             reader,
             specs,
             names,
@@ -298,23 +381,7 @@ impl<R: Read> BlgLog<R> {
     /// The columns in the order relog prints them: by entry; within a whole-object entry, by
     /// counter name (case-insensitive), then by first appearance; otherwise by first appearance.
     pub fn display_order(&self) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..self.columns.len()).collect();
-        let whole = |c: &Column| {
-            self.specs
-                .get(c.entry)
-                .is_some_and(CounterSpec::is_whole_object)
-        };
-        order.sort_by(|&a, &b| {
-            let (ca, cb) = (&self.columns[a], &self.columns[b]);
-            ca.entry.cmp(&cb.entry).then_with(|| {
-                if whole(ca) {
-                    fold_cmp(&ca.path.counter, &cb.path.counter).then(a.cmp(&b))
-                } else {
-                    a.cmp(&b)
-                }
-            })
-        });
-        order
+        display_order(&self.specs, &self.columns)
     }
 
     /// The next sample, or `None` at the end of the log.
@@ -352,6 +419,9 @@ impl<R: Read> BlgLog<R> {
                     if let Err(e) = result {
                         return Some(Err(e.into()));
                     }
+                    if let Some(notes) = &mut self.part {
+                        notes.blocks |= self.objects.is_some();
+                    }
                     let index = self.samples;
                     self.samples += 1;
                     self.first_time.get_or_insert(time);
@@ -384,7 +454,9 @@ impl<R: Read> BlgLog<R> {
                         offset: record.offset,
                     };
                     self.trailer = Some(summary);
-                    if u64::from(summary.samples) != self.samples {
+                    if let Some(notes) = &mut self.part {
+                        notes.trailers.push((self.samples, summary.samples));
+                    } else if u64::from(summary.samples) != self.samples {
                         let m = format!(
                             "the trailer counts {} samples, the log holds {} before it",
                             summary.samples, self.samples
@@ -401,6 +473,23 @@ impl<R: Read> BlgLog<R> {
             }
         }
     }
+}
+
+/// The columns in the order relog prints them ([`BlgLog::display_order`]).
+pub(crate) fn display_order(specs: &[CounterSpec], columns: &[Column]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..columns.len()).collect();
+    let whole = |c: &Column| specs.get(c.entry).is_some_and(CounterSpec::is_whole_object);
+    order.sort_by(|&a, &b| {
+        let (ca, cb) = (&columns[a], &columns[b]);
+        ca.entry.cmp(&cb.entry).then_with(|| {
+            if whole(ca) {
+                fold_cmp(&ca.path.counter, &cb.path.counter).then(a.cmp(&b))
+            } else {
+                a.cmp(&b)
+            }
+        })
+    });
+    order
 }
 
 /// Case-insensitive comparison of counter names (Unicode lower case), ties broken ordinally.
