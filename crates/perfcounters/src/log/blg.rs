@@ -60,7 +60,7 @@ impl BlgLogReader<BufReader<File>> {
                 .map(|f| BufReader::with_capacity(1 << 16, f))
                 .map_err(|e| LogError::io(&source, None, e))
         };
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = super::cores();
         let first = match scan_in_parts(path, cores, SCAN_PART_MIN) {
             Some(first) => first,
             None => scan(&source, open()?)?,

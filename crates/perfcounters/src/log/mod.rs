@@ -58,3 +58,10 @@ pub use relog::{
 };
 pub use stats::{log_statistics, CounterStatistics};
 pub use zone::{windows_zone, LocalClock};
+
+/// The number of threads the logs' parallel stages (the `.blg` column scan, the PDH-CSV/TSV
+/// reader's chunk parsers, [`copy`]'s encoders, the Parquet column encoders) start by default:
+/// the machine's cores, 1 when unknown. Each caller bounds it by what its work splits into.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

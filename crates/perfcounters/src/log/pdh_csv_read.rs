@@ -290,7 +290,7 @@ impl PdhCsvReader {
             source: RowSource::Done,
             clock: None,
             warnings: Vec::new(),
-            workers: std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+            workers: super::cores().min(8),
             chunk_bytes: pdh_csv_chunks::CHUNK_BYTES,
         };
         if !got {

@@ -467,7 +467,7 @@ impl Default for CopyOptions {
     /// (under 1 MB of records).
     fn default() -> Self {
         CopyOptions {
-            encoders: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            encoders: super::cores(),
             batch_cells: 1 << 14,
         }
     }

@@ -466,9 +466,7 @@ fn encode_group(
         let leaves = compute_leaves(field, array)?;
         jobs.push(std::sync::Mutex::new(Some((writer, leaves))));
     }
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, jobs.len().max(1));
+    let threads = crate::log::cores().clamp(1, jobs.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || -> Result<Vec<(usize, ArrowColumnChunk)>, ParquetError> {
         let mut done = Vec::new();
