@@ -3,10 +3,14 @@
 //! the file reaches the target size (500 MB by default).
 //!
 //! * `blg/read_samples`: the records, samples and raw values (`BlgLog`), one pass;
+//! * `blg/read_records`: the log model's records (`BlgLogReader`: both passes, the cells), the
+//!   second pass decoded on a thread of its own; `blg/read_records_one_thread` on the calling
+//!   thread alone;
 //! * `blg/relog_csv`: `.blg` → PDH-CSV as `relog x.blg -f csv` does it: the column scan, the second
 //!   pass, the calculator on every raw sample, and relog's CSV formatting, into a sink (`copy`: the
 //!   rows formatted on the other cores while this thread reads);
-//! * `blg/relog_csv_one_thread`: the same on one thread (`CopyOptions::single_threaded`);
+//! * `blg/relog_csv_one_thread`: the same on one thread (`CopyOptions::single_threaded`,
+//!   `BlgLogReader::open_threads(path, 1)`);
 //! * `blg/analyze`: `perfcounters analyze` over the same log with rules that read every column (one
 //!   analysis per object, `\Object k(*)\*`, a value threshold and a trend threshold each): the
 //!   same reading and calculation, then slices, alerts, statistics and chart data.
@@ -29,7 +33,7 @@ use perfcounters::analyze::{analyze_logs, auto_interval, AnalyzeOptions, Interva
 use perfcounters::format::blg::BlgLog;
 use perfcounters::log::{
     copy_with, BlgLogReader, CopyOptions, CounterFilter, CsvFlavor, Filtered, LogError, LogReader,
-    PdhCsvLogWriter, RelogFilter,
+    PdhCsvLogWriter, Record, RelogFilter,
 };
 
 fn bench(c: &mut Criterion) {
@@ -48,13 +52,32 @@ fn bench(c: &mut Criterion) {
             black_box(values)
         })
     });
-    for (name, options) in [
-        ("relog_csv", CopyOptions::default()),
-        ("relog_csv_one_thread", CopyOptions::single_threaded()),
+    for (name, threads) in [("read_records", 0), ("read_records_one_thread", 1)] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut reader = match threads {
+                    0 => BlgLogReader::open(&path).unwrap(),
+                    n => BlgLogReader::open_threads(&path, n).unwrap(),
+                };
+                let mut record = Record::default();
+                let mut cells = 0usize;
+                while reader.read_record(&mut record).unwrap() {
+                    cells += record.cells.len();
+                }
+                black_box(cells)
+            })
+        });
+    }
+    for (name, options, threads) in [
+        ("relog_csv", CopyOptions::default(), 0),
+        ("relog_csv_one_thread", CopyOptions::single_threaded(), 1),
     ] {
         g.bench_function(name, |b| {
             b.iter(|| {
-                let reader = BlgLogReader::open(&path).unwrap();
+                let reader = match threads {
+                    0 => BlgLogReader::open(&path).unwrap(),
+                    n => BlgLogReader::open_threads(&path, n).unwrap(),
+                };
                 let mut filtered = Filtered::new(reader, &RelogFilter::default()).unwrap();
                 let mut w = PdhCsvLogWriter::new(
                     BufWriter::with_capacity(1 << 16, std::io::sink()),

@@ -23,6 +23,8 @@ use std::collections::hash_map::{Entry, HashMap};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
 
 use crate::format::blg::values::{display_order, ColumnKey};
 use crate::format::blg::{BlgLog, Column, LogFileHeader, ReadError};
@@ -38,34 +40,251 @@ use crate::log::zone::LocalClock;
 #[derive(Debug)]
 pub struct BlgLogReader<R: Read> {
     header: LogHeader,
-    log: BlgLog<R>,
+    second: Second<R>,
+    /// Starts the decoder thread at the first record, with records per batch (a log opened by
+    /// [`BlgLogReader::open`] and long enough); `None` decodes on the calling thread.
+    spawn: Option<(Spawn<R>, usize)>,
+    /// Columns dropped after the decoder thread started ([`LogReader::select_columns`] once
+    /// reading began): blanked on the calling thread.
+    mask: Option<Vec<bool>>,
+    warnings: Vec<String>,
+}
+
+/// Starts the decoder thread of a second pass.
+type Spawn<R> = fn(Box<BlgLog<R>>, SampleCells, usize) -> Pipe;
+
+/// Where the second pass is decoded.
+#[derive(Debug)]
+enum Second<R: Read> {
+    /// On the calling thread.
+    Here(Box<BlgLog<R>>, SampleCells),
+    /// On the decoder thread, the records handed over in order.
+    Piped(Pipe),
+    /// Between the two (never seen outside `start`).
+    Moving,
+}
+
+/// The second pass's rule from a sample to a record: the sample's UTC time and its cells by
+/// header position. The one place that reads a record, on whichever thread decodes.
+#[derive(Debug)]
+struct SampleCells {
+    source: String,
     /// Column number of the decoder → position in the header.
     position: Vec<usize>,
+    /// Header columns.
+    width: usize,
     keep: Option<Vec<bool>>,
     /// Samples readable (all, or those before the damage the first pass met).
     samples: u64,
     read: u64,
-    warnings: Vec<String>,
     /// The log's local times → UTC.
     clock: LocalClock,
 }
 
+impl SampleCells {
+    /// Reads the next sample of `log` into `record`; `Ok(false)` at the end.
+    fn next<R: Read>(
+        &mut self,
+        log: &mut BlgLog<R>,
+        record: &mut Record,
+    ) -> Result<bool, LogError> {
+        if self.read >= self.samples {
+            return Ok(false);
+        }
+        let sample = match log.next_sample() {
+            None => return Ok(false),
+            Some(Err(e)) => return Err(log_error(&self.source, e)),
+            Some(Ok(s)) => s,
+        };
+        self.read += 1;
+        record.time = self.clock.to_utc(LogTime(sample.time));
+        record.cells.clear();
+        record.cells.resize(self.width, Cell::Blank);
+        for v in sample.values {
+            let Some(&pos) = self.position.get(v.column) else {
+                continue;
+            };
+            if self
+                .keep
+                .as_ref()
+                .is_some_and(|k| !k.get(pos).copied().unwrap_or(false))
+            {
+                continue;
+            }
+            if let Some(cell) = record.cells.get_mut(pos) {
+                *cell = Cell::Raw(
+                    RawCell {
+                        status: v.status,
+                        raw: v.raw,
+                    },
+                    None,
+                );
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Cells per batch handed over by the decoder thread (about 0.5 MB of records).
+pub const PIPE_BATCH_CELLS: usize = 8192;
+
+/// Batches the decoder thread may have decoded ahead of the calling thread (besides the one it
+/// fills and the one the calling thread reads): memory stays a few batches whatever the log's
+/// length.
+const PIPE_AHEAD: usize = 2;
+
+/// Records decoded on the decoder thread, then how the pass ended if it did (`Ok` at the end of
+/// the log, or the error that stopped it, after these records).
+#[derive(Debug)]
+struct Batch {
+    records: Vec<Record>,
+    end: Option<Result<(), LogError>>,
+}
+
+/// The calling thread's side of the decoder thread.
+#[derive(Debug)]
+struct Pipe {
+    batches: Receiver<Batch>,
+    /// Read batches back to the decoder thread, their records reused.
+    spent: Sender<Vec<Record>>,
+    current: Vec<Record>,
+    next: usize,
+    end: Option<Result<(), LogError>>,
+    finished: bool,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Pipe {
+    /// Starts the thread decoding `log` into batches of `per_batch` records.
+    fn start<R: Read + Send + 'static>(
+        mut log: Box<BlgLog<R>>,
+        mut cells: SampleCells,
+        per_batch: usize,
+    ) -> Pipe {
+        let (tx, batches) = mpsc::sync_channel::<Batch>(PIPE_AHEAD);
+        let (spent, reuse) = mpsc::channel::<Vec<Record>>();
+        let thread = std::thread::spawn(move || loop {
+            let mut records = reuse.try_recv().unwrap_or_default();
+            let mut filled = 0;
+            let mut end = None;
+            while filled < per_batch {
+                if filled == records.len() {
+                    records.push(Record::default());
+                }
+                match cells.next(&mut log, &mut records[filled]) {
+                    Ok(true) => filled += 1,
+                    Ok(false) => end = Some(Ok(())),
+                    Err(e) => end = Some(Err(e)),
+                }
+                if end.is_some() {
+                    break;
+                }
+            }
+            records.truncate(filled);
+            let last = end.is_some();
+            // A dropped reader closes the channel: the thread stops here.
+            if tx.send(Batch { records, end }).is_err() || last {
+                return;
+            }
+        });
+        Pipe {
+            batches,
+            spent,
+            current: Vec::new(),
+            next: 0,
+            end: None,
+            finished: false,
+            thread: Some(thread),
+        }
+    }
+
+    /// The next record, in file order, then the end or the error as on one thread.
+    fn read(&mut self, source: &str, record: &mut Record) -> Result<bool, LogError> {
+        loop {
+            if let Some(r) = self.current.get_mut(self.next) {
+                std::mem::swap(record, r);
+                self.next += 1;
+                return Ok(true);
+            }
+            if let Some(end) = self.end.take() {
+                self.finished = true;
+                return end.map(|()| false);
+            }
+            if self.finished {
+                return Ok(false);
+            }
+            let spent = std::mem::take(&mut self.current);
+            if spent.capacity() > 0 {
+                // The thread may have ended: the records are then dropped.
+                let _ = self.spent.send(spent);
+            }
+            match self.batches.recv() {
+                Ok(b) => {
+                    self.current = b.records;
+                    self.next = 0;
+                    self.end = b.end;
+                }
+                Err(_) => {
+                    self.finished = true;
+                    if let Some(Err(panic)) = self.thread.take().map(JoinHandle::join) {
+                        std::panic::resume_unwind(panic);
+                    }
+                    return Err(LogError::usage(source, "the decoder thread stopped"));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Pipe {
+    /// Closes the channel (the thread stops at its next batch, blocked or not) and waits for the
+    /// thread.
+    fn drop(&mut self) {
+        let (_, closed) = mpsc::sync_channel(0);
+        drop(std::mem::replace(&mut self.batches, closed));
+        if let Some(thread) = self.thread.take() {
+            // A panic of the thread was either reported by `read` or is of no use now.
+            let _ = thread.join();
+        }
+    }
+}
+
 impl BlgLogReader<BufReader<File>> {
     /// Opens a log file (read twice: once for its columns, once for its records). The first pass
-    /// is split among the machine's cores when the log is long enough ([`SCAN_PART_MIN`] per part).
+    /// is split among the machine's cores when the log is long enough ([`SCAN_PART_MIN`] per part);
+    /// the second is decoded on a thread of its own, the records handed over in order, when the
+    /// machine has two cores or more and the log is longer than two batches of
+    /// [`PIPE_BATCH_CELLS`] cells.
     pub fn open(path: &Path) -> Result<Self, LogError> {
+        Self::open_with(path, super::cores(), PIPE_BATCH_CELLS)
+    }
+
+    /// [`BlgLogReader::open`] with at most `threads` threads: 1 reads the log on the calling
+    /// thread alone.
+    pub fn open_threads(path: &Path, threads: usize) -> Result<Self, LogError> {
+        Self::open_with(path, threads, PIPE_BATCH_CELLS)
+    }
+
+    /// [`BlgLogReader::open`] on `cores` cores, with batches of `batch_cells` cells.
+    fn open_with(path: &Path, cores: usize, batch_cells: usize) -> Result<Self, LogError> {
         let source = path.display().to_string();
         let open = || {
             File::open(path)
                 .map(|f| BufReader::with_capacity(1 << 16, f))
                 .map_err(|e| LogError::io(&source, None, e))
         };
-        let cores = super::cores();
         let first = match scan_in_parts(path, cores, SCAN_PART_MIN) {
             Some(first) => first,
             None => scan(&source, open()?)?,
         };
-        BlgLogReader::finish(&source, first, open()?)
+        let mut reader = BlgLogReader::finish(&source, first, open()?)?;
+        let per_batch = (batch_cells / reader.header.counters.len().max(1)).max(1);
+        if let Second::Here(_, cells) = &reader.second {
+            if cores >= 2 && cells.samples > 2 * per_batch as u64 {
+                reader.spawn = Some((Pipe::start, per_batch));
+            }
+        }
+        Ok(reader)
     }
 }
 
@@ -297,15 +516,21 @@ impl<R: Read> BlgLogReader<R> {
             counters,
         };
         let log = BlgLog::new(data).map_err(|e| log_error(source, e))?;
-        Ok(BlgLogReader {
-            header,
-            log,
+        let cells = SampleCells {
+            source: source.to_owned(),
             position,
+            width: header.counters.len(),
             keep: None,
             samples,
             read: 0,
-            warnings,
             clock,
+        };
+        Ok(BlgLogReader {
+            header,
+            second: Second::Here(Box::new(log), cells),
+            spawn: None,
+            mask: None,
+            warnings,
         })
     }
 
@@ -315,9 +540,18 @@ impl<R: Read> BlgLogReader<R> {
         &self.warnings
     }
 
-    /// The decoded log (header, counter list, embedded names).
-    pub fn log(&self) -> &BlgLog<R> {
-        &self.log
+    /// The decoded log (header, counter list, embedded names); `None` once its records are
+    /// decoded on the decoder thread ([`BlgLogReader::open`]).
+    pub fn log(&self) -> Option<&BlgLog<R>> {
+        match &self.second {
+            Second::Here(log, _) => Some(log),
+            Second::Piped(_) | Second::Moving => None,
+        }
+    }
+
+    /// Whether the records are decoded on a thread of their own (from the first record on).
+    pub fn is_pipelined(&self) -> bool {
+        self.spawn.is_some() || matches!(self.second, Second::Piped(_))
     }
 }
 
@@ -327,45 +561,31 @@ impl<R: Read> LogReader for BlgLogReader<R> {
     }
 
     fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
-        if self.read >= self.samples {
-            return Ok(false);
+        if let Some((spawn, per_batch)) = self.spawn.take() {
+            if let Second::Here(log, cells) = std::mem::replace(&mut self.second, Second::Moving) {
+                self.second = Second::Piped(spawn(log, cells, per_batch));
+            }
         }
-        let source = &self.header.source;
-        let sample = match self.log.next_sample() {
-            None => return Ok(false),
-            Some(Err(e)) => return Err(log_error(source, e)),
-            Some(Ok(s)) => s,
+        let more = match &mut self.second {
+            Second::Here(log, cells) => cells.next(log, record)?,
+            Second::Piped(pipe) => pipe.read(&self.header.source, record)?,
+            Second::Moving => false,
         };
-        self.read += 1;
-        record.time = self.clock.to_utc(LogTime(sample.time));
-        record.cells.clear();
-        record.cells.resize(self.header.counters.len(), Cell::Blank);
-        for v in sample.values {
-            let Some(&pos) = self.position.get(v.column) else {
-                continue;
-            };
-            if self
-                .keep
-                .as_ref()
-                .is_some_and(|k| !k.get(pos).copied().unwrap_or(false))
-            {
-                continue;
-            }
-            if let Some(cell) = record.cells.get_mut(pos) {
-                *cell = Cell::Raw(
-                    RawCell {
-                        status: v.status,
-                        raw: v.raw,
-                    },
-                    None,
-                );
+        if let (true, Some(mask)) = (more, &self.mask) {
+            for (cell, keep) in record.cells.iter_mut().zip(mask) {
+                if !keep {
+                    *cell = Cell::Blank;
+                }
             }
         }
-        Ok(true)
+        Ok(more)
     }
 
     fn select_columns(&mut self, keep: &[bool]) {
-        self.keep = Some(keep.to_vec());
+        match &mut self.second {
+            Second::Here(_, cells) => cells.keep = Some(keep.to_vec()),
+            Second::Piped(_) | Second::Moving => self.mask = Some(keep.to_vec()),
+        }
     }
 
     fn warnings(&self) -> &[String] {
@@ -620,6 +840,191 @@ mod tests {
         let reader = BlgLogReader::open(&log.0).unwrap();
         assert_eq!(reader.warnings().len(), 1);
         assert!(reader.warnings()[0].contains("the trailer counts 149 samples, the log holds 150"));
+    }
+
+    /// The reader of `data` with the columns the one-thread scan of `scanned` finds, decoding on
+    /// the calling thread, or on the decoder thread in batches of `per_batch` records.
+    fn reader_of(
+        scanned: &Path,
+        data: &Path,
+        per_batch: Option<usize>,
+    ) -> BlgLogReader<BufReader<File>> {
+        try_reader_of(scanned, data, per_batch).unwrap()
+    }
+
+    /// [`reader_of`], or the error that `data` does not open with.
+    fn try_reader_of(
+        scanned: &Path,
+        data: &Path,
+        per_batch: Option<usize>,
+    ) -> Result<BlgLogReader<BufReader<File>>, LogError> {
+        let source = data.display().to_string();
+        let first = scan(&source, File::open(scanned).unwrap()).unwrap();
+        let data = BufReader::new(File::open(data).unwrap());
+        let mut reader = BlgLogReader::finish(&source, first, data)?;
+        reader.spawn = per_batch.map(|n| (Pipe::start as Spawn<_>, n));
+        Ok(reader)
+    }
+
+    /// A log of wildcard and single counters, `n` samples of up to 3 instances.
+    fn plain_log(n: usize) -> Vec<u8> {
+        let samples: Vec<Vec<Vec<String>>> = (0..n)
+            .map(|i| vec![(0..i % 4).map(|k| format!("i{k}")).collect(), Vec::new()])
+            .collect();
+        write_log(&[true, false], &samples, 700, Some(n as u32))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// On random logs, whole or damaged part-way (bytes overwritten, or cut off, after the
+        /// columns were found: the second pass then ends in an error mid-file), with columns
+        /// selected or not: the records decoded on the decoder thread, in batches of 1 to 8, are
+        /// the one-thread reader's, with the same error after the same records and the same
+        /// warnings.
+        #[test]
+        fn pipelined_equals_one_thread(
+            wild in prop::collection::vec(any::<bool>(), 1..4),
+            samples in prop::collection::vec(prop::collection::vec(names(), 4), 1..100),
+            fragment in prop::sample::select(vec![100usize, 700, 3000]),
+            per_batch in 1usize..9,
+            damage in prop::option::of((0.0f64..1.0, any::<u8>(), any::<bool>())),
+            keep in prop::option::of(prop::collection::vec(any::<bool>(), 0..12)),
+        ) {
+            let bytes = write_log(&wild, &samples, fragment, None);
+            let whole = TempLog::new("pipe-whole", &bytes);
+            let mut damaged = bytes.clone();
+            if let Some((at, byte, cut)) = damage {
+                let at = 0x1000 + ((damaged.len() - 0x1000) as f64 * at) as usize;
+                if cut {
+                    damaged.truncate(at);
+                } else {
+                    damaged[at..(at + 16).min(bytes.len())].fill(byte);
+                }
+            }
+            let data = TempLog::new("pipe-data", &damaged);
+            let source = data.0.display().to_string();
+            let (Ok(mut one), Ok(mut piped)) = (
+                try_reader_of(&whole.0, &data.0, None),
+                try_reader_of(&whole.0, &data.0, Some(per_batch)),
+            ) else {
+                // Damage in the counter list: the log does not open, either way.
+                let e = BlgLog::new(BufReader::new(File::open(&data.0).unwrap())).unwrap_err();
+                prop_assert!(damage.is_some(), "{}: {}", source, e);
+                return Ok(());
+            };
+            prop_assert!(piped.is_pipelined() && !one.is_pipelined());
+            if let Some(keep) = keep {
+                one.select_columns(&keep);
+                piped.select_columns(&keep);
+            }
+            prop_assert_eq!(piped.header(), one.header());
+            prop_assert_eq!(piped.warnings(), one.warnings());
+            let (a, b) = (records(piped), records(one));
+            if damage.is_none() {
+                prop_assert_eq!(a.0.len(), samples.len());
+                prop_assert!(a.1.is_none());
+            }
+            prop_assert_eq!(a, b);
+        }
+    }
+
+    /// A second pass that meets damage mid-file (a buffer header overwritten after the columns
+    /// were found) ends in the one-thread reader's error, after the same records.
+    #[test]
+    fn pipelined_error_comes_after_the_same_records() {
+        let bytes = plain_log(200);
+        let mut broken = bytes.clone();
+        let at = bytes.len() / 0x1000 * 3 / 4 * 0x1000;
+        broken[at..at + 16].fill(0xff);
+        let (whole, data) = (
+            TempLog::new("err-whole", &bytes),
+            TempLog::new("err", &broken),
+        );
+        let one = records(reader_of(&whole.0, &data.0, None));
+        for per_batch in [1, 3, 64] {
+            let piped = records(reader_of(&whole.0, &data.0, Some(per_batch)));
+            assert_eq!(piped, one);
+        }
+        assert!((100..200).contains(&one.0.len()), "{}", one.0.len());
+        let error = one.1.unwrap();
+        assert!(error.contains(&format!("offset {at}")), "{error}");
+    }
+
+    /// Columns dropped after the first record (the decoder thread already started) are blanked
+    /// as on one thread.
+    #[test]
+    fn columns_selected_while_pipelined() {
+        let log = TempLog::new("select-late", &plain_log(40));
+        let mut one = reader_of(&log.0, &log.0, None);
+        let mut piped = reader_of(&log.0, &log.0, Some(3));
+        let (mut a, mut b) = (Record::default(), Record::default());
+        assert!(one.read_record(&mut a).unwrap() && piped.read_record(&mut b).unwrap());
+        assert_eq!(a, b);
+        let keep = [false, true, false, true];
+        one.select_columns(&keep);
+        piped.select_columns(&keep);
+        let (a, b) = (records(piped), records(one));
+        assert_eq!(a.0.len(), 39);
+        assert!(a.0.iter().all(|r| r.cells[0] == Cell::Blank));
+        assert_eq!(a, b);
+    }
+
+    /// A reader dropped part-way, its decoder thread blocked on a full channel, stops the thread
+    /// (the drop returns); one dropped before its first record starts none.
+    #[test]
+    fn dropped_reader_stops_its_thread() {
+        let log = TempLog::new("drop", &plain_log(200));
+        let mut piped = reader_of(&log.0, &log.0, Some(1));
+        let mut record = Record::default();
+        assert!(piped.read_record(&mut record).unwrap());
+        assert!(matches!(piped.second, Second::Piped(_)));
+        // The thread fills its batches ahead and blocks.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        drop(piped);
+        let unread = reader_of(&log.0, &log.0, Some(1));
+        assert!(unread.log().is_some());
+        drop(unread);
+    }
+
+    /// `open` decodes on a thread of its own on two cores for a log longer than two batches,
+    /// on the calling thread on one core or for a short log; the records are the same.
+    #[test]
+    fn open_pipelines_long_logs_on_two_cores() {
+        let log = TempLog::new("open", &plain_log(60));
+        let path = &log.0;
+        let one = BlgLogReader::open_with(path, 1, 8).unwrap();
+        assert!(!one.is_pipelined());
+        // 4 columns, 2 records per batch of 8 cells: 60 samples are more than two batches.
+        let piped = BlgLogReader::open_with(path, 2, 8).unwrap();
+        assert!(piped.is_pipelined());
+        assert!(!BlgLogReader::open_with(path, 2, 1000)
+            .unwrap()
+            .is_pipelined());
+        let (a, b) = (records(piped), records(one));
+        assert_eq!(a.0.len(), 60);
+        assert_eq!(a, b);
+    }
+
+    /// The shared logs of real machines give the same records decoded on the decoder thread (in
+    /// batches of 1 to 64 cells' worth) as on one thread.
+    #[test]
+    fn shared_logs_pipelined_as_on_one_thread() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/blg");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            eprintln!("skipped: {} absent", dir.display());
+            return;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let one = records(BlgLogReader::open_with(&path, 1, PIPE_BATCH_CELLS).unwrap());
+            for cells in [1, 64, PIPE_BATCH_CELLS] {
+                let mut piped = BlgLogReader::open_with(&path, 2, cells).unwrap();
+                piped.spawn.get_or_insert((Pipe::start, 1));
+                assert!(piped.is_pipelined());
+                assert_eq!(records(piped), one, "{}", path.display());
+            }
+        }
     }
 
     /// The shared logs of real machines: the same first pass and records split in 2 to 4 parts
