@@ -2,7 +2,9 @@
 //! kind says (counter list, sample sub-records, wildcard instances and their names, V1 blocks and
 //! their snapshots, name-table chunks, trailer), then the whole log is read as columns and samples.
 //! Invariants: nothing panics or hangs; in every sample each column has at most one value, and every
-//! value's column exists; the display order is a permutation of the columns.
+//! value's column exists; the display order is a permutation of the columns; read for its times
+//! alone (`BlgLog::set_times_only`), the log gives the same sample times, the same error at the
+//! same place and the same warnings.
 //!
 //! The checks of the `blg` fuzz target, shared with `cargo test`, which runs them over the kept
 //! corpus in `fuzz/regressions/blg/` (`crates/perfcounters/tests/fuzz_regressions.rs`).
@@ -76,4 +78,22 @@ pub fn run(data: &[u8]) {
         order.sort_unstable();
         assert!(order.iter().copied().eq(0..log.columns().len()));
     }
+    assert_eq!(samples(data, true), samples(data, false));
+}
+
+/// The times of the samples of a log read whole or for its times alone, then the error that ended
+/// the reading (if any), then the warnings.
+fn samples(data: &[u8], times_only: bool) -> Option<(Vec<i64>, Option<String>, Vec<String>)> {
+    let mut log = BlgLog::new(data).ok()?;
+    log.set_times_only(times_only);
+    let mut times = Vec::new();
+    let error = loop {
+        match log.next_sample() {
+            None => break None,
+            Some(Ok(s)) => times.push(s.time),
+            Some(Err(e)) => break Some(e.to_string()),
+        }
+    };
+    let warnings = log.warnings().iter().map(|w| w.to_string()).collect();
+    Some((times, error, warnings))
 }

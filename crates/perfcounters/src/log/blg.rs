@@ -289,7 +289,7 @@ impl BlgLogReader<BufReader<File>> {
 }
 
 /// The log error of a `.blg` read error (its cause kept: [`LogErrorKind`]'s `From<ReadError>`).
-fn log_error(source: &str, e: ReadError) -> LogError {
+pub(super) fn log_error(source: &str, e: ReadError) -> LogError {
     LogError::new(source, None, e)
 }
 
@@ -318,31 +318,17 @@ struct FirstPass {
 fn scan<R: Read>(source: &str, scan: R) -> Result<FirstPass, LogError> {
     let mut first = BlgLog::new(scan).map_err(|e| log_error(source, e))?;
     first.set_columns_only(true);
-    let mut warnings = Vec::new();
     let mut first_time = None;
-    loop {
+    let damage = loop {
         match first.next_sample() {
-            None => break,
+            None => break None,
             Some(Ok(s)) => {
                 first_time.get_or_insert(s.time);
             }
-            Some(Err(e)) => {
-                let n = first.samples_read();
-                warnings.push(format!(
-                    "{}; the log is read up to there ({n} samples)",
-                    log_error(source, e)
-                ));
-                break;
-            }
+            Some(Err(e)) => break Some(e),
         }
-    }
-    warnings.extend(first.warnings().iter().map(|w| format!("{source}: {w}")));
-    if first.reader().suppressed_warnings() > 0 {
-        warnings.push(format!(
-            "{source}: {} more warnings not shown",
-            first.reader().suppressed_warnings()
-        ));
-    }
+    };
+    let warnings = end_warnings(source, &first, damage);
     Ok(FirstPass {
         order: first.display_order(),
         columns: first.columns().to_vec(),
@@ -351,6 +337,52 @@ fn scan<R: Read>(source: &str, scan: R) -> Result<FirstPass, LogError> {
         samples: first.samples_read(),
         header: first.header().clone(),
     })
+}
+
+/// The warnings of a log read to its end or to `damage` (the error that stopped it): the damage,
+/// with the samples read before it, then what the reader stepped over.
+pub(super) fn end_warnings<R: Read>(
+    source: &str,
+    log: &BlgLog<R>,
+    damage: Option<ReadError>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if let Some(e) = damage {
+        let n = log.samples_read();
+        warnings.push(format!(
+            "{}; the log is read up to there ({n} samples)",
+            log_error(source, e)
+        ));
+    }
+    warnings.extend(log.warnings().iter().map(|w| format!("{source}: {w}")));
+    if log.reader().suppressed_warnings() > 0 {
+        warnings.push(format!(
+            "{source}: {} more warnings not shown",
+            log.reader().suppressed_warnings()
+        ));
+    }
+    warnings
+}
+
+/// The log-model header of a `.blg` named `source` whose first sample is at local time
+/// `first_time` (the file's start time without samples), and the clock that turns its samples'
+/// local times into UTC.
+pub(super) fn log_header(
+    source: &str,
+    file: &LogFileHeader,
+    first_time: Option<i64>,
+    counters: Vec<LogCounter>,
+) -> (LogHeader, LocalClock) {
+    let rules = file.time_zone.clone();
+    let first_utc = first_time.map_or(file.start_time, |t| rules.to_utc(t));
+    let clock = LocalClock::new(rules.clone());
+    let header = LogHeader {
+        source: source.to_owned(),
+        kind: LogKind::Binary,
+        time_zone: Some(TimeZone::from_rules(rules, LogTime(first_utc))),
+        counters,
+    };
+    (header, clock)
 }
 
 /// The least bytes of log per part of a split column scan (a smaller log is scanned on one
@@ -506,15 +538,7 @@ impl<R: Read> BlgLogReader<R> {
             position[c] = pos;
         }
         let counters = order.iter().map(|&c| log_counter(&columns[c])).collect();
-        let rules = header.time_zone.clone();
-        let first_utc = first_time.map_or(header.start_time, |t| rules.to_utc(t));
-        let clock = LocalClock::new(rules.clone());
-        let header = LogHeader {
-            source: source.to_owned(),
-            kind: LogKind::Binary,
-            time_zone: Some(TimeZone::from_rules(rules, LogTime(first_utc))),
-            counters,
-        };
+        let (header, clock) = log_header(source, &header, first_time, counters);
         let log = BlgLog::new(data).map_err(|e| log_error(source, e))?;
         let cells = SampleCells {
             source: source.to_owned(),

@@ -9,6 +9,7 @@
 //!   the [`LogReader`] and [`LogWriter`] traits. Every format has one column model: a parsed
 //!   [`CounterPath`](crate::CounterPath) and a [`CounterInfo`] per column ([`LogCounter`]).
 //! * [`blg`] reads Performance Monitor's binary logs (decoded by [`crate::format::blg`]);
+//!   [`BlgTimesReader`] only their records' times;
 //! * [`pdh_csv`] writes PDH-CSV / PDH-TSV (typeperf's and relog's styles); [`pdh_csv_read`] reads
 //!   what Windows machines wrote.
 //! * [`relog`]: the format-agnostic stages: merge several logs, filter counters, times and records,
@@ -26,6 +27,7 @@
 //!   (binary) or row (SQL) of a problem.
 
 pub mod blg;
+mod blg_times;
 #[cfg(feature = "arrow")]
 pub mod columnar;
 pub mod error;
@@ -42,6 +44,7 @@ pub mod stats;
 pub mod zone;
 
 pub use blg::BlgLogReader;
+pub use blg_times::BlgTimesReader;
 pub use error::{Location, LogError, LogErrorKind};
 pub use model::{
     Cell, CounterInfo, LogCounter, LogFormat, LogHeader, LogKind, LogReader, LogTime, LogWriter,

@@ -28,7 +28,7 @@ use super::error::{LogError, LogErrorKind};
 use super::model::{LogFormat, LogHeader, LogReader, LogWriter, Record, RecordEncoder};
 use super::pdh_csv::{CsvFlavor, PdhCsvLogWriter};
 use super::pdh_csv_read::{sniff_flavor, CsvReadOptions, PdhCsvReader};
-use super::{BlgLogReader, Merge};
+use super::{BlgLogReader, BlgTimesReader, Merge};
 
 /// The bytes of a file's start that [`LogFormat::detect`] needs at most (a `.blg` needs
 /// [`SNIFF_LEN`]; a text header may follow a byte-order mark and blank lines).
@@ -196,12 +196,22 @@ pub struct OpenOptions {
     /// The ANSI code page of text logs without a byte-order mark that are not UTF-8
     /// ([`CsvReadOptions::code_page`]).
     pub code_page: Option<u16>,
+    /// Read the records' times alone: a `.blg` is opened as a [`BlgTimesReader`] (no column, each
+    /// sample's time without its values, one pass). The other formats are opened as usual; their
+    /// readers skip the values of the columns nobody selects.
+    pub times_only: bool,
 }
 
 impl OpenOptions {
     /// These options with the ANSI code page of text logs.
     pub fn with_code_page(mut self, code_page: Option<u16>) -> Self {
         self.code_page = code_page;
+        self
+    }
+
+    /// These options reading the records' times alone ([`OpenOptions::times_only`]).
+    pub fn with_times_only(mut self, times_only: bool) -> Self {
+        self.times_only = times_only;
         self
     }
 }
@@ -254,6 +264,7 @@ pub fn open_merged<S: AsRef<str>>(
 pub fn open_file(path: &Path, options: &OpenOptions) -> Result<Box<dyn LogReader>, LogError> {
     let source = path.display().to_string();
     match LogFormat::of_file(path)? {
+        Some(LogFormat::Binary) if options.times_only => Ok(Box::new(BlgTimesReader::open(path)?)),
         Some(LogFormat::Binary) => Ok(Box::new(BlgLogReader::open(path)?)),
         Some(LogFormat::Sql) => open_sql_file(path),
         Some(LogFormat::Parquet) => open_parquet(path),

@@ -158,6 +158,7 @@ pub struct BlgLog<R> {
     tz: super::TimeZoneInformation,
     utc: UtcMemo,
     columns_only: bool,
+    times_only: bool,
     objects: Option<Snapshot>,
     /// A part of a split scan: trailers are noted (samples before them in the part, the count
     /// they state) instead of checked.
@@ -202,6 +203,7 @@ impl<R: Read> BlgLog<R> {
             tz: self.tz.clone(),
             utc: UtcMemo::default(),
             columns_only: self.columns_only,
+            times_only: self.times_only,
             objects: None,
             part: Some(PartNotes::default()),
         }
@@ -293,6 +295,7 @@ impl<R: Read> BlgLog<R> {
             tz,
             utc: UtcMemo::default(),
             columns_only: false,
+            times_only: false,
             objects: None,
             part: None,
             reader,
@@ -371,6 +374,21 @@ impl<R: Read> BlgLog<R> {
         self.columns_only = columns_only;
     }
 
+    /// With `true`, later samples give only their time ([`LogSample::time`], the same as a full
+    /// read gives): their [`LogSample::values`] are empty and single and wildcard counters find no
+    /// column, so only the records' framing is read. A pass that needs the samples' times alone
+    /// (`analyze --interval auto`'s first) runs at the speed of reading the file this way.
+    ///
+    /// Errors and warnings are those of a full read: each sample record is checked as a full read
+    /// checks it ([`Sample::parse`](super::sample::Sample::parse): the framing of every sub-record,
+    /// the fixed layouts of single and wildcard counters, their instance names' bounds), and the
+    /// V1 blocks of whole-object entries, whose decoding can fail, are decoded as with
+    /// [`set_columns_only`](Self::set_columns_only). [`columns`](Self::columns) then holds the
+    /// columns of whole objects only.
+    pub fn set_times_only(&mut self, times_only: bool) {
+        self.times_only = times_only;
+    }
+
     /// The whole objects of the last sample read: the objects of its V1 blocks (whole-object
     /// entries), named from the embedded name table (then the built-in English one), instances named
     /// as PDH shows them, each object with its block's clock. `None` when the sample has no block.
@@ -402,7 +420,8 @@ impl<R: Read> BlgLog<R> {
                         columns: &mut self.columns,
                         entries: &mut self.entries,
                         values: &mut self.values,
-                        columns_only: self.columns_only,
+                        columns_only: self.columns_only || self.times_only,
+                        times_only: self.times_only,
                         objects: &mut self.objects,
                         sample: self.samples,
                         tz: &self.tz,
@@ -532,6 +551,8 @@ struct Decoder<'s> {
     values: &'s mut Vec<SampleValue>,
     /// Find the columns only: no values.
     columns_only: bool,
+    /// The time only: no value, and no column of single or wildcard counters.
+    times_only: bool,
     /// The whole objects of the sample (its V1 blocks, named).
     objects: &'s mut Option<Snapshot>,
     sample: u64,
@@ -571,6 +592,9 @@ impl Decoder<'_> {
             match sub {
                 SubRecord::Counter(r) => {
                     self.time.get_or_insert(r.time_stamp);
+                    if self.times_only {
+                        continue;
+                    }
                     let column = self.single_column(entry);
                     if !self.columns_only {
                         let time = self.utc.convert(self.tz, r.time_stamp);
@@ -579,6 +603,9 @@ impl Decoder<'_> {
                 }
                 SubRecord::Instances(a) => {
                     self.time.get_or_insert(a.time_stamp());
+                    if self.times_only {
+                        continue;
+                    }
                     self.instances(entry, &a);
                 }
                 SubRecord::Block(b) => {
