@@ -4,10 +4,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
 
-use perfcounters::analyze::{analyze_logs, AnalyzeOptions, Interval, Rules};
+use perfcounters::analyze::{analyze_logs, AnalyzeOptions, Interval, Pass, Rules};
 use perfcounters::log::{self, parse_relog_time, CounterFilter, LogError, LogReader, OpenOptions};
 use perfcounters::names::counter_lang::{looks_like_counter_lang, parse_counter_lang};
 use perfcounters::names::NameTable;
@@ -99,24 +99,31 @@ fn parse_interval(s: &str) -> Result<Interval, String> {
     }
 }
 
-/// Opens the logs with the library's opener (content first, name second), printing what their
-/// readers stepped over (when `warn`).
+/// Opens the logs with the library's opener (content first, name second) for `pass`: for
+/// [`Pass::Times`] their records' times alone; for [`Pass::Values`] whole, printing what their
+/// readers stepped over.
 fn open_logs(
     logs: &[String],
     code_page: Option<u16>,
-    warn: bool,
+    pass: Pass,
 ) -> Result<Vec<Box<dyn LogReader>>, LogError> {
-    let options = OpenOptions::default().with_code_page(code_page);
+    let values = pass == Pass::Values;
+    let options = OpenOptions::default()
+        .with_code_page(code_page)
+        .with_times_only(!values);
     let mut out = Vec::new();
     for l in logs {
         for reader in log::open(l, &options)? {
-            if warn {
+            if values {
                 for w in reader.warnings() {
                     eprintln!("perfcounters: warning: {w}");
                 }
             }
             out.push(reader);
         }
+    }
+    if out.is_empty() {
+        return Err(LogError::usage("analyze", "no log to analyse"));
     }
     Ok(out)
 }
@@ -195,17 +202,14 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         begin: time("b", &args.begin)?,
         end: time("e", &args.end)?,
     };
-    let inputs = open_logs(&args.logs, args.code_page, true)?;
-    if inputs.is_empty() {
-        bail!("no log to analyse");
-    }
-    let logs: Vec<String> = inputs.iter().map(|r| r.header().source.clone()).collect();
-    // The logs opened above serve the first pass; with `--interval auto` they are opened once
-    // more for the second (their warnings were printed already).
-    let mut first = Some(inputs);
-    let open = || match first.take() {
-        Some(inputs) => Ok(inputs),
-        None => open_logs(&args.logs, args.code_page, false),
+    // With `--interval auto` the logs are opened twice: for their times, then for the analysis.
+    let mut logs: Vec<String> = Vec::new();
+    let open = |pass: Pass| {
+        let inputs = open_logs(&args.logs, args.code_page, pass)?;
+        if pass == Pass::Values {
+            logs = inputs.iter().map(|r| r.header().source.clone()).collect();
+        }
+        Ok(inputs)
     };
     let result = analyze_logs(open, &rules, &opts)?;
     let text = match args.format {

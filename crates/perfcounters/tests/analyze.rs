@@ -10,10 +10,10 @@ mod vec_log;
 use std::path::PathBuf;
 
 use perfcounters::analyze::rules::RulesFile;
-use perfcounters::analyze::{analyze, analyze_logs, AnalyzeOptions, Interval, Report, Rules};
+use perfcounters::analyze::{analyze, analyze_logs, AnalyzeOptions, Interval, Pass, Report, Rules};
 use perfcounters::log::{
     BlgLogReader, Cell, CsvReadOptions, LogCounter, LogHeader, LogKind, LogReader, LogTime,
-    PdhCsvReader, Record,
+    OpenOptions, PdhCsvReader, Record,
 };
 use perfcounters::names::NameTable;
 use perfcounters::path::CounterPath;
@@ -35,8 +35,18 @@ fn open(path: &std::path::Path) -> Box<dyn LogReader> {
     }
 }
 
+/// Analyses `path` as the command does: with `--interval auto` its times first (a `.blg` read
+/// for its times alone), then its values.
 fn run(path: &std::path::Path, opts: &AnalyzeOptions) -> Report {
-    analyze_logs(|| Ok(vec![open(path)]), &Rules::builtin(), opts).unwrap()
+    let open = |pass: Pass| {
+        let options = OpenOptions::default().with_times_only(pass == Pass::Times);
+        perfcounters::log::open_file(path, &options).map(|r| vec![r])
+    };
+    let r = analyze_logs(open, &Rules::builtin(), opts).unwrap();
+    // The same report from full readers in both passes.
+    let full = analyze_logs(|_| Ok(vec![self::open(path)]), &Rules::builtin(), opts).unwrap();
+    assert_eq!(r, full);
+    r
 }
 
 fn analysis<'a>(r: &'a Report, name: &str) -> &'a perfcounters::analyze::AnalysisReport {
@@ -547,7 +557,7 @@ fn localized_log_through_names() {
         ..Default::default()
     };
     let r = analyze_logs(
-        || Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
+        |_| Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
         &Rules::builtin(),
         &opts,
     )
@@ -561,7 +571,7 @@ fn localized_log_through_names() {
     );
     // Without the tables nothing matches.
     let r = analyze_logs(
-        || Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
+        |_| Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
         &Rules::builtin(),
         &AnalyzeOptions::default(),
     )
@@ -593,7 +603,7 @@ fn localized_log_through_pal_counter_lang() {
         ..Default::default()
     };
     let r = analyze_logs(
-        || Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
+        |_| Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
         &Rules::builtin(),
         &opts,
     )
@@ -619,12 +629,23 @@ fn localized_log_through_pal_counter_lang() {
 #[test]
 fn empty_logs_long_gaps_and_disorder() {
     let h = header(&[r"\\M\Processor(_Total)\% Processor Time"]);
-    let mut log = VecLog::new(h.clone(), Vec::new());
-    let r = analyze(&mut log, &Rules::builtin(), &AnalyzeOptions::default()).unwrap();
+    let r = analyze_logs(
+        |_| Ok(vec![Box::new(VecLog::new(h.clone(), Vec::new()))]),
+        &Rules::builtin(),
+        &AnalyzeOptions::default(),
+    )
+    .unwrap();
     assert_eq!((r.records, r.range, r.interval_seconds), (0, None, 0));
     assert!(r.alerts.is_empty());
     assert_eq!(r.counters[0].count, 0);
     assert_eq!(r.counters[0].min, None);
+    // One stream cannot be read twice: the automatic interval needs `analyze_logs`.
+    let mut log = VecLog::new(h.clone(), Vec::new());
+    let e = analyze(&mut log, &Rules::builtin(), &AnalyzeOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("analyze_logs reads them first"),
+        "{e}"
+    );
 
     let t0 = t(2014, 1, 1, 0, 0, 0, 0);
     let later = t(2024, 1, 1, 0, 0, 0, 0);

@@ -15,7 +15,8 @@ pub mod script;
 
 pub use eval::{
     analyze, analyze_logs, auto_interval, auto_interval_seconds, question_values, Alert,
-    AnalysisReport, AnalyzeError, AnalyzeOptions, CounterReport, Interval, Report, ThresholdReport,
+    AnalysisReport, AnalyzeError, AnalyzeOptions, CounterReport, Interval, Pass, Report,
+    ThresholdReport,
 };
 pub use rules::{
     Analysis, DataSource, DataSourceKind, Question, Rules, RulesError, RulesFile, Threshold,
