@@ -16,7 +16,7 @@ use anyhow::{anyhow, bail, Result};
 use perfcounters::log::{
     self, log_statistics, parse_relog_time, CounterFilter, CreateOptions, Filtered, LogCounter,
     LogErrorKind, LogFormat, LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge,
-    OpenOptions, Record, RelogFilter,
+    OpenOptions, Record, RelogFilter, ValueRows,
 };
 use perfcounters::names::NameTable;
 use perfcounters::CounterPath;
@@ -476,6 +476,23 @@ impl LogReader for Counting<'_> {
         self.summary.end = Some(local);
         self.summary.samples += 1;
         Ok(true)
+    }
+    fn read_values(
+        &mut self,
+        rows: &mut ValueRows,
+        max_cells: usize,
+    ) -> Result<Option<usize>, perfcounters::log::LogError> {
+        let read = self.inner.read_values(rows, max_cells)?;
+        if read.is_none() {
+            return Ok(None);
+        }
+        if let (Some(&first), Some(&last)) = (rows.times.first(), rows.times.last()) {
+            let header = self.inner.header();
+            self.summary.begin.get_or_insert(header.to_local(first));
+            self.summary.end = Some(header.to_local(last));
+            self.summary.samples += rows.len() as u64;
+        }
+        Ok(read)
     }
 }
 

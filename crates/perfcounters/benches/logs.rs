@@ -95,13 +95,13 @@ fn generate_wide(path: &Path, rows: usize, columns: usize) {
 }
 
 /// The generated file of about `mb` megabytes, made once.
-fn log_file(mb: usize) -> PathBuf {
+pub fn log_file(mb: usize) -> PathBuf {
     // rows = mb · 10^6 / 27,000; a generated row is about 33.6 KB, so 200 gives 249 MB and 20 gives 25 MB.
     wide_file(mb * 1_000_000 / 27_000, COLUMNS)
 }
 
 /// The generated file of `rows` rows and `columns` columns, made once.
-fn wide_file(rows: usize, columns: usize) -> PathBuf {
+pub fn wide_file(rows: usize, columns: usize) -> PathBuf {
     let path =
         std::env::temp_dir().join(format!("perfcounters-bench-{columns}cols-{rows}rows.csv"));
     if !path.is_file() {
@@ -112,7 +112,8 @@ fn wide_file(rows: usize, columns: usize) -> PathBuf {
     path
 }
 
-fn read_all(path: &Path) -> u64 {
+/// Every record of the log at `path`: the number of cells read.
+pub fn read_all(path: &Path) -> u64 {
     let mut r = PdhCsvReader::open(path, CsvReadOptions::default()).unwrap();
     let mut rec = Record::default();
     let mut n = 0;
@@ -130,6 +131,29 @@ fn filter() -> RelogFilter {
         .unwrap()])),
         ..RelogFilter::default()
     }
+}
+
+/// `relog -c "\\Process(p1*)\\*"` of the log at `path` into a sink: the records written.
+pub fn csv_to_csv_filtered(path: &Path) -> u64 {
+    let r = PdhCsvReader::open(path, CsvReadOptions::default()).unwrap();
+    let mut f = Filtered::new(r, &filter()).unwrap();
+    let mut w = PdhCsvLogWriter::new(std::io::sink(), CsvFlavor::Csv, "sink");
+    copy(&mut f, &mut w).unwrap()
+}
+
+/// The log at `path` converted unfiltered to PDH-CSV into a sink: the records written.
+pub fn csv_to_csv(path: &Path) -> u64 {
+    let mut r = PdhCsvReader::open(path, CsvReadOptions::default()).unwrap();
+    let mut w = PdhCsvLogWriter::new(std::io::sink(), CsvFlavor::Csv, "sink");
+    copy(&mut r, &mut w).unwrap()
+}
+
+/// Minimum, mean and maximum of every column of the log at `path` (`relog --stats`).
+pub fn stats(path: &Path) -> usize {
+    let mut r = PdhCsvReader::open(path, CsvReadOptions::default()).unwrap();
+    log_statistics(&mut r, &FormatOptions::default())
+        .unwrap()
+        .len()
 }
 
 fn logs(c: &mut Criterion) {
@@ -176,12 +200,7 @@ fn logs(c: &mut Criterion) {
     });
     g.bench_function("read_all", |b| b.iter(|| black_box(read_all(&big))));
     g.bench_function("csv_to_csv_filtered", |b| {
-        b.iter(|| {
-            let r = PdhCsvReader::open(&big, CsvReadOptions::default()).unwrap();
-            let mut f = Filtered::new(r, &filter()).unwrap();
-            let mut w = PdhCsvLogWriter::new(std::io::sink(), CsvFlavor::Csv, "sink");
-            black_box(copy(&mut f, &mut w).unwrap())
-        })
+        b.iter(|| black_box(csv_to_csv_filtered(&big)))
     });
     g.finish();
 
@@ -189,18 +208,9 @@ fn logs(c: &mut Criterion) {
     let mut g = c.benchmark_group("logs");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(std::fs::metadata(&wide).unwrap().len()));
-    g.bench_function("stats_300x20000", |b| {
-        b.iter(|| {
-            let mut r = PdhCsvReader::open(&wide, CsvReadOptions::default()).unwrap();
-            black_box(log_statistics(&mut r, &FormatOptions::default()).unwrap())
-        })
-    });
+    g.bench_function("stats_300x20000", |b| b.iter(|| black_box(stats(&wide))));
     g.bench_function("csv_to_csv_300x20000", |b| {
-        b.iter(|| {
-            let mut r = PdhCsvReader::open(&wide, CsvReadOptions::default()).unwrap();
-            let mut w = PdhCsvLogWriter::new(std::io::sink(), CsvFlavor::Csv, "sink");
-            black_box(copy(&mut r, &mut w).unwrap())
-        })
+        b.iter(|| black_box(csv_to_csv(&wide)))
     });
     g.finish();
 

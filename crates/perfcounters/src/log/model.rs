@@ -240,6 +240,67 @@ pub struct Record {
     pub cells: Vec<Cell>,
 }
 
+/// Records as values only, for consumers that need nothing of a cell but its value (a PDH-CSV
+/// writer, the wide Arrow form): the records' times and their values row after row, one `f64` per
+/// column, NaN where a cell has no value ([`LogReader::read_values`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValueRows {
+    /// Values per record.
+    pub columns: usize,
+    /// The records' times (UTC instants), one per record.
+    pub times: Vec<LogTime>,
+    /// `columns` values per record, record after record; NaN for no value.
+    pub values: Vec<f64>,
+}
+
+impl ValueRows {
+    /// The number of records.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Whether there is no record.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    /// The values of record `i` (empty past the last record).
+    pub fn row(&self, i: usize) -> &[f64] {
+        let from = i.saturating_mul(self.columns);
+        self.values
+            .get(from..from.saturating_add(self.columns))
+            .unwrap_or(&[])
+    }
+
+    /// Removes every record, keeping the room.
+    pub fn clear(&mut self) {
+        self.times.clear();
+        self.values.clear();
+    }
+
+    /// Keeps only the records for which `keep(time)` is true, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(LogTime) -> bool) {
+        let columns = self.columns;
+        let mut kept = 0;
+        for i in 0..self.times.len() {
+            let Some(&t) = self.times.get(i) else { break };
+            if !keep(t) {
+                continue;
+            }
+            if kept != i {
+                if let Some(slot) = self.times.get_mut(kept) {
+                    *slot = t;
+                }
+                self.values
+                    .copy_within(i * columns..(i + 1) * columns, kept * columns);
+            }
+            kept += 1;
+        }
+        self.times.truncate(kept);
+        self.values.truncate(kept * columns);
+    }
+}
+
 /// A streaming log reader.
 pub trait LogReader {
     /// The header, complete before the first record.
@@ -260,6 +321,28 @@ pub trait LogReader {
     fn warnings(&self) -> &[String] {
         &[]
     }
+
+    /// Reads the next records as values only into `rows` (its content replaced): whole records,
+    /// at least one, and no more than `max_cells` values unless one record holds more. Returns
+    /// the number of records read (0 at the end of the log), or `None` when the reader has no
+    /// such path (the default): the caller then reads [`read_record`](Self::read_record). A
+    /// reader answers `None` to every call or to none.
+    ///
+    /// The values are those of the columns chosen by [`select_columns`](Self::select_columns)
+    /// (every column when none was chosen), in column order; `rows.columns` says how many. A
+    /// value is the cell's [`Cell::value`], NaN for none; only readers whose cells are cooked
+    /// values or blanks answer (a raw sample needs its record). Records before an error come
+    /// first, the error at the next call, as with `read_record`; the two calls may be mixed,
+    /// each record is read once. A reader whose records are rows of values parsed in bulk (the
+    /// PDH-CSV reader) hands them over without building a [`Record`] per row.
+    fn read_values(
+        &mut self,
+        rows: &mut ValueRows,
+        max_cells: usize,
+    ) -> Result<Option<usize>, LogError> {
+        let _ = (rows, max_cells);
+        Ok(None)
+    }
 }
 
 impl<R: LogReader + ?Sized> LogReader for Box<R> {
@@ -274,6 +357,13 @@ impl<R: LogReader + ?Sized> LogReader for Box<R> {
     }
     fn warnings(&self) -> &[String] {
         (**self).warnings()
+    }
+    fn read_values(
+        &mut self,
+        rows: &mut ValueRows,
+        max_cells: usize,
+    ) -> Result<Option<usize>, LogError> {
+        (**self).read_values(rows, max_cells)
     }
 }
 
@@ -319,6 +409,26 @@ pub trait RecordEncoder: Send + Sync {
     /// Appends the bytes of `record` to `out`, exactly what the writer's
     /// [`write_record`](LogWriter::write_record) writes for it.
     fn encode(&self, record: &Record, out: &mut Vec<u8>) -> Result<(), LogError>;
+
+    /// Appends the bytes of the records of `rows` to `out`, exactly what
+    /// [`encode`](Self::encode) appends for records of those times whose cells hold those values
+    /// (NaN: a blank). The default builds each record and encodes it.
+    fn encode_values(&self, rows: &ValueRows, out: &mut Vec<u8>) -> Result<(), LogError> {
+        let mut record = Record::default();
+        for (i, &time) in rows.times.iter().enumerate() {
+            record.time = time;
+            record.cells.clear();
+            record.cells.extend(rows.row(i).iter().map(|&v| {
+                if v.is_nan() {
+                    Cell::Blank
+                } else {
+                    Cell::Value(v)
+                }
+            }));
+            self.encode(&record, out)?;
+        }
+        Ok(())
+    }
 }
 
 impl<W: LogWriter + ?Sized> LogWriter for Box<W> {

@@ -20,7 +20,7 @@ use std::io::{self, Write};
 use crate::snapshot::SystemTime;
 
 use super::error::LogError;
-use super::model::{LogHeader, LogWriter, Record, RecordEncoder, TimeZone};
+use super::model::{LogHeader, LogTime, LogWriter, Record, RecordEncoder, TimeZone, ValueRows};
 
 /// Which separator the log uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -529,19 +529,23 @@ pub struct PdhCsvRowEncoder {
     target: String,
 }
 
-impl RecordEncoder for PdhCsvRowEncoder {
-    fn encode(&self, record: &Record, out: &mut Vec<u8>) -> Result<(), LogError> {
-        // Records hold UTC instants; the log shows the local time of its zone, as Windows writes it.
-        let local = self
-            .zone
-            .as_ref()
-            .map_or(record.time, |z| z.to_local(record.time));
-        let time = local.to_system_time().ok_or_else(|| {
+impl PdhCsvRowEncoder {
+    /// The calendar time a row shows for the UTC instant `time`: records hold UTC instants, the log
+    /// shows the local time of its zone, as Windows writes it.
+    fn local_time(&self, time: LogTime) -> Result<SystemTime, LogError> {
+        let local = self.zone.as_ref().map_or(time, |z| z.to_local(time));
+        local.to_system_time().ok_or_else(|| {
             LogError::usage(
                 &self.target,
-                format!("time stamp {} is out of range", record.time.0),
+                format!("time stamp {} is out of range", time.0),
             )
-        })?;
+        })
+    }
+}
+
+impl RecordEncoder for PdhCsvRowEncoder {
+    fn encode(&self, record: &Record, out: &mut Vec<u8>) -> Result<(), LogError> {
+        let time = self.local_time(record.time)?;
         push_row(
             out,
             self.separator,
@@ -549,6 +553,21 @@ impl RecordEncoder for PdhCsvRowEncoder {
             &time,
             record.cells.iter().map(|c| c.value()),
         );
+        Ok(())
+    }
+
+    /// The rows straight from the values: NaN is a blank, written `" "` as a record's blank is.
+    fn encode_values(&self, rows: &ValueRows, out: &mut Vec<u8>) -> Result<(), LogError> {
+        for (i, &time) in rows.times.iter().enumerate() {
+            let time = self.local_time(time)?;
+            push_row(
+                out,
+                self.separator,
+                self.style,
+                &time,
+                rows.row(i).iter().map(|&v| (!v.is_nan()).then_some(v)),
+            );
+        }
         Ok(())
     }
 }

@@ -88,8 +88,9 @@ pub(crate) fn split_point(text: &[u8], separator: u8) -> Split {
     split
 }
 
-/// Parsed rows: local time stamps and their values, one row after the other (NaN for no value:
-/// the values read are finite); then, when parsing stopped at an error, the error.
+/// Parsed rows: local time stamps and their values, one row after the other, one value per
+/// selected column (NaN for no value: the values read are finite); then, when parsing stopped at
+/// an error, the error.
 #[derive(Debug, Default)]
 pub(crate) struct Rows {
     pub(crate) times: Vec<LogTime>,
@@ -123,7 +124,7 @@ impl Rows {
                     .unwrap_or(bytes)
                     .max(1);
                 self.times.reserve(bytes / first);
-                self.values.reserve(bytes / first * parser.columns);
+                self.values.reserve(bytes / first * parser.width());
             }
             match csv.read_byte_record(&mut row) {
                 Ok(true) => {}
@@ -148,7 +149,7 @@ impl Rows {
         lines: u64,
     ) -> bool {
         let start = self.values.len();
-        self.values.resize(start + parser.columns, f64::NAN);
+        self.values.resize(start + parser.width(), f64::NAN);
         let out = self.values.get_mut(start..).unwrap_or(&mut []);
         match parser.parse(row, after, lines, out) {
             Ok(Some(time)) => {
@@ -170,7 +171,7 @@ impl Rows {
 
 /// Parses a chunk of whole records; `lines` is the number of lines before it.
 pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64) -> Rows {
-    let mut out = Rows::with_capacity(1, parser.columns);
+    let mut out = Rows::with_capacity(1, parser.width());
     let mut csv = csv_reader(chunk, parser.separator);
     out.parse(parser, &mut csv, chunk.len(), lines);
     out
@@ -255,21 +256,14 @@ fn cut(
     loop {
         // Fill the buffer to `want` bytes.
         let mut failed = None;
-        while !eof && buf.len() < want {
-            let have = buf.len();
-            buf.resize(want, 0);
-            match text.read(buf.get_mut(have..).unwrap_or(&mut [])) {
-                Ok(0) => {
-                    buf.truncate(have);
-                    eof = true;
-                }
-                Ok(n) => buf.truncate(have + n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => buf.truncate(have),
-                Err(e) => {
-                    buf.truncate(have);
-                    failed = Some(e);
-                    break;
-                }
+        if !eof && buf.len() < want {
+            // Read into the buffer's spare room (no zeroing first); what was read before an
+            // error stays.
+            let more = (want - buf.len()) as u64;
+            buf.reserve(want - buf.len());
+            match text.by_ref().take(more).read_to_end(&mut buf) {
+                Ok(n) => eof = (n as u64) < more,
+                Err(e) => failed = Some(e),
             }
         }
         if eof && failed.is_none() {
@@ -302,7 +296,7 @@ fn cut(
             let mut csv = csv_reader(Cursor::new(buf).chain(text), parser.separator);
             let mut row = csv::ByteRecord::new();
             loop {
-                let mut rows = Rows::with_capacity(64, parser.columns);
+                let mut rows = Rows::with_capacity(64, parser.width());
                 let mut more = true;
                 while rows.times.len() < 64 && rows.error.is_none() {
                     match csv.read_byte_record(&mut row) {

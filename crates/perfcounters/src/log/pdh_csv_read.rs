@@ -39,7 +39,9 @@ use crate::path::CounterPath;
 use super::pdh_csv_chunks::{self, Pipeline, Rows};
 
 use super::error::{quote, Location, LogError};
-use super::model::{Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, Record, TimeZone};
+use super::model::{
+    Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, Record, TimeZone, ValueRows,
+};
 use super::pdh_csv::CsvFlavor;
 use super::zone::LocalClock;
 use crate::encoding::{read_first_line, sniff_bom, TextEncoding, Transcoded};
@@ -78,6 +80,8 @@ pub struct PdhCsvReader {
     /// Threads that parse rows (1: on the calling thread only).
     workers: usize,
     chunk_bytes: usize,
+    /// Whether rows were asked for (a column selection is fixed from then on).
+    started: bool,
 }
 
 /// Where the rows come from.
@@ -109,7 +113,9 @@ pub(crate) struct RowParser {
     row_cells: usize,
     /// Cells a row may leave out at its end: the skipped header cells after the last column.
     trailing_skipped: usize,
-    keep: Option<Vec<bool>>,
+    /// The columns parsed when only some are (`LogReader::select_columns`), in order: a row's
+    /// values are theirs only. `None`: every column.
+    selected: Option<Vec<usize>>,
     /// The counter names, for errors.
     names: Vec<String>,
 }
@@ -282,7 +288,7 @@ impl PdhCsvReader {
                 cells: None,
                 row_cells: 0,
                 trailing_skipped: 0,
-                keep: None,
+                selected: None,
                 names: Vec::new(),
             },
             rows: Rows::default(),
@@ -292,6 +298,7 @@ impl PdhCsvReader {
             warnings: Vec::new(),
             workers: super::cores().min(8),
             chunk_bytes: pdh_csv_chunks::CHUNK_BYTES,
+            started: false,
         };
         if !got {
             return Err(LogError::invalid(source, at(line, None), "empty file"));
@@ -388,6 +395,7 @@ impl PdhCsvReader {
     /// The next parsed rows, `None` at the end: from the `csv` reader of the calling thread, the
     /// first read of the text after the header, or the parsing threads.
     fn next_rows(&mut self) -> Option<Rows> {
+        self.started = true;
         match std::mem::replace(&mut self.source, RowSource::Done) {
             RowSource::Done => None,
             RowSource::Threads(mut pipeline) => {
@@ -708,15 +716,11 @@ impl RowParser {
                 ),
             )
         })?;
-        let keep = self.keep.as_deref();
         let cells = self.cells.as_deref();
-        for (i, out) in out.iter_mut().enumerate() {
-            if keep.is_some_and(|k| !k.get(i).copied().unwrap_or(false)) {
-                continue;
-            }
+        let value = |i: usize, out: &mut f64| -> Result<(), LogError> {
             let at_cell = cells.map_or(Some(i), |c| c.get(i).copied());
             let Some(cell) = at_cell.and_then(|c| row.get(c + 1)) else {
-                continue;
+                return Ok(());
             };
             match parse_value(cell) {
                 Ok(Some(v)) => *out = v,
@@ -733,8 +737,26 @@ impl RowParser {
                     ))
                 }
             };
+            Ok(())
+        };
+        match &self.selected {
+            None => {
+                for (i, out) in out.iter_mut().enumerate() {
+                    value(i, out)?;
+                }
+            }
+            Some(selected) => {
+                for (out, &i) in out.iter_mut().zip(selected) {
+                    value(i, out)?;
+                }
+            }
         }
         Ok(Some(local))
+    }
+
+    /// The values a row has: one per selected column.
+    pub(crate) fn width(&self) -> usize {
+        self.selected.as_ref().map_or(self.columns, Vec::len)
     }
 }
 
@@ -750,25 +772,107 @@ impl LogReader for PdhCsvReader {
         &self.warnings
     }
 
+    /// Only the columns kept are parsed, and rows hold their values only. A selection made after
+    /// the first record was read is ignored (every record is still whole).
     fn select_columns(&mut self, keep: &[bool]) {
-        self.parser.keep = Some(keep.to_vec());
+        if !self.started {
+            self.parser.selected = Some(
+                (0..self.parser.columns)
+                    .filter(|&i| keep.get(i).copied().unwrap_or(false))
+                    .collect(),
+            );
+        }
+    }
+
+    fn read_values(
+        &mut self,
+        out: &mut ValueRows,
+        max_cells: usize,
+    ) -> Result<Option<usize>, LogError> {
+        let width = self.parser.width();
+        out.clear();
+        out.columns = width;
+        let max_rows = (max_cells / width.max(1)).max(1);
+        loop {
+            let have = self.rows.times.len().saturating_sub(self.next);
+            if have > 0 {
+                let from = out.len();
+                // A chunk of rows that makes a batch is handed over as it is.
+                let whole = self.next == 0 && from == 0 && have <= max_rows && have * 2 > max_rows;
+                if whole {
+                    // The parsed rows as they are, no copy; the caller's buffers are reused.
+                    std::mem::swap(&mut out.times, &mut self.rows.times);
+                    std::mem::swap(&mut out.values, &mut self.rows.values);
+                    self.rows.times.clear();
+                    self.rows.values.clear();
+                } else {
+                    let take = have.min(max_rows - from);
+                    let rows = self.next..self.next + take;
+                    out.times
+                        .extend_from_slice(self.rows.times.get(rows.clone()).unwrap_or(&[]));
+                    out.values.extend_from_slice(
+                        self.rows
+                            .values
+                            .get(rows.start * width..rows.end * width)
+                            .unwrap_or(&[]),
+                    );
+                    self.next += take;
+                }
+                if let Some(clock) = &mut self.clock {
+                    for t in out.times.iter_mut().skip(from) {
+                        *t = clock.to_utc(*t);
+                    }
+                }
+                if whole || out.len() >= max_rows {
+                    break;
+                }
+                continue;
+            }
+            if self.rows.error.is_some() {
+                // The records before the error first.
+                if !out.is_empty() {
+                    break;
+                }
+                if let Some(e) = self.rows.error.take() {
+                    self.source = RowSource::Done;
+                    return Err(e);
+                }
+            }
+            let Some(rows) = self.next_rows() else {
+                break;
+            };
+            self.rows = rows;
+            self.next = 0;
+        }
+        Ok(Some(out.len()))
     }
 
     fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
-        let columns = self.parser.columns;
+        let width = self.parser.width();
         loop {
             if let Some(&local) = self.rows.times.get(self.next) {
-                let from = self.next * columns;
+                let from = self.next * width;
                 self.next += 1;
-                let values = self.rows.values.get(from..from + columns).unwrap_or(&[]);
-                record.cells.clear();
-                record.cells.extend(values.iter().map(|&v| {
+                let values = self.rows.values.get(from..from + width).unwrap_or(&[]);
+                let cell = |&v: &f64| {
                     if v.is_nan() {
                         Cell::Blank
                     } else {
                         Cell::Value(v)
                     }
-                }));
+                };
+                record.cells.clear();
+                match &self.parser.selected {
+                    None => record.cells.extend(values.iter().map(cell)),
+                    Some(selected) => {
+                        record.cells.resize(self.parser.columns, Cell::Blank);
+                        for (&i, v) in selected.iter().zip(values) {
+                            if let Some(c) = record.cells.get_mut(i) {
+                                *c = cell(v);
+                            }
+                        }
+                    }
+                }
                 // The header's zone turns the local time into UTC; a log that names none is taken
                 // as UTC.
                 record.time = match &mut self.clock {
@@ -1086,6 +1190,73 @@ mod tests {
         Ok(out)
     }
 
+    /// [`read_log`] through `read_values` (batches of about `max_cells` values; every third call
+    /// a `read_record` instead when `mixed`): the records rebuilt from the rows.
+    fn read_log_values(
+        bytes: &[u8],
+        workers: usize,
+        chunk: usize,
+        keep: u64,
+        max_cells: usize,
+        mixed: bool,
+    ) -> Result<Vec<Result<Record, String>>, String> {
+        let mut r = PdhCsvReader::new(
+            Cursor::new(bytes.to_vec()),
+            "random.csv",
+            CsvReadOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        r.set_parallelism(workers, chunk);
+        let columns = r.header().counters.len();
+        let kept: Vec<bool> = (0..columns)
+            .map(|i| keep == 0 || keep >> (i % 64) & 1 == 1)
+            .collect();
+        if keep != 0 {
+            r.select_columns(&kept);
+        }
+        let mut out = Vec::new();
+        let mut rows = ValueRows::default();
+        let mut rec = Record::default();
+        for call in 0.. {
+            if mixed && call % 3 == 2 {
+                match r.read_record(&mut rec) {
+                    Ok(true) => out.push(Ok(rec.clone())),
+                    Ok(false) => break,
+                    Err(e) => {
+                        out.push(Err(e.to_string()));
+                        break;
+                    }
+                }
+                continue;
+            }
+            match r.read_values(&mut rows, max_cells) {
+                Ok(Some(0)) => break,
+                Ok(Some(n)) => {
+                    assert_eq!(n, rows.len());
+                    assert_eq!(rows.columns, kept.iter().filter(|&&k| k).count());
+                    assert!(n == 1 || n * rows.columns <= max_cells.max(1));
+                    for (i, &time) in rows.times.iter().enumerate() {
+                        let mut values = rows.row(i).iter();
+                        let cells = kept
+                            .iter()
+                            .map(|&k| match k.then(|| values.next()).flatten() {
+                                Some(v) if !v.is_nan() => Cell::Value(*v),
+                                _ => Cell::Blank,
+                            })
+                            .collect();
+                        out.push(Ok(Record { time, cells }));
+                    }
+                }
+                Ok(None) => return Err("no values".into()),
+                Err(e) => {
+                    out.push(Err(e.to_string()));
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
     proptest::proptest! {
         /// Values read as `str::parse::<f64>` reads them, bit for bit, and the same cells rejected.
         #[test]
@@ -1126,6 +1297,79 @@ mod tests {
             // A log shorter than a chunk: parsed at once on the calling thread.
             proptest::prop_assert_eq!(&read_log(&log, workers, 1 << 20, keep), &one);
         }
+
+        /// Rows read as values (in batches of any size, mixed with records) are the records, and
+        /// the errors after them, that `read_record` reads.
+        #[test]
+        fn values_are_the_records(
+            seed in proptest::prelude::any::<u64>(),
+            bad in 0u64..40,
+            workers in 0usize..4,
+            chunk in 1usize..600,
+            max_cells in 0usize..40,
+            mixed in proptest::prelude::any::<bool>(),
+        ) {
+            let log = random_log(seed, bad);
+            let keep = if seed % 3 == 0 { seed >> 8 } else { 0 };
+            let one = read_log(&log, 0, chunk, keep);
+            proptest::prop_assert_eq!(
+                &read_log_values(&log, workers, chunk, keep, max_cells, mixed),
+                &one
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// A log copied to PDH-CSV through the threaded reader, a filter (columns, range, every
+        /// n-th) and encoders on other threads (values handed over as rows) is byte for byte the
+        /// copy of one reader, record by record, on one thread, up to the same error.
+        #[test]
+        fn copies_are_the_one_thread_copy(
+            seed in proptest::prelude::any::<u64>(),
+            bad in 0u64..40,
+            workers in 1usize..4,
+            chunk in 1usize..600,
+            encoders in 1usize..4,
+            batch_cells in 1usize..50,
+            pick in proptest::prelude::any::<u64>(),
+            every in 1u64..4,
+            begin in proptest::option::of(0u32..30),
+        ) {
+            use crate::log::{copy_with, CopyOptions, CounterFilter, Filtered, PdhCsvLogWriter, RelogFilter};
+            let log = random_log(seed, bad);
+            let copy = |workers: usize, options: &CopyOptions| -> Result<(Vec<u8>, Result<u64, String>), String> {
+                let mut r = PdhCsvReader::new(
+                    Cursor::new(log.clone()),
+                    "random.csv",
+                    CsvReadOptions::default(),
+                )
+                .map_err(|e| e.to_string())?;
+                r.set_parallelism(workers, chunk);
+                let patterns: Vec<CounterPath> = r
+                    .header()
+                    .counters
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| pick >> (i % 64) & 1 == 1)
+                    .map(|(_, c)| c.path.clone())
+                    .collect();
+                let filter = RelogFilter {
+                    counters: (pick % 4 != 0).then(|| CounterFilter::new(patterns)),
+                    begin: begin.and_then(|s| LogTime::from_parts(2014, 2, 1, 0, 0, s, 0)),
+                    every,
+                    ..RelogFilter::default()
+                };
+                let mut f = Filtered::new(r, &filter).map_err(|e| e.to_string())?;
+                let mut w = PdhCsvLogWriter::new(Vec::new(), CsvFlavor::Csv, "out.csv");
+                let n = copy_with(&mut f, &mut w, options).map_err(|e| e.to_string());
+                Ok((w.into_inner(), n))
+            };
+            let one = copy(0, &CopyOptions::single_threaded());
+            let many = copy(workers, &CopyOptions { encoders, batch_cells });
+            proptest::prop_assert_eq!(many, one);
+        }
     }
 
     /// The quote scan finds the last record end, counts lines and stops at quotes the `csv` crate
@@ -1158,5 +1402,10 @@ mod tests {
         assert_eq!(split_point(b"\"1\"2\n4", b','), split(0, 0, true));
         assert_eq!(split_point(b"\"1\"\t2\n4", b'\t'), split(6, 1, false));
         assert_eq!(split_point(b"\"1\"\t2\n4", b','), split(0, 0, true));
+        // Across 64-byte blocks: a quoted cell and a line end on both sides of the 64th byte.
+        let long = format!("\"{}\n\",\"x\"\n\"{}\"\n1", "a".repeat(62), "b".repeat(70));
+        assert_eq!(split_point(long.as_bytes(), b','), split(143, 3, false));
+        let escaped = format!("\"{}\"\"\",1\n\"a\"b\n", "a".repeat(61));
+        assert_eq!(split_point(escaped.as_bytes(), b','), split(68, 1, true));
     }
 }

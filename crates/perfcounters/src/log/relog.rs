@@ -18,6 +18,7 @@ use crate::raw::RawCounter;
 use super::error::LogError;
 use super::model::{
     Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record, RecordEncoder,
+    ValueRows,
 };
 use super::pdh_csv_read::Digits;
 use super::zone::LocalClock;
@@ -440,6 +441,64 @@ impl<R: LogReader> LogReader for Filtered<R> {
         }
         Ok(false)
     }
+
+    /// The inner reader's values (asked for the kept columns only), with the records outside the
+    /// range and between every n-th left out. Values need no computing: a reader that reads
+    /// values has no raw samples.
+    fn read_values(
+        &mut self,
+        rows: &mut ValueRows,
+        max_cells: usize,
+    ) -> Result<Option<usize>, LogError> {
+        loop {
+            if self.done {
+                rows.clear();
+                rows.columns = self.columns.len();
+                return Ok(Some(0));
+            }
+            let Some(n) = self.inner.read_values(rows, max_cells)? else {
+                return Ok(None);
+            };
+            if n == 0 {
+                self.done = true;
+                continue;
+            }
+            if rows.columns != self.columns.len() {
+                // A reader that read every column: the kept ones, in place.
+                let all = rows.columns;
+                let kept = self.columns.len();
+                for r in 0..rows.len() {
+                    for (k, &col) in self.columns.iter().enumerate() {
+                        let v = rows.values.get(r * all + col).copied().unwrap_or(f64::NAN);
+                        if let Some(slot) = rows.values.get_mut(r * kept + k) {
+                            *slot = v;
+                        }
+                    }
+                }
+                rows.values.truncate(rows.len() * kept);
+                rows.columns = kept;
+            }
+            if self.begin.is_some() || self.end.is_some() || self.every > 1 {
+                let (begin, end, every) = (self.begin, self.end, self.every);
+                let (in_range, done) = (&mut self.in_range, &mut self.done);
+                rows.retain(|t| {
+                    if *done || begin.is_some_and(|b| t < b) {
+                        return false;
+                    }
+                    if end.is_some_and(|e| t > e) {
+                        *done = true;
+                        return false;
+                    }
+                    let n = *in_range;
+                    *in_range += 1;
+                    n % every == 0
+                });
+            }
+            if !rows.is_empty() {
+                return Ok(Some(rows.len()));
+            }
+        }
+    }
 }
 
 /// Copies every record of `reader` into `writer` (header, records, finish). Returns the number of
@@ -508,28 +567,102 @@ pub fn copy_with(
             return Ok(n);
         }
     };
-    let columns = reader.header().counters.len().max(1);
-    let per_batch = (options.batch_cells / columns).max(1);
-    // The first batch decides: a log that ends within it is written here, with no thread started.
-    let mut first = Batch::default();
-    let ended = first.fill(reader, per_batch);
-    if ended.is_err() || first.len < per_batch {
-        let mut n = 0u64;
-        for record in first.records.iter().take(first.len) {
-            writer.write_record(record)?;
-            n += 1;
-        }
-        ended?;
-        writer.finish()?;
-        return Ok(n);
-    }
     let encoder: &dyn RecordEncoder = &*encoder;
-    let n = std::thread::scope(|scope| {
+    // A reader of values hands them over without a record per row.
+    let mut first = Values {
+        rows: ValueRows::default(),
+        bytes: Vec::new(),
+    };
+    let n = match first.fill(reader, options.batch_cells) {
+        Ok(true) => {
+            // A log that ends within the first batch is written here, with no thread started.
+            let mut second = Values {
+                rows: ValueRows::default(),
+                bytes: Vec::new(),
+            };
+            match second.fill(reader, options.batch_cells) {
+                Ok(false) => {
+                    first.encode(encoder)?;
+                    writer.write_encoded(&first.bytes)?;
+                    first.len() as u64
+                }
+                Ok(true) => {
+                    let n = encode_in_order(reader, writer, encoder, options, vec![first, second])?;
+                    writer.finish()?;
+                    return Ok(n);
+                }
+                Err(e) => {
+                    // The records before the error are written, as on one thread.
+                    first.encode(encoder)?;
+                    writer.write_encoded(&first.bytes)?;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(false) if first.supported() => 0,
+        Ok(false) => {
+            let columns = reader.header().counters.len().max(1);
+            let per_batch = (options.batch_cells / columns).max(1);
+            // The first batch decides: a log that ends within it is written here, with no
+            // thread started.
+            let mut first = Batch {
+                per_batch,
+                ..Batch::default()
+            };
+            let ended = first.fill(reader, options.batch_cells);
+            if ended.is_err() || first.len < per_batch {
+                let mut n = 0u64;
+                for record in first.records.iter().take(first.len) {
+                    writer.write_record(record)?;
+                    n += 1;
+                }
+                ended?;
+                n
+            } else {
+                let n = encode_in_order(reader, writer, encoder, options, vec![first])?;
+                writer.finish()?;
+                return Ok(n);
+            }
+        }
+        Err(e) => return Err(e),
+    };
+    writer.finish()?;
+    Ok(n)
+}
+
+/// A batch of work for [`encode_in_order`]: read on the reading thread, encoded on another.
+trait Work: Default + Send {
+    /// Reads the next records (about `cells` cells); false when the log ended before any. On a
+    /// reading error, the records before it stay in the batch.
+    fn fill(&mut self, reader: &mut dyn LogReader, cells: usize) -> Result<bool, LogError>;
+    /// The records held.
+    fn len(&self) -> usize;
+    /// Encodes them into [`bytes`](Work::bytes).
+    fn encode(&mut self, encoder: &dyn RecordEncoder) -> Result<(), LogError>;
+    /// The encoded bytes.
+    fn bytes(&self) -> &[u8];
+}
+
+/// Encodes the batches `pending` (in order, the last one with more records possibly to follow)
+/// and every further batch of `reader` on `options.encoders` threads, and writes them in order.
+///
+/// This thread reads records into batches and hands batch i to encoder i mod n; it writes the
+/// encoded batches in their order as they come back, with at most two batches per encoder under
+/// way, so memory stays a few batches whatever the log's length. A reading error ends the copy
+/// after the records before it are written, as on one thread.
+fn encode_in_order<W: Work>(
+    reader: &mut dyn LogReader,
+    writer: &mut dyn LogWriter,
+    encoder: &dyn RecordEncoder,
+    options: &CopyOptions,
+    pending: Vec<W>,
+) -> Result<u64, LogError> {
+    std::thread::scope(|scope| {
         let mut to_workers = Vec::with_capacity(options.encoders);
         let mut from_workers = Vec::with_capacity(options.encoders);
         for _ in 0..options.encoders {
-            let (batch_tx, batch_rx) = std::sync::mpsc::channel::<Batch>();
-            let (done_tx, done_rx) = std::sync::mpsc::channel::<(Batch, Result<(), LogError>)>();
+            let (batch_tx, batch_rx) = std::sync::mpsc::channel::<W>();
+            let (done_tx, done_rx) = std::sync::mpsc::channel::<(W, Result<(), LogError>)>();
             scope.spawn(move || {
                 while let Ok(mut batch) = batch_rx.recv() {
                     let r = batch.encode(encoder);
@@ -544,59 +677,64 @@ pub fn copy_with(
         let workers = to_workers.len();
         let mut written = 0u64;
         let (mut sent, mut received) = (0usize, 0usize);
-        let mut spare: Vec<Batch> = Vec::new();
-        let mut next = Some(first);
+        let mut spare: Vec<W> = Vec::new();
         let mut failure = None;
-        // The oldest batch under way, written when it comes back; its records and buffer are
-        // reused.
-        let mut write_oldest =
-            |received: &mut usize, spare: &mut Vec<Batch>| -> Result<(), LogError> {
-                let rx = from_workers
-                    .get(*received % workers)
-                    .ok_or_else(|| LogError::usage("copy", "no encoder"))?;
-                let (batch, r) = rx
-                    .recv()
+        // The oldest batch under way, written when it comes back; its buffers are reused.
+        let mut write_oldest = |received: &mut usize, spare: &mut Vec<W>| -> Result<(), LogError> {
+            let rx = from_workers
+                .get(*received % workers)
+                .ok_or_else(|| LogError::usage("copy", "no encoder"))?;
+            let (batch, r) = rx
+                .recv()
+                .map_err(|_| LogError::usage("copy", "an encoder stopped"))?;
+            *received += 1;
+            // The records before an encoding error are written, as on one thread.
+            writer.write_encoded(batch.bytes())?;
+            r?;
+            written += batch.len() as u64;
+            spare.push(batch);
+            Ok(())
+        };
+        let send = |batch: W, sent: &mut usize| -> Result<(), LogError> {
+            if let Some(tx) = to_workers.get(*sent % workers) {
+                tx.send(batch)
                     .map_err(|_| LogError::usage("copy", "an encoder stopped"))?;
-                *received += 1;
-                // The records before an encoding error are written, as on one thread.
-                writer.write_encoded(&batch.bytes)?;
-                r?;
-                written += batch.len as u64;
-                spare.push(batch);
-                Ok(())
-            };
-        while let Some(batch) = next.take() {
-            let full = batch.len == per_batch;
-            if batch.len > 0 {
-                if let Some(tx) = to_workers.get(sent % workers) {
-                    tx.send(batch)
-                        .map_err(|_| LogError::usage("copy", "an encoder stopped"))?;
-                    sent += 1;
-                }
+                *sent += 1;
             }
-            if failure.is_some() || !full {
-                break;
+            Ok(())
+        };
+        for batch in pending {
+            if batch.len() > 0 {
+                send(batch, &mut sent)?;
             }
+        }
+        loop {
             if sent - received >= 2 * workers {
                 write_oldest(&mut received, &mut spare)?;
             }
             let mut batch = spare.pop().unwrap_or_default();
-            if let Err(e) = batch.fill(reader, per_batch) {
-                failure = Some(e);
+            let more = match batch.fill(reader, options.batch_cells) {
+                Ok(more) => more,
+                Err(e) => {
+                    failure = Some(e);
+                    false
+                }
+            };
+            if batch.len() > 0 {
+                send(batch, &mut sent)?;
             }
-            next = Some(batch);
+            if !more {
+                break;
+            }
         }
         while received < sent {
             write_oldest(&mut received, &mut spare)?;
         }
-        drop(to_workers);
         match failure {
             Some(e) => Err(e),
             None => Ok(written),
         }
-    })?;
-    writer.finish()?;
-    Ok(n)
+    })
 }
 
 /// Records read for an encoder, and their bytes once encoded.
@@ -605,14 +743,18 @@ struct Batch {
     /// The first `len` are this batch's; the rest are kept for their allocations.
     records: Vec<Record>,
     len: usize,
+    /// Records per batch.
+    per_batch: usize,
     bytes: Vec<u8>,
 }
 
-impl Batch {
-    /// Reads up to `max` records. On a reading error, the records before it stay in the batch.
-    fn fill(&mut self, reader: &mut dyn LogReader, max: usize) -> Result<(), LogError> {
+impl Work for Batch {
+    fn fill(&mut self, reader: &mut dyn LogReader, cells: usize) -> Result<bool, LogError> {
+        if self.per_batch == 0 {
+            self.per_batch = (cells / reader.header().counters.len().max(1)).max(1);
+        }
         self.len = 0;
-        while self.len < max {
+        while self.len < self.per_batch {
             if self.records.len() == self.len {
                 self.records.push(Record::default());
             }
@@ -624,7 +766,11 @@ impl Batch {
             }
             self.len += 1;
         }
-        Ok(())
+        Ok(self.len == self.per_batch)
+    }
+
+    fn len(&self) -> usize {
+        self.len
     }
 
     fn encode(&mut self, encoder: &dyn RecordEncoder) -> Result<(), LogError> {
@@ -633,6 +779,54 @@ impl Batch {
             encoder.encode(record, &mut self.bytes)?;
         }
         Ok(())
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Values read for an encoder ([`LogReader::read_values`]), and their bytes once encoded.
+#[derive(Default)]
+struct Values {
+    rows: ValueRows,
+    bytes: Vec<u8>,
+}
+
+impl Values {
+    /// Whether the reader read values (after a [`fill`](Work::fill)): it set the width.
+    fn supported(&self) -> bool {
+        self.rows.columns != usize::MAX
+    }
+}
+
+impl Work for Values {
+    fn fill(&mut self, reader: &mut dyn LogReader, cells: usize) -> Result<bool, LogError> {
+        self.rows.columns = usize::MAX;
+        match reader.read_values(&mut self.rows, cells) {
+            Ok(Some(n)) => Ok(n > 0),
+            Ok(None) => {
+                self.rows.clear();
+                Ok(false)
+            }
+            Err(e) => {
+                self.rows.clear();
+                Err(e)
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn encode(&mut self, encoder: &dyn RecordEncoder) -> Result<(), LogError> {
+        self.bytes.clear();
+        encoder.encode_values(&self.rows, &mut self.bytes)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
     }
 }
 
