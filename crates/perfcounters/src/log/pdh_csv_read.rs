@@ -1372,11 +1372,41 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// The scan by 64-byte masks finds the boundary, the lines and the irregular quote that
+        /// one search per quote finds, on any text of the bytes that matter (across blocks).
+        #[test]
+        fn mask_scan_is_the_quote_scan(
+            text in proptest::collection::vec(
+                proptest::sample::select(&b"\"\"\",,\t\n\n\r1a \xEF"[..]),
+                0..300,
+            ),
+            tsv in proptest::prelude::any::<bool>(),
+        ) {
+            let sep = if tsv { b'\t' } else { b',' };
+            proptest::prop_assert_eq!(
+                pdh_csv_chunks::split_point(&text, sep),
+                pdh_csv_chunks::split_point_by_quotes(&text, sep)
+            );
+        }
+    }
+
     /// The quote scan finds the last record end, counts lines and stops at quotes the `csv` crate
     /// reads as text.
     #[test]
     fn split_points() {
-        use pdh_csv_chunks::{split_point, Split};
+        use pdh_csv_chunks::Split;
+        let split_point = |text: &[u8], sep: u8| {
+            let by_quotes = pdh_csv_chunks::split_point_by_quotes(text, sep);
+            assert_eq!(
+                pdh_csv_chunks::split_point(text, sep),
+                by_quotes,
+                "{text:?}"
+            );
+            by_quotes
+        };
         let split = |end, lines, irregular| Split {
             end,
             lines,
@@ -1402,6 +1432,13 @@ mod tests {
         assert_eq!(split_point(b"\"1\"2\n4", b','), split(0, 0, true));
         assert_eq!(split_point(b"\"1\"\t2\n4", b'\t'), split(6, 1, false));
         assert_eq!(split_point(b"\"1\"\t2\n4", b','), split(0, 0, true));
+        // Across 64-byte blocks: a quoted line feed, an escaped quote on the 64th byte.
+        let long = format!("\"{}\n\",\"x\"\n\"{}\"\n1", "a".repeat(62), "b".repeat(70));
+        assert_eq!(split_point(long.as_bytes(), b','), split(143, 3, false));
+        let escaped = format!("\"{}\"\"\",1\n\"a\"b\n", "a".repeat(61));
+        assert_eq!(split_point(escaped.as_bytes(), b','), split(68, 1, true));
+        let escaped = format!("\"{}\"\"\",1\n\"a\"b\n", "a".repeat(62));
+        assert_eq!(split_point(escaped.as_bytes(), b','), split(69, 1, true));
         // Across 64-byte blocks: a quoted cell and a line end on both sides of the 64th byte.
         let long = format!("\"{}\n\",\"x\"\n\"{}\"\n1", "a".repeat(62), "b".repeat(70));
         assert_eq!(split_point(long.as_bytes(), b','), split(143, 3, false));
