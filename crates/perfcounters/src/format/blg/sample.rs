@@ -72,7 +72,10 @@ impl<'a> Sample<'a> {
         let mut at = sl::LEN;
         let mut count = 0usize;
         while at < total {
-            let (kind, len) = sub_header(body, at)?;
+            let (kind, len) = match valid_sub_header(body, at) {
+                Some(header) => header,
+                None => sub_header(body, at)?,
+            };
             let sub = &body[at + sr::LEN..at + len];
             let body_at = at + sr::LEN;
             if kind == sr::KIND_COUNTER && sub.len() != prc::LEN {
@@ -151,6 +154,16 @@ fn sub_header(data: &[u8], at: usize) -> Result<(u8, usize), DecodeError> {
     Ok((head[sr::KIND], len))
 }
 
+/// [`sub_header`]'s result when every one of its checks passes, read without its error paths
+/// (they cost a tenth of decoding a sample); `None` otherwise, for [`sub_header`] to name the fault.
+#[inline]
+fn valid_sub_header(data: &[u8], at: usize) -> Option<(u8, usize)> {
+    let head = data.get(at..at.checked_add(sr::LEN)?)?;
+    let len = le_u32(head, sr::SIZE) as usize;
+    (head[..3] == sl::SIGNATURE && len >= sr::LEN && len <= data.len() - at)
+        .then_some((head[sr::KIND], len))
+}
+
 /// The sub-records of a [`Sample`].
 #[derive(Clone, Debug)]
 pub struct SubRecords<'a> {
@@ -162,10 +175,14 @@ impl<'a> Iterator for SubRecords<'a> {
     type Item = SubRecord<'a>;
 
     fn next(&mut self) -> Option<SubRecord<'a>> {
-        // The framing was checked by `Sample::parse`; a failure here only ends the iteration.
-        let (kind, len) = sub_header(self.data, self.at).ok()?;
+        // The framing (signatures, lengths within the sample) was checked by `Sample::parse`, so
+        // only the kind and length are read here (the checks again cost a tenth of decoding a
+        // sample); a length that does not frame a body still ends the iteration.
+        let head = self.data.get(self.at..self.at + sr::LEN)?;
+        let kind = head[sr::KIND];
+        let len = le_u32(head, sr::SIZE) as usize;
         let offset = self.at + sr::LEN;
-        let body = self.data.get(offset..self.at + len)?;
+        let body = self.data.get(offset..self.at.checked_add(len)?)?;
         self.at += len;
         Some(match kind {
             sr::KIND_COUNTER => SubRecord::Counter(RawCounterRecord::read(body, offset)),
@@ -433,5 +450,42 @@ impl<'a> BlockRecord<'a> {
     /// Parses the block with the V1 decoder; offsets in errors are relative to the record.
     pub fn parse(&self) -> Result<PerfDataBlock<'a>, DecodeError> {
         PerfDataBlock::parse(self.bytes).map_err(|e| shift(e, self.offset))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// The quick sub-record header read succeeds exactly when the checked one does, with the
+        /// same kind and length (headers of every signature, kind and length around the bytes
+        /// left, at every offset).
+        #[test]
+        fn valid_sub_header_agrees_with_sub_header(
+            tail in prop::collection::vec(any::<u8>(), 0..24),
+            signature in any::<bool>(),
+            kind in any::<u8>(),
+            len in prop::sample::select(vec![0u32, 7, 8, 9, 16, 24, 31, 32, 40, u32::MAX]),
+            at in 0usize..12,
+        ) {
+            let mut data = vec![0u8; at];
+            if signature {
+                data.extend_from_slice(&sl::SIGNATURE);
+            } else {
+                data.extend_from_slice(b"BL\x04");
+            }
+            data.push(kind);
+            data.extend_from_slice(&len.to_le_bytes());
+            data.extend_from_slice(&tail);
+            for end in [at, at + 3, at + 7, data.len()] {
+                let data = &data[..end.min(data.len())];
+                for at in [0, at] {
+                    prop_assert_eq!(valid_sub_header(data, at), sub_header(data, at).ok());
+                }
+            }
+        }
     }
 }
