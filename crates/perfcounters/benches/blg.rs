@@ -23,13 +23,15 @@
 use std::hint::black_box;
 use std::io::BufWriter;
 
+#[path = "support/analyze_rules.rs"]
+mod analyze_rules;
 #[path = "support/blg_log.rs"]
 mod blg_log;
 
+use analyze_rules::bench_rules;
 use blg_log::log_path;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use perfcounters::analyze::rules::RulesFile;
-use perfcounters::analyze::{analyze_logs, auto_interval, AnalyzeOptions, Interval, Pass, Rules};
+use perfcounters::analyze::{analyze_logs, auto_interval, AnalyzeOptions, Interval, Pass};
 use perfcounters::format::blg::BlgLog;
 use perfcounters::log::{
     copy_with, BlgLogReader, BlgTimesReader, CopyOptions, CounterFilter, CsvFlavor, Filtered,
@@ -135,28 +137,6 @@ fn bench(c: &mut Criterion) {
     // alone).
     g.bench_function("analyze_first_pass", |b| b.iter(|| black_box(first_pass())));
     g.finish();
-}
-
-/// One analysis per object of the generated log, reading all its columns.
-fn bench_rules() -> Rules {
-    let mut xml = String::from("<PAL NAME=\"bench\">");
-    for k in 0..10 {
-        xml.push_str(&format!(
-            "<ANALYSIS NAME=\"Object {k}\" ENABLED=\"True\" CATEGORY=\"Bench\" ID=\"{k}\">\
-             <DATASOURCE TYPE=\"CounterLog\" NAME=\"\\Object {k}(*)\\*\" EXPRESSIONPATH=\"\\Object {k}(*)\\*\" COLLECTIONVARNAME=\"C\"/>\
-             <THRESHOLD NAME=\"high\" CONDITION=\"Warning\" PRIORITY=\"50\"><CODE>StaticThreshold -CollectionOfCounterInstances $C -Operator 'gt' -Threshold 1000000</CODE></THRESHOLD>\
-             <THRESHOLD NAME=\"rising\" CONDITION=\"Warning\" PRIORITY=\"50\"><CODE>StaticThreshold -CollectionOfCounterInstances $C -Operator 'gt' -Threshold 100 -IsTrendOnly $True</CODE></THRESHOLD>\
-             </ANALYSIS>"
-        ));
-    }
-    xml.push_str("</PAL>");
-    let f = RulesFile::parse("bench.xml", &xml).unwrap();
-    Rules {
-        name: f.name,
-        files: vec!["bench.xml".into()],
-        questions: f.questions,
-        analyses: f.analyses,
-    }
 }
 
 criterion_group!(benches, bench);

@@ -1,0 +1,72 @@
+//! One run of what the `blg` benchmark's relog and analysis cases measure, outside criterion, for
+//! `/usr/bin/time` (wall clock, CPU time, peak memory) and profilers: the generated log of
+//! `benches/support/blg_log.rs` (`PERFCOUNTERS_BLG_BENCH_MB`, 500 by default) relogged to CSV
+//! into a sink, or analysed with the benchmark's rules. Prints the seconds the run took.
+//!
+//! ```sh
+//! cargo build --profile bench -p perfcounters --example analyze_blg
+//! PERFCOUNTERS_BLG_BENCH_MB=500 /usr/bin/time -v target/release/examples/analyze_blg relog_csv
+//! PERFCOUNTERS_BLG_BENCH_MB=500 /usr/bin/time -v target/release/examples/analyze_blg analyze
+//! ```
+//!
+//! Cases: `relog_csv`, `analyze` (`--interval auto`: the times first, then the analysis),
+//! `analyze_first_pass` (the times alone).
+
+#[path = "../benches/support/analyze_rules.rs"]
+mod analyze_rules;
+#[path = "../benches/support/blg_log.rs"]
+mod blg_log;
+
+use std::io::BufWriter;
+use std::time::Instant;
+
+use perfcounters::analyze::{analyze_logs, auto_interval, AnalyzeOptions, Pass};
+use perfcounters::log::{
+    copy, BlgLogReader, BlgTimesReader, CounterFilter, CsvFlavor, Filtered, LogError, LogReader,
+    PdhCsvLogWriter, RelogFilter,
+};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let case = std::env::args().nth(1).unwrap_or_else(|| "analyze".into());
+    let (path, len) = blg_log::log_path();
+    let start = Instant::now();
+    let what = match case.as_str() {
+        "relog_csv" => {
+            let mut filtered = Filtered::new(BlgLogReader::open(&path)?, &RelogFilter::default())?;
+            let sink = BufWriter::with_capacity(1 << 16, std::io::sink());
+            let mut w = PdhCsvLogWriter::new(sink, CsvFlavor::Csv, "sink");
+            format!("{} records", copy(&mut filtered, &mut w)?)
+        }
+        "analyze" => {
+            let open = |pass: Pass| -> Result<Vec<Box<dyn LogReader>>, LogError> {
+                Ok(match pass {
+                    Pass::Times => vec![Box::new(BlgTimesReader::open(&path)?)],
+                    _ => vec![Box::new(BlgLogReader::open(&path)?)],
+                })
+            };
+            let rules = analyze_rules::bench_rules();
+            let report = analyze_logs(open, &rules, &AnalyzeOptions::default())?;
+            format!(
+                "{} records, {} counters, {} alerts",
+                report.records,
+                report.counters.len(),
+                report.alerts.len()
+            )
+        }
+        "analyze_first_pass" => {
+            let times = RelogFilter {
+                counters: Some(CounterFilter::new(Vec::new())),
+                ..RelogFilter::default()
+            };
+            let mut filtered = Filtered::new(BlgTimesReader::open(&path)?, &times)?;
+            format!("interval {:?} s", auto_interval(&mut filtered)?)
+        }
+        other => return Err(format!("unknown case {other}").into()),
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "{case}: {what}; {seconds:.3} s, {:.0} MB/s of log",
+        len as f64 / 1e6 / seconds
+    );
+    Ok(())
+}
