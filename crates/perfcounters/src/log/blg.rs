@@ -5,9 +5,11 @@
 //!
 //! * the columns are complete before the first record, so the log is read twice: a first pass
 //!   finds every counter instance (instances appear and vanish during a log), a second hands out the
-//!   records. Memory stays flat: one buffer and the columns. The first pass of a long log is split
-//!   into ranges of whole buffers scanned on every core, the columns merged in file order
-//!   ([`BlgLogReader::open`]).
+//!   records. Memory stays flat: a buffer per pass or part, the columns, a few batches of records.
+//!   The first pass of a long log is split into ranges of whole buffers scanned on every core,
+//!   the columns merged in file order ([`BlgLogReader::open`]). The second pass of a long log is
+//!   decoded on a thread of its own, the records handed over in order in batches (a few of them
+//!   under way), ending as on one thread: after the same records, with the same error;
 //! * columns are in the order relog prints them ([`BlgLog::display_order`]);
 //! * each cell is a [`Cell::Raw`] (status and raw sample), or blank where an instance is absent;
 //! * a record's time is the sample's local time turned into UTC by the log's
