@@ -7,6 +7,10 @@
 //! * `columnar/relog_csv`: `.blg` → PDH-CSV, the same path to relog's CSV.
 //!
 //! Throughput is in bytes of log. Run: `cargo bench -p perfcounters --features arrow --bench columnar`.
+//!
+//! `PERFCOUNTERS_COLUMNAR_SIZES=parquet` (or `csv`) makes only that output's size before the
+//! timings, so that with the filter `size-only` (which skips the timings) a run under
+//! `valgrind --tool=callgrind` counts the work of one writer, its threads included.
 
 use std::hint::black_box;
 use std::io::{self, BufWriter, Write};
@@ -59,12 +63,18 @@ fn csv_size(path: &std::path::Path) -> u64 {
 
 fn bench(c: &mut Criterion) {
     let (path, len) = log_path();
-    let (parquet, csv) = (parquet_size(&path), csv_size(&path));
-    println!(
-        "columnar: {} bytes of .blg: Parquet {parquet} bytes, CSV {csv} bytes (Parquet/CSV = {:.3})",
-        len,
-        parquet as f64 / csv as f64
-    );
+    match std::env::var("PERFCOUNTERS_COLUMNAR_SIZES").as_deref() {
+        Ok("parquet") => println!("columnar: Parquet {} bytes", parquet_size(&path)),
+        Ok("csv") => println!("columnar: CSV {} bytes", csv_size(&path)),
+        _ => {
+            let (parquet, csv) = (parquet_size(&path), csv_size(&path));
+            println!(
+                "columnar: {len} bytes of .blg: Parquet {parquet} bytes, CSV {csv} bytes \
+                 (Parquet/CSV = {:.3})",
+                parquet as f64 / csv as f64
+            );
+        }
+    }
     let mut g = c.benchmark_group("columnar");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(len));

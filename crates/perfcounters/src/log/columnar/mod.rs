@@ -20,6 +20,7 @@
 
 pub mod dataset;
 pub mod parquet;
+mod runs;
 
 use std::sync::Arc;
 
@@ -34,6 +35,7 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 use super::error::LogError;
 use super::model::{Cell, LogHeader, LogReader, LogTime, Record};
 use crate::snapshot::FILETIME_UNIX_EPOCH;
+use runs::{Dictionary, RunColumn};
 
 pub use self::dataset::{DatasetReader, DatasetWriter};
 pub use self::parquet::{ParquetLogReader, ParquetLogWriter};
@@ -93,44 +95,35 @@ pub fn long_schema(raw: bool) -> SchemaRef {
 }
 
 /// One dictionary-encoded string column of the long form: the distinct strings of the header and
-/// each header column's key into them.
+/// each header column's key into them ([`RunColumn`], which the Parquet writer encodes by hand),
+/// and the strings as an Arrow array for the batches.
 #[derive(Debug)]
 struct DictColumn {
+    run: RunColumn,
     values: ArrayRef,
-    keys: Vec<Option<i32>>,
 }
 
 impl DictColumn {
     fn new<'a>(items: impl Iterator<Item = Option<&'a str>>) -> Result<Self, ArrowError> {
-        let mut distinct: Vec<&'a str> = Vec::new();
-        let mut index: std::collections::HashMap<&'a str, i32> = Default::default();
-        let mut keys = Vec::new();
-        for item in items {
-            let key = match item {
-                None => None,
-                Some(s) => Some(match index.get(s) {
-                    Some(&k) => k,
-                    None => {
-                        let k = i32::try_from(distinct.len()).map_err(|_| {
-                            ArrowError::InvalidArgumentError("too many distinct names".into())
-                        })?;
-                        distinct.push(s);
-                        index.insert(s, k);
-                        k
-                    }
-                }),
-            };
-            keys.push(key);
-        }
-        Ok(DictColumn {
-            values: Arc::new(StringArray::from(distinct)),
-            keys,
-        })
+        let run =
+            RunColumn::strings(items).map_err(|m| ArrowError::InvalidArgumentError(m.into()))?;
+        let values: ArrayRef = match &run.dictionary {
+            Dictionary::Strings(v) => Arc::new(StringArray::from_iter_values(v)),
+            Dictionary::U32(_) => Arc::new(StringArray::from(Vec::<&str>::new())),
+        };
+        Ok(DictColumn { run, values })
     }
 
     fn array(&self, records: usize) -> Result<ArrayRef, ArrowError> {
+        // The keys were numbered within i32 by `RunColumn::strings`.
+        let keys: Vec<Option<i32>> = self
+            .run
+            .keys
+            .iter()
+            .map(|k| k.and_then(|k| i32::try_from(k).ok()))
+            .collect();
         Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
-            runs::<Int32Type>(&self.keys, records),
+            runs::<Int32Type>(&keys, records),
             self.values.clone(),
         )?))
     }
@@ -170,6 +163,8 @@ pub struct LongLayout {
     parent: DictColumn,
     index: Vec<Option<u32>>,
     counter_type: Vec<Option<u32>>,
+    index_run: RunColumn,
+    counter_type_run: RunColumn,
 }
 
 impl LongLayout {
@@ -178,6 +173,12 @@ impl LongLayout {
         let err = |e: ArrowError| LogError::invalid(&header.source, None, e.to_string());
         let paths = || header.counters.iter().map(|c| &c.path);
         let raw = has_raw_columns(header);
+        let index: Vec<Option<u32>> = paths().map(|p| p.index).collect();
+        let counter_type: Vec<Option<u32>> = header
+            .counters
+            .iter()
+            .map(|c| c.info.map(|i| i.counter_type.0))
+            .collect();
         Ok(LongLayout {
             schema: long_schema(raw),
             raw,
@@ -186,18 +187,217 @@ impl LongLayout {
             instance: DictColumn::new(paths().map(|p| p.instance.as_deref())).map_err(err)?,
             counter: DictColumn::new(paths().map(|p| Some(p.counter.as_str()))).map_err(err)?,
             parent: DictColumn::new(paths().map(|p| p.parent.as_deref())).map_err(err)?,
-            index: paths().map(|p| p.index).collect(),
-            counter_type: header
-                .counters
-                .iter()
-                .map(|c| c.info.map(|i| i.counter_type.0))
-                .collect(),
+            index_run: RunColumn::numbers(index.iter().copied()),
+            counter_type_run: RunColumn::numbers(counter_type.iter().copied()),
+            index,
+            counter_type,
         })
+    }
+
+    /// The long form's column `name` if it is constant along each log column's run of rows
+    /// (the path's parts, `instance_index`, `counter_type`), which the Parquet writer encodes
+    /// itself.
+    pub(crate) fn run_column(&self, name: &str) -> Option<&RunColumn> {
+        match name {
+            "machine" => Some(&self.machine.run),
+            "object" => Some(&self.object.run),
+            "instance" => Some(&self.instance.run),
+            "counter" => Some(&self.counter.run),
+            "parent" => Some(&self.parent.run),
+            "instance_index" => Some(&self.index_run),
+            "counter_type" if self.raw => Some(&self.counter_type_run),
+            _ => None,
+        }
     }
 
     /// The schema of the batches.
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
+    }
+}
+
+/// The long form's columns that vary from cell to cell, of `records` (each with one cell per
+/// column of a header of `columns` columns; `source` names it in errors): `time`, `value` and,
+/// with `raw`, `raw_first`, `raw_second`, `multi_count` and `status`; rows grouped by column,
+/// then in the records' order.
+pub(crate) struct CellArrays {
+    pub(crate) time: ArrayRef,
+    pub(crate) value: ArrayRef,
+    /// `raw_first`, `raw_second`, `multi_count`, `status` (raw logs only).
+    pub(crate) raw: Option<[ArrayRef; 4]>,
+}
+
+impl CellArrays {
+    /// The arrays of `records`.
+    pub(crate) fn new(
+        source: &str,
+        columns: usize,
+        raw: bool,
+        records: &[Record],
+    ) -> Result<Self, LogError> {
+        let mut cells = CellColumns::new(columns, raw, records.len());
+        for r in records {
+            cells.push(source, r)?;
+        }
+        Ok(cells.finish())
+    }
+}
+
+/// The raw-sample columns of [`CellColumns`].
+#[derive(Debug)]
+struct RawColumns {
+    first: Vec<i64>,
+    second: Vec<i64>,
+    multi: Vec<u32>,
+    status: Vec<u32>,
+    valid: Vec<bool>,
+}
+
+/// The columns of [`CellArrays`], filled record by record: each cell goes straight to its row
+/// of the long form (its column's run, at the record's place), so that a batch is neither copied
+/// record by record nor read column by column across the records afterwards (which strides
+/// across every record's cells once per column).
+#[derive(Debug)]
+pub(crate) struct CellColumns {
+    columns: usize,
+    /// The records room is made for: column `c`'s run starts at row `c × capacity`.
+    capacity: usize,
+    times: Vec<i64>,
+    value: Vec<f64>,
+    value_valid: Vec<bool>,
+    raw: Option<RawColumns>,
+}
+
+impl CellColumns {
+    /// Room for `capacity` records of `columns` columns; `raw` keeps the raw-sample columns.
+    pub(crate) fn new(columns: usize, raw: bool, capacity: usize) -> Self {
+        let rows = columns.saturating_mul(capacity);
+        CellColumns {
+            columns,
+            capacity,
+            times: Vec::with_capacity(capacity),
+            value: vec![0.0; rows],
+            value_valid: vec![false; rows],
+            raw: raw.then(|| RawColumns {
+                first: vec![0; rows],
+                second: vec![0; rows],
+                multi: vec![0; rows],
+                status: vec![0; rows],
+                valid: vec![false; rows],
+            }),
+        }
+    }
+
+    /// How many records were pushed.
+    pub(crate) fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Appends `record` (of the log `source`); a record shorter than the header has blanks in
+    /// the missing columns, cells past the header's columns are ignored. Beyond the capacity it
+    /// is an error.
+    pub(crate) fn push(&mut self, source: &str, record: &Record) -> Result<(), LogError> {
+        let r = self.times.len();
+        if r >= self.capacity {
+            return Err(LogError::usage(source, "a batch of the long form is full"));
+        }
+        let t = utc_micros(record.time).ok_or_else(|| {
+            LogError::invalid(
+                source,
+                None,
+                format!("time {} is out of range", record.time),
+            )
+        })?;
+        self.times.push(t);
+        let cells = record
+            .cells
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(Cell::Blank));
+        for (c, cell) in cells.take(self.columns).enumerate() {
+            let i = c * self.capacity + r;
+            let v = cell.value();
+            if let (Some(value), Some(valid)) = (self.value.get_mut(i), self.value_valid.get_mut(i))
+            {
+                *value = v.unwrap_or_default();
+                *valid = v.is_some();
+            }
+            if let Some(raw) = &mut self.raw {
+                let rc = match cell {
+                    Cell::Raw(rc, _) => Some(rc),
+                    _ => None,
+                };
+                if let (Some(first), Some(second), Some(multi), Some(status), Some(valid)) = (
+                    raw.first.get_mut(i),
+                    raw.second.get_mut(i),
+                    raw.multi.get_mut(i),
+                    raw.status.get_mut(i),
+                    raw.valid.get_mut(i),
+                ) {
+                    *first = rc.map_or(0, |rc| rc.raw.first);
+                    *second = rc.map_or(0, |rc| rc.raw.second);
+                    *multi = rc.map_or(0, |rc| rc.raw.multi_count);
+                    *status = rc.map_or(0, |rc| rc.status.0);
+                    *valid = rc.is_some();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The arrays of the records pushed (the runs of the columns moved together when fewer
+    /// records than the capacity were pushed).
+    pub(crate) fn finish(self) -> CellArrays {
+        let (n, columns, capacity) = (self.times.len(), self.columns, self.capacity);
+        let rows = n.saturating_mul(columns);
+        fn close<T: Copy>(mut v: Vec<T>, n: usize, columns: usize, capacity: usize) -> Vec<T> {
+            if n < capacity {
+                for c in 1..columns {
+                    v.copy_within(c * capacity..c * capacity + n, c * n);
+                }
+            }
+            v.truncate(n * columns);
+            v
+        }
+        let valid = |v: Vec<bool>| {
+            let v = close(v, n, columns, capacity);
+            Some(NullBuffer::from(v)).filter(|b| b.null_count() > 0)
+        };
+        let mut time = Vec::with_capacity(rows);
+        for _ in 0..columns {
+            time.extend_from_slice(&self.times);
+        }
+        let time = TimestampMicrosecondArray::new(time.into(), None).with_timezone(TIME_ZONE);
+        let value = Float64Array::new(
+            close(self.value, n, columns, capacity).into(),
+            valid(self.value_valid),
+        );
+        let raw = self.raw.map(|raw| {
+            let nulls = valid(raw.valid);
+            [
+                Arc::new(Int64Array::new(
+                    close(raw.first, n, columns, capacity).into(),
+                    nulls.clone(),
+                )) as ArrayRef,
+                Arc::new(Int64Array::new(
+                    close(raw.second, n, columns, capacity).into(),
+                    nulls.clone(),
+                )),
+                Arc::new(PrimitiveArray::<UInt32Type>::new(
+                    close(raw.multi, n, columns, capacity).into(),
+                    nulls.clone(),
+                )),
+                Arc::new(PrimitiveArray::<UInt32Type>::new(
+                    close(raw.status, n, columns, capacity).into(),
+                    nulls,
+                )),
+            ]
+        });
+        CellArrays {
+            time: Arc::new(time),
+            value: Arc::new(value),
+            raw,
+        }
     }
 }
 
@@ -210,72 +410,25 @@ pub fn long_batch(
 ) -> Result<RecordBatch, LogError> {
     let source = &header.source;
     let n = records.len();
-    let columns = layout.index.len();
-    let mut times = Vec::with_capacity(n);
-    for r in records {
-        let t = utc_micros(r.time).ok_or_else(|| {
-            LogError::invalid(source, None, format!("time {} is out of range", r.time))
-        })?;
-        times.push(t);
-    }
-    let rows = n.saturating_mul(columns);
-    let mut time = Vec::with_capacity(rows);
-    for _ in 0..columns {
-        time.extend_from_slice(&times);
-    }
-    let time = TimestampMicrosecondArray::new(time.into(), None);
-    let cell = |r: &Record, c: usize| r.cells.get(c).copied().unwrap_or_default();
-    let mut value = Vec::with_capacity(rows);
-    let mut value_valid = BooleanBufferBuilder::new(rows);
-    for c in 0..columns {
-        for r in records {
-            let v = cell(r, c).value();
-            value.push(v.unwrap_or_default());
-            value_valid.append(v.is_some());
-        }
-    }
+    let cells = CellArrays::new(source, layout.index.len(), layout.raw, records)?;
     let err = |e: ArrowError| LogError::invalid(source, None, e.to_string());
     let mut arrays: Vec<ArrayRef> = vec![
-        Arc::new(time.with_timezone(TIME_ZONE)),
+        cells.time,
         layout.machine.array(n).map_err(err)?,
         layout.object.array(n).map_err(err)?,
         layout.instance.array(n).map_err(err)?,
         layout.counter.array(n).map_err(err)?,
-        Arc::new(Float64Array::new(value.into(), nulls(value_valid))),
+        cells.value,
         layout.parent.array(n).map_err(err)?,
         Arc::new(runs::<UInt32Type>(&layout.index, n)),
     ];
-    if layout.raw {
-        let (mut first, mut second, mut multi, mut status) = (
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-        );
-        let mut raw_valid = BooleanBufferBuilder::new(rows);
-        for c in 0..columns {
-            for r in records {
-                let raw = match cell(r, c) {
-                    Cell::Raw(rc, _) => Some(rc),
-                    _ => None,
-                };
-                first.push(raw.map_or(0, |rc| rc.raw.first));
-                second.push(raw.map_or(0, |rc| rc.raw.second));
-                multi.push(raw.map_or(0, |rc| rc.raw.multi_count));
-                status.push(raw.map_or(0, |rc| rc.status.0));
-                raw_valid.append(raw.is_some());
-            }
-        }
-        let raw_nulls = nulls(raw_valid);
+    if let Some([first, second, multi, status]) = cells.raw {
         arrays.extend([
             Arc::new(runs::<UInt32Type>(&layout.counter_type, n)) as ArrayRef,
-            Arc::new(Int64Array::new(first.into(), raw_nulls.clone())),
-            Arc::new(Int64Array::new(second.into(), raw_nulls.clone())),
-            Arc::new(PrimitiveArray::<UInt32Type>::new(
-                multi.into(),
-                raw_nulls.clone(),
-            )),
-            Arc::new(PrimitiveArray::<UInt32Type>::new(status.into(), raw_nulls)),
+            first,
+            second,
+            multi,
+            status,
         ]);
     }
     RecordBatch::try_new(layout.schema.clone(), arrays).map_err(err)

@@ -18,11 +18,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::types::Int32Type;
+use arrow_array::ArrayRef;
 use arrow_array::{
     Array, DictionaryArray, Float64Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray, UInt32Array,
 };
-use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
@@ -31,15 +31,20 @@ use parquet::arrow::arrow_writer::{
 };
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::column::writer::ColumnCloseResult;
 use parquet::errors::ParquetError;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::{ChunkReader, Length};
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::ColumnPath;
+use parquet::file::writer::SerializedRowGroupWriter;
+use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
 use super::dataset::PendingFile;
-use super::{column, has_raw_columns, log_time, long_batch, records_per_batch, LongLayout};
+use super::runs::run_chunk;
+use super::{
+    column, has_raw_columns, log_time, records_per_batch, CellArrays, CellColumns, LongLayout,
+};
 use crate::counter_type::CounterType;
 use crate::format::blg::TimeZoneInformation;
 use crate::log::error::LogError;
@@ -369,8 +374,37 @@ pub(crate) fn parquet_error(source: &str, e: ParquetError) -> LogError {
     }
 }
 
+/// One encoded column chunk of a row group.
+enum Chunk {
+    /// Encoded by the `parquet` crate's Arrow writer.
+    Arrow(ArrowColumnChunk),
+    /// Encoded by [`run_chunk`]: its bytes and metadata.
+    Runs(bytes::Bytes, ColumnCloseResult),
+}
+
+impl Chunk {
+    fn append_to<W: Write + Send>(
+        self,
+        group: &mut SerializedRowGroupWriter<'_, W>,
+    ) -> Result<(), ParquetError> {
+        match self {
+            Chunk::Arrow(c) => c.append_to_row_group(group),
+            Chunk::Runs(data, close) => group.append_column(&data, close),
+        }
+    }
+}
+
 /// The column chunks of one row group, encoded on other threads (see [`ParquetLogWriter`]).
-type EncodedGroup = std::thread::JoinHandle<Result<Vec<ArrowColumnChunk>, ParquetError>>;
+type EncodedGroup = std::thread::JoinHandle<Result<Vec<Chunk>, ParquetError>>;
+
+/// What the encoder of a row group needs of the file: the layout, each column's Parquet
+/// descriptor, the compression and the most rows in a data page.
+struct FileLayout {
+    layout: Arc<LongLayout>,
+    descriptors: Vec<ColumnDescPtr>,
+    compression: Compression,
+    page_rows: usize,
+}
 
 /// A log written as a Parquet file of its long form (see the [module documentation](self)).
 ///
@@ -385,9 +419,10 @@ pub struct ParquetLogWriter<W: Write + Send> {
     sink: Option<W>,
     writer: Option<SerializedFileWriter<W>>,
     factory: Option<ArrowRowGroupWriterFactory>,
-    header: Option<(LogHeader, LongLayout)>,
-    records: Vec<Record>,
-    buffered: usize,
+    header: Option<LogHeader>,
+    file: Option<Arc<FileLayout>>,
+    /// The records of the row group being filled, as the long form's columns.
+    cells: Option<CellColumns>,
     per_group: usize,
     groups: usize,
     encoding: Option<EncodedGroup>,
@@ -398,7 +433,7 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParquetLogWriter")
             .field("source", &self.source)
-            .field("buffered", &self.buffered)
+            .field("buffered", &self.cells.as_ref().map_or(0, CellColumns::len))
             .field("groups", &self.groups)
             .finish_non_exhaustive()
     }
@@ -409,21 +444,22 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
 ///
 /// * Zstandard level 1 on every column: level 3 makes files about a fifth smaller but costs about
 ///   a sixth more work, and either is far below a quarter of the CSV (docs/columnar.md).
-/// * The strings (`machine`, `object` …) are dictionary-encoded (the Arrow dictionaries of the
-///   schema); runs of one key cost next to nothing.
+/// * The columns constant along a log column's run of rows (the strings `machine`, `object`,
+///   `instance`, `counter`, `parent`, and `instance_index`, `counter_type`) are not written by the
+///   crate's encoders but by [`run_chunk`]: dictionary-encoded, with keys from the log column, one
+///   RLE run per log column, and statistics per chunk. Of the properties here they take the
+///   compression and the most rows of a data page.
 /// * `time`, `raw_first` and `raw_second` are delta-encoded without a dictionary: within a
 ///   column's run, times grow by one interval and raw values by small steps; a dictionary would
 ///   hash every value only to find most of them distinct.
-/// * The columns that are constant along a column's run (`counter_type`, `instance_index`,
-///   `multi_count`, `status`) are written plain: Zstandard turns the runs into next to nothing,
-///   for less work than a dictionary's hashing or the deltas (measured).
+/// * `multi_count` and `status`, nearly constant along a column's run, are written plain:
+///   Zstandard turns the runs into next to nothing, for less work than a dictionary's hashing or
+///   the deltas (measured).
 /// * `value` is written plain: measured values are mostly distinct, so a dictionary hashes every
 ///   one of them and then falls back to plain anyway.
 /// * Statistics are kept per column chunk (row group), not per page: the row group's time range
 ///   is what engines prune with; page statistics of a row group ordered by column would cost
-///   without narrowing a query. The string columns have none: a row group holds every column
-///   of its records, so their minimum and maximum span nearly all names and prune nothing, and
-///   computing them compares every row's string.
+///   without narrowing a query.
 fn writer_properties(
     rows: usize,
     metadata: Vec<KeyValue>,
@@ -439,36 +475,57 @@ fn writer_properties(
             .set_column_dictionary_enabled(ColumnPath::from(name), false)
             .set_column_encoding(ColumnPath::from(name), Encoding::DELTA_BINARY_PACKED);
     }
-    for name in ["instance_index", "counter_type", "multi_count", "status"] {
+    for name in ["multi_count", "status"] {
         props = props
             .set_column_dictionary_enabled(ColumnPath::from(name), false)
             .set_column_encoding(ColumnPath::from(name), Encoding::PLAIN);
     }
     props = props.set_column_dictionary_enabled(ColumnPath::from("value"), false);
-    for name in ["machine", "object", "instance", "counter", "parent"] {
-        props =
-            props.set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::None);
-    }
     Ok(props.build())
 }
 
-/// Encodes the columns of `batch` (of `schema`) into `writers` (one per column, in order), the
-/// columns shared out among as many threads as the machine has cores; returns the chunks in the
-/// columns' order.
+/// One column of a row group to encode.
+enum Job {
+    /// A column that varies from cell to cell, by the `parquet` crate's Arrow writer.
+    Arrow(
+        Box<ArrowColumnWriter>,
+        Vec<parquet::arrow::arrow_writer::ArrowLeafColumn>,
+    ),
+    /// The column `k` of the schema, constant along each log column's run, by [`run_chunk`].
+    Runs(usize),
+}
+
+/// Encodes a row group of `records` records: the columns that vary from cell to cell (`cells`)
+/// into `writers` (one per column of the schema, in order), the columns constant along each log
+/// column's run by hand ([`run_chunk`]); the columns shared out among as many threads as the
+/// machine has cores. Returns the chunks in the columns' order.
 fn encode_group(
-    schema: &SchemaRef,
-    batch: &RecordBatch,
+    file: &FileLayout,
+    records: usize,
+    cells: CellArrays,
     writers: Vec<ArrowColumnWriter>,
-) -> Result<Vec<ArrowColumnChunk>, ParquetError> {
+) -> Result<Vec<Chunk>, ParquetError> {
+    let schema = file.layout.schema();
+    let mut cells = [Some(cells.time), Some(cells.value)]
+        .into_iter()
+        .chain(cells.raw.into_iter().flatten().map(Some));
     let mut jobs = Vec::with_capacity(writers.len());
-    for ((field, array), writer) in schema.fields().iter().zip(batch.columns()).zip(writers) {
-        // A flat schema: one leaf per column.
-        let leaves = compute_leaves(field, array)?;
-        jobs.push(std::sync::Mutex::new(Some((writer, leaves))));
+    for (k, (field, writer)) in schema.fields().iter().zip(writers).enumerate() {
+        let job = match file.layout.run_column(field.name()) {
+            Some(_) => Job::Runs(k),
+            None => {
+                let array: ArrayRef = cells.next().flatten().ok_or_else(|| {
+                    ParquetError::General(format!("no data for column {}", field.name()))
+                })?;
+                // A flat schema: one leaf per column.
+                Job::Arrow(Box::new(writer), compute_leaves(field, &array)?)
+            }
+        };
+        jobs.push(std::sync::Mutex::new(Some(job)));
     }
     let threads = crate::log::cores().clamp(1, jobs.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = || -> Result<Vec<(usize, ArrowColumnChunk)>, ParquetError> {
+    let work = || -> Result<Vec<(usize, Chunk)>, ParquetError> {
         let mut done = Vec::new();
         loop {
             let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -476,16 +533,32 @@ fn encode_group(
                 return Ok(done);
             };
             let taken = job.lock().map(|mut j| j.take()).unwrap_or(None);
-            let Some((mut writer, leaves)) = taken else {
-                continue;
+            let chunk = match taken {
+                None => continue,
+                Some(Job::Arrow(mut writer, leaves)) => {
+                    for leaf in &leaves {
+                        writer.write(leaf)?;
+                    }
+                    Chunk::Arrow(writer.close()?)
+                }
+                Some(Job::Runs(c)) => {
+                    let (Some(field), Some(descr)) =
+                        (schema.fields().get(c), file.descriptors.get(c))
+                    else {
+                        return Err(ParquetError::General(format!("no column {c}")));
+                    };
+                    let column = file.layout.run_column(field.name()).ok_or_else(|| {
+                        ParquetError::General(format!("no runs of column {}", field.name()))
+                    })?;
+                    let (data, close) =
+                        run_chunk(descr, column, records, file.compression, file.page_rows)?;
+                    Chunk::Runs(data, close)
+                }
             };
-            for leaf in &leaves {
-                writer.write(leaf)?;
-            }
-            done.push((k, writer.close()?));
+            done.push((k, chunk));
         }
     };
-    let mut chunks: Vec<(usize, ArrowColumnChunk)> =
+    let mut chunks: Vec<(usize, Chunk)> =
         std::thread::scope(|s| {
             // A helper that cannot be started leaves its share to the others.
             let helpers: Vec<_> = (1..threads)
@@ -512,8 +585,8 @@ impl<W: Write + Send> ParquetLogWriter<W> {
             writer: None,
             factory: None,
             header: None,
-            records: Vec::new(),
-            buffered: 0,
+            file: None,
+            cells: None,
             per_group: 1,
             groups: 0,
             encoding: None,
@@ -545,7 +618,7 @@ impl<W: Write + Send> ParquetLogWriter<W> {
             .map_err(|e| parquet_error(source, e))?;
         for chunk in chunks {
             chunk
-                .append_to_row_group(&mut group)
+                .append_to(&mut group)
                 .map_err(|e| parquet_error(source, e))?;
         }
         group.close().map_err(|e| parquet_error(source, e))?;
@@ -553,24 +626,22 @@ impl<W: Write + Send> ParquetLogWriter<W> {
     }
 
     fn write_group(&mut self) -> Result<(), LogError> {
-        if self.buffered == 0 {
+        let Some(cells) = self.cells.take().filter(|c| c.len() > 0) else {
             return Ok(());
-        }
-        let (Some((header, layout)), Some(factory)) = (&self.header, &self.factory) else {
+        };
+        let (Some(file), Some(factory)) = (&self.file, &self.factory) else {
             return Err(LogError::usage(&self.source, "no header written"));
         };
-        let records = self.records.get(..self.buffered).unwrap_or(&[]);
-        let batch = long_batch(header, layout, records)?;
+        let n = cells.len();
         let writers = factory
             .create_column_writers(self.groups)
             .map_err(|e| parquet_error(&self.source, e))?;
-        let schema = layout.schema().clone();
-        self.buffered = 0;
+        let file = file.clone();
         self.append_encoded()?;
         self.groups += 1;
         let encoding = std::thread::Builder::new()
             .name("parquet-encoder".into())
-            .spawn(move || encode_group(&schema, &batch, writers))
+            .spawn(move || encode_group(&file, n, cells.finish(), writers))
             .map_err(|e| LogError::io(&self.source, None, e))?;
         self.encoding = Some(encoding);
         Ok(())
@@ -594,26 +665,34 @@ impl<W: Write + Send> LogWriter for ParquetLogWriter<W> {
             writer_properties(rows, metadata).map_err(|e| parquet_error(&self.source, e))?;
         // The Arrow writer embeds the Arrow schema in the file's metadata; its parts then encode
         // the row groups in parallel.
+        let compression = props.compression(&ColumnPath::from("machine"));
+        let page_rows = props.data_page_row_count_limit();
         let (writer, factory) = ArrowWriter::try_new(sink, layout.schema().clone(), Some(props))
             .and_then(ArrowWriter::into_serialized_writer)
             .map_err(|e| parquet_error(&self.source, e))?;
+        let descriptors = writer.schema_descr().columns().to_vec();
         self.writer = Some(writer);
         self.factory = Some(factory);
-        self.header = Some((header.clone(), layout));
+        self.header = Some(header.clone());
+        self.file = Some(Arc::new(FileLayout {
+            layout: Arc::new(layout),
+            descriptors,
+            compression,
+            page_rows,
+        }));
         Ok(())
     }
 
     fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
-        if self.records.len() <= self.buffered {
-            self.records.push(Record::default());
-        }
-        if let Some(slot) = self.records.get_mut(self.buffered) {
-            slot.time = record.time;
-            slot.cells.clear();
-            slot.cells.extend_from_slice(&record.cells);
-        }
-        self.buffered += 1;
-        if self.buffered >= self.per_group {
+        let Some(header) = &self.header else {
+            return Err(LogError::usage(&self.source, "no header written"));
+        };
+        let per_group = self.per_group;
+        let cells = self.cells.get_or_insert_with(|| {
+            CellColumns::new(header.counters.len(), has_raw_columns(header), per_group)
+        });
+        cells.push(&header.source, record)?;
+        if cells.len() >= per_group {
             self.write_group()?;
         }
         Ok(())
