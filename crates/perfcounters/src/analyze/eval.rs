@@ -92,7 +92,9 @@ fn div_round_half_even(n: i64, d: i64) -> i64 {
 /// The width of the time slices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Interval {
-    /// PAL's automatic interval ([`auto_interval_seconds`]), never below the sample interval.
+    /// PAL's automatic interval ([`auto_interval_seconds`]), never below the sample interval;
+    /// found by [`analyze_logs`] in a first pass over the records' times ([`analyze`] over one
+    /// stream refuses it).
     #[default]
     Auto,
     /// A number of seconds (at least 1).
