@@ -286,21 +286,33 @@ const DIGIT_PAIRS: [[u8; 2]; 100] = {
 };
 
 /// The decimal digits (values 0–9, not ASCII) of `x`, right-aligned in `buf`; returns where they
-/// start. Two digits per division; `0` has no digit.
+/// start. Eight digits per 64-bit division, then two per 32-bit division (cheaper than a 64-bit
+/// one); `0` has no digit.
 fn u64_digits(mut x: u64, buf: &mut [u8; 20]) -> usize {
     let mut i = buf.len();
-    while x >= 100 {
-        let r = (x % 100) as usize;
-        x /= 100;
+    while x >= 100_000_000 {
+        let mut low = (x % 100_000_000) as u32;
+        x /= 100_000_000;
+        for _ in 0..4 {
+            let r = (low % 100) as usize;
+            low /= 100;
+            i -= 2;
+            buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[r]);
+        }
+    }
+    let mut y = x as u32;
+    while y >= 100 {
+        let r = (y % 100) as usize;
+        y /= 100;
         i -= 2;
         buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[r]);
     }
-    if x >= 10 {
+    if y >= 10 {
         i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[x as usize]);
-    } else if x > 0 {
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[y as usize]);
+    } else if y > 0 {
         i -= 1;
-        buf[i] = x as u8;
+        buf[i] = y as u8;
     }
     i
 }

@@ -1393,6 +1393,87 @@ mod tests {
         }
     }
 
+    /// A reader that reads records only (no values), to compare the two paths of a consumer.
+    #[cfg(feature = "arrow")]
+    struct RecordsOnly(PdhCsvReader);
+
+    #[cfg(feature = "arrow")]
+    impl LogReader for RecordsOnly {
+        fn header(&self) -> &LogHeader {
+            self.0.header()
+        }
+        fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+            self.0.read_record(record)
+        }
+    }
+
+    /// Every column of `batches` (time as microseconds), nulls as `None`.
+    #[cfg(feature = "arrow")]
+    fn wide_columns(batches: &[arrow_array::RecordBatch]) -> Vec<Vec<Option<f64>>> {
+        use arrow_array::cast::AsArray;
+        let columns = batches.first().map_or(0, |b| b.num_columns());
+        (0..columns)
+            .map(|c| {
+                batches
+                    .iter()
+                    .flat_map(|b| {
+                        let a = b.column(c);
+                        if c == 0 {
+                            a.as_primitive::<arrow_array::types::TimestampMicrosecondType>()
+                                .iter()
+                                .map(|t| t.map(|t| t as f64))
+                                .collect::<Vec<_>>()
+                        } else {
+                            a.as_primitive::<arrow_array::types::Float64Type>()
+                                .iter()
+                                .collect()
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[cfg(feature = "arrow")]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// The wide Arrow form built from rows of values is the one built record by record: the
+        /// same times, values and nulls, or the same error.
+        #[test]
+        fn wide_values_are_wide_records(
+            seed in proptest::prelude::any::<u64>(),
+            bad in 0u64..40,
+            workers in 0usize..4,
+            chunk in 1usize..600,
+        ) {
+            use crate::log::columnar::WideBatches;
+            let log = random_log(seed, bad);
+            let open = || -> Result<PdhCsvReader, String> {
+                let mut r = PdhCsvReader::new(
+                    Cursor::new(log.clone()),
+                    "random.csv",
+                    CsvReadOptions::default(),
+                )
+                .map_err(|e| e.to_string())?;
+                r.set_parallelism(workers, chunk);
+                Ok(r)
+            };
+            let (Ok(a), Ok(b)) = (open(), open()) else {
+                return Ok(());
+            };
+            let by_values = WideBatches::new(a)
+                .collect::<Result<Vec<_>, _>>()
+                .map(|b| wide_columns(&b))
+                .map_err(|e| e.to_string());
+            let by_records = WideBatches::new(RecordsOnly(b))
+                .collect::<Result<Vec<_>, _>>()
+                .map(|b| wide_columns(&b))
+                .map_err(|e| e.to_string());
+            proptest::prop_assert_eq!(by_values, by_records);
+        }
+    }
+
     /// The quote scan finds the last record end, counts lines and stops at quotes the `csv` crate
     /// reads as text.
     #[test]

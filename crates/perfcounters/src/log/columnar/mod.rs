@@ -33,7 +33,7 @@ use arrow_buffer::{BooleanBufferBuilder, NullBuffer, NullBufferBuilder};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use super::error::LogError;
-use super::model::{Cell, LogHeader, LogReader, LogTime, Record};
+use super::model::{Cell, LogHeader, LogReader, LogTime, Record, ValueRows};
 use crate::snapshot::FILETIME_UNIX_EPOCH;
 use runs::{Dictionary, RunColumn};
 
@@ -632,6 +632,9 @@ pub struct WideBatches<R: LogReader> {
     record: Record,
     builder: WideBuilder,
     per_batch: usize,
+    /// Whether the reader may read values ([`LogReader::read_values`]), until it says it does not.
+    values: bool,
+    rows: ValueRows,
 }
 
 impl<R: LogReader> std::fmt::Debug for WideBatches<R> {
@@ -654,6 +657,8 @@ impl<R: LogReader> WideBatches<R> {
             record: Record::default(),
             builder: WideBuilder::new(columns, 0),
             per_batch,
+            values: true,
+            rows: ValueRows::default(),
         }
     }
 
@@ -663,10 +668,82 @@ impl<R: LogReader> WideBatches<R> {
     }
 }
 
+/// The wide form of rows of values ([`LogReader::read_values`]): the float64 columns filled from
+/// the rows in tiles of 64 rows (a tile of every column stays in cache while it is spread over
+/// the columns), a column's nulls where its values are NaN (none when it has no blank). A null
+/// slot holds NaN.
+pub fn wide_batch_of_values(
+    header: &LogHeader,
+    schema: &SchemaRef,
+    rows: &ValueRows,
+) -> Result<RecordBatch, LogError> {
+    const TILE: usize = 64;
+    let n = rows.len();
+    let columns = rows.columns;
+    let mut times = Vec::with_capacity(n);
+    for &t in &rows.times {
+        times.push(utc_micros(t).ok_or_else(|| {
+            LogError::invalid(&header.source, None, format!("time {t} is out of range"))
+        })?);
+    }
+    let mut values: Vec<Vec<f64>> = (0..columns).map(|_| Vec::with_capacity(n)).collect();
+    for start in (0..n).step_by(TILE) {
+        let tile = rows
+            .values
+            .get(start * columns..(start + TILE).min(n) * columns)
+            .unwrap_or(&[]);
+        for (j, column) in values.iter_mut().enumerate() {
+            column.extend(tile.iter().skip(j).step_by(columns.max(1)));
+        }
+    }
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(columns + 1);
+    arrays.push(Arc::new(
+        TimestampMicrosecondArray::from(times).with_timezone(TIME_ZONE),
+    ));
+    for column in values {
+        let valid = arrow_buffer::BooleanBuffer::collect_bool(column.len(), |i| {
+            column.get(i).is_some_and(|v| !v.is_nan())
+        });
+        let nulls = Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0);
+        arrays.push(Arc::new(Float64Array::new(column.into(), nulls)));
+    }
+    RecordBatch::try_new(schema.clone(), arrays)
+        .map_err(|e| LogError::invalid(&header.source, None, e.to_string()))
+}
+
 impl<R: LogReader> Iterator for WideBatches<R> {
     type Item = Result<RecordBatch, LogError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if self.values {
+            // A reader of values: straight from its rows, no record per row.
+            let columns = self.reader.header().counters.len();
+            match self.reader.read_values(
+                &mut self.rows,
+                self.per_batch.saturating_mul(columns.max(1)),
+            ) {
+                Err(e) => return Some(Err(e)),
+                Ok(Some(0)) => return None,
+                Ok(Some(_)) if self.rows.columns == columns => {
+                    return Some(wide_batch_of_values(
+                        self.reader.header(),
+                        &self.schema,
+                        &self.rows,
+                    ))
+                }
+                Ok(Some(_)) => {
+                    return Some(Err(LogError::invalid(
+                        &self.reader.header().source,
+                        None,
+                        format!(
+                            "the reader read {} values per record for {columns} columns",
+                            self.rows.columns
+                        ),
+                    )))
+                }
+                Ok(None) => self.values = false,
+            }
+        }
         while self.builder.len() < self.per_batch {
             match self.reader.read_record(&mut self.record) {
                 Err(e) => {
