@@ -1432,10 +1432,8 @@ mod tests {
     }
 
     /// A reader that reads records only (no values), to compare the two paths of a consumer.
-    #[cfg(feature = "arrow")]
     struct RecordsOnly(PdhCsvReader);
 
-    #[cfg(feature = "arrow")]
     impl LogReader for RecordsOnly {
         fn header(&self) -> &LogHeader {
             self.0.header()
@@ -1470,6 +1468,41 @@ mod tests {
                     .collect()
             })
             .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Statistics from rows of values are those from records: the same minimum, mean,
+        /// maximum and counts of every column, or the same error.
+        #[test]
+        fn statistics_of_values_are_those_of_records(
+            seed in proptest::prelude::any::<u64>(),
+            bad in 0u64..40,
+            workers in 0usize..4,
+            chunk in 1usize..600,
+        ) {
+            use crate::log::log_statistics;
+            let log = random_log(seed, bad);
+            let open = || -> Result<PdhCsvReader, String> {
+                let mut r = PdhCsvReader::new(
+                    Cursor::new(log.clone()),
+                    "random.csv",
+                    CsvReadOptions::default(),
+                )
+                .map_err(|e| e.to_string())?;
+                r.set_parallelism(workers, chunk);
+                Ok(r)
+            };
+            let (Ok(mut a), Ok(b)) = (open(), open()) else {
+                return Ok(());
+            };
+            let options = crate::calc::FormatOptions::default();
+            let by_values = log_statistics(&mut a, &options).map_err(|e| e.to_string());
+            let by_records =
+                log_statistics(&mut RecordsOnly(b), &options).map_err(|e| e.to_string());
+            proptest::prop_assert_eq!(by_values, by_records);
+        }
     }
 
     #[cfg(feature = "arrow")]

@@ -13,7 +13,7 @@ use crate::calc::{CalcError, FormatOptions};
 use crate::stats::{Statistics, StatisticsBuilder, ValueStatistics};
 
 use super::error::LogError;
-use super::model::{Cell, LogReader, Record};
+use super::model::{Cell, LogReader, Record, ValueRows};
 
 /// The statistics of one column.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,6 +48,24 @@ pub fn log_statistics(
             raw_error: None,
         })
         .collect();
+    // A reader of values (no raw samples): its rows as they are, no record per row.
+    let mut rows = ValueRows::default();
+    while let Some(n) = reader.read_values(&mut rows, 1 << 16)? {
+        if n == 0 {
+            return Ok(finish(reader, columns));
+        }
+        if rows.columns != columns.len() {
+            return Err(LogError::usage(
+                &reader.header().source,
+                "statistics need every column of the log, but only some were selected",
+            ));
+        }
+        for r in 0..rows.len() {
+            for (col, &v) in columns.iter_mut().zip(rows.row(r)) {
+                col.values.push((!v.is_nan()).then_some(v));
+            }
+        }
+    }
     let mut record = Record::default();
     while reader.read_record(&mut record)? {
         for (col, cell) in columns.iter_mut().zip(&record.cells) {
@@ -61,7 +79,12 @@ pub fn log_statistics(
             }
         }
     }
-    Ok(reader
+    Ok(finish(reader, columns))
+}
+
+/// The statistics of every column.
+fn finish(reader: &dyn LogReader, columns: Vec<Column>) -> Vec<CounterStatistics> {
+    reader
         .header()
         .counters
         .iter()
@@ -80,5 +103,5 @@ pub fn log_statistics(
                 stats,
             }
         })
-        .collect())
+        .collect()
 }
