@@ -2,6 +2,7 @@
 """Reading a PDH-CSV: pandas beside perfcounters, in one run on the same file.
 
 Usage: scripts/pandas-compare.py [--runs N] [--rows R] [--columns C] [--binary PATH] [--file PATH]
+                                 [--package NAME=DIR ...]
 
 Runs with a Python that has pandas (and pyarrow for pandas' pyarrow engine; the `perfcounters`
 package too for the `read_log` line, skipped otherwise). The file is generated once into the
@@ -16,6 +17,11 @@ Timed, alternating, `runs` times each (median and best printed, wall clock):
 * `perfcounters.read_log(FILE).to_pandas()` beside `pandas.read_csv(FILE)` (values only).
 The binary is target/release/perfcounters unless --binary is given (build it first:
 `cargo build --release -p perfcounters-cli`).
+
+`--package NAME=DIR` (repeatable) adds `read_log(FILE).to_pandas() [NAME]` with the `perfcounters` package
+found in DIR (an unpacked wheel: `python -m zipfile -e WHEEL DIR`), and `pandas.read_csv(FILE)` beside it,
+each timed in an interpreter of its own that has imported pandas and the package and read a 50-row copy
+of the file first (the first call of an interpreter imports pandas): two builds A/B in one run.
 """
 
 import argparse
@@ -82,6 +88,7 @@ def main() -> int:
     ap.add_argument("--columns", type=int, default=300)
     ap.add_argument("--binary", default=str(ROOT / "target/release/perfcounters"))
     ap.add_argument("--file")
+    ap.add_argument("--package", action="append", default=[], metavar="NAME=DIR")
     args = ap.parse_args()
     tmpdir = Path(tempfile.gettempdir())
     path = Path(args.file) if args.file else tmpdir / f"perfcounters-pandas-{args.columns}cols-{args.rows}rows.csv"
@@ -117,11 +124,42 @@ def main() -> int:
     except ImportError:
         print("(no perfcounters package in this Python: read_log not measured)", file=sys.stderr)
 
+    if args.package:
+        small = tmpdir / f"perfcounters-pandas-compare-small-{os.getpid()}.csv"
+        with open(path, "rb") as f, open(small, "wb") as w:
+            for _ in range(51):
+                w.write(f.readline())
+
+        def fresh(setup, call, pythonpath):
+            code = (f"import time, pandas as pd\n{setup}\n{call.format(small)}\n"
+                    f"t = time.perf_counter()\n{call.format(path)}\nprint(time.perf_counter() - t)")
+
+            def run():
+                env = dict(os.environ)
+                if pythonpath:
+                    env["PYTHONPATH"] = os.pathsep.join([pythonpath, env.get("PYTHONPATH", "")])
+                out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                                     capture_output=True, text=True)
+                return float(out.stdout.strip())
+            return run
+
+        for spec in args.package:
+            name, _, pkg = spec.partition("=")
+            cases[f"read_log(FILE).to_pandas() [{name}]"] = fresh(
+                "import perfcounters", "perfcounters.read_log(r'{}').to_pandas()", pkg)
+        cases["pandas.read_csv(FILE) [own interpreter]"] = fresh(
+            "", "pd.read_csv(r'{}', na_values=[' '])", None)
+
     times = {name: [] for name in cases}
     for _ in range(args.runs):
         for name, f in cases.items():
-            times[name].append(timed(f))
+            if name.endswith("]"):
+                times[name].append(f())
+            else:
+                times[name].append(timed(f))
     out.unlink(missing_ok=True)
+    if args.package:
+        small.unlink(missing_ok=True)
     load = os.getloadavg()
     print(f"file: {path} ({size / 1e6:.1f} MB, {args.rows} rows x {args.columns} counters), "
           f"{args.runs} runs alternating, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
