@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::error::LogError;
 use super::model::LogTime;
-use super::pdh_csv_read::{csv_error, csv_reader, RowParser};
+use super::pdh_csv_read::{csv_error, csv_reader, RowParser, Tracked};
 
 /// The size of a chunk of text parsed by one worker (a record longer than that makes a longer one).
 pub(crate) const CHUNK_BYTES: usize = 1 << 20;
@@ -208,13 +208,14 @@ impl Rows {
 
     /// Parses every record of `csv`, whose text has `bytes` bytes; `lines` is the number of lines
     /// before its first byte.
-    fn parse<R: Read>(
+    fn parse(
         &mut self,
         parser: &RowParser,
-        csv: &mut csv::Reader<R>,
-        bytes: usize,
+        csv: &mut csv::Reader<&[u8]>,
+        chunk: &[u8],
         lines: u64,
     ) {
+        let bytes = chunk.len();
         let mut row = csv::ByteRecord::new();
         loop {
             if self.times.len() == 1 {
@@ -233,7 +234,13 @@ impl Rows {
                     return;
                 }
             }
-            if !self.push(parser, &row, csv.position(), lines) {
+            let after = csv.position().byte();
+            let lf = usize::try_from(after)
+                .ok()
+                .and_then(|a| a.checked_sub(1))
+                .and_then(|a| chunk.get(a))
+                .map(|&b| b == b'\n');
+            if !self.push(parser, &row, csv.position(), lines, lf) {
                 return;
             }
         }
@@ -246,11 +253,12 @@ impl Rows {
         row: &csv::ByteRecord,
         after: &csv::Position,
         lines: u64,
+        lf: Option<bool>,
     ) -> bool {
         let start = self.values.len();
         self.values.resize(start + parser.width(), f64::NAN);
         let out = self.values.get_mut(start..).unwrap_or(&mut []);
-        match parser.parse(row, after, lines, out) {
+        match parser.parse(row, after, lines, lf, out) {
             Ok(Some(time)) => {
                 self.times.push(time);
                 true
@@ -272,7 +280,7 @@ impl Rows {
 pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64) -> Rows {
     let mut out = Rows::with_capacity(1, parser.width());
     let mut csv = csv_reader(chunk, parser.separator);
-    out.parse(parser, &mut csv, chunk.len(), lines);
+    out.parse(parser, &mut csv, chunk, lines);
     out
 }
 
@@ -392,7 +400,7 @@ fn cut(
         }
         if split.irregular && split.end == 0 {
             // The rest is parsed here by one reader, as the single-threaded path does.
-            let mut csv = csv_reader(Cursor::new(buf).chain(text), parser.separator);
+            let mut csv = csv_reader(Tracked::new(Cursor::new(buf).chain(text)), parser.separator);
             let mut row = csv::ByteRecord::new();
             loop {
                 let mut rows = Rows::with_capacity(64, parser.width());
@@ -409,7 +417,8 @@ fn cut(
                             break;
                         }
                     }
-                    rows.push(parser, &row, csv.position(), lines);
+                    let lf = csv.get_ref().lf_before(csv.position().byte());
+                    rows.push(parser, &row, csv.position(), lines, lf);
                 }
                 more &= rows.error.is_none();
                 if !send(Job::Parsed(rows)) || !more {

@@ -87,7 +87,7 @@ pub struct PdhCsvReader {
 /// Where the rows come from.
 enum RowSource {
     /// One `csv` reader on the calling thread (a header of several lines).
-    Csv(Box<csv::Reader<Input>>, csv::ByteRecord),
+    Csv(Box<csv::Reader<Tracked<Input>>>, csv::ByteRecord),
     /// The text after the header line, not read yet: the first read decides between the calling
     /// thread (a short log) and the parsing threads.
     Pending(Input, u64, Vec<u8>),
@@ -133,17 +133,71 @@ pub(crate) fn csv_reader<R: Read>(input: R, separator: u8) -> csv::Reader<R> {
 /// The line of the record `row` just read by a `csv` reader now at `after`, plus `lines` (the lines
 /// before the reader's first byte). The `csv` crate counts a line when it consumes its `\n`: a
 /// record ending in CRLF stops at the `\r`, so the reader's line after it is the record's own; a
-/// record ending in LF consumes its `\n`, so the record was on the line before (unless the file
-/// ended without a line break). The style is taken from the header line.
-fn row_line(crlf: bool, row: &csv::ByteRecord, after: &csv::Position, lines: u64) -> u64 {
+/// record ending in LF consumes its `\n`, so the record was on the line before (unless it ended
+/// without a line break). The style is taken from the header line. `lf` says whether the byte
+/// before `after` is the `\n` (`None` when unknown: then a reader that counted no line since the
+/// record's start ended without one, which misses blank lines skipped before the record).
+fn row_line(
+    crlf: bool,
+    row: &csv::ByteRecord,
+    after: &csv::Position,
+    lines: u64,
+    lf: Option<bool>,
+) -> u64 {
     let start = row.position().map_or(0, |p| p.line());
     let after = after.line();
+    let ended_by_lf = lf.unwrap_or(after > start);
     lines
-        + if crlf || after <= start {
+        + if crlf || !ended_by_lf || after == 0 {
             after
         } else {
             after - 1
         }
+}
+
+/// A reader that keeps the last two pieces it handed out, so that the byte just before a `csv`
+/// reader's position can be looked up (whether a record ended with a line feed, [`row_line`]): the
+/// `csv` reader fills its buffer from this one only when it has consumed all of it, so the byte it
+/// consumed last is in the last piece or the one before.
+pub(crate) struct Tracked<R> {
+    inner: R,
+    /// (offset of the first byte, bytes), older first.
+    pieces: [(u64, Vec<u8>); 2],
+    read: u64,
+}
+
+impl<R> Tracked<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        Tracked {
+            inner,
+            pieces: [(0, Vec::new()), (0, Vec::new())],
+            read: 0,
+        }
+    }
+
+    /// Whether the byte before offset `pos` is a line feed (`None`: not kept).
+    pub(crate) fn lf_before(&self, pos: u64) -> Option<bool> {
+        let at = pos.checked_sub(1)?;
+        self.pieces.iter().find_map(|(start, bytes)| {
+            let i = usize::try_from(at.checked_sub(*start)?).ok()?;
+            bytes.get(i).map(|&b| b == b'\n')
+        })
+    }
+}
+
+impl<R: Read> Read for Tracked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            self.pieces.swap(0, 1);
+            let [_, newest] = &mut self.pieces;
+            newest.0 = self.read;
+            newest.1.clear();
+            newest.1.extend_from_slice(buf.get(..n).unwrap_or(&[]));
+            self.read += n as u64;
+        }
+        Ok(n)
+    }
 }
 
 impl std::fmt::Debug for PdhCsvReader {
@@ -263,12 +317,18 @@ impl PdhCsvReader {
         } else {
             (Box::new(Cursor::new(first_line).chain(text)), None)
         };
-        let mut csv = Box::new(csv_reader(header_input, separator));
+        let mut csv = Box::new(csv_reader(Tracked::new(header_input), separator));
         let mut row = csv::ByteRecord::new();
         let got = csv
             .read_byte_record(&mut row)
             .map_err(|e| csv_error(source, e))?;
-        let line = row_line(crlf, &row, csv.position(), 0);
+        let line = row_line(
+            crlf,
+            &row,
+            csv.position(),
+            0,
+            csv.get_ref().lf_before(csv.position().byte()),
+        );
         let mut reader = PdhCsvReader {
             header: LogHeader {
                 source: source.to_owned(),
@@ -414,7 +474,10 @@ impl PdhCsvReader {
                             return Some(rows);
                         }
                     }
-                    if !rows.push(&self.parser, &row, csv.position(), 0) || !rows.times.is_empty() {
+                    let lf = csv.get_ref().lf_before(csv.position().byte());
+                    if !rows.push(&self.parser, &row, csv.position(), 0, lf)
+                        || !rows.times.is_empty()
+                    {
                         break;
                     }
                 }
@@ -441,7 +504,8 @@ impl PdhCsvReader {
                                 .chain(Cursor::new(first))
                                 .chain(text),
                         );
-                        let mut csv = Box::new(csv_reader(input, self.parser.separator));
+                        let mut csv =
+                            Box::new(csv_reader(Tracked::new(input), self.parser.separator));
                         let mut row = csv::ByteRecord::new();
                         if let Err(e) = csv.read_byte_record(&mut row) {
                             return Some(Rows {
@@ -706,6 +770,7 @@ impl RowParser {
         row: &csv::ByteRecord,
         after: &csv::Position,
         lines: u64,
+        lf: Option<bool>,
         out: &mut [f64],
     ) -> Result<Option<LogTime>, LogError> {
         if is_typeperf_message(row) {
@@ -713,7 +778,7 @@ impl RowParser {
         }
         let source = self.source.as_str();
         let columns = self.columns;
-        let line = row_line(self.crlf, row, after, lines);
+        let line = row_line(self.crlf, row, after, lines, lf);
         let at = |column: u64| {
             Some(Location::Text {
                 line,
@@ -1542,6 +1607,33 @@ mod tests {
                 .map(|b| wide_columns(&b))
                 .map_err(|e| e.to_string());
             proptest::prop_assert_eq!(by_values, by_records);
+        }
+    }
+
+    /// A last row after a blank line, without a line break at its end (LF lines): its errors name
+    /// its own line on every path (the `csv` crate's record position is before the blank line it
+    /// skipped, which once made the one-reader path name the line before; `csv_log` fuzz finding).
+    #[test]
+    fn last_row_after_a_blank_line_names_its_line() {
+        for log in [
+            &b"\"(PDH-CSV 4.0)\",\"\\\\H\\A\\B\"\n\n\"x\",\"1\""[..],
+            b"\r\n\"(PDH-TSV 4.0) (RTZ na\"\n\n\"(PDH-TSV \"(PDH-CSV 4.0) (i",
+        ] {
+            for (workers, chunk) in [
+                (0, 1 << 20),
+                (1, 1 << 20),
+                (2, 1 << 20),
+                (2, 1),
+                (2, 7),
+                (1, 11),
+            ] {
+                let read = read_log(log, workers, chunk, 0).unwrap();
+                let line = if log.starts_with(b"\r") { 4 } else { 3 };
+                assert!(
+                    matches!(read.last(), Some(Err(e)) if e.contains(&format!("line {line}, column 1"))),
+                    "{workers} {chunk}: {read:?}"
+                );
+            }
         }
     }
 
