@@ -8,7 +8,7 @@ use std::io::Cursor;
 
 use perfcounters::log::{
     Cell, CsvFlavor, CsvReadOptions, LogKind, LogReader, LogWriter, PdhCsvLogWriter, PdhCsvReader,
-    Record,
+    Record, ValueRows,
 };
 
 fn read_all(
@@ -38,6 +38,48 @@ fn read_all(
     Ok((r.header().clone(), out))
 }
 
+/// Every record read as rows of values (`read_values`, batches of about `max_cells` values) on
+/// `workers` threads in chunks of `chunk_bytes`, rebuilt as records, and the error that ends them.
+fn read_values(
+    bytes: Vec<u8>,
+    opts: CsvReadOptions,
+    workers: usize,
+    chunk_bytes: usize,
+    max_cells: usize,
+) -> Result<(perfcounters::log::LogHeader, Vec<Record>), String> {
+    let mut r =
+        PdhCsvReader::new(Cursor::new(bytes), "fuzz.csv", opts).map_err(|e| e.to_string())?;
+    r.set_parallelism(workers, chunk_bytes);
+    let mut out = Vec::new();
+    let mut rows = ValueRows::default();
+    loop {
+        match r.read_values(&mut rows, max_cells) {
+            Ok(Some(0)) => break,
+            Ok(Some(n)) => {
+                assert_eq!(n, rows.len());
+                assert_eq!(rows.columns, r.header().counters.len());
+                for (i, &time) in rows.times.iter().enumerate() {
+                    let cells = rows
+                        .row(i)
+                        .iter()
+                        .map(|&v| {
+                            if v.is_nan() {
+                                Cell::Blank
+                            } else {
+                                Cell::Value(v)
+                            }
+                        })
+                        .collect();
+                    out.push(Record { time, cells });
+                }
+            }
+            Ok(None) => panic!("the PDH-CSV reader reads values"),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Ok((r.header().clone(), out))
+}
+
 /// The target's checks on one input: panics when an invariant does not hold.
 pub fn run(data: &[u8]) {
     let opts = CsvReadOptions {
@@ -55,6 +97,13 @@ pub fn run(data: &[u8]) {
         read_all(data.to_vec(), opts, Some((2, chunk_bytes))),
         read,
         "chunks of {chunk_bytes} bytes"
+    );
+    // Read as rows of values, in batches of 1 to 64 values: the same records and error.
+    let max_cells = 1 + usize::from(data.get(2).copied().unwrap_or(0) % 64);
+    assert_eq!(
+        read_values(data.to_vec(), opts, 2, chunk_bytes, max_cells),
+        read,
+        "values in chunks of {chunk_bytes} bytes, batches of {max_cells} values"
     );
     let Ok((header, records)) = read else {
         return;
