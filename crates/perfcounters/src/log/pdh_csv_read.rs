@@ -1247,6 +1247,19 @@ mod tests {
         bytes
     }
 
+    /// A reader of `bytes` with `workers` threads on chunks of `chunk` bytes (0 workers: one `csv`
+    /// reader on the calling thread), or the error of its header.
+    fn random_reader(bytes: &[u8], workers: usize, chunk: usize) -> Result<PdhCsvReader, String> {
+        let mut r = PdhCsvReader::new(
+            Cursor::new(bytes.to_vec()),
+            "random.csv",
+            CsvReadOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        r.set_parallelism(workers, chunk);
+        Ok(r)
+    }
+
     /// Every record or the error that ends the reading, `workers` threads on chunks of
     /// `chunk` bytes (0 workers: one `csv` reader on the calling thread).
     fn read_log(
@@ -1255,13 +1268,7 @@ mod tests {
         chunk: usize,
         keep: u64,
     ) -> Result<Vec<Result<Record, String>>, String> {
-        let mut r = PdhCsvReader::new(
-            Cursor::new(bytes.to_vec()),
-            "random.csv",
-            CsvReadOptions::default(),
-        )
-        .map_err(|e| e.to_string())?;
-        r.set_parallelism(workers, chunk);
+        let mut r = random_reader(bytes, workers, chunk)?;
         if keep != 0 {
             let columns = r.header().counters.len();
             r.select_columns(
@@ -1295,13 +1302,7 @@ mod tests {
         max_cells: usize,
         mixed: bool,
     ) -> Result<Vec<Result<Record, String>>, String> {
-        let mut r = PdhCsvReader::new(
-            Cursor::new(bytes.to_vec()),
-            "random.csv",
-            CsvReadOptions::default(),
-        )
-        .map_err(|e| e.to_string())?;
-        r.set_parallelism(workers, chunk);
+        let mut r = random_reader(bytes, workers, chunk)?;
         let columns = r.header().counters.len();
         let kept: Vec<bool> = (0..columns)
             .map(|i| keep == 0 || keep >> (i % 64) & 1 == 1)
@@ -1443,13 +1444,7 @@ mod tests {
             use crate::log::{copy_with, CopyOptions, CounterFilter, Filtered, PdhCsvLogWriter, RelogFilter};
             let log = random_log(seed, bad);
             let copy = |workers: usize, options: &CopyOptions| -> Result<(Vec<u8>, Result<u64, String>), String> {
-                let mut r = PdhCsvReader::new(
-                    Cursor::new(log.clone()),
-                    "random.csv",
-                    CsvReadOptions::default(),
-                )
-                .map_err(|e| e.to_string())?;
-                r.set_parallelism(workers, chunk);
+                let r = random_reader(&log, workers, chunk)?;
                 let patterns: Vec<CounterPath> = r
                     .header()
                     .counters
@@ -1549,16 +1544,7 @@ mod tests {
         ) {
             use crate::log::log_statistics;
             let log = random_log(seed, bad);
-            let open = || -> Result<PdhCsvReader, String> {
-                let mut r = PdhCsvReader::new(
-                    Cursor::new(log.clone()),
-                    "random.csv",
-                    CsvReadOptions::default(),
-                )
-                .map_err(|e| e.to_string())?;
-                r.set_parallelism(workers, chunk);
-                Ok(r)
-            };
+            let open = || random_reader(&log, workers, chunk);
             let (Ok(mut a), Ok(b)) = (open(), open()) else {
                 return Ok(());
             };
@@ -1585,16 +1571,7 @@ mod tests {
         ) {
             use crate::log::columnar::WideBatches;
             let log = random_log(seed, bad);
-            let open = || -> Result<PdhCsvReader, String> {
-                let mut r = PdhCsvReader::new(
-                    Cursor::new(log.clone()),
-                    "random.csv",
-                    CsvReadOptions::default(),
-                )
-                .map_err(|e| e.to_string())?;
-                r.set_parallelism(workers, chunk);
-                Ok(r)
-            };
+            let open = || random_reader(&log, workers, chunk);
             let (Ok(a), Ok(b)) = (open(), open()) else {
                 return Ok(());
             };
