@@ -15,6 +15,7 @@
 use std::io::{Cursor, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use super::error::LogError;
 use super::model::LogTime;
@@ -296,6 +297,8 @@ pub(crate) struct Pipeline {
     /// Worker `i` parses chunks `i`, `i + n`, `i + 2n` …
     outputs: Vec<Receiver<Rows>>,
     turn: usize,
+    /// The workers and the cutting thread, joined when the pipeline is dropped.
+    threads: Vec<JoinHandle<()>>,
 }
 
 impl Pipeline {
@@ -311,11 +314,12 @@ impl Pipeline {
     ) -> Self {
         let mut jobs = Vec::with_capacity(workers);
         let mut outputs = Vec::with_capacity(workers);
+        let mut threads = Vec::with_capacity(workers + 1);
         for _ in 0..workers.max(1) {
             let (job_tx, job_rx) = sync_channel::<Job>(1);
             let (out_tx, out_rx) = sync_channel::<Rows>(1);
             let parser = Arc::clone(&parser);
-            std::thread::spawn(move || {
+            threads.push(std::thread::spawn(move || {
                 for job in job_rx {
                     let rows = match job {
                         Job::Text(chunk, lines) => parse_chunk(&parser, &chunk, lines),
@@ -325,12 +329,18 @@ impl Pipeline {
                         return;
                     }
                 }
-            });
+            }));
             jobs.push(job_tx);
             outputs.push(out_rx);
         }
-        std::thread::spawn(move || cut(&parser, first, text, lines, &jobs, chunk_bytes));
-        Pipeline { outputs, turn: 0 }
+        threads.push(std::thread::spawn(move || {
+            cut(&parser, first, text, lines, &jobs, chunk_bytes)
+        }));
+        Pipeline {
+            outputs,
+            turn: 0,
+            threads,
+        }
     }
 
     /// The next parsed rows, `None` at the end.
@@ -338,6 +348,20 @@ impl Pipeline {
         let rows = self.outputs.get(self.turn)?.recv().ok()?;
         self.turn = (self.turn + 1) % self.outputs.len();
         Some(rows)
+    }
+}
+
+impl Drop for Pipeline {
+    /// Closes the workers' outputs and waits for the threads: a worker stops at its next
+    /// hand-over (blocked or not), and the cutting thread at its next chunk once the workers are
+    /// gone, so a reader dropped before the end leaves no thread behind (over a stream whose
+    /// read blocks, the drop waits for that read to return).
+    fn drop(&mut self) {
+        self.outputs.clear();
+        for thread in self.threads.drain(..) {
+            // A panic of a thread is of no use once the reader is gone.
+            let _ = thread.join();
+        }
     }
 }
 

@@ -1260,6 +1260,50 @@ mod tests {
         Ok(r)
     }
 
+    /// A reader dropped in the middle of a log waits for its threads: the cutting thread has ended
+    /// (and dropped the input it read from) when the drop returns.
+    #[test]
+    fn dropped_reader_leaves_no_thread() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        struct Input(Cursor<Vec<u8>>, Arc<AtomicBool>);
+        impl Read for Input {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                self.0.read(buf)
+            }
+        }
+        impl Drop for Input {
+            fn drop(&mut self) {
+                self.1.store(true, Ordering::SeqCst);
+            }
+        }
+        let mut text =
+            String::from("\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n");
+        for i in 0..2000 {
+            text.push_str(&format!(
+                "\"01/01/2024 00:{:02}:{:02}.000\",\"{i}\"\r\n",
+                i / 60 % 60,
+                i % 60
+            ));
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let input = Input(Cursor::new(text.into_bytes()), Arc::clone(&dropped));
+        let mut r = PdhCsvReader::new(input, "drop.csv", CsvReadOptions::default()).unwrap();
+        r.set_parallelism(2, 256);
+        let mut rec = Record::default();
+        assert!(r.read_record(&mut rec).unwrap());
+        assert_eq!(rec.cells, vec![Cell::Value(0.0)]);
+        assert!(
+            !dropped.load(Ordering::SeqCst),
+            "the input is still being read"
+        );
+        drop(r);
+        assert!(
+            dropped.load(Ordering::SeqCst),
+            "the cutting thread outlived the reader"
+        );
+    }
+
     /// Every record or the error that ends the reading, `workers` threads on chunks of
     /// `chunk` bytes (0 workers: one `csv` reader on the calling thread).
     fn read_log(
