@@ -407,6 +407,43 @@ impl<R: LogReader> Filtered<R> {
     }
 }
 
+/// Where a record's time puts it among `-b`, `-e` and `-t` ([`Filtered::place`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Before the range: left out (its raw sample still counts for the next rate).
+    Before,
+    /// After the range, or anything once a record was: the reading ends.
+    After,
+    /// In the range, between every n-th record: left out.
+    Skipped,
+    /// In the range and an n-th record: kept.
+    Kept,
+}
+
+impl<R: LogReader> Filtered<R> {
+    /// The place of the next record, at time `t`, counting it in the range: the one rule of the
+    /// record and the rows-of-values paths.
+    fn place(&mut self, t: LogTime) -> Place {
+        if self.done {
+            return Place::After;
+        }
+        if self.begin.is_some_and(|b| t < b) {
+            return Place::Before;
+        }
+        if self.end.is_some_and(|e| t > e) {
+            self.done = true;
+            return Place::After;
+        }
+        let n = self.in_range;
+        self.in_range += 1;
+        if n % self.every == 0 {
+            Place::Kept
+        } else {
+            Place::Skipped
+        }
+    }
+}
+
 impl<R: LogReader> LogReader for Filtered<R> {
     fn header(&self) -> &LogHeader {
         &self.header
@@ -422,22 +459,15 @@ impl<R: LogReader> LogReader for Filtered<R> {
                 self.done = true;
                 break;
             }
-            let t = self.buf.time;
-            if self.begin.is_some_and(|b| t < b) {
-                self.cook(None);
-                continue;
+            match self.place(self.buf.time) {
+                Place::Before => self.cook(None),
+                Place::After => break,
+                Place::Skipped => {}
+                Place::Kept => {
+                    self.cook(Some(record));
+                    return Ok(true);
+                }
             }
-            if self.end.is_some_and(|e| t > e) {
-                self.done = true;
-                break;
-            }
-            let n = self.in_range;
-            self.in_range += 1;
-            if n % self.every != 0 {
-                continue;
-            }
-            self.cook(Some(record));
-            return Ok(true);
         }
         Ok(false)
     }
@@ -479,20 +509,7 @@ impl<R: LogReader> LogReader for Filtered<R> {
                 rows.columns = kept;
             }
             if self.begin.is_some() || self.end.is_some() || self.every > 1 {
-                let (begin, end, every) = (self.begin, self.end, self.every);
-                let (in_range, done) = (&mut self.in_range, &mut self.done);
-                rows.retain(|t| {
-                    if *done || begin.is_some_and(|b| t < b) {
-                        return false;
-                    }
-                    if end.is_some_and(|e| t > e) {
-                        *done = true;
-                        return false;
-                    }
-                    let n = *in_range;
-                    *in_range += 1;
-                    n % every == 0
-                });
+                rows.retain(|t| self.place(t) == Place::Kept);
             }
             if !rows.is_empty() {
                 return Ok(Some(rows.len()));
