@@ -4,10 +4,10 @@
 //! corpus in `fuzz/regressions/sql_rows/` (`crates/perfcounters/tests/fuzz_regressions.rs`).
 
 use perfcounters::log::sql_rows::{
-    decode_data_row, decode_details_row, format_sql_time, parse_sql_time, split_halves, SqlValue,
+    decode_data_row, decode_details_row, format_sql_time, parse_sql_time, split_halves,
+    DetailsColumns, SqlValue,
 };
 use perfcounters::log::Cell;
-use perfcounters::CounterPath;
 
 /// Reads one value: a tag byte (NULL, integer, real, text, blob), then its bytes (8, or a length
 /// byte and the text).
@@ -72,7 +72,10 @@ pub fn run(data: &[u8]) {
     }
     let details: [SqlValue; 10] = std::array::from_fn(|_| value(&mut d));
     if let Ok(c) = decode_details_row(&details) {
-        assert_eq!(CounterPath::parse(&c.name).as_ref(), Ok(&c.path));
+        // The column is its path, named as the path formats; stored again, it reads back the same.
+        assert_eq!(c.name, c.path.to_string());
+        let stored = DetailsColumns::of(&c);
+        assert_eq!(decode_details_row(&stored.row()).as_ref(), Ok(&c));
     }
     let _ = parse_sql_time(data);
 }

@@ -339,7 +339,7 @@ fn bad_rows_are_errors_that_name_the_row() {
     drop(conn);
     let e = SqlLogReader::open(&db, Some("a")).unwrap_err();
     assert!(
-        e.to_string().ends_with(": CounterDetails row CounterID 3: the names do not form a counter path: \"\\\\\\\\H\\\\Thread(explorer/0#1)\\\\a\\\\b\""),
+        e.to_string().ends_with(": CounterDetails row CounterID 3: CounterName \"a\\\\b\" holds a \\, which separates the names of a counter path"),
         "{e}"
     );
 }
@@ -509,5 +509,161 @@ fn csv_to_sql_to_csv_across_both_dst_changes() {
     assert_eq!(
         String::from_utf8(to_csv(&db, "dst", CsvFlavor::Csv)).unwrap(),
         DST_LOG.replace("    ", "")
+    );
+}
+
+/// Instance names as Windows and the Linux source store them, with the path's delimiters in them:
+/// Linux mount points (`/`, `/mnt/data`), a `#` that is not an index, parentheses, a parent.
+fn verbatim_names_log() -> VecLog {
+    let column = |instance: &str, parent: Option<&str>, index: Option<u32>| {
+        let mut path = CounterPath::new("LogicalDisk", "% Free Space")
+            .with_machine("H")
+            .with_instance(instance);
+        path.parent = parent.map(str::to_owned);
+        path.index = index;
+        LogCounter::new(
+            path,
+            Some(CounterInfo {
+                counter_type: CounterType::PERF_COUNTER_LARGE_RAWCOUNT,
+                default_scale: 0,
+                time_base: 0,
+            }),
+        )
+    };
+    let counters = vec![
+        column("/", None, None),
+        column("/mnt/data", None, None),
+        column("C:/mnt#2", None, None),
+        column("C:/mnt#2", None, Some(1)),
+        column("foo (x86)", None, None),
+        column("a)b(", Some("p/q"), Some(3)),
+    ];
+    let n = counters.len();
+    let header = LogHeader {
+        source: "names".into(),
+        kind: LogKind::Binary,
+        time_zone: Some(TimeZone::named("Pacific Standard Time", Some(480)).0),
+        counters,
+    };
+    let records = (0..3)
+        .map(|r| Record {
+            time: LogTime::from_parts(2024, 5, 1, 12, 0, r, 0).unwrap(),
+            cells: (0..n)
+                .map(|c| {
+                    if (r as usize + c) % 4 == 0 {
+                        Cell::Blank
+                    } else {
+                        Cell::Value((10 * c) as f64 + f64::from(r))
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    VecLog::new(header, records)
+}
+
+#[test]
+fn instance_names_with_path_delimiters_read_back_verbatim() {
+    let dir = TempDir::new("names");
+    let db = dir.db();
+    let mut w = SqlLogWriter::create(&db, "names", SqlWriteOptions::default()).unwrap();
+    assert_eq!(copy(&mut verbatim_names_log(), &mut w).unwrap(), 3);
+    // Each name in its own column, as written.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let rows: Vec<(String, Option<i64>, Option<String>)> = conn
+        .prepare(
+            "SELECT InstanceName, InstanceIndex, ParentName FROM CounterDetails ORDER BY CounterID",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let s = |x: &str| x.to_owned();
+    assert_eq!(
+        rows,
+        [
+            (s("/"), None, None),
+            (s("/mnt/data"), None, None),
+            (s("C:/mnt#2"), None, None),
+            (s("C:/mnt#2"), Some(1), None),
+            (s("foo (x86)"), None, None),
+            (s("a)b("), Some(3), Some(s("p/q"))),
+        ]
+    );
+    drop(conn);
+    // Read back: the same columns (paths and names), the same CSV as the direct conversion.
+    let r = SqlLogReader::open(&db, Some("names")).unwrap();
+    let direct = verbatim_names_log();
+    assert_eq!(r.header().counters, direct.header().counters);
+    assert_eq!(
+        r.header()
+            .counters
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>(),
+        [
+            r"\\H\LogicalDisk(/)\% Free Space",
+            r"\\H\LogicalDisk(/mnt/data)\% Free Space",
+            r"\\H\LogicalDisk(C:/mnt#2)\% Free Space",
+            r"\\H\LogicalDisk(C:/mnt#2#1)\% Free Space",
+            r"\\H\LogicalDisk(foo (x86))\% Free Space",
+            r"\\H\LogicalDisk(p/q/a)b(#3)\% Free Space",
+        ]
+    );
+    let mut w = PdhCsvLogWriter::new(Vec::new(), CsvFlavor::Csv, "out");
+    copy(&mut verbatim_names_log(), &mut w).unwrap();
+    let direct_csv = w.into_inner();
+    assert_eq!(to_csv(&db, "names", CsvFlavor::Csv), direct_csv);
+    assert_eq!(
+        String::from_utf8(direct_csv).unwrap().lines().nth(1),
+        Some(r#""05/01/2024 05:00:00.000"," ","10","20","30"," ","50""#)
+    );
+}
+
+/// A `CounterDetails` row as a database written by relog holds it (no `LogCounters`, the
+/// instance name verbatim, `InstanceIndex` 0 for the first instance of a name): read back whole.
+#[test]
+fn a_relog_database_with_a_verbatim_instance_name() {
+    let dir = TempDir::new("relog-names");
+    let db = dir.db();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE DisplayToID (GUID TEXT, RunID INTEGER, DisplayString TEXT, LogStartTime TEXT,
+             LogStopTime TEXT, NumberOfRecords INTEGER, MinutesToUTC INTEGER, TimeZoneName TEXT);
+         CREATE TABLE CounterDetails (CounterID INTEGER PRIMARY KEY, MachineName TEXT, ObjectName TEXT,
+             CounterName TEXT, CounterType INTEGER, DefaultScale INTEGER, InstanceName TEXT,
+             InstanceIndex INTEGER, ParentName TEXT, ParentObjectID INTEGER);
+         CREATE TABLE CounterData (GUID TEXT, CounterID INTEGER, RecordIndex INTEGER,
+             CounterDateTime TEXT, CounterValue REAL, FirstValueA INTEGER, FirstValueB INTEGER,
+             SecondValueA INTEGER, SecondValueB INTEGER);
+         INSERT INTO DisplayToID VALUES ('G', 0, 'run', '2024-05-01 12:00:00.000',
+             '2024-05-01 12:00:01.000', 2, 0, 'UTC');
+         INSERT INTO CounterDetails VALUES (1, '\\\\H', 'LogicalDisk', 'Free Megabytes', 65792, 0,
+             'C:/mnt#2', 0, NULL, NULL);
+         INSERT INTO CounterData VALUES ('G', 1, 1, '2024-05-01 12:00:00.000', 7, 7, 0, 0, 0);
+         INSERT INTO CounterData VALUES ('G', 1, 2, '2024-05-01 12:00:01.000', 8, 8, 0, 0, 0);",
+    )
+    .unwrap();
+    drop(conn);
+    let r = SqlLogReader::open(&db, Some("run")).unwrap();
+    let c = &r.header().counters[0];
+    assert_eq!(c.name, r"\\H\LogicalDisk(C:/mnt#2)\Free Megabytes");
+    assert_eq!(
+        (
+            c.path.parent.as_deref(),
+            c.path.instance.as_deref(),
+            c.path.index
+        ),
+        (None, Some("C:/mnt#2"), None)
+    );
+    let mut f = Filtered::new(r, &RelogFilter::default()).unwrap();
+    let mut w = PdhCsvLogWriter::new(Vec::new(), CsvFlavor::Csv, "out");
+    copy(&mut f, &mut w).unwrap();
+    assert_eq!(
+        String::from_utf8(w.into_inner()).unwrap(),
+        "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\LogicalDisk(C:/mnt#2)\\Free Megabytes\"\r\n\
+         \"05/01/2024 12:00:00.000\",\"7\"\r\n\
+         \"05/01/2024 12:00:01.000\",\"8\"\r\n"
     );
 }

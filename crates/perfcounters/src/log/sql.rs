@@ -40,15 +40,13 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use crate::counter_type::CounterType;
-
 use super::error::{Location, LogError};
 use super::model::{
     Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record, TimeZone,
 };
 use super::sql_rows::{
-    decode_data_row, decode_details_row, format_sql_time, split_halves, DataRow, DetailsRow,
-    SqlValue,
+    decode_data_row, decode_details_row, format_sql_time, split_halves, DataRow, DetailsColumns,
+    DetailsRow, SqlValue,
 };
 
 /// `SQL:file.db!log`: a database file and the name of a log in it.
@@ -132,9 +130,6 @@ CREATE TABLE IF NOT EXISTS LogCounters (
     PRIMARY KEY (GUID, Position)
 ) WITHOUT ROWID;
 ";
-
-/// The type stored for a column without raw data (a PDH-CSV column): its value is shown as is.
-const COOKED_TYPE: CounterType = CounterType::PERF_COUNTER_LARGE_RAWCOUNT;
 
 fn sql_err(source: &str) -> impl Fn(rusqlite::Error) -> LogError + '_ {
     move |e| LogError::new(source, None, e)
@@ -311,20 +306,8 @@ impl SqlLogWriter {
     }
 
     fn details_id(&self, c: &LogCounter) -> Result<i64, LogError> {
-        let p = &c.path;
-        let info = c.info;
-        let (ta, tb) = match info {
-            Some(i) if i.time_base != 0 => {
-                let (a, b) = split_halves(i.time_base);
-                (Some(a), Some(b))
-            }
-            _ => (None, None),
-        };
-        let machine = p
-            .machine
-            .as_deref()
-            .map_or(String::new(), |m| format!("\\\\{m}"));
-        let instance = p.instance.as_deref();
+        let d = DetailsColumns::of(c);
+        let (ta, tb) = d.time_base.unzip();
         self.conn
             .prepare_cached(
                 "INSERT INTO CounterDetails (MachineName, ObjectName, CounterName, CounterType,
@@ -333,14 +316,14 @@ impl SqlLogWriter {
             )
             .and_then(|mut s| {
                 s.execute(params![
-                    machine,
-                    p.object,
-                    p.counter,
-                    i64::from(info.map_or(COOKED_TYPE, |i| i.counter_type).0),
-                    info.map_or(0, |i| i.default_scale),
-                    instance,
-                    instance.and(p.index).map(i64::from),
-                    instance.and(p.parent.as_deref()),
+                    d.machine,
+                    d.object,
+                    d.counter,
+                    d.counter_type,
+                    d.default_scale,
+                    d.instance,
+                    d.index,
+                    d.parent,
                     ta,
                     tb
                 ])

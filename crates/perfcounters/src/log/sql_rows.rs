@@ -203,9 +203,87 @@ fn text<'a>(v: &SqlValue<'a>, column: &str) -> Result<Option<&'a str>, String> {
     }
 }
 
-/// Decodes the columns of a `CounterDetails` row into a log column. The names must form a counter
-/// path that reads back as the same path (no `\` in an object or counter name …). An
-/// `InstanceIndex` of 0 (or `NULL`) is the first instance of its name: no `#n` in the path.
+/// The type stored for a column without raw data (a PDH-CSV column): its value is shown as is.
+pub const COOKED_TYPE: CounterType = CounterType::PERF_COUNTER_LARGE_RAWCOUNT;
+
+/// The columns of a `CounterDetails` row that store a log column, the inverse of
+/// [`decode_details_row`]: each name of the path in its own column (`MachineName` with its `\\`),
+/// `InstanceIndex` the path's `#n` (`NULL` without one), the time base in two halves (`NULL` for
+/// none). Parent and index are stored only with an instance, as a path writes them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DetailsColumns<'a> {
+    /// `MachineName`: `\\machine`, or empty for the local machine.
+    pub machine: String,
+    /// `ObjectName`.
+    pub object: &'a str,
+    /// `CounterName`.
+    pub counter: &'a str,
+    /// `CounterType` ([`COOKED_TYPE`] for a column without counter information).
+    pub counter_type: i64,
+    /// `DefaultScale`.
+    pub default_scale: i64,
+    /// `InstanceName`.
+    pub instance: Option<&'a str>,
+    /// `InstanceIndex`.
+    pub index: Option<i64>,
+    /// `ParentName`.
+    pub parent: Option<&'a str>,
+    /// `TimeBaseA` and `TimeBaseB`.
+    pub time_base: Option<(i64, i64)>,
+}
+
+impl<'a> DetailsColumns<'a> {
+    /// The columns that store `c`.
+    pub fn of(c: &'a LogCounter) -> Self {
+        let p = &c.path;
+        let instance = p.instance.as_deref();
+        DetailsColumns {
+            machine: p
+                .machine
+                .as_deref()
+                .map_or(String::new(), |m| format!("\\\\{m}")),
+            object: &p.object,
+            counter: &p.counter,
+            counter_type: i64::from(c.info.map_or(COOKED_TYPE, |i| i.counter_type).0),
+            default_scale: c.info.map_or(0, |i| i64::from(i.default_scale)),
+            instance,
+            index: instance.and(p.index).map(i64::from),
+            parent: instance.and(p.parent.as_deref()),
+            time_base: c
+                .info
+                .filter(|i| i.time_base != 0)
+                .map(|i| split_halves(i.time_base)),
+        }
+    }
+
+    /// The row as SQLite would hand it back to [`decode_details_row`].
+    pub fn row(&self) -> DetailsRow<'_> {
+        let text = |t: Option<&'a str>| t.map_or(SqlValue::Null, |t| SqlValue::Text(t.as_bytes()));
+        let int = |i: Option<i64>| i.map_or(SqlValue::Null, SqlValue::Integer);
+        [
+            SqlValue::Text(self.machine.as_bytes()),
+            SqlValue::Text(self.object.as_bytes()),
+            SqlValue::Text(self.counter.as_bytes()),
+            SqlValue::Integer(self.counter_type),
+            SqlValue::Integer(self.default_scale),
+            text(self.instance),
+            int(self.index),
+            text(self.parent),
+            int(self.time_base.map(|t| t.0)),
+            int(self.time_base.map(|t| t.1)),
+        ]
+    }
+}
+
+/// Decodes the columns of a `CounterDetails` row into a log column.
+///
+/// The parsed path is built from the columns as they are, never from a path string read back:
+/// `InstanceName` is the instance name verbatim (`C:/mnt#2`, `/mnt/data`, `foo (x86)` stay whole,
+/// whatever `/`, `#`, `(` or `)` they hold), `ParentName` the parent, and `#n` comes from
+/// `InstanceIndex` alone; an `InstanceIndex` of 0 (or `NULL`) is the first instance of its name (no
+/// `#n`). The column's written name is the path formatted as `PdhMakeCounterPath` does. Refused:
+/// an empty object or counter name, and a `\` in the machine, object or counter name (the
+/// separator of every path).
 pub fn decode_details_row(row: &DetailsRow<'_>) -> Result<LogCounter, String> {
     let [machine, object, counter, ty, scale, instance, index, parent, tba, tbb] = row;
     let machine = text(machine, "MachineName")?
@@ -213,6 +291,23 @@ pub fn decode_details_row(row: &DetailsRow<'_>) -> Result<LogCounter, String> {
         .filter(|m| !m.is_empty());
     let object = text(object, "ObjectName")?.ok_or("ObjectName is NULL")?;
     let counter = text(counter, "CounterName")?.ok_or("CounterName is NULL")?;
+    for (column, name) in [("ObjectName", object), ("CounterName", counter)] {
+        if name.is_empty() {
+            return Err(format!("{column} is empty"));
+        }
+    }
+    for (column, name) in [
+        ("MachineName", machine.unwrap_or_default()),
+        ("ObjectName", object),
+        ("CounterName", counter),
+    ] {
+        if name.contains('\\') {
+            return Err(format!(
+                "{column} {} holds a \\, which separates the names of a counter path",
+                super::error::quote(name.as_bytes())
+            ));
+        }
+    }
     let counter_type = integer(ty, "CounterType")?.unwrap_or(0);
     let counter_type = u32::try_from(counter_type)
         .or_else(|_| i32::try_from(counter_type).map(|v| v as u32))
@@ -241,25 +336,14 @@ pub fn decode_details_row(row: &DetailsRow<'_>) -> Result<LogCounter, String> {
         path.parent = parent.map(str::to_owned);
         path.index = index;
     }
-    let written = path.to_string();
-    match CounterPath::parse(&written) {
-        Ok(p) if p == path => {}
-        _ => {
-            return Err(format!(
-                "the names do not form a counter path: {}",
-                super::error::quote(written.as_bytes())
-            ))
-        }
-    }
-    Ok(LogCounter {
-        name: written,
+    Ok(LogCounter::new(
         path,
-        info: Some(CounterInfo {
+        Some(CounterInfo {
             counter_type: CounterType(counter_type),
             default_scale,
             time_base,
         }),
-    })
+    ))
 }
 
 #[cfg(test)]
@@ -396,7 +480,12 @@ mod tests {
         bad[2] = SqlValue::Text(br"a\b");
         assert_eq!(
             decode_details_row(&bad).unwrap_err(),
-            r#"the names do not form a counter path: "\\\\HOST\\Process(svchost#2)\\a\\b""#
+            r#"CounterName "a\\b" holds a \, which separates the names of a counter path"#
+        );
+        bad[2] = SqlValue::Text(b"");
+        assert_eq!(
+            decode_details_row(&bad).unwrap_err(),
+            "CounterName is empty"
         );
         bad[2] = SqlValue::Null;
         assert_eq!(decode_details_row(&bad).unwrap_err(), "CounterName is NULL");
