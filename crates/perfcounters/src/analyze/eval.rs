@@ -38,8 +38,8 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::mpsc;
 
+use crate::log::handover;
 use crate::log::model::{LogHeader, LogReader, LogTime, Record, TimeZone};
 use crate::log::relog::{CounterFilter, Filtered, Merge, RelogFilter};
 use crate::log::LogError;
@@ -1111,66 +1111,29 @@ impl Slicer<'_> {
             return Ok(());
         }
         let per_batch = (BATCH_CELLS / reader.header().counters.len().max(1)).max(1);
+        let (mut batches, mut records) = handover::channel(IN_FLIGHT);
         std::thread::scope(|scope| {
-            let (to_worker, batches) = mpsc::sync_channel::<(Vec<Record>, usize)>(IN_FLIGHT);
-            let (give_back, spare) = mpsc::channel::<Vec<Record>>();
             let worker = scope.spawn(move || {
-                for (batch, len) in batches {
-                    for record in batch.iter().take(len) {
-                        self.push(record);
+                let mut record = Record::default();
+                // `None`: the reading side stopped without an end (it panicked, said below).
+                let end = loop {
+                    match records.read(&mut record) {
+                        Some(Ok(true)) => self.push(&record),
+                        Some(Ok(false)) | None => break Ok(()),
+                        Some(Err(e)) => break Err(e),
                     }
-                    // The reader may have stopped taking batches back (an error); that is all.
-                    let _ = give_back.send(batch);
-                }
-                self.finish();
-            });
-            let mut made = 0;
-            let result = loop {
-                let batch = match spare.try_recv() {
-                    Ok(b) => Some(b),
-                    Err(_) if made < IN_FLIGHT + 2 => {
-                        made += 1;
-                        Some(Vec::new())
-                    }
-                    Err(_) => spare.recv().ok(),
                 };
-                // No batch comes back only when the evaluating thread ended (it panicked: the
-                // join below says so).
-                let Some(mut batch) = batch else { break Ok(()) };
-                let mut len = 0;
-                let mut failure = None;
-                while len < per_batch {
-                    if batch.len() == len {
-                        batch.push(Record::default());
-                    }
-                    let Some(record) = batch.get_mut(len) else {
-                        break;
-                    };
-                    match reader.read_record(record) {
-                        Ok(true) => len += 1,
-                        Ok(false) => break,
-                        Err(e) => {
-                            failure = Some(e);
-                            break;
-                        }
-                    }
-                }
-                let ended = len < per_batch;
-                if len > 0 && to_worker.send((batch, len)).is_err() {
-                    break Ok(());
-                }
-                if let Some(e) = failure {
-                    break Err(e);
-                }
-                if ended {
-                    break Ok(());
-                }
-            };
-            drop(to_worker);
-            if let Err(panic) = worker.join() {
-                std::panic::resume_unwind(panic);
+                self.finish();
+                end
+            });
+            // Stops at the end or the first error (handed over after the records before it), or
+            // when the evaluating thread ended (it panicked: the join says so).
+            while batches.send_filled(per_batch, |record| reader.read_record(record)) {}
+            drop(batches);
+            match worker.join() {
+                Ok(end) => end,
+                Err(panic) => std::panic::resume_unwind(panic),
             }
-            result
         })
     }
 }

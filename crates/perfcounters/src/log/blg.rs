@@ -25,7 +25,6 @@ use std::collections::hash_map::{Entry, HashMap};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 
 use crate::format::blg::values::{display_order, ColumnKey};
@@ -33,6 +32,7 @@ use crate::format::blg::{BlgLog, Column, LogFileHeader, ReadError};
 use crate::log::error::LogError;
 #[cfg(doc)]
 use crate::log::error::LogErrorKind;
+use crate::log::handover::{self, BatchReceiver};
 use crate::log::model::{
     Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, RawCell, Record, TimeZone,
 };
@@ -135,106 +135,46 @@ pub const PIPE_BATCH_CELLS: usize = 8192;
 /// length.
 const PIPE_AHEAD: usize = 2;
 
-/// Records decoded on the decoder thread, then how the pass ended if it did (`Ok` at the end of
-/// the log, or the error that stopped it, after these records).
-#[derive(Debug)]
-struct Batch {
-    records: Vec<Record>,
-    end: Option<Result<(), LogError>>,
-}
-
 /// The calling thread's side of the decoder thread.
 #[derive(Debug)]
 struct Pipe {
-    batches: Receiver<Batch>,
-    /// Read batches back to the decoder thread, their records reused.
-    spent: Sender<Vec<Record>>,
-    current: Vec<Record>,
-    next: usize,
-    end: Option<Result<(), LogError>>,
-    finished: bool,
+    /// `None` once dropped (which stops the thread).
+    batches: Option<BatchReceiver>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Pipe {
-    /// Starts the thread decoding `log` into batches of `per_batch` records.
+    /// Starts the thread decoding `log` into batches of `per_batch` records, handed over in order
+    /// ([`handover`]).
     fn start<R: Read + Send + 'static>(
         mut log: Box<BlgLog<R>>,
         mut cells: SampleCells,
         per_batch: usize,
     ) -> Pipe {
-        let (tx, batches) = mpsc::sync_channel::<Batch>(PIPE_AHEAD);
-        let (spent, reuse) = mpsc::channel::<Vec<Record>>();
-        let thread = std::thread::spawn(move || loop {
-            let mut records = reuse.try_recv().unwrap_or_default();
-            let mut filled = 0;
-            let mut end = None;
-            while filled < per_batch {
-                if filled == records.len() {
-                    records.push(Record::default());
-                }
-                match cells.next(&mut log, &mut records[filled]) {
-                    Ok(true) => filled += 1,
-                    Ok(false) => end = Some(Ok(())),
-                    Err(e) => end = Some(Err(e)),
-                }
-                if end.is_some() {
-                    break;
-                }
-            }
-            records.truncate(filled);
-            let last = end.is_some();
-            // A dropped reader closes the channel: the thread stops here.
-            if tx.send(Batch { records, end }).is_err() || last {
-                return;
-            }
+        let (mut tx, batches) = handover::channel(PIPE_AHEAD);
+        // The thread stops at the end, at the first error, or when the reader is dropped.
+        let thread = std::thread::spawn(move || {
+            while tx.send_filled(per_batch, |record| cells.next(&mut log, record)) {}
         });
         Pipe {
-            batches,
-            spent,
-            current: Vec::new(),
-            next: 0,
-            end: None,
-            finished: false,
+            batches: Some(batches),
             thread: Some(thread),
         }
     }
 
     /// The next record, in file order, then the end or the error as on one thread.
     fn read(&mut self, source: &str, record: &mut Record) -> Result<bool, LogError> {
-        loop {
-            if let Some(r) = self.current.get_mut(self.next) {
-                std::mem::swap(record, r);
-                self.next += 1;
-                return Ok(true);
+        let taken = match &mut self.batches {
+            Some(batches) => batches.read(record),
+            None => Some(Ok(false)),
+        };
+        taken.unwrap_or_else(|| {
+            self.batches = None;
+            if let Some(Err(panic)) = self.thread.take().map(JoinHandle::join) {
+                std::panic::resume_unwind(panic);
             }
-            if let Some(end) = self.end.take() {
-                self.finished = true;
-                return end.map(|()| false);
-            }
-            if self.finished {
-                return Ok(false);
-            }
-            let spent = std::mem::take(&mut self.current);
-            if spent.capacity() > 0 {
-                // The thread may have ended: the records are then dropped.
-                let _ = self.spent.send(spent);
-            }
-            match self.batches.recv() {
-                Ok(b) => {
-                    self.current = b.records;
-                    self.next = 0;
-                    self.end = b.end;
-                }
-                Err(_) => {
-                    self.finished = true;
-                    if let Some(Err(panic)) = self.thread.take().map(JoinHandle::join) {
-                        std::panic::resume_unwind(panic);
-                    }
-                    return Err(LogError::usage(source, "the decoder thread stopped"));
-                }
-            }
-        }
+            Err(LogError::usage(source, "the decoder thread stopped"))
+        })
     }
 }
 
@@ -242,8 +182,7 @@ impl Drop for Pipe {
     /// Closes the channel (the thread stops at its next batch, blocked or not) and waits for the
     /// thread.
     fn drop(&mut self) {
-        let (_, closed) = mpsc::sync_channel(0);
-        drop(std::mem::replace(&mut self.batches, closed));
+        drop(self.batches.take());
         if let Some(thread) = self.thread.take() {
             // A panic of the thread was either reported by `read` or is of no use now.
             let _ = thread.join();
@@ -270,11 +209,7 @@ impl BlgLogReader<BufReader<File>> {
     /// [`BlgLogReader::open`] on `cores` cores, with batches of `batch_cells` cells.
     fn open_with(path: &Path, cores: usize, batch_cells: usize) -> Result<Self, LogError> {
         let source = path.display().to_string();
-        let open = || {
-            File::open(path)
-                .map(|f| BufReader::with_capacity(1 << 16, f))
-                .map_err(|e| LogError::io(&source, None, e))
-        };
+        let open = || open_file(path, 0).map_err(|e| LogError::io(&source, None, e));
         let first = match scan_in_parts(path, cores, SCAN_PART_MIN) {
             Some(first) => first,
             None => scan(&source, open()?)?,
@@ -288,6 +223,21 @@ impl BlgLogReader<BufReader<File>> {
         }
         Ok(reader)
     }
+}
+
+/// Bytes the file of a log is read in through: at least a buffer of the usual logs (64 KiB), so
+/// that the decoder's reads of whole buffers go to the file directly and the reader's buffer only
+/// serves the small reads of the first buffer's header.
+const FILE_BUFFER: usize = 1 << 16;
+
+/// The file of a log, opened for reading from byte `offset` (both passes and the parts of the
+/// first, and [`BlgTimesReader`](super::BlgTimesReader)).
+pub(super) fn open_file(path: &Path, offset: u64) -> std::io::Result<BufReader<File>> {
+    let mut file = File::open(path)?;
+    if offset > 0 {
+        file.seek(SeekFrom::Start(offset))?;
+    }
+    Ok(BufReader::with_capacity(FILE_BUFFER, file))
 }
 
 /// The log error of a `.blg` read error (its cause kept: [`LogErrorKind`]'s `From<ReadError>`).
@@ -438,11 +388,7 @@ fn scan_in_parts(path: &Path, parts: usize, part_min: u64) -> Option<FirstPass> 
     if parts < 2 {
         return None;
     }
-    let open_at = |offset: usize| -> Option<BufReader<File>> {
-        let mut f = File::open(path).ok()?;
-        f.seek(SeekFrom::Start(offset as u64)).ok()?;
-        Some(BufReader::with_capacity(1 << 16, f))
-    };
+    let open_at = |offset: usize| open_file(path, offset as u64).ok();
     let mut main = BlgLog::new(open_at(0)?).ok()?;
     main.set_columns_only(true);
     let header = main.header().clone();

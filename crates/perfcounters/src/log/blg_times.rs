@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
-use super::blg::{end_warnings, log_error, log_header};
+use super::blg::{end_warnings, log_error, log_header, open_file};
 use crate::format::blg::BlgLog;
 use crate::log::error::LogError;
 use crate::log::model::{LogHeader, LogReader, LogTime, Record};
@@ -38,8 +38,8 @@ impl BlgTimesReader<BufReader<File>> {
     /// Opens a log file for its records' times.
     pub fn open(path: &Path) -> Result<Self, LogError> {
         let source = path.display().to_string();
-        let file = File::open(path).map_err(|e| LogError::io(&source, None, e))?;
-        BlgTimesReader::new(&source, BufReader::with_capacity(1 << 16, file))
+        let file = open_file(path, 0).map_err(|e| LogError::io(&source, None, e))?;
+        BlgTimesReader::new(&source, file)
     }
 }
 

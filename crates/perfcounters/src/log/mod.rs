@@ -31,6 +31,7 @@ mod blg_times;
 #[cfg(feature = "arrow")]
 pub mod columnar;
 pub mod error;
+pub(crate) mod handover;
 pub mod model;
 pub mod open;
 pub mod pdh_csv;

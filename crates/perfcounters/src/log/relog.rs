@@ -16,6 +16,7 @@ use crate::path::CounterPath;
 use crate::raw::RawCounter;
 
 use super::error::LogError;
+use super::handover::RecordBatch;
 use super::model::{
     Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record, RecordEncoder,
     ValueRows,
@@ -937,9 +938,9 @@ pub fn copy_with(
                 ..Batch::default()
             };
             let ended = first.fill(reader, options.batch_cells);
-            if ended.is_err() || first.len < per_batch {
+            if ended.is_err() || first.len() < per_batch {
                 let mut n = 0u64;
-                for record in first.records.iter().take(first.len) {
+                for record in first.records.records() {
                     writer.write_record(record)?;
                     n += 1;
                 }
@@ -1067,9 +1068,7 @@ fn encode_in_order<W: Work>(
 /// Records read for an encoder, and their bytes once encoded.
 #[derive(Default)]
 struct Batch {
-    /// The first `len` are this batch's; the rest are kept for their allocations.
-    records: Vec<Record>,
-    len: usize,
+    records: RecordBatch,
     /// Records per batch.
     per_batch: usize,
     bytes: Vec<u8>,
@@ -1080,29 +1079,17 @@ impl Work for Batch {
         if self.per_batch == 0 {
             self.per_batch = (cells / reader.header().counters.len().max(1)).max(1);
         }
-        self.len = 0;
-        while self.len < self.per_batch {
-            if self.records.len() == self.len {
-                self.records.push(Record::default());
-            }
-            let Some(record) = self.records.get_mut(self.len) else {
-                break;
-            };
-            if !reader.read_record(record)? {
-                break;
-            }
-            self.len += 1;
-        }
-        Ok(self.len == self.per_batch)
+        self.records
+            .fill(self.per_batch, |record| reader.read_record(record))
     }
 
     fn len(&self) -> usize {
-        self.len
+        self.records.len()
     }
 
     fn encode(&mut self, encoder: &dyn RecordEncoder) -> Result<(), LogError> {
         self.bytes.clear();
-        for record in self.records.iter().take(self.len) {
+        for record in self.records.records() {
             encoder.encode(record, &mut self.bytes)?;
         }
         Ok(())
