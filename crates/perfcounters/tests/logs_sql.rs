@@ -1,6 +1,8 @@
 //! SQL logs in SQLite: CSV → SQL → CSV loses nothing; several logs share a database; raw samples.
 #![cfg(feature = "sql")]
 
+#[path = "support/shared_data.rs"]
+mod shared_data;
 #[path = "support/vec_log.rs"]
 mod vec_log;
 
@@ -9,9 +11,9 @@ use std::path::PathBuf;
 
 use perfcounters::log::sql::{list_logs, SqlLogReader, SqlLogWriter, SqlTarget, SqlWriteOptions};
 use perfcounters::log::{
-    copy, Cell, CounterInfo, CsvFlavor, CsvReadOptions, Filtered, LogCounter, LogError, LogHeader,
-    LogKind, LogReader, LogTime, PdhCsvLogWriter, PdhCsvReader, RawCell, Record, RelogFilter,
-    TimeZone,
+    copy, open, open_file, Cell, CounterInfo, CsvFlavor, CsvReadOptions, Filtered, LogCounter,
+    LogError, LogHeader, LogKind, LogReader, LogTime, OpenOptions, PdhCsvLogWriter, PdhCsvReader,
+    RawCell, Record, RelogFilter, TimeZone,
 };
 use perfcounters::{CounterPath, CounterType, PdhStatus, RawCounter};
 use proptest::prelude::*;
@@ -444,6 +446,8 @@ proptest! {
         to_sql(log.as_bytes(), &dir.db(), "gen", SqlWriteOptions::default()).unwrap();
         let back = String::from_utf8(to_csv(&dir.db(), "gen", CsvFlavor::Csv)).unwrap();
         prop_assert_eq!(back, log);
+        let target = format!("SQL:{}!gen", dir.db().display());
+        prop_assert_eq!(times(&target, true), times(&target, false));
     }
 }
 
@@ -666,4 +670,117 @@ fn a_relog_database_with_a_verbatim_instance_name() {
          \"05/01/2024 12:00:00.000\",\"7\"\r\n\
          \"05/01/2024 12:00:01.000\",\"8\"\r\n"
     );
+}
+
+/// The records' times of the SQL log `target` (`SQL:file.db!name`) opened by `log::open` for its
+/// times alone or whole (no column selected, as the first pass of `analyze` reads it), and the
+/// error that ends them; with the number of columns of the header.
+fn times(target: &str, times_only: bool) -> (usize, Vec<Result<i64, String>>) {
+    let options = OpenOptions::default().with_times_only(times_only);
+    let mut r = open(target, &options).unwrap().remove(0);
+    let columns = r.header().counters.len();
+    r.select_columns(&vec![false; columns]);
+    let mut out = Vec::new();
+    let mut rec = Record::default();
+    loop {
+        match r.read_record(&mut rec) {
+            Ok(true) => out.push(Ok(rec.time.0)),
+            Ok(false) => break,
+            Err(e) => {
+                out.push(Err(e.to_string()));
+                break;
+            }
+        }
+    }
+    (if times_only { columns } else { 0 }, out)
+}
+
+#[test]
+fn times_alone_are_the_full_readers_times_on_the_shared_logs() {
+    let Some(data) = shared_data::dir("the real Windows logs") else {
+        return;
+    };
+    let dir = TempDir::new("times");
+    let db = dir.db();
+    // Every shared log (three PDH-CSV, three .blg with raw samples) in one database.
+    let logs = [
+        ("logs/en-pst-BM_Active_Load_Test.csv", 351),
+        ("logs/en-edt-process-DataCollector01.csv", 208),
+        ("logs/en-tokyo-5964cols-Sample01.csv", 16),
+        ("blg/tx-win8-BasicPerfCounters.blg", 601),
+        ("blg/pal-vista-SamplePerfmonLog.blg", 11),
+        ("blg/powershell-2003-BadCounterSamples.blg", 275),
+    ];
+    for (i, (file, _)) in logs.iter().enumerate() {
+        let mut r = open_file(&data.join(file), &OpenOptions::default()).unwrap();
+        let mut w =
+            SqlLogWriter::create(&db, &format!("log{i}"), SqlWriteOptions::default()).unwrap();
+        copy(&mut *r, &mut w).unwrap();
+    }
+    for (i, (file, records)) in logs.iter().enumerate() {
+        let target = format!("SQL:{}!log{i}", db.display());
+        let (columns, alone) = times(&target, true);
+        assert_eq!(columns, 0, "{file}: no column");
+        assert_eq!(alone.len(), *records, "{file}");
+        assert!(alone.iter().all(Result::is_ok), "{file}");
+        assert_eq!(alone, times(&target, false).1, "{file}");
+    }
+}
+
+#[test]
+fn times_alone_of_foreign_and_damaged_databases() {
+    let dir = TempDir::new("times-foreign");
+    let db = dir.db();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    // As relog writes it: no LogCounters; two logs; a CounterData row of a counter without a
+    // CounterDetails row (no column: the full reader skips it); rows of one record whose times
+    // differ (the first row's, by CounterID, is the record's).
+    conn.execute_batch(
+        "CREATE TABLE DisplayToID (GUID TEXT, RunID INTEGER, DisplayString TEXT, LogStartTime TEXT,
+             LogStopTime TEXT, NumberOfRecords INTEGER, MinutesToUTC INTEGER, TimeZoneName TEXT);
+         CREATE TABLE CounterDetails (CounterID INTEGER PRIMARY KEY, MachineName TEXT, ObjectName TEXT,
+             CounterName TEXT, CounterType INTEGER, DefaultScale INTEGER, InstanceName TEXT,
+             InstanceIndex INTEGER, ParentName TEXT, ParentObjectID INTEGER);
+         CREATE TABLE CounterData (GUID TEXT, CounterID INTEGER, RecordIndex INTEGER,
+             CounterDateTime TEXT, CounterValue REAL, FirstValueA INTEGER, FirstValueB INTEGER,
+             SecondValueA INTEGER, SecondValueB INTEGER, PRIMARY KEY (GUID, RecordIndex, CounterID));
+         INSERT INTO DisplayToID VALUES ('G', 0, 'a', NULL, NULL, 3, 480, 'Pacific Standard Time');
+         INSERT INTO DisplayToID VALUES ('H', 0, 'b', NULL, NULL, 1, 0, 'UTC');
+         INSERT INTO CounterDetails VALUES (2, '\\\\H', 'Memory', 'Available Bytes', 65792, 0, NULL, NULL, NULL, NULL);
+         INSERT INTO CounterDetails VALUES (3, '\\\\H', 'Memory', 'Committed Bytes', 65792, 0, NULL, NULL, NULL, NULL);
+         INSERT INTO CounterData VALUES ('G', 1, 1, '2024-05-01 11:59:00.000', 0, NULL, NULL, NULL, NULL);
+         INSERT INTO CounterData VALUES ('G', 2, 1, '2024-05-01 12:00:00.000', 1, NULL, NULL, NULL, NULL);
+         INSERT INTO CounterData VALUES ('G', 3, 1, '2024-05-01 12:00:00.500', 2, NULL, NULL, NULL, NULL);
+         INSERT INTO CounterData VALUES ('G', 1, 2, '2024-05-01 12:00:30.000', 0, NULL, NULL, NULL, NULL);
+         INSERT INTO CounterData VALUES ('G', 3, 3, '2024-05-01 12:01:00.000', 3, NULL, NULL, NULL, NULL);
+         INSERT INTO CounterData VALUES ('G', 2, 5, '2024-05-01 12:02:00.000', 4, NULL, NULL, NULL, NULL);
+         INSERT INTO CounterData VALUES ('H', 2, 1, '2024-05-01 13:00:00.000', 5, NULL, NULL, NULL, NULL);",
+    )
+    .unwrap();
+    let target = |log: &str| format!("SQL:{}!{log}", db.display());
+    let at = |h, m, s, ms| Ok(LogTime::from_parts(2024, 5, 1, h, m, s, ms).unwrap().0);
+    let a = times(&target("a"), true);
+    assert_eq!(
+        a,
+        (0, vec![at(12, 0, 0, 0), at(12, 1, 0, 0), at(12, 2, 0, 0)])
+    );
+    assert_eq!(a, times(&target("a"), false));
+    assert_eq!(times(&target("b"), true), (0, vec![at(13, 0, 0, 0)]));
+    // A bad time in a record's first row: the same records before it and the same error.
+    conn.execute(
+        "UPDATE CounterData SET CounterDateTime = 'noon' WHERE GUID = 'G' AND RecordIndex = 3",
+        [],
+    )
+    .unwrap();
+    let a = times(&target("a"), true);
+    assert_eq!(a.1.len(), 2);
+    assert_eq!(
+        a.1[1],
+        Err(format!(
+            "SQL:{}!a: CounterData row CounterID 3, RecordIndex 3: CounterDateTime \"noon\" is \
+             not a time yyyy-mm-dd hh:mm:ss.mmm",
+            db.display()
+        ))
+    );
+    assert_eq!(a, times(&target("a"), false));
 }

@@ -197,8 +197,9 @@ pub struct OpenOptions {
     /// ([`CsvReadOptions::code_page`]).
     pub code_page: Option<u16>,
     /// Read the records' times alone: a `.blg` is opened as a [`BlgTimesReader`] (no column, each
-    /// sample's time without its values, one pass). The other formats are opened as usual; their
-    /// readers skip the values of the columns nobody selects.
+    /// sample's time without its values, one pass), a SQL log as
+    /// `SqlLogReader::open_times` opens it (no column, one row per record). The other
+    /// formats are opened as usual; their readers skip the values of the columns nobody selects.
     pub times_only: bool,
 }
 
@@ -227,7 +228,7 @@ impl OpenOptions {
 /// directory is not a dataset.
 pub fn open(input: &str, options: &OpenOptions) -> Result<Vec<Box<dyn LogReader>>, LogError> {
     if LogFormat::from_name(input) == Some(LogFormat::Sql) {
-        return Ok(vec![open_sql(input)?]);
+        return Ok(vec![open_sql(input, options)?]);
     }
     if is_dir_name(input) || Path::new(input).is_dir() {
         return Ok(vec![open_dataset(Path::new(input))?]);
@@ -266,7 +267,7 @@ pub fn open_file(path: &Path, options: &OpenOptions) -> Result<Box<dyn LogReader
     match LogFormat::of_file(path)? {
         Some(LogFormat::Binary) if options.times_only => Ok(Box::new(BlgTimesReader::open(path)?)),
         Some(LogFormat::Binary) => Ok(Box::new(BlgLogReader::open(path)?)),
-        Some(LogFormat::Sql) => open_sql_file(path),
+        Some(LogFormat::Sql) => open_sql_file(path, options),
         Some(LogFormat::Parquet) => open_parquet(path),
         Some(LogFormat::Csv | LogFormat::Tsv) => Ok(Box::new(PdhCsvReader::open(
             path,
@@ -339,28 +340,39 @@ fn no_arrow(source: &str) -> LogError {
 }
 
 #[cfg(feature = "sql")]
-fn open_sql(input: &str) -> Result<Box<dyn LogReader>, LogError> {
-    use super::sql::{SqlLogReader, SqlTarget};
-    let target = SqlTarget::parse(input)
+fn open_sql(input: &str, options: &OpenOptions) -> Result<Box<dyn LogReader>, LogError> {
+    let target = super::sql::SqlTarget::parse(input)
         .ok_or_else(|| LogError::usage(input, "a SQL log is named SQL:file.db!log"))?;
-    Ok(Box::new(SqlLogReader::open(
-        &target.path,
-        target.log.as_deref(),
-    )?))
+    open_sql_log(&target.path, target.log.as_deref(), options)
 }
 
 #[cfg(feature = "sql")]
-fn open_sql_file(path: &Path) -> Result<Box<dyn LogReader>, LogError> {
-    Ok(Box::new(super::sql::SqlLogReader::open(path, None)?))
+fn open_sql_file(path: &Path, options: &OpenOptions) -> Result<Box<dyn LogReader>, LogError> {
+    open_sql_log(path, None, options)
+}
+
+/// The SQL log `log` of the database `path`, for its times alone when `options` say so.
+#[cfg(feature = "sql")]
+fn open_sql_log(
+    path: &Path,
+    log: Option<&str>,
+    options: &OpenOptions,
+) -> Result<Box<dyn LogReader>, LogError> {
+    use super::sql::SqlLogReader;
+    Ok(Box::new(if options.times_only {
+        SqlLogReader::open_times(path, log)?
+    } else {
+        SqlLogReader::open(path, log)?
+    }))
 }
 
 #[cfg(not(feature = "sql"))]
-fn open_sql(input: &str) -> Result<Box<dyn LogReader>, LogError> {
+fn open_sql(input: &str, _options: &OpenOptions) -> Result<Box<dyn LogReader>, LogError> {
     Err(no_sql(input))
 }
 
 #[cfg(not(feature = "sql"))]
-fn open_sql_file(path: &Path) -> Result<Box<dyn LogReader>, LogError> {
+fn open_sql_file(path: &Path, _options: &OpenOptions) -> Result<Box<dyn LogReader>, LogError> {
     Err(no_sql(&path.display().to_string()))
 }
 

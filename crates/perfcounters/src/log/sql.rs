@@ -35,7 +35,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -561,6 +561,43 @@ fn has_column(
     s.exists([table, column]).map_err(sql_err(source))
 }
 
+/// Whether `LogCounters` lists the columns of the log `guid`.
+fn listed(conn: &Connection, guid: &str, source: &str) -> Result<bool, LogError> {
+    Ok(has_column(conn, "LogCounters", "Position", source)?
+        && conn
+            .prepare("SELECT 1 FROM LogCounters WHERE GUID = ?1")
+            .and_then(|mut s| s.exists([guid]))
+            .map_err(sql_err(source))?)
+}
+
+/// The query of [`SqlLogReader::open_times`]: each record's `RecordIndex`, the `CounterID` and the
+/// `CounterDateTime` of its first row (by `CounterID`) among the rows of the log's columns (those
+/// `LogCounters` lists, or those with a `CounterDetails` row, as [`read_columns`] finds them), in
+/// `RecordIndex` order. The records are found by seeking the primary key from one `RecordIndex` to
+/// the next, so a record costs a few index lookups whatever its number of rows.
+fn times_query(listed: bool) -> String {
+    let column = if listed {
+        "CounterID IN (SELECT l.CounterID FROM LogCounters l JOIN CounterDetails d
+         ON d.CounterID = l.CounterID WHERE l.GUID = ?1)"
+    } else {
+        "CounterID IN (SELECT CounterID FROM CounterDetails)"
+    };
+    format!(
+        "WITH RECURSIVE r(i) AS (
+             SELECT MIN(RecordIndex) FROM CounterData WHERE GUID = ?1 AND {column}
+             UNION ALL
+             SELECT (SELECT MIN(RecordIndex) FROM CounterData
+                     WHERE GUID = ?1 AND RecordIndex > r.i AND {column})
+             FROM r WHERE r.i IS NOT NULL)
+         SELECT f.i, f.id, c.CounterDateTime FROM
+             (SELECT i, (SELECT CounterID FROM CounterData WHERE GUID = ?1 AND RecordIndex = r.i
+                         AND {column} ORDER BY CounterID LIMIT 1) AS id
+              FROM r WHERE r.i IS NOT NULL) f
+         JOIN CounterData c ON c.GUID = ?1 AND c.RecordIndex = f.i AND c.CounterID = f.id
+         ORDER BY f.i"
+    )
+}
+
 /// The columns of a log: from `LogCounters` when it lists them, otherwise every `CounterDetails`
 /// row the log's `CounterData` uses, by ascending `CounterID`.
 fn read_columns(
@@ -575,11 +612,7 @@ fn read_columns(
     } else {
         "NULL, NULL"
     };
-    let listed = has_column(conn, "LogCounters", "Position", source)?
-        && conn
-            .prepare("SELECT 1 FROM LogCounters WHERE GUID = ?1")
-            .and_then(|mut s| s.exists([guid]))
-            .map_err(sql_err(source))?;
+    let listed = listed(conn, guid, source)?;
     let columns = "d.CounterID, d.MachineName, d.ObjectName, d.CounterName, d.CounterType,
          d.DefaultScale, d.InstanceName, d.InstanceIndex, d.ParentName";
     let sql = if listed {
@@ -622,6 +655,59 @@ fn read_columns(
 /// The rows the worker hands over: record index, column, time (UTC), cell.
 type Batch = Vec<(i64, usize, LogTime, Cell)>;
 
+/// The error that ends the worker's rows, with the `RecordIndex` of the row it concerns when it
+/// is a row's (the records before it are whole), `None` when it is the database's.
+type RowsError = (Option<i64>, LogError);
+
+/// The worker of [`SqlLogReader::open_times`]: each record's time ([`times_query`]), sent in
+/// batches of rows without a column.
+fn send_times(
+    conn: &Connection,
+    guid: &str,
+    source: &str,
+    tx: &SyncSender<Result<Batch, RowsError>>,
+    bad: &mut Option<i64>,
+) -> Result<(), LogError> {
+    let sql = times_query(listed(conn, guid, source)?);
+    let mut stmt = conn.prepare(&sql).map_err(sql_err(source))?;
+    let mut rows = stmt.query([guid]).map_err(sql_err(source))?;
+    let mut batch = Vec::with_capacity(BATCH_ROWS);
+    while let Some(r) = rows.next().map_err(sql_err(source))? {
+        let record: i64 = r.get(0).map_err(sql_err(source))?;
+        let id: i64 = r.get(1).map_err(sql_err(source))?;
+        let mut vals = [SqlValue::Null; 7];
+        vals[0] = value_ref(r.get_ref(2).map_err(sql_err(source))?);
+        let row: &DataRow = &vals;
+        let time = match decode_data_row(row) {
+            Ok((time, _)) => time,
+            Err(m) => {
+                // The records before the bad one are still delivered.
+                let _ = tx.send(Ok(std::mem::take(&mut batch)));
+                *bad = Some(record);
+                return Err(LogError::invalid(
+                    source,
+                    Some(Location::Row {
+                        table: "CounterData",
+                        key: format!("CounterID {id}, RecordIndex {record}"),
+                    }),
+                    m,
+                ));
+            }
+        };
+        batch.push((record, usize::MAX, time, Cell::Blank));
+        if batch.len() == BATCH_ROWS {
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS));
+            if tx.send(Ok(full)).is_err() {
+                return Ok(());
+            }
+        }
+    }
+    if !batch.is_empty() {
+        let _ = tx.send(Ok(batch));
+    }
+    Ok(())
+}
+
 /// Reads one log of a database, streaming.
 pub struct SqlLogReader {
     path: PathBuf,
@@ -629,11 +715,15 @@ pub struct SqlLogReader {
     header: LogHeader,
     columns: HashMap<i64, usize>,
     keep: Option<Vec<bool>>,
-    rx: Option<Receiver<Result<Batch, LogError>>>,
+    rx: Option<Receiver<Result<Batch, RowsError>>>,
     batch: std::vec::IntoIter<(i64, usize, LogTime, Cell)>,
     pending: Option<(i64, usize, LogTime, Cell)>,
     done: bool,
     warnings: Vec<String>,
+    /// Records' times alone ([`SqlLogReader::open_times`]).
+    times_only: bool,
+    /// The error met after a record's last row, given at the next call (the record first).
+    failed: Option<LogError>,
 }
 
 impl std::fmt::Debug for SqlLogReader {
@@ -742,19 +832,41 @@ impl SqlLogReader {
             pending: None,
             done: false,
             warnings,
+            times_only: false,
+            failed: None,
         })
     }
 
+    /// Opens the log `log` of the database `path` (as [`open`](Self::open) does) for its records'
+    /// times alone, what `analyze --interval auto` reads first: a header with the log's source,
+    /// kind and time zone and **no columns**, and records with the times [`open`](Self::open)'s
+    /// records have, in the same order, and no cell. Each record's time is read from one row
+    /// (its first, as the full reader takes it), not from each of its cells' rows; a damaged time
+    /// in another row is met by a full read only.
+    pub fn open_times(path: &Path, log: Option<&str>) -> Result<Self, LogError> {
+        let mut reader = SqlLogReader::open(path, log)?;
+        reader.header.counters.clear();
+        reader.columns.clear();
+        reader.times_only = true;
+        Ok(reader)
+    }
+
     fn start(&mut self) {
-        let (tx, rx) = sync_channel::<Result<Batch, LogError>>(4);
+        let (tx, rx) = sync_channel::<Result<Batch, RowsError>>(4);
         let path = self.path.clone();
         let guid = self.guid.clone();
         let source = self.header.source.clone();
         let columns = self.columns.clone();
         let keep = self.keep.clone();
+        let times_only = self.times_only;
         std::thread::spawn(move || {
-            let run = || -> Result<(), LogError> {
+            // The record of the row that ended the reading, if a row did.
+            let mut bad = None;
+            let mut run = || -> Result<(), LogError> {
                 let conn = open_read_only(&path, &source)?;
+                if times_only {
+                    return send_times(&conn, &guid, &source, &tx, &mut bad);
+                }
                 let has_multi = has_column(&conn, "CounterData", "MultiCount", &source)?;
                 let sql = format!(
                     "SELECT RecordIndex, CounterID, CounterDateTime, CounterValue, FirstValueA,
@@ -799,6 +911,7 @@ impl SqlLogReader {
                         Err(e) => {
                             // The rows before the bad one are still delivered.
                             let _ = tx.send(Ok(std::mem::take(&mut batch)));
+                            bad = Some(record);
                             return Err(e);
                         }
                     };
@@ -816,13 +929,13 @@ impl SqlLogReader {
                 Ok(())
             };
             if let Err(e) = run() {
-                let _ = tx.send(Err(e));
+                let _ = tx.send(Err((bad, e)));
             }
         });
         self.rx = Some(rx);
     }
 
-    fn next_row(&mut self) -> Result<Option<(i64, usize, LogTime, Cell)>, LogError> {
+    fn next_row(&mut self) -> Result<Option<(i64, usize, LogTime, Cell)>, RowsError> {
         if let Some(p) = self.pending.take() {
             return Ok(Some(p));
         }
@@ -864,7 +977,10 @@ impl LogReader for SqlLogReader {
         if self.rx.is_none() {
             self.start();
         }
-        let Some((index, col, time, cell)) = self.next_row()? else {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let Some((index, col, time, cell)) = self.next_row().map_err(|(_, e)| e)? else {
             self.done = true;
             return Ok(false);
         };
@@ -875,7 +991,18 @@ impl LogReader for SqlLogReader {
         if let Some(c) = record.cells.get_mut(col) {
             *c = cell;
         }
-        while let Some(row) = self.next_row()? {
+        loop {
+            let row = match self.next_row() {
+                Ok(Some(row)) => row,
+                Ok(None) => break,
+                // A later record's row: this record is whole and comes first, the error at
+                // the next call. A row of this record, or the database: the record is not whole.
+                Err((Some(bad), e)) if bad != index => {
+                    self.failed = Some(e);
+                    break;
+                }
+                Err((_, e)) => return Err(e),
+            };
             if row.0 != index {
                 self.pending = Some(row);
                 break;
