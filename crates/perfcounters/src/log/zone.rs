@@ -807,6 +807,47 @@ mod tests {
         );
     }
 
+    /// A log with a German zone name in its header cell (`Mitteleuropäische Zeit`, UTC+1) across
+    /// the spring change: the fixed bias, so the instants after the change are an hour late, and
+    /// one warning; a zone's registry key in the header cell gives that zone's rules.
+    #[test]
+    fn a_localized_zone_name_in_a_csv_header() {
+        use crate::log::{CsvReadOptions, LogReader, PdhCsvReader, Record};
+        let read = |zone: &str| {
+            let text = format!(
+                "\"(PDH-CSV 4.0) ({zone})(-60)\",\"\\\\H\\Memory\\Available MBytes\"\r\n\
+                 \"03/31/2024 01:59:59.000\",\"1\"\r\n\
+                 \"03/31/2024 03:00:00.000\",\"2\"\r\n"
+            );
+            let mut r = PdhCsvReader::new(
+                std::io::Cursor::new(text.into_bytes()),
+                "de.csv",
+                CsvReadOptions::default(),
+            )
+            .unwrap();
+            let mut rec = Record::default();
+            let mut times = Vec::new();
+            while r.read_record(&mut rec).unwrap() {
+                times.push(rec.time);
+            }
+            (times, r.warnings().to_vec())
+        };
+        let (times, warnings) = read("Mitteleuropäische Zeit");
+        // 03:00 CEST is 01:00 UTC, one second after 01:59:59 CET; the fixed bias makes it 02:00.
+        assert_eq!(times, [t(2024, 3, 31, 0, 59, 59), t(2024, 3, 31, 2, 0, 0)]);
+        assert_eq!(
+            warnings,
+            [
+                "de.csv: time zone \"Mitteleuropäische Zeit\" is not a Windows zone name this \
+              program knows; times are converted with its fixed bias of -60 minutes, without \
+              daylight saving time"
+            ]
+        );
+        let (times, warnings) = read("W. Europe Standard Time");
+        assert_eq!(times, [t(2024, 3, 31, 0, 59, 59), t(2024, 3, 31, 1, 0, 0)]);
+        assert!(warnings.is_empty());
+    }
+
     #[test]
     fn unknown_names_fall_back_to_the_fixed_bias() {
         let (zone, warning) = TimeZone::named("Hora de verano romance", Some(-120));
