@@ -210,6 +210,11 @@ impl LongLayout {
         }
     }
 
+    /// The number of log columns.
+    pub(crate) fn columns(&self) -> usize {
+        self.index.len()
+    }
+
     /// The schema of the batches.
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
@@ -221,7 +226,8 @@ impl LongLayout {
 /// with `raw`, `raw_first`, `raw_second`, `multi_count` and `status`; rows grouped by column,
 /// then in the records' order.
 pub(crate) struct CellArrays {
-    pub(crate) time: ArrayRef,
+    /// The records' times (the `time` column is these once per log column).
+    pub(crate) times: Vec<i64>,
     pub(crate) value: ArrayRef,
     /// `raw_first`, `raw_second`, `multi_count`, `status` (raw logs only).
     pub(crate) raw: Option<[ArrayRef; 4]>,
@@ -240,6 +246,15 @@ impl CellArrays {
             cells.push(source, r)?;
         }
         Ok(cells.finish())
+    }
+
+    /// The `time` column of the records' times, once per log column of `columns`.
+    pub(crate) fn time_array(&self, columns: usize) -> ArrayRef {
+        let mut time = Vec::with_capacity(self.times.len().saturating_mul(columns));
+        for _ in 0..columns {
+            time.extend_from_slice(&self.times);
+        }
+        Arc::new(TimestampMicrosecondArray::new(time.into(), None).with_timezone(TIME_ZONE))
     }
 }
 
@@ -349,7 +364,6 @@ impl CellColumns {
     /// records than the capacity were pushed).
     pub(crate) fn finish(self) -> CellArrays {
         let (n, columns, capacity) = (self.times.len(), self.columns, self.capacity);
-        let rows = n.saturating_mul(columns);
         fn close<T: Copy>(mut v: Vec<T>, n: usize, columns: usize, capacity: usize) -> Vec<T> {
             if n < capacity {
                 for c in 1..columns {
@@ -363,11 +377,6 @@ impl CellColumns {
             let v = close(v, n, columns, capacity);
             Some(NullBuffer::from(v)).filter(|b| b.null_count() > 0)
         };
-        let mut time = Vec::with_capacity(rows);
-        for _ in 0..columns {
-            time.extend_from_slice(&self.times);
-        }
-        let time = TimestampMicrosecondArray::new(time.into(), None).with_timezone(TIME_ZONE);
         let value = Float64Array::new(
             close(self.value, n, columns, capacity).into(),
             valid(self.value_valid),
@@ -394,7 +403,7 @@ impl CellColumns {
             ]
         });
         CellArrays {
-            time: Arc::new(time),
+            times: self.times,
             value: Arc::new(value),
             raw,
         }
@@ -413,7 +422,7 @@ pub fn long_batch(
     let cells = CellArrays::new(source, layout.index.len(), layout.raw, records)?;
     let err = |e: ArrowError| LogError::invalid(source, None, e.to_string());
     let mut arrays: Vec<ArrayRef> = vec![
-        cells.time,
+        cells.time_array(layout.columns()),
         layout.machine.array(n).map_err(err)?,
         layout.object.array(n).map_err(err)?,
         layout.instance.array(n).map_err(err)?,

@@ -41,7 +41,7 @@ use parquet::file::writer::SerializedRowGroupWriter;
 use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
 use super::dataset::PendingFile;
-use super::runs::run_chunk;
+use super::runs::{run_chunk, time_chunk};
 use super::{
     column, has_raw_columns, log_time, records_per_batch, CellArrays, CellColumns, LongLayout,
 };
@@ -449,9 +449,15 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
 ///   crate's encoders but by [`run_chunk`]: dictionary-encoded, with keys from the log column, one
 ///   RLE run per log column, and statistics per chunk. Of the properties here they take the
 ///   compression and the most rows of a data page.
-/// * `time`, `raw_first` and `raw_second` are delta-encoded without a dictionary: within a
-///   column's run, times grow by one interval and raw values by small steps; a dictionary would
-///   hash every value only to find most of them distinct.
+/// * `time`, in a log of at least [`TIME_KEYS_COLUMNS`] columns, is not written by the crate
+///   either but by [`time_chunk`]: the row group's record times are its dictionary, a row's key
+///   is its record's place, in one data page (the keys repeat once per log column, which
+///   Zstandard compresses to about one cycle per page). With fewer columns (few repeats of the
+///   cycle, so the dictionary and keys are larger than deltas of the times), the crate's
+///   `DELTA_BINARY_PACKED` writes it.
+/// * `raw_first` and `raw_second` are delta-encoded without a dictionary: within a column's run,
+///   raw values grow by small steps; a dictionary would hash every value only to find most of
+///   them distinct.
 /// * `multi_count` and `status`, nearly constant along a column's run, are written plain:
 ///   Zstandard turns the runs into next to nothing, for less work than a dictionary's hashing or
 ///   the deltas (measured).
@@ -484,6 +490,10 @@ fn writer_properties(
     Ok(props.build())
 }
 
+/// The fewest log columns for which the `time` column is written by [`time_chunk`] rather than
+/// delta-encoded by the crate (see [`writer_properties`]).
+const TIME_KEYS_COLUMNS: usize = 16;
+
 /// One column of a row group to encode.
 enum Job {
     /// A column that varies from cell to cell, by the `parquet` crate's Arrow writer.
@@ -493,6 +503,8 @@ enum Job {
     ),
     /// The column `k` of the schema, constant along each log column's run, by [`run_chunk`].
     Runs(usize),
+    /// The `time` column (the column `k` of the schema), by [`time_chunk`].
+    Time(usize),
 }
 
 /// Encodes a row group of `records` records: the columns that vary from cell to cell (`cells`)
@@ -506,13 +518,22 @@ fn encode_group(
     writers: Vec<ArrowColumnWriter>,
 ) -> Result<Vec<Chunk>, ParquetError> {
     let schema = file.layout.schema();
-    let mut cells = [Some(cells.time), Some(cells.value)]
+    let columns = file.layout.columns();
+    let by_hand = columns >= TIME_KEYS_COLUMNS;
+    let time = (!by_hand).then(|| cells.time_array(columns));
+    let times = cells.times;
+    let mut cells = [time, Some(cells.value)]
         .into_iter()
         .chain(cells.raw.into_iter().flatten().map(Some));
     let mut jobs = Vec::with_capacity(writers.len());
     for (k, (field, writer)) in schema.fields().iter().zip(writers).enumerate() {
         let job = match file.layout.run_column(field.name()) {
             Some(_) => Job::Runs(k),
+            None if by_hand && field.name() == "time" => {
+                // The crate's writer of the column is not used.
+                drop(cells.next());
+                Job::Time(k)
+            }
             None => {
                 let array: ArrayRef = cells.next().flatten().ok_or_else(|| {
                     ParquetError::General(format!("no data for column {}", field.name()))
@@ -552,6 +573,15 @@ fn encode_group(
                     })?;
                     let (data, close) =
                         run_chunk(descr, column, records, file.compression, file.page_rows)?;
+                    Chunk::Runs(data, close)
+                }
+                Some(Job::Time(c)) => {
+                    let descr = file
+                        .descriptors
+                        .get(c)
+                        .ok_or_else(|| ParquetError::General(format!("no column {c}")))?;
+                    let (data, close) =
+                        time_chunk(descr, &times, columns, file.compression, usize::MAX)?;
                     Chunk::Runs(data, close)
                 }
             };
