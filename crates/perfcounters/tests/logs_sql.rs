@@ -625,6 +625,18 @@ fn instance_names_with_path_delimiters_read_back_verbatim() {
     );
 }
 
+/// The tables as relog creates them through ODBC: no `LogCounters`, no `MultiCount` or time base.
+const RELOG_SCHEMA: &str =
+    "CREATE TABLE DisplayToID (GUID TEXT, RunID INTEGER, DisplayString TEXT, LogStartTime TEXT,
+         LogStopTime TEXT, NumberOfRecords INTEGER, MinutesToUTC INTEGER, TimeZoneName TEXT);
+     CREATE TABLE CounterDetails (CounterID INTEGER PRIMARY KEY, MachineName TEXT, ObjectName TEXT,
+         CounterName TEXT, CounterType INTEGER, DefaultScale INTEGER, InstanceName TEXT,
+         InstanceIndex INTEGER, ParentName TEXT, ParentObjectID INTEGER);
+     CREATE TABLE CounterData (GUID TEXT, CounterID INTEGER, RecordIndex INTEGER,
+         CounterDateTime TEXT, CounterValue REAL, FirstValueA INTEGER, FirstValueB INTEGER,
+         SecondValueA INTEGER, SecondValueB INTEGER, PRIMARY KEY (GUID, RecordIndex, CounterID));
+";
+
 /// A `CounterDetails` row as a database written by relog holds it (no `LogCounters`, the
 /// instance name verbatim, `InstanceIndex` 0 for the first instance of a name): read back whole.
 #[test]
@@ -633,20 +645,13 @@ fn a_relog_database_with_a_verbatim_instance_name() {
     let db = dir.db();
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch(
-        "CREATE TABLE DisplayToID (GUID TEXT, RunID INTEGER, DisplayString TEXT, LogStartTime TEXT,
-             LogStopTime TEXT, NumberOfRecords INTEGER, MinutesToUTC INTEGER, TimeZoneName TEXT);
-         CREATE TABLE CounterDetails (CounterID INTEGER PRIMARY KEY, MachineName TEXT, ObjectName TEXT,
-             CounterName TEXT, CounterType INTEGER, DefaultScale INTEGER, InstanceName TEXT,
-             InstanceIndex INTEGER, ParentName TEXT, ParentObjectID INTEGER);
-         CREATE TABLE CounterData (GUID TEXT, CounterID INTEGER, RecordIndex INTEGER,
-             CounterDateTime TEXT, CounterValue REAL, FirstValueA INTEGER, FirstValueB INTEGER,
-             SecondValueA INTEGER, SecondValueB INTEGER);
-         INSERT INTO DisplayToID VALUES ('G', 0, 'run', '2024-05-01 12:00:00.000',
+        &(RELOG_SCHEMA.to_owned()
+            + "INSERT INTO DisplayToID VALUES ('G', 0, 'run', '2024-05-01 12:00:00.000',
              '2024-05-01 12:00:01.000', 2, 0, 'UTC');
          INSERT INTO CounterDetails VALUES (1, '\\\\H', 'LogicalDisk', 'Free Megabytes', 65792, 0,
              'C:/mnt#2', 0, NULL, NULL);
          INSERT INTO CounterData VALUES ('G', 1, 1, '2024-05-01 12:00:00.000', 7, 7, 0, 0, 0);
-         INSERT INTO CounterData VALUES ('G', 1, 2, '2024-05-01 12:00:01.000', 8, 8, 0, 0, 0);",
+         INSERT INTO CounterData VALUES ('G', 1, 2, '2024-05-01 12:00:01.000', 8, 8, 0, 0, 0);"),
     )
     .unwrap();
     drop(conn);
@@ -736,15 +741,8 @@ fn times_alone_of_foreign_and_damaged_databases() {
     // CounterDetails row (no column: the full reader skips it); rows of one record whose times
     // differ (the first row's, by CounterID, is the record's).
     conn.execute_batch(
-        "CREATE TABLE DisplayToID (GUID TEXT, RunID INTEGER, DisplayString TEXT, LogStartTime TEXT,
-             LogStopTime TEXT, NumberOfRecords INTEGER, MinutesToUTC INTEGER, TimeZoneName TEXT);
-         CREATE TABLE CounterDetails (CounterID INTEGER PRIMARY KEY, MachineName TEXT, ObjectName TEXT,
-             CounterName TEXT, CounterType INTEGER, DefaultScale INTEGER, InstanceName TEXT,
-             InstanceIndex INTEGER, ParentName TEXT, ParentObjectID INTEGER);
-         CREATE TABLE CounterData (GUID TEXT, CounterID INTEGER, RecordIndex INTEGER,
-             CounterDateTime TEXT, CounterValue REAL, FirstValueA INTEGER, FirstValueB INTEGER,
-             SecondValueA INTEGER, SecondValueB INTEGER, PRIMARY KEY (GUID, RecordIndex, CounterID));
-         INSERT INTO DisplayToID VALUES ('G', 0, 'a', NULL, NULL, 3, 480, 'Pacific Standard Time');
+        &(RELOG_SCHEMA.to_owned()
+            + "INSERT INTO DisplayToID VALUES ('G', 0, 'a', NULL, NULL, 3, 480, 'Pacific Standard Time');
          INSERT INTO DisplayToID VALUES ('H', 0, 'b', NULL, NULL, 1, 0, 'UTC');
          INSERT INTO CounterDetails VALUES (2, '\\\\H', 'Memory', 'Available Bytes', 65792, 0, NULL, NULL, NULL, NULL);
          INSERT INTO CounterDetails VALUES (3, '\\\\H', 'Memory', 'Committed Bytes', 65792, 0, NULL, NULL, NULL, NULL);
@@ -754,7 +752,7 @@ fn times_alone_of_foreign_and_damaged_databases() {
          INSERT INTO CounterData VALUES ('G', 1, 2, '2024-05-01 12:00:30.000', 0, NULL, NULL, NULL, NULL);
          INSERT INTO CounterData VALUES ('G', 3, 3, '2024-05-01 12:01:00.000', 3, NULL, NULL, NULL, NULL);
          INSERT INTO CounterData VALUES ('G', 2, 5, '2024-05-01 12:02:00.000', 4, NULL, NULL, NULL, NULL);
-         INSERT INTO CounterData VALUES ('H', 2, 1, '2024-05-01 13:00:00.000', 5, NULL, NULL, NULL, NULL);",
+         INSERT INTO CounterData VALUES ('H', 2, 1, '2024-05-01 13:00:00.000', 5, NULL, NULL, NULL, NULL);"),
     )
     .unwrap();
     let target = |log: &str| format!("SQL:{}!{log}", db.display());

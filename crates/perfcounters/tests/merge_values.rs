@@ -131,21 +131,27 @@ fn record_row(rec: &Record, chosen: &[usize]) -> Row {
     ))
 }
 
+/// Reads the next record into `out` (or the error that ends the reading): false at the end.
+fn next_record(m: &mut Merge, rec: &mut Record, chosen: &[usize], out: &mut Vec<Row>) -> bool {
+    match m.read_record(rec) {
+        Ok(true) => {
+            out.push(record_row(rec, chosen));
+            true
+        }
+        Ok(false) => false,
+        Err(e) => {
+            out.push(Err(e.to_string()));
+            false
+        }
+    }
+}
+
 /// Every record of the merge (the chosen columns), and the error that ends it.
 fn by_records(logs: &[Log], keep: Option<u64>) -> Vec<Row> {
     let (mut m, chosen) = merge(logs, keep);
     let mut out = Vec::new();
     let mut rec = Record::default();
-    loop {
-        match m.read_record(&mut rec) {
-            Ok(true) => out.push(record_row(&rec, &chosen)),
-            Ok(false) => break,
-            Err(e) => {
-                out.push(Err(e.to_string()));
-                break;
-            }
-        }
-    }
+    while next_record(&mut m, &mut rec, &chosen, &mut out) {}
     out
 }
 
@@ -158,13 +164,8 @@ fn by_values(logs: &[Log], keep: Option<u64>, max_cells: usize, mixed: bool) -> 
     let mut rec = Record::default();
     for call in 0.. {
         if mixed && call % 3 == 2 {
-            match m.read_record(&mut rec) {
-                Ok(true) => out.push(record_row(&rec, &chosen)),
-                Ok(false) => break,
-                Err(e) => {
-                    out.push(Err(e.to_string()));
-                    break;
-                }
+            if !next_record(&mut m, &mut rec, &chosen, &mut out) {
+                break;
             }
             continue;
         }

@@ -193,6 +193,15 @@ impl MergeInput {
         }
     }
 
+    /// Value `j` of the next waiting row of values (NaN past its end).
+    fn value(&self, j: usize) -> f64 {
+        let at = self
+            .next
+            .saturating_mul(self.values.columns)
+            .saturating_add(j);
+        self.values.values.get(at).copied().unwrap_or(f64::NAN)
+    }
+
     /// Whether rows of values wait.
     fn buffered(&self) -> bool {
         self.next < self.values.len()
@@ -251,7 +260,6 @@ impl MergeInput {
         }
         if self.buffered() {
             let width = self.values.columns;
-            let from = self.next * width;
             self.pending.time = self
                 .values
                 .times
@@ -261,12 +269,7 @@ impl MergeInput {
             self.pending.cells.clear();
             self.pending.cells.resize(self.map.len(), Cell::Blank);
             for j in 0..width {
-                let v = self
-                    .values
-                    .values
-                    .get(from + j)
-                    .copied()
-                    .unwrap_or(f64::NAN);
+                let v = self.value(j);
                 if let Some(cell) = self
                     .column_of(j)
                     .and_then(|c| self.pending.cells.get_mut(c))
@@ -342,15 +345,8 @@ impl MergeInput {
             self.has_pending = false;
             return;
         }
-        let width = self.values.columns;
-        let from = self.next * width;
-        for j in 0..width {
-            let v = self
-                .values
-                .values
-                .get(from + j)
-                .copied()
-                .unwrap_or(f64::NAN);
+        for j in 0..self.values.columns {
+            let v = self.value(j);
             if let Some(&col) = self.column_of(j).and_then(|c| self.map.get(c)) {
                 fill(col, v);
             }

@@ -659,6 +659,50 @@ type Batch = Vec<(i64, usize, LogTime, Cell)>;
 /// is a row's (the records before it are whole), `None` when it is the database's.
 type RowsError = (Option<i64>, LogError);
 
+/// The worker's rows, handed over in batches of [`BATCH_ROWS`] as they fill.
+struct RowSender<'a> {
+    tx: &'a SyncSender<Result<Batch, RowsError>>,
+    batch: Batch,
+}
+
+impl<'a> RowSender<'a> {
+    fn new(tx: &'a SyncSender<Result<Batch, RowsError>>) -> Self {
+        RowSender {
+            tx,
+            batch: Vec::with_capacity(BATCH_ROWS),
+        }
+    }
+
+    /// Adds a row, sending the batch when it is full: false when the reader is gone.
+    fn push(&mut self, row: (i64, usize, LogTime, Cell)) -> bool {
+        self.batch.push(row);
+        if self.batch.len() < BATCH_ROWS {
+            return true;
+        }
+        let full = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
+        self.tx.send(Ok(full)).is_ok()
+    }
+
+    /// Sends the rows not sent yet (before the end, or before an error).
+    fn flush(&mut self) {
+        if !self.batch.is_empty() {
+            let _ = self.tx.send(Ok(std::mem::take(&mut self.batch)));
+        }
+    }
+}
+
+/// The error of the `CounterData` row of `id` in record `record`.
+fn data_row_error(source: &str, id: i64, record: i64, message: String) -> LogError {
+    LogError::invalid(
+        source,
+        Some(Location::Row {
+            table: "CounterData",
+            key: format!("CounterID {id}, RecordIndex {record}"),
+        }),
+        message,
+    )
+}
+
 /// The worker of [`SqlLogReader::open_times`]: each record's time ([`times_query`]), sent in
 /// batches of rows without a column.
 fn send_times(
@@ -671,7 +715,7 @@ fn send_times(
     let sql = times_query(listed(conn, guid, source)?);
     let mut stmt = conn.prepare(&sql).map_err(sql_err(source))?;
     let mut rows = stmt.query([guid]).map_err(sql_err(source))?;
-    let mut batch = Vec::with_capacity(BATCH_ROWS);
+    let mut out = RowSender::new(tx);
     while let Some(r) = rows.next().map_err(sql_err(source))? {
         let record: i64 = r.get(0).map_err(sql_err(source))?;
         let id: i64 = r.get(1).map_err(sql_err(source))?;
@@ -682,29 +726,16 @@ fn send_times(
             Ok((time, _)) => time,
             Err(m) => {
                 // The records before the bad one are still delivered.
-                let _ = tx.send(Ok(std::mem::take(&mut batch)));
+                out.flush();
                 *bad = Some(record);
-                return Err(LogError::invalid(
-                    source,
-                    Some(Location::Row {
-                        table: "CounterData",
-                        key: format!("CounterID {id}, RecordIndex {record}"),
-                    }),
-                    m,
-                ));
+                return Err(data_row_error(source, id, record, m));
             }
         };
-        batch.push((record, usize::MAX, time, Cell::Blank));
-        if batch.len() == BATCH_ROWS {
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS));
-            if tx.send(Ok(full)).is_err() {
-                return Ok(());
-            }
+        if !out.push((record, usize::MAX, time, Cell::Blank)) {
+            return Ok(());
         }
     }
-    if !batch.is_empty() {
-        let _ = tx.send(Ok(batch));
-    }
+    out.flush();
     Ok(())
 }
 
@@ -876,7 +907,7 @@ impl SqlLogReader {
                 );
                 let mut stmt = conn.prepare(&sql).map_err(sql_err(&source))?;
                 let mut rows = stmt.query([&guid]).map_err(sql_err(&source))?;
-                let mut batch = Vec::with_capacity(BATCH_ROWS);
+                let mut out = RowSender::new(&tx);
                 while let Some(r) = rows.next().map_err(sql_err(&source))? {
                     let record: i64 = r.get(0).map_err(sql_err(&source))?;
                     let id: i64 = r.get(1).map_err(sql_err(&source))?;
@@ -896,36 +927,20 @@ impl SqlLogReader {
                         vals[0] = get(2)?;
                     }
                     let row: &DataRow = &vals;
-                    let decoded = decode_data_row(row).map_err(|m| {
-                        LogError::invalid(
-                            &source,
-                            Some(Location::Row {
-                                table: "CounterData",
-                                key: format!("CounterID {id}, RecordIndex {record}"),
-                            }),
-                            m,
-                        )
-                    });
-                    let (time, cell) = match decoded {
+                    let (time, cell) = match decode_data_row(row) {
                         Ok(d) => d,
-                        Err(e) => {
+                        Err(m) => {
                             // The rows before the bad one are still delivered.
-                            let _ = tx.send(Ok(std::mem::take(&mut batch)));
+                            out.flush();
                             bad = Some(record);
-                            return Err(e);
+                            return Err(data_row_error(&source, id, record, m));
                         }
                     };
-                    batch.push((record, col, time, if wanted { cell } else { Cell::Blank }));
-                    if batch.len() == BATCH_ROWS {
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS));
-                        if tx.send(Ok(full)).is_err() {
-                            return Ok(());
-                        }
+                    if !out.push((record, col, time, if wanted { cell } else { Cell::Blank })) {
+                        return Ok(());
                     }
                 }
-                if !batch.is_empty() {
-                    let _ = tx.send(Ok(batch));
-                }
+                out.flush();
                 Ok(())
             };
             if let Err(e) = run() {
