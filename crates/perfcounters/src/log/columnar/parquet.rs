@@ -41,7 +41,7 @@ use parquet::file::writer::SerializedRowGroupWriter;
 use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
 use super::dataset::PendingFile;
-use super::runs::{run_chunk, time_chunk};
+use super::runs::{cell_runs_chunk, run_chunk, time_chunk};
 use super::{
     column, has_raw_columns, log_time, records_per_batch, CellArrays, CellColumns, LongLayout,
 };
@@ -458,17 +458,18 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
 /// * `raw_first` and `raw_second` are delta-encoded without a dictionary: within a column's run,
 ///   raw values grow by small steps; a dictionary would hash every value only to find most of
 ///   them distinct.
-/// * `multi_count` and `status`, nearly constant along a column's run, are written plain:
-///   Zstandard turns the runs into next to nothing, for less work than a dictionary's hashing or
-///   the deltas (measured).
+/// * `multi_count` and `status`, nearly constant along a column's run, are not written by the
+///   crate either but by [`cell_runs_chunk`]: a dictionary of their few distinct values and RLE
+///   runs of keys and definition levels, work that grows with the runs rather than the rows.
 /// * `value` is written plain: measured values are mostly distinct, so a dictionary hashes every
 ///   one of them and then falls back to plain anyway.
 /// * Statistics are kept per column chunk (row group), not per page: the row group's time range
 ///   is what engines prune with; page statistics of a row group ordered by column would cost
-///   without narrowing a query. The cell columns (`value` and the raw samples) have none: a row
-///   group holds every counter of its records, so their minimum and maximum span all the
-///   counters' ranges and would prune nothing, while the crate compares every value to find them
-///   (about 0.03 G instructions of the 50 MB benchmark log, docs/columnar.md).
+///   without narrowing a query. `value`, `raw_first` and `raw_second` have none: a row group
+///   holds every counter of its records, so their minimum and maximum span all the counters'
+///   ranges and would prune nothing, while the crate compares every value to find them (0.19 G
+///   instructions of the 50 MB benchmark log, docs/columnar.md). The hand-written chunks have
+///   them for free (from their dictionaries).
 fn writer_properties(
     rows: usize,
     metadata: Vec<KeyValue>,
@@ -484,13 +485,8 @@ fn writer_properties(
             .set_column_dictionary_enabled(ColumnPath::from(name), false)
             .set_column_encoding(ColumnPath::from(name), Encoding::DELTA_BINARY_PACKED);
     }
-    for name in ["multi_count", "status"] {
-        props = props
-            .set_column_dictionary_enabled(ColumnPath::from(name), false)
-            .set_column_encoding(ColumnPath::from(name), Encoding::PLAIN);
-    }
     props = props.set_column_dictionary_enabled(ColumnPath::from("value"), false);
-    for name in ["value", "raw_first", "raw_second", "multi_count", "status"] {
+    for name in ["value", "raw_first", "raw_second"] {
         props =
             props.set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::None);
     }
@@ -512,6 +508,9 @@ enum Job {
     Runs(usize),
     /// The `time` column (the column `k` of the schema), by [`time_chunk`].
     Time(usize),
+    /// The column `k` of the schema, nearly constant along each log column's run (`multi_count`,
+    /// `status`), by [`cell_runs_chunk`].
+    CellRuns(usize, ArrayRef),
 }
 
 /// Encodes a row group of `records` records: the columns that vary from cell to cell (`cells`)
@@ -540,6 +539,12 @@ fn encode_group(
                 // The crate's writer of the column is not used.
                 drop(cells.next());
                 Job::Time(k)
+            }
+            None if matches!(field.name().as_str(), "multi_count" | "status") => {
+                let array = cells.next().flatten().ok_or_else(|| {
+                    ParquetError::General(format!("no data for column {}", field.name()))
+                })?;
+                Job::CellRuns(k, array)
             }
             None => {
                 let array: ArrayRef = cells.next().flatten().ok_or_else(|| {
@@ -589,6 +594,17 @@ fn encode_group(
                         .ok_or_else(|| ParquetError::General(format!("no column {c}")))?;
                     let (data, close) =
                         time_chunk(descr, &times, columns, file.compression, usize::MAX)?;
+                    Chunk::Runs(data, close)
+                }
+                Some(Job::CellRuns(c, array)) => {
+                    let (Some(descr), Some(array)) = (
+                        file.descriptors.get(c),
+                        array.as_any().downcast_ref::<UInt32Array>(),
+                    ) else {
+                        return Err(ParquetError::General(format!("no u32 column {c}")));
+                    };
+                    let (data, close) =
+                        cell_runs_chunk(descr, array, file.compression, file.page_rows)?;
                     Chunk::Runs(data, close)
                 }
             };
