@@ -689,6 +689,24 @@ mod tests {
         w.into_inner().unwrap().into()
     }
 
+    /// A file of one row group of the one column of `schema`, whose chunk `chunk` writes
+    /// (Zstandard level 1).
+    fn one_chunk_file(
+        schema: &str,
+        chunk: impl FnOnce(&ColumnDescPtr, Compression) -> (Bytes, ColumnCloseResult),
+    ) -> Bytes {
+        let schema = Arc::new(parse_message_type(schema).unwrap());
+        let props = Arc::new(WriterProperties::builder().build());
+        let mut w = SerializedFileWriter::new(Vec::new(), schema, props).unwrap();
+        let descr = w.schema_descr().column(0);
+        let zstd = Compression::ZSTD(ZstdLevel::try_new(1).unwrap());
+        let mut group = w.next_row_group().unwrap();
+        let (data, close) = chunk(&descr, zstd);
+        group.append_column(&data, close).unwrap();
+        group.close().unwrap();
+        w.into_inner().unwrap().into()
+    }
+
     fn value(column: &RunColumn, c: usize) -> Option<String> {
         let k = column.keys[c]? as usize;
         Some(match &column.dictionary {
@@ -766,22 +784,10 @@ mod tests {
             columns in 0usize..5,
             page_rows in 1usize..80,
         ) {
-            let schema = Arc::new(
-                parse_message_type(
-                    "message m { required int64 t (TIMESTAMP(MICROS,true)); }",
-                )
-                .unwrap(),
+            let file = one_chunk_file(
+                "message m { required int64 t (TIMESTAMP(MICROS,true)); }",
+                |descr, zstd| time_chunk(descr, &times, columns, zstd, page_rows).unwrap(),
             );
-            let props = Arc::new(WriterProperties::builder().build());
-            let mut w = SerializedFileWriter::new(Vec::new(), schema, props).unwrap();
-            let descr = w.schema_descr().column(0);
-            let zstd = Compression::ZSTD(ZstdLevel::try_new(1).unwrap());
-            let mut group = w.next_row_group().unwrap();
-            let (data, close) = time_chunk(&descr, &times, columns, zstd, page_rows).unwrap();
-            group.append_column(&data, close).unwrap();
-            group.close().unwrap();
-            let file: Bytes = w.into_inner().unwrap().into();
-
             let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
             let meta = reader.metadata().clone();
             let mut got = Vec::new();
@@ -825,20 +831,11 @@ mod tests {
             ),
             page_rows in 1usize..80,
         ) {
-            let schema = Arc::new(
-                parse_message_type("message m { optional int32 n (INTEGER(32,false)); }").unwrap(),
-            );
-            let props = Arc::new(WriterProperties::builder().build());
-            let mut w = SerializedFileWriter::new(Vec::new(), schema, props).unwrap();
-            let descr = w.schema_descr().column(0);
-            let zstd = Compression::ZSTD(ZstdLevel::try_new(1).unwrap());
             let array = UInt32Array::from(cells.clone());
-            let mut group = w.next_row_group().unwrap();
-            let (data, close) = cell_runs_chunk(&descr, &array, zstd, page_rows).unwrap();
-            group.append_column(&data, close).unwrap();
-            group.close().unwrap();
-            let file: Bytes = w.into_inner().unwrap().into();
-
+            let file = one_chunk_file(
+                "message m { optional int32 n (INTEGER(32,false)); }",
+                |descr, zstd| cell_runs_chunk(descr, &array, zstd, page_rows).unwrap(),
+            );
             let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
             let meta = reader.metadata().clone();
             let mut got = Vec::new();
