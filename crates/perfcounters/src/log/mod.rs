@@ -49,7 +49,7 @@ pub use blg_times::BlgTimesReader;
 pub use error::{Location, LogError, LogErrorKind};
 pub use model::{
     Cell, CounterInfo, LogCounter, LogFormat, LogHeader, LogKind, LogReader, LogTime, LogWriter,
-    RawCell, Record, RecordEncoder, TimeZone, ValueRows,
+    RawCell, Record, RecordEncoder, TimeZone, ValueColumns, ValueRows,
 };
 pub use open::{
     create, create_stream, expand, open, open_file, open_merged, CreateOptions, OpenOptions,

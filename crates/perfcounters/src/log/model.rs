@@ -301,6 +301,108 @@ impl ValueRows {
     }
 }
 
+/// Records as values column by column, for consumers that build columns (the wide Arrow form):
+/// the records' times, then each column's values for every record, column after column, NaN where
+/// a cell has no value ([`LogReader::read_columns`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValueColumns {
+    /// Columns.
+    pub columns: usize,
+    /// The records' times (UTC instants), one per record.
+    pub times: Vec<LogTime>,
+    /// One value per record for each column, column after column; NaN for no value.
+    pub values: Vec<f64>,
+}
+
+impl ValueColumns {
+    /// The number of records.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Whether there is no record.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    /// The values of column `c`, one per record (empty past the last column).
+    pub fn column(&self, c: usize) -> &[f64] {
+        let n = self.len();
+        let from = c.saturating_mul(n);
+        self.values.get(from..from.saturating_add(n)).unwrap_or(&[])
+    }
+
+    /// Removes every record, keeping the room.
+    pub fn clear(&mut self) {
+        self.times.clear();
+        self.values.clear();
+    }
+
+    /// Keeps only the records for which `keep(time)` is true, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(LogTime) -> bool) {
+        let n = self.len();
+        let kept: Vec<bool> = self.times.iter().map(|&t| keep(t)).collect();
+        let left = kept.iter().filter(|&&k| k).count();
+        if left == n {
+            return;
+        }
+        let mut to = 0;
+        for c in 0..self.columns {
+            for (r, &k) in kept.iter().enumerate() {
+                if k {
+                    if let Some(&v) = self.values.get(c * n + r) {
+                        if let Some(slot) = self.values.get_mut(to) {
+                            *slot = v;
+                        }
+                    }
+                    to += 1;
+                }
+            }
+        }
+        self.values.truncate(left * self.columns);
+        let mut flags = kept.iter();
+        self.times
+            .retain(|_| flags.next().copied().unwrap_or(false));
+    }
+
+    /// Keeps only the columns `which` (indices of the present columns, ascending), in that order;
+    /// an index past the last column gives a column of NaN.
+    pub fn select(&mut self, which: &[usize]) {
+        let n = self.len();
+        let mut values = Vec::with_capacity(which.len() * n);
+        for &c in which {
+            match self.values.get(c * n..(c + 1) * n) {
+                Some(column) => values.extend_from_slice(column),
+                None => values.resize(values.len() + n, f64::NAN),
+            }
+        }
+        self.values = values;
+        self.columns = which.len();
+    }
+}
+
+/// `values`, `rows` rows of `columns` values each, row after row, as columns: column after column
+/// (the transpose of the matrix), in tiles of 64 rows so that a tile of every column stays in
+/// cache while it is spread over the columns. Values missing from a short `values` are NaN.
+pub(crate) fn transpose(values: &[f64], rows: usize, columns: usize) -> Vec<f64> {
+    const TILE: usize = 64;
+    let mut out = vec![f64::NAN; rows * columns];
+    for start in (0..rows).step_by(TILE) {
+        let end = (start + TILE).min(rows);
+        let tile = values.get(start * columns..end * columns).unwrap_or(&[]);
+        for (c, column) in out.chunks_exact_mut(rows.max(1)).enumerate() {
+            let to = column.get_mut(start..end).unwrap_or(&mut []);
+            for (slot, &v) in to
+                .iter_mut()
+                .zip(tile.iter().skip(c).step_by(columns.max(1)))
+            {
+                *slot = v;
+            }
+        }
+    }
+    out
+}
+
 /// A streaming log reader.
 pub trait LogReader {
     /// The header, complete before the first record.
@@ -343,6 +445,22 @@ pub trait LogReader {
         let _ = (rows, max_cells);
         Ok(None)
     }
+
+    /// [`read_values`](Self::read_values) column by column: the next records' times and each
+    /// column's values into `columns` (its content replaced), with the same records, values,
+    /// limits and errors; `None` when the reader has no such path (the default), then the caller
+    /// reads values or records. A reader answers `None` to every call or to none; the calls may
+    /// be mixed with the others, each record is read once. A reader that parses rows in bulk on
+    /// several threads (the PDH-CSV reader) lays them out as columns there, so that the caller
+    /// only copies each column's run of values.
+    fn read_columns(
+        &mut self,
+        columns: &mut ValueColumns,
+        max_cells: usize,
+    ) -> Result<Option<usize>, LogError> {
+        let _ = (columns, max_cells);
+        Ok(None)
+    }
 }
 
 impl<R: LogReader + ?Sized> LogReader for Box<R> {
@@ -364,6 +482,13 @@ impl<R: LogReader + ?Sized> LogReader for Box<R> {
         max_cells: usize,
     ) -> Result<Option<usize>, LogError> {
         (**self).read_values(rows, max_cells)
+    }
+    fn read_columns(
+        &mut self,
+        columns: &mut ValueColumns,
+        max_cells: usize,
+    ) -> Result<Option<usize>, LogError> {
+        (**self).read_columns(columns, max_cells)
     }
 }
 

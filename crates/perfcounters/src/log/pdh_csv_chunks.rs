@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use super::error::LogError;
-use super::model::LogTime;
+use super::model::{transpose, LogTime};
 use super::pdh_csv_read::{csv_error, csv_reader, RowParser, Tracked};
 
 /// The size of a chunk of text parsed by one worker (a record longer than that makes a longer one).
@@ -188,14 +188,15 @@ pub(crate) fn split_point_by_quotes(text: &[u8], separator: u8) -> Split {
     split
 }
 
-/// Parsed rows: local time stamps and their values, one row after the other, one value per
-/// selected column (NaN for no value: the values read are finite); then, when parsing stopped at
-/// an error, the error.
+/// Parsed rows: local time stamps and their values, one value per selected column (NaN for no
+/// value: the values read are finite), one row after the other or, when `by_column`, one column
+/// after the other; then, when parsing stopped at an error, the error.
 #[derive(Debug, Default)]
 pub(crate) struct Rows {
     pub(crate) times: Vec<LogTime>,
     pub(crate) values: Vec<f64>,
     pub(crate) error: Option<LogError>,
+    pub(crate) by_column: bool,
 }
 
 impl Rows {
@@ -204,6 +205,23 @@ impl Rows {
             times: Vec::with_capacity(rows),
             values: Vec::with_capacity(rows * columns),
             error: None,
+            by_column: false,
+        }
+    }
+
+    /// The values laid out column after column (`width` values per row).
+    pub(crate) fn lay_out_by_column(&mut self, width: usize) {
+        if !self.by_column {
+            self.values = transpose(&self.values, self.times.len(), width);
+            self.by_column = true;
+        }
+    }
+
+    /// The values laid out row after row (`width` values per row).
+    pub(crate) fn lay_out_by_row(&mut self, width: usize) {
+        if self.by_column {
+            self.values = transpose(&self.values, width, self.times.len());
+            self.by_column = false;
         }
     }
 
@@ -303,7 +321,8 @@ pub(crate) struct Pipeline {
 
 impl Pipeline {
     /// Starts the threads. `text` follows the header; `first` is its beginning already read (no
-    /// longer in `text`), `lines` the number of lines before it; `workers` ≥ 1.
+    /// longer in `text`), `lines` the number of lines before it; `workers` ≥ 1. With `by_column`,
+    /// the workers lay the rows they parsed out column after column ([`Rows::to_columns`]).
     pub(crate) fn start(
         parser: Arc<RowParser>,
         first: Vec<u8>,
@@ -311,6 +330,7 @@ impl Pipeline {
         lines: u64,
         workers: usize,
         chunk_bytes: usize,
+        by_column: bool,
     ) -> Self {
         let mut jobs = Vec::with_capacity(workers);
         let mut outputs = Vec::with_capacity(workers);
@@ -321,10 +341,13 @@ impl Pipeline {
             let parser = Arc::clone(&parser);
             threads.push(std::thread::spawn(move || {
                 for job in job_rx {
-                    let rows = match job {
+                    let mut rows = match job {
                         Job::Text(chunk, lines) => parse_chunk(&parser, &chunk, lines),
                         Job::Parsed(rows) => rows,
                     };
+                    if by_column {
+                        rows.lay_out_by_column(parser.width());
+                    }
                     if out_tx.send(rows).is_err() {
                         return;
                     }

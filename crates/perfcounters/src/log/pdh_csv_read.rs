@@ -40,7 +40,8 @@ use super::pdh_csv_chunks::{self, Pipeline, Rows};
 
 use super::error::{quote, Location, LogError};
 use super::model::{
-    Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, Record, TimeZone, ValueRows,
+    Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, Record, TimeZone, ValueColumns,
+    ValueRows,
 };
 use super::pdh_csv::CsvFlavor;
 use super::zone::LocalClock;
@@ -82,6 +83,9 @@ pub struct PdhCsvReader {
     chunk_bytes: usize,
     /// Whether rows were asked for (a column selection is fixed from then on).
     started: bool,
+    /// Whether the first rows were asked for column by column ([`LogReader::read_columns`]): the
+    /// parsing threads then lay their rows out so.
+    by_column: bool,
 }
 
 /// Where the rows come from.
@@ -359,6 +363,7 @@ impl PdhCsvReader {
             workers: super::cores().min(8),
             chunk_bytes: pdh_csv_chunks::CHUNK_BYTES,
             started: false,
+            by_column: false,
         };
         if !got {
             return Err(LogError::invalid(source, at(line, None), "empty file"));
@@ -524,6 +529,7 @@ impl PdhCsvReader {
                             lines,
                             self.workers,
                             self.chunk_bytes,
+                            self.by_column,
                         );
                         self.source = RowSource::Threads(pipeline);
                         self.next_rows()
@@ -891,6 +897,7 @@ impl LogReader for PdhCsvReader {
         loop {
             let have = self.rows.times.len().saturating_sub(self.next);
             if have > 0 {
+                self.rows.lay_out_by_row(width);
                 let from = out.len();
                 // A chunk of rows that makes a batch is handed over as it is.
                 let whole = self.next == 0 && from == 0 && have <= max_rows && have * 2 > max_rows;
@@ -942,10 +949,71 @@ impl LogReader for PdhCsvReader {
         Ok(Some(out.len()))
     }
 
+    /// Rows parsed on several threads are laid out as columns there when the first rows are read
+    /// so; a chunk of rows that fits is handed over as it is. Every call hands over rows of one
+    /// chunk at most.
+    fn read_columns(
+        &mut self,
+        out: &mut ValueColumns,
+        max_cells: usize,
+    ) -> Result<Option<usize>, LogError> {
+        let width = self.parser.width();
+        if !self.started {
+            self.by_column = true;
+        }
+        out.clear();
+        out.columns = width;
+        let max_rows = (max_cells / width.max(1)).max(1);
+        loop {
+            let n = self.rows.times.len();
+            let have = n.saturating_sub(self.next);
+            if have > 0 {
+                self.rows.lay_out_by_column(width);
+                if self.next == 0 && have <= max_rows {
+                    // The parsed columns as they are, no copy; the caller's buffers are reused.
+                    std::mem::swap(&mut out.times, &mut self.rows.times);
+                    std::mem::swap(&mut out.values, &mut self.rows.values);
+                    self.rows.times.clear();
+                    self.rows.values.clear();
+                } else {
+                    let rows = self.next..self.next + have.min(max_rows);
+                    out.times
+                        .extend_from_slice(self.rows.times.get(rows.clone()).unwrap_or(&[]));
+                    for c in 0..width {
+                        out.values.extend_from_slice(
+                            self.rows
+                                .values
+                                .get(c * n + rows.start..c * n + rows.end)
+                                .unwrap_or(&[]),
+                        );
+                    }
+                    self.next = rows.end;
+                }
+                if let Some(clock) = &mut self.clock {
+                    for t in &mut out.times {
+                        *t = clock.to_utc(*t);
+                    }
+                }
+                break;
+            }
+            if let Some(e) = self.rows.error.take() {
+                self.source = RowSource::Done;
+                return Err(e);
+            }
+            let Some(rows) = self.next_rows() else {
+                break;
+            };
+            self.rows = rows;
+            self.next = 0;
+        }
+        Ok(Some(out.len()))
+    }
+
     fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
         let width = self.parser.width();
         loop {
             if let Some(&local) = self.rows.times.get(self.next) {
+                self.rows.lay_out_by_row(width);
                 let from = self.next * width;
                 self.next += 1;
                 let values = self.rows.values.get(from..from + width).unwrap_or(&[]);
@@ -1336,15 +1404,26 @@ mod tests {
         Ok(out)
     }
 
-    /// [`read_log`] through `read_values` (batches of about `max_cells` values; every third call
-    /// a `read_record` instead when `mixed`): the records rebuilt from the rows.
+    /// How [`read_log_values`] reads.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum ValuesBy {
+        Rows,
+        /// Every third call a `read_record`.
+        RowsAndRecords,
+        Columns,
+        /// `read_columns`, `read_values`, `read_record` in turn.
+        ColumnsRowsAndRecords,
+    }
+
+    /// [`read_log`] through `read_values` or `read_columns` (batches of about `max_cells`
+    /// values; mixed with `read_record` as `by` says): the records rebuilt from the rows.
     fn read_log_values(
         bytes: &[u8],
         workers: usize,
         chunk: usize,
         keep: u64,
         max_cells: usize,
-        mixed: bool,
+        by: ValuesBy,
     ) -> Result<Vec<Result<Record, String>>, String> {
         let mut r = random_reader(bytes, workers, chunk)?;
         let columns = r.header().counters.len();
@@ -1356,9 +1435,53 @@ mod tests {
         }
         let mut out = Vec::new();
         let mut rows = ValueRows::default();
+        let mut columns = ValueColumns::default();
         let mut rec = Record::default();
         for call in 0.. {
-            if mixed && call % 3 == 2 {
+            let columns_now = match by {
+                ValuesBy::Columns => true,
+                ValuesBy::ColumnsRowsAndRecords => call % 3 == 0,
+                _ => false,
+            };
+            if columns_now {
+                match r.read_columns(&mut columns, max_cells) {
+                    Ok(Some(0)) => break,
+                    Ok(Some(n)) => {
+                        assert_eq!(n, columns.len());
+                        assert_eq!(columns.columns, kept.iter().filter(|&&k| k).count());
+                        assert_eq!(columns.values.len(), n * columns.columns);
+                        assert!(n == 1 || n * columns.columns <= max_cells.max(1));
+                        for (i, &time) in columns.times.iter().enumerate() {
+                            let mut c = 0;
+                            let cells = kept
+                                .iter()
+                                .map(|&k| {
+                                    let v = k.then(|| {
+                                        c += 1;
+                                        columns.column(c - 1).get(i).copied()
+                                    });
+                                    match v.flatten() {
+                                        Some(v) if !v.is_nan() => Cell::Value(v),
+                                        _ => Cell::Blank,
+                                    }
+                                })
+                                .collect();
+                            out.push(Ok(Record { time, cells }));
+                        }
+                    }
+                    Ok(None) => return Err("no columns".into()),
+                    Err(e) => {
+                        out.push(Err(e.to_string()));
+                        break;
+                    }
+                }
+                continue;
+            }
+            let record_now = match by {
+                ValuesBy::RowsAndRecords | ValuesBy::ColumnsRowsAndRecords => call % 3 == 2,
+                _ => false,
+            };
+            if record_now {
                 match r.read_record(&mut rec) {
                     Ok(true) => out.push(Ok(rec.clone())),
                     Ok(false) => break,
@@ -1446,8 +1569,8 @@ mod tests {
             proptest::prop_assert_eq!(&read_log(&log, workers, 1 << 20, keep), &one);
         }
 
-        /// Rows read as values (in batches of any size, mixed with records) are the records, and
-        /// the errors after them, that `read_record` reads.
+        /// Rows read as values or columns (in batches of any size, mixed with each other and
+        /// with records) are the records, and the errors after them, that `read_record` reads.
         #[test]
         fn values_are_the_records(
             seed in proptest::prelude::any::<u64>(),
@@ -1455,13 +1578,18 @@ mod tests {
             workers in 0usize..4,
             chunk in 1usize..600,
             max_cells in 0usize..40,
-            mixed in proptest::prelude::any::<bool>(),
+            by in proptest::sample::select(vec![
+                ValuesBy::Rows,
+                ValuesBy::RowsAndRecords,
+                ValuesBy::Columns,
+                ValuesBy::ColumnsRowsAndRecords,
+            ]),
         ) {
             let log = random_log(seed, bad);
             let keep = if seed % 3 == 0 { seed >> 8 } else { 0 };
             let one = read_log(&log, 0, chunk, keep);
             proptest::prop_assert_eq!(
-                &read_log_values(&log, workers, chunk, keep, max_cells, mixed),
+                &read_log_values(&log, workers, chunk, keep, max_cells, by),
                 &one
             );
         }
@@ -1538,6 +1666,28 @@ mod tests {
     /// A reader that reads records only (no values), to compare the two paths of a consumer.
     struct RecordsOnly(PdhCsvReader);
 
+    /// The reader without its `read_columns`: values and records only.
+    struct ValuesOnly(PdhCsvReader);
+
+    impl LogReader for ValuesOnly {
+        fn header(&self) -> &LogHeader {
+            self.0.header()
+        }
+        fn select_columns(&mut self, keep: &[bool]) {
+            self.0.select_columns(keep)
+        }
+        fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+            self.0.read_record(record)
+        }
+        fn read_values(
+            &mut self,
+            rows: &mut ValueRows,
+            max_cells: usize,
+        ) -> Result<Option<usize>, LogError> {
+            self.0.read_values(rows, max_cells)
+        }
+    }
+
     impl LogReader for RecordsOnly {
         fn header(&self) -> &LogHeader {
             self.0.header()
@@ -1545,6 +1695,38 @@ mod tests {
         fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
             self.0.read_record(record)
         }
+    }
+
+    /// The reader reading columns, but every column whatever the selection (a filter then keeps
+    /// its columns from them).
+    struct AllColumns(PdhCsvReader);
+
+    impl LogReader for AllColumns {
+        fn header(&self) -> &LogHeader {
+            self.0.header()
+        }
+        fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+            self.0.read_record(record)
+        }
+        fn read_columns(
+            &mut self,
+            columns: &mut ValueColumns,
+            max_cells: usize,
+        ) -> Result<Option<usize>, LogError> {
+            self.0.read_columns(columns, max_cells)
+        }
+    }
+
+    /// Every batch and the error after them, the batches' columns joined.
+    #[cfg(feature = "arrow")]
+    fn until_error(
+        batches: Vec<Result<arrow_array::RecordBatch, LogError>>,
+    ) -> (Vec<Vec<Option<f64>>>, Option<String>) {
+        let error = batches
+            .iter()
+            .find_map(|b| b.as_ref().err().map(|e| e.to_string()));
+        let ok: Vec<_> = batches.into_iter().map_while(Result::ok).collect();
+        (wide_columns(&ok), error)
     }
 
     /// Every column of `batches` (time as microseconds), nulls as `None`.
@@ -1604,8 +1786,9 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
 
-        /// The wide Arrow form built from rows of values is the one built record by record: the
-        /// same times, values and nulls, or the same error.
+        /// The wide Arrow form built from columns of values, and from rows of values, is the one
+        /// built record by record: the same times, values and nulls, or the same error; from
+        /// columns, the batches before an error hold the same rows as from rows of values.
         #[test]
         fn wide_values_are_wide_records(
             seed in proptest::prelude::any::<u64>(),
@@ -1616,18 +1799,88 @@ mod tests {
             use crate::log::columnar::WideBatches;
             let log = random_log(seed, bad);
             let open = || random_reader(&log, workers, chunk);
-            let (Ok(a), Ok(b)) = (open(), open()) else {
+            let (Ok(a), Ok(b), Ok(c)) = (open(), open(), open()) else {
                 return Ok(());
             };
-            let by_values = WideBatches::new(a)
-                .collect::<Result<Vec<_>, _>>()
-                .map(|b| wide_columns(&b))
-                .map_err(|e| e.to_string());
+            let by_columns = until_error(WideBatches::new(c).collect());
+            let a = ValuesOnly(a);
+            let by_values = until_error(WideBatches::new(a).collect());
+            proptest::prop_assert_eq!(&by_columns, &by_values);
+            let by_values = match by_values {
+                (columns, None) => Ok(columns),
+                (_, Some(e)) => Err(e),
+            };
             let by_records = WideBatches::new(RecordsOnly(b))
                 .collect::<Result<Vec<_>, _>>()
                 .map(|b| wide_columns(&b))
                 .map_err(|e| e.to_string());
             proptest::prop_assert_eq!(by_values, by_records);
+        }
+    }
+
+    #[cfg(feature = "arrow")]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Through a filter (columns, range, every n-th), the wide Arrow form built from columns
+        /// is the one built from rows of values (the reader parsing the columns kept only) and the
+        /// one built record by record (every column parsed, the filter keeping its own), up to the
+        /// same error.
+        #[test]
+        fn filtered_wide_columns_are_wide_records(
+            seed in proptest::prelude::any::<u64>(),
+            bad in 0u64..40,
+            workers in 0usize..4,
+            chunk in 1usize..600,
+            pick in proptest::prelude::any::<u64>(),
+            every in 1u64..4,
+            begin in proptest::option::of(0u32..30),
+        ) {
+            use crate::log::columnar::WideBatches;
+            use crate::log::{CounterFilter, Filtered, RelogFilter};
+            let log = random_log(seed, bad);
+            let Ok(r) = random_reader(&log, workers, chunk) else {
+                return Ok(());
+            };
+            let patterns: Vec<CounterPath> = r
+                .header()
+                .counters
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| pick >> (i % 64) & 1 == 1)
+                .map(|(_, c)| c.path.clone())
+                .collect();
+            let filter = RelogFilter {
+                counters: (pick % 4 != 0).then(|| CounterFilter::new(patterns)),
+                begin: begin.and_then(|s| LogTime::from_parts(2014, 2, 1, 0, 0, s, 0)),
+                every,
+                ..RelogFilter::default()
+            };
+            let open = || random_reader(&log, workers, chunk);
+            let (Ok(a), Ok(b), Ok(c), Ok(d)) = (open(), open(), open(), open()) else {
+                return Ok(());
+            };
+            let (Ok(a), Ok(b), Ok(c), Ok(d)) = (
+                Filtered::new(a, &filter),
+                Filtered::new(ValuesOnly(b), &filter),
+                Filtered::new(AllColumns(c), &filter),
+                Filtered::new(RecordsOnly(d), &filter),
+            ) else {
+                return Ok(());
+            };
+            let kept = until_error(WideBatches::new(a).collect());
+            let by_values = until_error(WideBatches::new(b).collect());
+            proptest::prop_assert_eq!(&kept, &by_values);
+            let all = until_error(WideBatches::new(c).collect());
+            let by_records = WideBatches::new(d)
+                .collect::<Result<Vec<_>, _>>()
+                .map(|b| wide_columns(&b))
+                .map_err(|e| e.to_string());
+            let all = match all {
+                (columns, None) => Ok(columns),
+                (_, Some(e)) => Err(e),
+            };
+            proptest::prop_assert_eq!(all, by_records);
         }
     }
 

@@ -19,7 +19,7 @@ use super::error::LogError;
 use super::handover::RecordBatch;
 use super::model::{
     Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record, RecordEncoder,
-    ValueRows,
+    ValueColumns, ValueRows,
 };
 use super::pdh_csv_read::Digits;
 use super::zone::LocalClock;
@@ -820,6 +820,39 @@ impl<R: LogReader> LogReader for Filtered<R> {
             }
             if !rows.is_empty() {
                 return Ok(Some(rows.len()));
+            }
+        }
+    }
+
+    /// [`read_values`](LogReader::read_values) column by column: the inner reader's columns (the
+    /// kept ones), the records outside the range and between every n-th left out.
+    fn read_columns(
+        &mut self,
+        columns: &mut ValueColumns,
+        max_cells: usize,
+    ) -> Result<Option<usize>, LogError> {
+        loop {
+            if self.done {
+                columns.clear();
+                columns.columns = self.columns.len();
+                return Ok(Some(0));
+            }
+            let Some(n) = self.inner.read_columns(columns, max_cells)? else {
+                return Ok(None);
+            };
+            if n == 0 {
+                self.done = true;
+                continue;
+            }
+            if columns.columns != self.columns.len() {
+                // A reader that read every column: the kept ones.
+                columns.select(&self.columns);
+            }
+            if self.begin.is_some() || self.end.is_some() || self.every > 1 {
+                columns.retain(|t| self.place(t) == Place::Kept);
+            }
+            if !columns.is_empty() {
+                return Ok(Some(columns.len()));
             }
         }
     }

@@ -33,7 +33,7 @@ use arrow_buffer::{BooleanBufferBuilder, NullBuffer, NullBufferBuilder};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use super::error::LogError;
-use super::model::{Cell, LogHeader, LogReader, LogTime, Record, ValueRows};
+use super::model::{Cell, LogHeader, LogReader, LogTime, Record, ValueColumns, ValueRows};
 use crate::snapshot::FILETIME_UNIX_EPOCH;
 use runs::{Dictionary, RunColumn};
 
@@ -641,6 +641,12 @@ pub struct WideBatches<R: LogReader> {
     record: Record,
     builder: WideBuilder,
     per_batch: usize,
+    /// Whether the reader may read columns ([`LogReader::read_columns`]), until it says it does
+    /// not.
+    by_column: bool,
+    columns: ValueColumns,
+    /// The error met after the rows of the batch just handed out, for the next call.
+    pending: Option<LogError>,
     /// Whether the reader may read values ([`LogReader::read_values`]), until it says it does not.
     values: bool,
     rows: ValueRows,
@@ -666,6 +672,9 @@ impl<R: LogReader> WideBatches<R> {
             record: Record::default(),
             builder: WideBuilder::new(columns, 0),
             per_batch,
+            by_column: true,
+            columns: ValueColumns::default(),
+            pending: None,
             values: true,
             rows: ValueRows::default(),
         }
@@ -705,7 +714,95 @@ pub fn wide_batch_of_values(
             column.extend(tile.iter().skip(j).step_by(columns.max(1)));
         }
     }
-    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(columns + 1);
+    wide_batch_of_columns(header, schema, times, values)
+}
+
+impl<R: LogReader> WideBatches<R> {
+    /// The next batch from the reader's columns ([`LogReader::read_columns`]): each column's runs
+    /// of values copied one after the other into the column's buffer, which becomes the Arrow
+    /// array's without a copy. `None` at the end, and when the reader reads no columns (then
+    /// `by_column` is false). Rows read before an error make a batch, the error comes at the next
+    /// call.
+    fn next_by_column(&mut self) -> Option<Result<RecordBatch, LogError>> {
+        if let Some(e) = self.pending.take() {
+            return Some(Err(e));
+        }
+        let columns = self.reader.header().counters.len();
+        let mut times: Vec<i64> = Vec::new();
+        let mut values: Vec<Vec<f64>> = Vec::new();
+        while times.len() < self.per_batch {
+            let left = self.per_batch - times.len();
+            match self
+                .reader
+                .read_columns(&mut self.columns, left.saturating_mul(columns.max(1)))
+            {
+                Err(e) if times.is_empty() => return Some(Err(e)),
+                Err(e) => {
+                    self.pending = Some(e);
+                    break;
+                }
+                Ok(None) => {
+                    self.by_column = false;
+                    return None;
+                }
+                Ok(Some(0)) => break,
+                Ok(Some(_)) if self.columns.columns != columns => {
+                    return Some(Err(LogError::invalid(
+                        &self.reader.header().source,
+                        None,
+                        format!(
+                            "the reader read {} values per record for {columns} columns",
+                            self.columns.columns
+                        ),
+                    )))
+                }
+                Ok(Some(_)) => {}
+            }
+            let header = self.reader.header();
+            if times.capacity() == 0 {
+                times.reserve_exact(self.per_batch);
+                values = (0..columns)
+                    .map(|_| Vec::with_capacity(self.per_batch))
+                    .collect();
+            }
+            for &t in &self.columns.times {
+                match utc_micros(t) {
+                    Some(t) => times.push(t),
+                    None => {
+                        return Some(Err(LogError::invalid(
+                            &header.source,
+                            None,
+                            format!("time {t} is out of range"),
+                        )))
+                    }
+                }
+            }
+            for (c, column) in values.iter_mut().enumerate() {
+                column.extend_from_slice(self.columns.column(c));
+            }
+        }
+        if times.is_empty() {
+            return None;
+        }
+        Some(wide_batch_of_columns(
+            self.reader.header(),
+            &self.schema,
+            times,
+            values,
+        ))
+    }
+}
+
+/// The wide batch of `times` (microseconds since 1970, UTC) and one column of values per counter
+/// (NaN for no value), each as long as `times`: the buffers become the arrays' without a copy, a
+/// column's nulls where its values are NaN (none when it has no blank).
+fn wide_batch_of_columns(
+    header: &LogHeader,
+    schema: &SchemaRef,
+    times: Vec<i64>,
+    values: Vec<Vec<f64>>,
+) -> Result<RecordBatch, LogError> {
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(values.len() + 1);
     arrays.push(Arc::new(
         TimestampMicrosecondArray::from(times).with_timezone(TIME_ZONE),
     ));
@@ -724,6 +821,14 @@ impl<R: LogReader> Iterator for WideBatches<R> {
     type Item = Result<RecordBatch, LogError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if self.by_column {
+            if let Some(batch) = self.next_by_column() {
+                return Some(batch);
+            }
+            if self.by_column {
+                return None;
+            }
+        }
         if self.values {
             // A reader of values: straight from its rows, no record per row.
             let columns = self.reader.header().counters.len();
