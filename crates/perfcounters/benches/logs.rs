@@ -156,6 +156,15 @@ pub fn stats(path: &Path) -> usize {
         .len()
 }
 
+/// The wide Arrow form of the log at `path`, every batch built: the rows.
+#[cfg(feature = "arrow")]
+pub fn wide_table(path: &Path) -> usize {
+    let r = PdhCsvReader::open(path, CsvReadOptions::default()).unwrap();
+    perfcounters::log::columnar::WideBatches::new(r)
+        .map(|b| b.unwrap().num_rows())
+        .sum()
+}
+
 fn logs(c: &mut Criterion) {
     let big = log_file(200);
     let bytes = std::fs::metadata(&big).unwrap().len();
@@ -211,6 +220,11 @@ fn logs(c: &mut Criterion) {
     g.bench_function("stats_300x20000", |b| b.iter(|| black_box(stats(&wide))));
     g.bench_function("csv_to_csv_300x20000", |b| {
         b.iter(|| black_box(csv_to_csv(&wide)))
+    });
+    // The wide Arrow table of `read_log(csv)` (time, one float64 column per counter).
+    #[cfg(feature = "arrow")]
+    g.bench_function("wide_table_300x20000", |b| {
+        b.iter(|| black_box(wide_table(&wide)))
     });
     g.finish();
 
