@@ -8,7 +8,7 @@ use std::io::Cursor;
 
 use perfcounters::log::{
     Cell, CsvFlavor, CsvReadOptions, LogKind, LogReader, LogWriter, PdhCsvLogWriter, PdhCsvReader,
-    Record, ValueRows,
+    Record, ValueColumns, ValueRows,
 };
 
 fn read_all(
@@ -38,20 +38,49 @@ fn read_all(
     Ok((r.header().clone(), out))
 }
 
-/// Every record read as rows of values (`read_values`, batches of about `max_cells` values) on
-/// `workers` threads in chunks of `chunk_bytes`, rebuilt as records, and the error that ends them.
+/// Every record read as rows of values (`read_values`, or `read_columns` when `by_column`;
+/// batches of about `max_cells` values) on `workers` threads in chunks of `chunk_bytes`, rebuilt
+/// as records, and the error that ends them.
 fn read_values(
     bytes: Vec<u8>,
     opts: CsvReadOptions,
     workers: usize,
     chunk_bytes: usize,
     max_cells: usize,
+    by_column: bool,
 ) -> Result<(perfcounters::log::LogHeader, Vec<Record>), String> {
     let mut r =
         PdhCsvReader::new(Cursor::new(bytes), "fuzz.csv", opts).map_err(|e| e.to_string())?;
     r.set_parallelism(workers, chunk_bytes);
     let mut out = Vec::new();
     let mut rows = ValueRows::default();
+    let mut columns = ValueColumns::default();
+    let cell = |v: f64| {
+        if v.is_nan() {
+            Cell::Blank
+        } else {
+            Cell::Value(v)
+        }
+    };
+    if by_column {
+        loop {
+            match r.read_columns(&mut columns, max_cells) {
+                Ok(Some(0)) => return Ok((r.header().clone(), out)),
+                Ok(Some(n)) => {
+                    assert_eq!(n, columns.len());
+                    assert_eq!(columns.columns, r.header().counters.len());
+                    for (i, &time) in columns.times.iter().enumerate() {
+                        let cells = (0..columns.columns)
+                            .map(|c| cell(columns.column(c).get(i).copied().unwrap_or(f64::NAN)))
+                            .collect();
+                        out.push(Record { time, cells });
+                    }
+                }
+                Ok(None) => panic!("the PDH-CSV reader reads columns"),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
     loop {
         match r.read_values(&mut rows, max_cells) {
             Ok(Some(0)) => break,
@@ -59,17 +88,7 @@ fn read_values(
                 assert_eq!(n, rows.len());
                 assert_eq!(rows.columns, r.header().counters.len());
                 for (i, &time) in rows.times.iter().enumerate() {
-                    let cells = rows
-                        .row(i)
-                        .iter()
-                        .map(|&v| {
-                            if v.is_nan() {
-                                Cell::Blank
-                            } else {
-                                Cell::Value(v)
-                            }
-                        })
-                        .collect();
+                    let cells = rows.row(i).iter().map(|&v| cell(v)).collect();
                     out.push(Record { time, cells });
                 }
             }
@@ -101,9 +120,15 @@ pub fn run(data: &[u8]) {
     // Read as rows of values, in batches of 1 to 64 values: the same records and error.
     let max_cells = 1 + usize::from(data.get(2).copied().unwrap_or(0) % 64);
     assert_eq!(
-        read_values(data.to_vec(), opts, 2, chunk_bytes, max_cells),
+        read_values(data.to_vec(), opts, 2, chunk_bytes, max_cells, false),
         read,
         "values in chunks of {chunk_bytes} bytes, batches of {max_cells} values"
+    );
+    // And as columns laid out by the parsing threads.
+    assert_eq!(
+        read_values(data.to_vec(), opts, 2, chunk_bytes, max_cells, true),
+        read,
+        "columns in chunks of {chunk_bytes} bytes, batches of {max_cells} values"
     );
     let Ok((header, records)) = read else {
         return;

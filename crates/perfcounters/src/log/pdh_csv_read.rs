@@ -1613,24 +1613,11 @@ mod tests {
             every in 1u64..4,
             begin in proptest::option::of(0u32..30),
         ) {
-            use crate::log::{copy_with, CopyOptions, CounterFilter, Filtered, PdhCsvLogWriter, RelogFilter};
+            use crate::log::{copy_with, CopyOptions, Filtered, PdhCsvLogWriter};
             let log = random_log(seed, bad);
             let copy = |workers: usize, options: &CopyOptions| -> Result<(Vec<u8>, Result<u64, String>), String> {
                 let r = random_reader(&log, workers, chunk)?;
-                let patterns: Vec<CounterPath> = r
-                    .header()
-                    .counters
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| pick >> (i % 64) & 1 == 1)
-                    .map(|(_, c)| c.path.clone())
-                    .collect();
-                let filter = RelogFilter {
-                    counters: (pick % 4 != 0).then(|| CounterFilter::new(patterns)),
-                    begin: begin.and_then(|s| LogTime::from_parts(2014, 2, 1, 0, 0, s, 0)),
-                    every,
-                    ..RelogFilter::default()
-                };
+                let filter = random_filter(r.header(), pick, every, begin);
                 let mut f = Filtered::new(r, &filter).map_err(|e| e.to_string())?;
                 let mut w = PdhCsvLogWriter::new(Vec::new(), CsvFlavor::Csv, "out.csv");
                 let n = copy_with(&mut f, &mut w, options).map_err(|e| e.to_string());
@@ -1665,6 +1652,29 @@ mod tests {
 
     /// A reader that reads records only (no values), to compare the two paths of a consumer.
     struct RecordsOnly(PdhCsvReader);
+
+    /// A filter of the columns whose index's bit of `pick` is set (every column when `pick` is a
+    /// multiple of 4), every `every`-th record, from `begin` seconds into the random logs' day.
+    fn random_filter(
+        header: &LogHeader,
+        pick: u64,
+        every: u64,
+        begin: Option<u32>,
+    ) -> crate::log::RelogFilter {
+        let patterns: Vec<CounterPath> = header
+            .counters
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| pick >> (i % 64) & 1 == 1)
+            .map(|(_, c)| c.path.clone())
+            .collect();
+        crate::log::RelogFilter {
+            counters: (pick % 4 != 0).then(|| crate::log::CounterFilter::new(patterns)),
+            begin: begin.and_then(|s| LogTime::from_parts(2014, 2, 1, 0, 0, s, 0)),
+            every,
+            ..crate::log::RelogFilter::default()
+        }
+    }
 
     /// The reader without its `read_columns`: values and records only.
     struct ValuesOnly(PdhCsvReader);
@@ -1837,25 +1847,12 @@ mod tests {
             begin in proptest::option::of(0u32..30),
         ) {
             use crate::log::columnar::WideBatches;
-            use crate::log::{CounterFilter, Filtered, RelogFilter};
+            use crate::log::Filtered;
             let log = random_log(seed, bad);
             let Ok(r) = random_reader(&log, workers, chunk) else {
                 return Ok(());
             };
-            let patterns: Vec<CounterPath> = r
-                .header()
-                .counters
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| pick >> (i % 64) & 1 == 1)
-                .map(|(_, c)| c.path.clone())
-                .collect();
-            let filter = RelogFilter {
-                counters: (pick % 4 != 0).then(|| CounterFilter::new(patterns)),
-                begin: begin.and_then(|s| LogTime::from_parts(2014, 2, 1, 0, 0, s, 0)),
-                every,
-                ..RelogFilter::default()
-            };
+            let filter = random_filter(r.header(), pick, every, begin);
             let open = || random_reader(&log, workers, chunk);
             let (Ok(a), Ok(b), Ok(c), Ok(d)) = (open(), open(), open(), open()) else {
                 return Ok(());
