@@ -322,7 +322,7 @@ pub(crate) struct Pipeline {
 impl Pipeline {
     /// Starts the threads. `text` follows the header; `first` is its beginning already read (no
     /// longer in `text`), `lines` the number of lines before it; `workers` ≥ 1. With `by_column`,
-    /// the workers lay the rows they parsed out column after column ([`Rows::to_columns`]).
+    /// the workers lay the rows they parsed out column after column ([`Rows::lay_out_by_column`]).
     pub(crate) fn start(
         parser: Arc<RowParser>,
         first: Vec<u8>,
