@@ -165,6 +165,33 @@ pub fn wide_table(path: &Path) -> usize {
         .sum()
 }
 
+/// The wide Arrow form of the log at `path` from rows of values (the reader's `read_columns`
+/// hidden: the rows transposed on the calling thread), for comparison: the rows.
+#[cfg(feature = "arrow")]
+pub fn wide_table_by_rows(path: &Path) -> usize {
+    use perfcounters::log::{LogError, LogHeader, LogReader, ValueRows};
+    struct Rows(PdhCsvReader);
+    impl LogReader for Rows {
+        fn header(&self) -> &LogHeader {
+            self.0.header()
+        }
+        fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+            self.0.read_record(record)
+        }
+        fn read_values(
+            &mut self,
+            rows: &mut ValueRows,
+            max_cells: usize,
+        ) -> Result<Option<usize>, LogError> {
+            self.0.read_values(rows, max_cells)
+        }
+    }
+    let r = PdhCsvReader::open(path, CsvReadOptions::default()).unwrap();
+    perfcounters::log::columnar::WideBatches::new(Rows(r))
+        .map(|b| b.unwrap().num_rows())
+        .sum()
+}
+
 fn logs(c: &mut Criterion) {
     let big = log_file(200);
     let bytes = std::fs::metadata(&big).unwrap().len();

@@ -7,7 +7,9 @@
 //! target/release/examples/log_profile csv_to_csv 3
 //! # Instructions per thread of one conversion (the thread of each function: which one bounds it).
 //! valgrind --tool=callgrind --separate-threads=yes target/release/examples/log_profile csv_to_csv 1
-//! # The other cases: `filtered` (the 2,000-column log, `-c "\Process(p1*)\*"`), `stats`, `read_all`.
+//! # The other cases: `filtered` (the 2,000-column log, `-c "\Process(p1*)\*"`), `stats`, `read_all`;
+//! # with `--features arrow`, `wide_table` (the wide Arrow table of the 300 × 20,000 log) and
+//! # `wide_table_rows` (the same from rows of values transposed on the calling thread).
 //! target/release/examples/log_profile filtered 3
 //! ```
 
@@ -20,7 +22,8 @@ use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: log_profile csv_to_csv|filtered|stats|read_all N";
+    let usage =
+        "usage: log_profile csv_to_csv|filtered|stats|read_all|wide_table|wide_table_rows N";
     let (Some(case), Some(n)) = (
         args.first(),
         args.get(1).and_then(|n| n.parse::<u32>().ok()),
@@ -51,6 +54,20 @@ fn main() {
             let path = logs::log_file(200);
             Box::new(move || {
                 black_box(logs::read_all(&path));
+            })
+        }
+        #[cfg(feature = "arrow")]
+        "wide_table" => {
+            let path = logs::wide_file(20_000, 300);
+            Box::new(move || {
+                black_box(logs::wide_table(&path));
+            })
+        }
+        #[cfg(feature = "arrow")]
+        "wide_table_rows" => {
+            let path = logs::wide_file(20_000, 300);
+            Box::new(move || {
+                black_box(logs::wide_table_by_rows(&path));
             })
         }
         _ => {
