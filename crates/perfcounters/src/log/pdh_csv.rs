@@ -180,16 +180,23 @@ fn push_row(
     push_time(line, local_time);
     line.push(b'"');
     for v in values {
-        line.push(sep);
-        line.push(b'"');
-        match v {
-            Some(v) => match style {
-                ValueStyle::Fixed6 => push_fixed6(line, v),
-                ValueStyle::Precise => push_precise(line, v),
-            },
-            None => line.push(b' '),
+        match (v, style) {
+            (Some(v), ValueStyle::Precise) => {
+                // The whole cell on the stack, then one copy into the line.
+                let mut cell = [0u8; 32];
+                cell[0] = sep;
+                cell[1] = b'"';
+                let end = write_precise(&mut cell, 2, v);
+                cell[end] = b'"';
+                extend_prefix(line, &cell, end + 1);
+            }
+            (Some(v), ValueStyle::Fixed6) => {
+                line.extend_from_slice(&[sep, b'"']);
+                push_fixed6(line, v);
+                line.push(b'"');
+            }
+            (None, _) => line.extend_from_slice(&[sep, b'"', b' ', b'"']),
         }
-        line.push(b'"');
     }
     line.extend_from_slice(b"\r\n");
 }
@@ -274,47 +281,49 @@ fn digits20_slow(v: f64) -> ([u8; 20], i32) {
     (digits, exp)
 }
 
-/// The pairs of decimal digits 00 to 99 (values 0–9, not ASCII).
-const DIGIT_PAIRS: [[u8; 2]; 100] = {
-    let mut t = [[0u8; 2]; 100];
-    let mut i = 0;
-    while i < 100 {
-        t[i] = [(i / 10) as u8, (i % 10) as u8];
-        i += 1;
-    }
-    t
-};
+/// The eight decimal digits of `n` (below 10^8, leading zeros included) as digit values 0–9, the
+/// first in the lowest byte: both halves of four digits, then their pairs, then the digits, split
+/// at once in the lanes of one `u64` (a multiplication by a reciprocal per split instead of a
+/// division per pair).
+fn eight_digits(n: u32) -> u64 {
+    let n = u64::from(n);
+    // Two 32-bit lanes of four digits each, the first four in the low lane.
+    let x = n / 10_000 | (n % 10_000) << 32;
+    // x / 100 in each lane (x · 10486 / 2^20 for x < 10^4), then four 16-bit lanes of two digits.
+    let hundreds = (x * 10_486 >> 20) & 0x0000_007F_0000_007F;
+    let x = hundreds | (x - hundreds * 100) << 16;
+    // x / 10 in each lane (x · 103 / 2^10 for x < 100), then eight bytes of one digit.
+    let tens = (x * 103 >> 10) & 0x000F_000F_000F_000F;
+    tens | (x - tens * 10) << 8
+}
 
-/// The decimal digits (values 0–9, not ASCII) of `x`, right-aligned in `buf`; returns where they
-/// start. Eight digits per 64-bit division, then two per 32-bit division (cheaper than a 64-bit
-/// one); `0` has no digit.
-fn u64_digits(mut x: u64, buf: &mut [u8; 20]) -> usize {
-    let mut i = buf.len();
-    while x >= 100_000_000 {
-        let mut low = (x % 100_000_000) as u32;
-        x /= 100_000_000;
-        for _ in 0..4 {
-            let r = (low % 100) as usize;
-            low /= 100;
-            i -= 2;
-            buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[r]);
-        }
+/// Writes the eight ASCII digits of `n` (below 10^8) at `out`; returns how many of them are
+/// leading zeros (8 for `0`).
+fn put_eight(out: &mut [u8], n: u32) -> usize {
+    let d = eight_digits(n);
+    out.copy_from_slice(&(d | 0x3030_3030_3030_3030).to_le_bytes());
+    (d.trailing_zeros() / 8).min(8) as usize
+}
+
+/// The decimal digits of `x` in ASCII, right-aligned in `buf`; returns where they start (`0` has
+/// no digit). Writes whole groups of eight digits with their leading zeros, so bytes before the
+/// start may be written `'0'`; bytes before the first group are left as they are.
+fn u64_digits(x: u64, buf: &mut [u8; 20]) -> usize {
+    const E8: u64 = 100_000_000;
+    if x < E8 {
+        12 + put_eight(&mut buf[12..20], x as u32)
+    } else if x < E8 * E8 {
+        put_eight(&mut buf[12..20], (x % E8) as u32);
+        4 + put_eight(&mut buf[4..12], (x / E8) as u32)
+    } else {
+        put_eight(&mut buf[12..20], (x % E8) as u32);
+        put_eight(&mut buf[4..12], (x / E8 % E8) as u32);
+        // At most 1844: the last four of eight digits.
+        let mut top = [0u8; 8];
+        let zeros = put_eight(&mut top, (x / (E8 * E8)) as u32);
+        buf[..4].copy_from_slice(&top[4..]);
+        zeros - 4
     }
-    let mut y = x as u32;
-    while y >= 100 {
-        let r = (y % 100) as usize;
-        y /= 100;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[r]);
-    }
-    if y >= 10 {
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[y as usize]);
-    } else if y > 0 {
-        i -= 1;
-        buf[i] = y as u8;
-    }
-    i
 }
 
 /// Appends significant digits `ds` to the `n` kept in `all` (21 at most); a non-zero digit
@@ -323,7 +332,7 @@ fn keep_digits(all: &mut [u8; 21], n: &mut usize, sticky: &mut bool, ds: &[u8]) 
     let take = ds.len().min(all.len() - *n);
     all[*n..*n + take].copy_from_slice(&ds[..take]);
     *n += take;
-    if ds[take..].iter().any(|&d| d != 0) {
+    if ds[take..].iter().any(|&d| d != b'0') {
         *sticky = true;
     }
 }
@@ -363,13 +372,13 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
     };
     // The significant digits (21 kept: 20 and the rounding digit), whether anything non-zero
     // follows them, and the decimal exponent of the first.
-    let mut all = [0u8; 21];
+    let mut all = [b'0'; 21];
     let mut n = 0usize;
     let mut sticky = false;
     let mut exp: i32 = -1;
     if int_part > 0 {
         if let Ok(x) = u64::try_from(int_part) {
-            let mut buf = [0u8; 20];
+            let mut buf = [b'0'; 20];
             let start = u64_digits(x, &mut buf);
             exp = (19 - start) as i32;
             keep_digits(&mut all, &mut n, &mut sticky, &buf[start..]);
@@ -379,7 +388,7 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
             let mut len = 0;
             let mut x = int_part;
             while x > 0 {
-                rev[len] = (x % 10) as u8;
+                rev[len] = b'0' + (x % 10) as u8;
                 x /= 10;
                 len += 1;
             }
@@ -398,12 +407,12 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
             let y = f * p;
             let chunk = (y >> k) as u64;
             f = y & mask;
-            let mut buf = [0u8; 20];
+            let mut buf = [b'0'; 20];
             u64_digits(chunk, &mut buf);
             let mut ds = &buf[20 - c..];
             if n == 0 {
                 // Zeros before the first significant digit only move the exponent.
-                let z = ds.iter().position(|&d| d != 0).unwrap_or(c);
+                let z = ds.iter().position(|&d| d != b'0').unwrap_or(c);
                 exp -= z as i32;
                 ds = &ds[z..];
             }
@@ -417,94 +426,117 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
     let round = all[20];
     let mut digits = [0u8; 20];
     digits.copy_from_slice(&all[..20]);
-    let up = round > 5 || (round == 5 && (sticky || digits[19] % 2 == 1));
+    // ASCII digits: b'0' is even, so the parity of the byte is the digit's.
+    let up = round > b'5' || (round == b'5' && (sticky || digits[19] % 2 == 1));
     if up {
         let mut i = 20;
         loop {
             if i == 0 {
-                digits = [0; 20];
-                digits[0] = 1;
+                digits = [b'0'; 20];
+                digits[0] = b'1';
                 exp += 1;
                 break;
             }
             i -= 1;
-            if digits[i] == 9 {
-                digits[i] = 0;
+            if digits[i] == b'9' {
+                digits[i] = b'0';
             } else {
                 digits[i] += 1;
                 break;
             }
         }
     }
-    Some((digits.map(|d| b'0' + d), exp))
+    Some((digits, exp))
 }
 
 /// A value the way C's `printf("%.20g")` of the Microsoft C runtime writes it (three-digit exponents):
 /// see [`ValueStyle::Precise`]. Negative zero is written as `0`, non-finite values as `" "`.
 pub fn format_precise(v: f64) -> String {
-    let mut out = Vec::new();
-    push_precise(&mut out, v);
-    String::from_utf8(out).unwrap_or_default()
+    let mut buf = [0u8; 32];
+    let n = write_precise(&mut buf, 0, v);
+    String::from_utf8(buf[..n].to_vec()).unwrap_or_default()
 }
 
-fn push_precise(line: &mut Vec<u8>, v: f64) {
-    use std::io::Write as _;
+/// The most bytes [`write_precise`] writes: `-0.000` and 20 digits (26), `-d.` and 19 digits and
+/// `e-308` (27).
+const PRECISE_MAX: usize = 27;
+
+/// Appends the first `n` bytes of `bytes` to `line`: one copy of a fixed size (inlined, where a
+/// copy of a variable size calls `memmove`), then the line cut back to its length.
+fn extend_prefix<const N: usize>(line: &mut Vec<u8>, bytes: &[u8; N], n: usize) {
+    let len = line.len();
+    line.extend_from_slice(bytes);
+    line.truncate(len + n.min(N));
+}
+
+/// Writes `v` as [`format_precise`] does into `buf` from `at` (which leaves [`PRECISE_MAX`]
+/// bytes) and returns where it ends. The value is assembled on the stack and the line extended
+/// once, instead of a push or a copy per piece.
+fn write_precise(buf: &mut [u8; 32], at: usize, v: f64) -> usize {
     const P: i32 = 20;
+    debug_assert!(at + PRECISE_MAX <= buf.len());
+    let mut p = at;
     if !v.is_finite() {
-        line.push(b' ');
-        return;
+        buf[p] = b' ';
+        return p + 1;
     }
     if v == 0.0 {
         // Negative zero too: it is no different as a counter value, and SQL stores it as 0.
-        line.push(b'0');
-        return;
+        buf[p] = b'0';
+        return p + 1;
+    }
+    if v < 0.0 {
+        buf[p] = b'-';
+        p += 1;
     }
     let a = v.abs();
     if a < 1e19 && (a as u64) as f64 == a {
         // An integer of at most 19 digits: all its digits, exactly (raw counts, byte counts).
-        if v < 0.0 {
-            line.push(b'-');
-        }
-        let mut buf = [0u8; 20];
-        let start = u64_digits(a as u64, &mut buf);
-        line.extend(buf[start..].iter().map(|d| b'0' + d));
-        return;
+        let mut ds = [0u8; 20];
+        let start = u64_digits(a as u64, &mut ds);
+        buf[p..p + 20 - start].copy_from_slice(&ds[start..]);
+        return p + 20 - start;
     }
-    let (digits, exp) = match digits20_fast(v.abs()) {
+    let (digits, exp) = match digits20_fast(a) {
         Some(d) => d,
-        None => digits20_slow(v.abs()),
+        None => digits20_slow(a),
     };
-    if v < 0.0 {
-        line.push(b'-');
-    }
+    // The last significant digit (the first is never 0).
+    let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(0);
     if !(-4..P).contains(&exp) {
-        let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(0);
-        line.push(digits[0]);
+        buf[p] = digits[0];
+        p += 1;
         if last > 0 {
-            line.push(b'.');
-            line.extend_from_slice(digits.get(1..=last).unwrap_or(&[]));
+            buf[p] = b'.';
+            buf[p + 1..p + 1 + last].copy_from_slice(&digits[1..=last]);
+            p += 1 + last;
         }
-        let _ = write!(
-            line,
-            "e{}{:03}",
-            if exp < 0 { '-' } else { '+' },
-            exp.unsigned_abs()
-        );
+        let e = exp.unsigned_abs();
+        buf[p..p + 5].copy_from_slice(&[
+            b'e',
+            if exp < 0 { b'-' } else { b'+' },
+            b'0' + (e / 100 % 10) as u8,
+            b'0' + (e / 10 % 10) as u8,
+            b'0' + (e % 10) as u8,
+        ]);
+        p + 5
     } else if exp >= 0 {
         let int_len = exp as usize + 1;
-        line.extend_from_slice(digits.get(..int_len).unwrap_or(&[]));
-        let frac = digits.get(int_len..).unwrap_or(&[]);
-        if let Some(last) = frac.iter().rposition(|&d| d != b'0') {
-            line.push(b'.');
-            line.extend_from_slice(frac.get(..=last).unwrap_or(&[]));
+        buf[p..p + int_len].copy_from_slice(&digits[..int_len]);
+        p += int_len;
+        if last >= int_len {
+            buf[p] = b'.';
+            let frac = &digits[int_len..=last];
+            buf[p + 1..p + 1 + frac.len()].copy_from_slice(frac);
+            p += 1 + frac.len();
         }
+        p
     } else {
-        line.extend_from_slice(b"0.");
-        for _ in 0..(-exp - 1) {
-            line.push(b'0');
-        }
-        let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(0);
-        line.extend_from_slice(digits.get(..=last).unwrap_or(&[]));
+        let zeros = (-exp - 1) as usize;
+        buf[p..p + 5].copy_from_slice(b"0.000");
+        p += 2 + zeros;
+        buf[p..p + last + 1].copy_from_slice(&digits[..=last]);
+        p + last + 1
     }
 }
 
@@ -717,6 +749,120 @@ mod tests {
         ] {
             assert_eq!(format_precise(v), text);
             assert_eq!(text.parse::<f64>().unwrap(), v);
+        }
+    }
+
+    /// The formatting of values before it was assembled on the stack (a piece at a time into
+    /// the line), kept as the oracle of [`write_precise`].
+    fn push_precise_reference(line: &mut Vec<u8>, v: f64) {
+        use std::io::Write as _;
+        const P: i32 = 20;
+        if !v.is_finite() {
+            line.push(b' ');
+            return;
+        }
+        if v == 0.0 {
+            // Negative zero too: it is no different as a counter value, and SQL stores it as 0.
+            line.push(b'0');
+            return;
+        }
+        let a = v.abs();
+        if a < 1e19 && (a as u64) as f64 == a {
+            // An integer of at most 19 digits: all its digits, exactly (raw counts, byte counts).
+            if v < 0.0 {
+                line.push(b'-');
+            }
+            line.extend_from_slice((a as u64).to_string().as_bytes());
+            return;
+        }
+        let (digits, exp) = match digits20_fast(v.abs()) {
+            Some(d) => d,
+            None => digits20_slow(v.abs()),
+        };
+        if v < 0.0 {
+            line.push(b'-');
+        }
+        if !(-4..P).contains(&exp) {
+            let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(0);
+            line.push(digits[0]);
+            if last > 0 {
+                line.push(b'.');
+                line.extend_from_slice(digits.get(1..=last).unwrap_or(&[]));
+            }
+            let _ = write!(
+                line,
+                "e{}{:03}",
+                if exp < 0 { '-' } else { '+' },
+                exp.unsigned_abs()
+            );
+        } else if exp >= 0 {
+            let int_len = exp as usize + 1;
+            line.extend_from_slice(digits.get(..int_len).unwrap_or(&[]));
+            let frac = digits.get(int_len..).unwrap_or(&[]);
+            if let Some(last) = frac.iter().rposition(|&d| d != b'0') {
+                line.push(b'.');
+                line.extend_from_slice(frac.get(..=last).unwrap_or(&[]));
+            }
+        } else {
+            line.extend_from_slice(b"0.");
+            for _ in 0..(-exp - 1) {
+                line.push(b'0');
+            }
+            let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(0);
+            line.extend_from_slice(digits.get(..=last).unwrap_or(&[]));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn precise_equals_reference(
+            bits in proptest::prelude::any::<u64>(),
+            small in 0u64..(1 << 20),
+            kind in 0u8..6,
+        ) {
+            let v = match kind {
+                // Any bit pattern: subnormals, huge and tiny exponents, NaN and infinities.
+                0 => f64::from_bits(bits),
+                // Subnormals.
+                1 => f64::from_bits(bits & ((1 << 52) - 1)),
+                // Integers near 2^53 and fractions beside them.
+                2 => 9_007_199_254_740_992.0 + (small as f64 - 524_288.0) * 0.5,
+                // Around 10^19, where integers leave their own path.
+                3 => 1e19 + (small as f64 - 524_288.0) * 2048.0,
+                // Counter-like values: rates and percentages.
+                4 => (bits >> 11) as f64 / (small + 1) as f64,
+                _ => f64::from_bits((bits & !(0x7FF << 52)) | ((1023 + small % 40 - 20) << 52)),
+            };
+            for v in [v, -v] {
+                let mut want = Vec::new();
+                push_precise_reference(&mut want, v);
+                let got = format_precise(v);
+                proptest::prop_assert_eq!(got.as_bytes(), &want[..], "{:e}", v);
+                // Inside a row too: separator, quotes and the bytes before.
+                let mut line = b"x".to_vec();
+                push_row(&mut line, b',', ValueStyle::Precise, &time(), [Some(v), None].into_iter());
+                let mut row = b"x\"".to_vec();
+                push_time(&mut row, &time());
+                row.extend_from_slice(b"\",\"");
+                row.extend_from_slice(&want);
+                row.extend_from_slice(b"\",\" \"\r\n");
+                proptest::prop_assert_eq!(line, row);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn u64_digits_equal_core_fmt(x in proptest::prelude::any::<u64>(), shift in 0u32..64) {
+            for x in [x, x >> shift, 0, u64::MAX, 99_999_999, 100_000_000, 10_000_000_000_000_000] {
+                let mut buf = [b'0'; 20];
+                let start = u64_digits(x, &mut buf);
+                let want = if x == 0 { String::new() } else { x.to_string() };
+                proptest::prop_assert_eq!(&buf[start..], want.as_bytes());
+                // Zero-padded to the left, as the fraction's chunks are read.
+                let padded = format!("{x:020}");
+                proptest::prop_assert_eq!(&buf[..], padded.as_bytes());
+            }
         }
     }
 
