@@ -183,7 +183,7 @@ fn push_row(
         match (v, style) {
             (Some(v), ValueStyle::Precise) => {
                 // The whole cell on the stack, then one copy into the line.
-                let mut cell = [0u8; 32];
+                let mut cell = [0u8; PRECISE_BUF];
                 cell[0] = sep;
                 cell[1] = b'"';
                 let end = write_precise(&mut cell, 2, v);
@@ -288,52 +288,74 @@ fn digits20_slow(v: f64) -> ([u8; 20], i32) {
 fn eight_digits(n: u32) -> u64 {
     let n = u64::from(n);
     // Two 32-bit lanes of four digits each, the first four in the low lane.
-    let x = n / 10_000 | (n % 10_000) << 32;
+    let x = (n / 10_000) | ((n % 10_000) << 32);
     // x / 100 in each lane (x · 10486 / 2^20 for x < 10^4), then four 16-bit lanes of two digits.
-    let hundreds = (x * 10_486 >> 20) & 0x0000_007F_0000_007F;
-    let x = hundreds | (x - hundreds * 100) << 16;
+    let hundreds = ((x * 10_486) >> 20) & 0x0000_007F_0000_007F;
+    let x = hundreds | ((x - hundreds * 100) << 16);
     // x / 10 in each lane (x · 103 / 2^10 for x < 100), then eight bytes of one digit.
-    let tens = (x * 103 >> 10) & 0x000F_000F_000F_000F;
-    tens | (x - tens * 10) << 8
+    let tens = ((x * 103) >> 10) & 0x000F_000F_000F_000F;
+    tens | ((x - tens * 10) << 8)
 }
 
-/// Writes the eight ASCII digits of `n` (below 10^8) at `out`; returns how many of them are
-/// leading zeros (8 for `0`).
-fn put_eight(out: &mut [u8], n: u32) -> usize {
-    let d = eight_digits(n);
-    out.copy_from_slice(&(d | 0x3030_3030_3030_3030).to_le_bytes());
-    (d.trailing_zeros() / 8).min(8) as usize
+/// `n` (below 10^8) as eight ASCII digits, the first in the lowest byte, shifted `skip` digits
+/// (below 8) to the front; what is shifted in is `'0'`.
+fn ascii8(n: u32, skip: u32) -> u64 {
+    (eight_digits(n) >> (8 * skip)) | 0x3030_3030_3030_3030
 }
 
-/// The decimal digits of `x` in ASCII, right-aligned in `buf`; returns where they start (`0` has
-/// no digit). Writes whole groups of eight digits with their leading zeros, so bytes before the
-/// start may be written `'0'`; bytes before the first group are left as they are.
-fn u64_digits(x: u64, buf: &mut [u8; 20]) -> usize {
+/// Writes the decimal digits of `x` in ASCII at the start of `out` and returns how many (`0` has
+/// none). Eight digits are stored at a time (the first group shifted past its leading zeros), so
+/// up to eight bytes after the digits may be overwritten with `'0'`: `out` has 24 bytes at least.
+fn put_digits(out: &mut [u8], x: u64) -> usize {
     const E8: u64 = 100_000_000;
-    if x < E8 {
-        12 + put_eight(&mut buf[12..20], x as u32)
+    if x == 0 {
+        return 0;
+    }
+    // The first group (one to eight digits) and how many groups of eight follow it.
+    let (first, rest) = if x < E8 {
+        (x, 0)
     } else if x < E8 * E8 {
-        put_eight(&mut buf[12..20], (x % E8) as u32);
-        4 + put_eight(&mut buf[4..12], (x / E8) as u32)
+        (x / E8, 1)
     } else {
-        put_eight(&mut buf[12..20], (x % E8) as u32);
-        put_eight(&mut buf[4..12], (x / E8 % E8) as u32);
-        // At most 1844: the last four of eight digits.
-        let mut top = [0u8; 8];
-        let zeros = put_eight(&mut top, (x / (E8 * E8)) as u32);
-        buf[..4].copy_from_slice(&top[4..]);
-        zeros - 4
+        (x / (E8 * E8), 2)
+    };
+    // `first` > 0: at most seven leading zeros.
+    let zeros = eight_digits(first as u32).trailing_zeros() / 8;
+    let n = 8 - zeros as usize;
+    out[..8].copy_from_slice(&ascii8(first as u32, zeros).to_le_bytes());
+    match rest {
+        0 => n,
+        1 => {
+            out[n..n + 8].copy_from_slice(&ascii8((x % E8) as u32, 0).to_le_bytes());
+            n + 8
+        }
+        _ => {
+            out[n..n + 8].copy_from_slice(&ascii8((x / E8 % E8) as u32, 0).to_le_bytes());
+            out[n + 8..n + 16].copy_from_slice(&ascii8((x % E8) as u32, 0).to_le_bytes());
+            n + 16
+        }
     }
 }
 
-/// Appends significant digits `ds` to the `n` kept in `all` (21 at most); a non-zero digit
-/// beyond those sets `sticky`.
-fn keep_digits(all: &mut [u8; 21], n: &mut usize, sticky: &mut bool, ds: &[u8]) {
-    let take = ds.len().min(all.len() - *n);
-    all[*n..*n + take].copy_from_slice(&ds[..take]);
-    *n += take;
-    if ds[take..].iter().any(|&d| d != b'0') {
-        *sticky = true;
+/// Writes `x` (below 10^c) as exactly `c` (1 to 19) ASCII digits, with leading zeros, at the start
+/// of `out`; up to eight bytes after them may be overwritten with `'0'`.
+fn put_padded(out: &mut [u8], x: u64, c: usize) {
+    const E8: u64 = 100_000_000;
+    // The first group has `h` digits (1 to 8), the groups after it eight each.
+    let groups = c.div_ceil(8);
+    let h = c - 8 * (groups - 1);
+    let skip = (8 - h) as u32;
+    match groups {
+        1 => out[..8].copy_from_slice(&ascii8(x as u32, skip).to_le_bytes()),
+        2 => {
+            out[..8].copy_from_slice(&ascii8((x / E8) as u32, skip).to_le_bytes());
+            out[h..h + 8].copy_from_slice(&ascii8((x % E8) as u32, 0).to_le_bytes());
+        }
+        _ => {
+            out[..8].copy_from_slice(&ascii8((x / (E8 * E8)) as u32, skip).to_le_bytes());
+            out[h..h + 8].copy_from_slice(&ascii8((x / E8 % E8) as u32, 0).to_le_bytes());
+            out[h + 8..h + 16].copy_from_slice(&ascii8((x % E8) as u32, 0).to_le_bytes());
+        }
     }
 }
 
@@ -343,7 +365,9 @@ fn keep_digits(all: &mut [u8; 21], n: &mut usize, sticky: &mut bool, ds: &[u8]) 
 /// writing relog's CSV, see docs/blg.md). `None` outside that range.
 ///
 /// The integer part is written from a `u64` when it fits; the fraction f / 2^k gives as many
-/// digits per 128-bit multiplication as fit (`10^c · f < 2^128`: 19 digits for k ≤ 64).
+/// digits per 128-bit multiplication as fit (`10^c · f < 2^128`: 19 digits for k ≤ 64). The
+/// digits are written in ASCII eight at a time into a buffer with room for what a step writes
+/// beyond the 21 kept (no copy of a variable length).
 fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
     let bits = v.to_bits();
     let exp_bits = ((bits >> 52) & 0x7FF) as i32;
@@ -370,32 +394,28 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
         let f = u128::from(m) - (i << k);
         (i, f, k)
     };
-    // The significant digits (21 kept: 20 and the rounding digit), whether anything non-zero
-    // follows them, and the decimal exponent of the first.
-    let mut all = [b'0'; 21];
+    // The significant digits (`n` of them; 21 kept: 20 and the rounding digit; a step may write
+    // up to 39 and eight bytes after them) and the decimal exponent of the first.
+    let mut all = [b'0'; 64];
     let mut n = 0usize;
-    let mut sticky = false;
     let mut exp: i32 = -1;
     if int_part > 0 {
         if let Ok(x) = u64::try_from(int_part) {
-            let mut buf = [b'0'; 20];
-            let start = u64_digits(x, &mut buf);
-            exp = (19 - start) as i32;
-            keep_digits(&mut all, &mut n, &mut sticky, &buf[start..]);
+            n = put_digits(&mut all, x);
         } else {
-            // Beyond 2^64 (rare for a counter): one digit per 128-bit division.
+            // Beyond 2^64 (rare for a counter; below 2^128: 39 digits at most): one digit per
+            // 128-bit division.
             let mut rev = [0u8; 40];
-            let mut len = 0;
             let mut x = int_part;
             while x > 0 {
-                rev[len] = b'0' + (x % 10) as u8;
+                rev[n] = b'0' + (x % 10) as u8;
                 x /= 10;
-                len += 1;
+                n += 1;
             }
-            rev[..len].reverse();
-            exp = len as i32 - 1;
-            keep_digits(&mut all, &mut n, &mut sticky, &rev[..len]);
+            rev[..n].reverse();
+            all[..n].copy_from_slice(&rev[..n]);
         }
+        exp = n as i32 - 1;
     }
     if f != 0 && n < 21 {
         // c digits per step with 10^c ≤ 2^(128 − k), so that 10^c · f < 2^128
@@ -407,21 +427,19 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
             let y = f * p;
             let chunk = (y >> k) as u64;
             f = y & mask;
-            let mut buf = [b'0'; 20];
-            u64_digits(chunk, &mut buf);
-            let mut ds = &buf[20 - c..];
             if n == 0 {
                 // Zeros before the first significant digit only move the exponent.
-                let z = ds.iter().position(|&d| d != b'0').unwrap_or(c);
-                exp -= z as i32;
-                ds = &ds[z..];
+                let len = put_digits(&mut all, chunk);
+                exp -= (c - len) as i32;
+                n = len;
+            } else {
+                put_padded(&mut all[n..], chunk, c);
+                n += c;
             }
-            keep_digits(&mut all, &mut n, &mut sticky, ds);
-        }
-        if f != 0 {
-            sticky = true;
         }
     }
+    // Whether anything non-zero follows the 21 digits kept.
+    let sticky = f != 0 || all[21..n.max(21)].iter().any(|&d| d != b'0');
     // Round to 20 digits, ties to even.
     let round = all[20];
     let mut digits = [0u8; 20];
@@ -452,14 +470,16 @@ fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
 /// A value the way C's `printf("%.20g")` of the Microsoft C runtime writes it (three-digit exponents):
 /// see [`ValueStyle::Precise`]. Negative zero is written as `0`, non-finite values as `" "`.
 pub fn format_precise(v: f64) -> String {
-    let mut buf = [0u8; 32];
+    let mut buf = [0u8; PRECISE_BUF];
     let n = write_precise(&mut buf, 0, v);
     String::from_utf8(buf[..n].to_vec()).unwrap_or_default()
 }
 
-/// The most bytes [`write_precise`] writes: `-0.000` and 20 digits (26), `-d.` and 19 digits and
-/// `e-308` (27).
-const PRECISE_MAX: usize = 27;
+/// The bytes [`write_precise`] needs from where it starts (+ 2 for a cell's separator and
+/// quote, and its closing quote): the value is 27 bytes at most (`-d.` and 19 digits and `e-308`;
+/// `-0.000` and 20 digits), but the digits are copied 20 at a time, and writing the fraction of
+/// `-1234567890123456789.5` reaches 42 bytes from the start.
+const PRECISE_BUF: usize = 48;
 
 /// Appends the first `n` bytes of `bytes` to `line`: one copy of a fixed size (inlined, where a
 /// copy of a variable size calls `memmove`), then the line cut back to its length.
@@ -469,12 +489,11 @@ fn extend_prefix<const N: usize>(line: &mut Vec<u8>, bytes: &[u8; N], n: usize) 
     line.truncate(len + n.min(N));
 }
 
-/// Writes `v` as [`format_precise`] does into `buf` from `at` (which leaves [`PRECISE_MAX`]
-/// bytes) and returns where it ends. The value is assembled on the stack and the line extended
-/// once, instead of a push or a copy per piece.
-fn write_precise(buf: &mut [u8; 32], at: usize, v: f64) -> usize {
+/// Writes `v` as [`format_precise`] does into `buf` from `at` (2 at most) and returns where it
+/// ends. The value is assembled on the stack, its digits copied in blocks of a fixed size (what
+/// they write beyond the value is overwritten or cut off), and the line extended once.
+fn write_precise(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> usize {
     const P: i32 = 20;
-    debug_assert!(at + PRECISE_MAX <= buf.len());
     let mut p = at;
     if !v.is_finite() {
         buf[p] = b' ';
@@ -492,25 +511,22 @@ fn write_precise(buf: &mut [u8; 32], at: usize, v: f64) -> usize {
     let a = v.abs();
     if a < 1e19 && (a as u64) as f64 == a {
         // An integer of at most 19 digits: all its digits, exactly (raw counts, byte counts).
-        let mut ds = [0u8; 20];
-        let start = u64_digits(a as u64, &mut ds);
-        buf[p..p + 20 - start].copy_from_slice(&ds[start..]);
-        return p + 20 - start;
+        return p + put_digits(&mut buf[p..], a as u64);
     }
     let (digits, exp) = match digits20_fast(a) {
         Some(d) => d,
         None => digits20_slow(a),
     };
+    // The digits and room to copy 20 bytes from any of them.
+    let mut ext = [b'0'; 40];
+    ext[..20].copy_from_slice(&digits);
     // The last significant digit (the first is never 0).
     let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(0);
     if !(-4..P).contains(&exp) {
-        buf[p] = digits[0];
-        p += 1;
-        if last > 0 {
-            buf[p] = b'.';
-            buf[p + 1..p + 1 + last].copy_from_slice(&digits[1..=last]);
-            p += 1 + last;
-        }
+        buf[p] = ext[0];
+        buf[p + 1] = b'.';
+        buf[p + 2..p + 22].copy_from_slice(&ext[1..21]);
+        p += if last > 0 { 2 + last } else { 1 };
         let e = exp.unsigned_abs();
         buf[p..p + 5].copy_from_slice(&[
             b'e',
@@ -522,20 +538,19 @@ fn write_precise(buf: &mut [u8; 32], at: usize, v: f64) -> usize {
         p + 5
     } else if exp >= 0 {
         let int_len = exp as usize + 1;
-        buf[p..p + int_len].copy_from_slice(&digits[..int_len]);
+        buf[p..p + 20].copy_from_slice(&ext[..20]);
         p += int_len;
         if last >= int_len {
             buf[p] = b'.';
-            let frac = &digits[int_len..=last];
-            buf[p + 1..p + 1 + frac.len()].copy_from_slice(frac);
-            p += 1 + frac.len();
+            buf[p + 1..p + 21].copy_from_slice(&ext[int_len..int_len + 20]);
+            p += 2 + last - int_len;
         }
         p
     } else {
         let zeros = (-exp - 1) as usize;
         buf[p..p + 5].copy_from_slice(b"0.000");
         p += 2 + zeros;
-        buf[p..p + last + 1].copy_from_slice(&digits[..=last]);
+        buf[p..p + 20].copy_from_slice(&ext[..20]);
         p + last + 1
     }
 }
@@ -853,15 +868,23 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn u64_digits_equal_core_fmt(x in proptest::prelude::any::<u64>(), shift in 0u32..64) {
-            for x in [x, x >> shift, 0, u64::MAX, 99_999_999, 100_000_000, 10_000_000_000_000_000] {
-                let mut buf = [b'0'; 20];
-                let start = u64_digits(x, &mut buf);
+        fn digits_equal_core_fmt(x in proptest::prelude::any::<u64>(), shift in 0u32..64) {
+            for x in [x, x >> shift, 0, 1, u64::MAX, 99_999_999, 100_000_000, 10_000_000_000_000_000] {
+                let mut out = [b'x'; 24];
+                let n = put_digits(&mut out, x);
                 let want = if x == 0 { String::new() } else { x.to_string() };
-                proptest::prop_assert_eq!(&buf[start..], want.as_bytes());
-                // Zero-padded to the left, as the fraction's chunks are read.
-                let padded = format!("{x:020}");
-                proptest::prop_assert_eq!(&buf[..], padded.as_bytes());
+                proptest::prop_assert_eq!(&out[..n], want.as_bytes());
+                // What is written beyond the digits is '0'.
+                proptest::prop_assert!(out[n..].iter().all(|&b| b == b'x' || b == b'0'));
+                for c in 1..=19usize {
+                    if c < 20 && x < 10u64.pow(c as u32) {
+                        let mut out = [b'x'; 27];
+                        put_padded(&mut out, x, c);
+                        let padded = format!("{x:0c$}");
+                        proptest::prop_assert_eq!(&out[..c], padded.as_bytes());
+                        proptest::prop_assert!(out[c..].iter().all(|&b| b == b'x' || b == b'0'));
+                    }
+                }
             }
         }
     }
