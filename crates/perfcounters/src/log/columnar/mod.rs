@@ -793,6 +793,27 @@ impl<R: LogReader> WideBatches<R> {
     }
 }
 
+/// The validity bitmap of `column`: set where the value is not NaN. Written by hand, 64 values
+/// into each word: `BooleanBuffer::collect_bool` (a bounds-checked closure call per value) took
+/// 75 M of the 118 M instructions of the wide table's calling thread on the 300 × 20,000 log
+/// (callgrind, `examples/log_profile.rs wide_table`).
+fn not_nan(column: &[f64]) -> arrow_buffer::BooleanBuffer {
+    let word = |values: &[f64]| {
+        values
+            .iter()
+            .enumerate()
+            .fold(0u64, |w, (i, v)| w | u64::from(!v.is_nan()) << i)
+    };
+    let chunks = column.chunks_exact(64);
+    let rest = chunks.remainder();
+    let mut words: Vec<u64> = Vec::with_capacity(column.len().div_ceil(64));
+    words.extend(chunks.map(word));
+    if !rest.is_empty() {
+        words.push(word(rest));
+    }
+    arrow_buffer::BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, column.len())
+}
+
 /// The wide batch of `times` (microseconds since 1970, UTC) and one column of values per counter
 /// (NaN for no value), each as long as `times`: the buffers become the arrays' without a copy, a
 /// column's nulls where its values are NaN (none when it has no blank).
@@ -807,10 +828,7 @@ fn wide_batch_of_columns(
         TimestampMicrosecondArray::from(times).with_timezone(TIME_ZONE),
     ));
     for column in values {
-        let valid = arrow_buffer::BooleanBuffer::collect_bool(column.len(), |i| {
-            column.get(i).is_some_and(|v| !v.is_nan())
-        });
-        let nulls = Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0);
+        let nulls = Some(NullBuffer::new(not_nan(&column))).filter(|n| n.null_count() > 0);
         arrays.push(Arc::new(Float64Array::new(column.into(), nulls)));
     }
     RecordBatch::try_new(schema.clone(), arrays)
