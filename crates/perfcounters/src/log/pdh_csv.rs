@@ -509,8 +509,15 @@ fn write_precise(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> usize {
         p += 1;
     }
     let a = v.abs();
-    if a < 1e19 && (a as u64) as f64 == a {
-        // An integer of at most 19 digits: all its digits, exactly (raw counts, byte counts).
+    // An integer of at most 19 digits: all its digits, exactly (raw counts, byte counts). Below
+    // 2^63 the round trip through `i64` tells (one instruction each way, where `u64` takes
+    // several); from 2^63 (above 2^53) every double is an integer.
+    if a < 9_223_372_036_854_775_808.0 {
+        let i = a as i64;
+        if i as f64 == a {
+            return p + put_digits(&mut buf[p..], i as u64);
+        }
+    } else if a < 1e19 {
         return p + put_digits(&mut buf[p..], a as u64);
     }
     let (digits, exp) = match digits20_fast(a) {
