@@ -840,7 +840,7 @@ mod tests {
         fn precise_equals_reference(
             bits in proptest::prelude::any::<u64>(),
             small in 0u64..(1 << 20),
-            kind in 0u8..6,
+            kind in 0u8..7,
         ) {
             let v = match kind {
                 // Any bit pattern: subnormals, huge and tiny exponents, NaN and infinities.
@@ -853,6 +853,8 @@ mod tests {
                 3 => 1e19 + (small as f64 - 524_288.0) * 2048.0,
                 // Counter-like values: rates and percentages.
                 4 => (bits >> 11) as f64 / (small + 1) as f64,
+                // Around 2^63, where integers leave the round trip through i64.
+                5 => 9_223_372_036_854_775_808.0 + (small as f64 - 524_288.0) * 1024.0,
                 _ => f64::from_bits((bits & !(0x7FF << 52)) | ((1023 + small % 40 - 20) << 52)),
             };
             for v in [v, -v] {
@@ -945,6 +947,14 @@ mod tests {
             "9999999999999997952"
         );
         assert_eq!(format_precise(1e19), "10000000000000000000");
+        for (v, text) in [
+            (9_223_372_036_854_775_808.0, "9223372036854775808"),
+            (9_223_372_036_854_774_784.0, "9223372036854774784"),
+            (-9_223_372_036_854_775_808.0, "-9223372036854775808"),
+            (9_223_372_036_854_777_856.0, "9223372036854777856"),
+        ] {
+            assert_eq!(format_precise(v), text);
+        }
         // Exact ties go to even, as core::fmt (and the C runtimes) do.
         for v in [
             0.5,
