@@ -47,7 +47,7 @@ Options:
   -f <CSV|TSV|SQL|PARQUET>      Output format. Default: from the output name (SQL: prefix, .csv,
                                 .tsv, .parquet, a directory), else CSV; a format that contradicts
                                 the name is an error. Binary logs (.blg) are read, not written.
-                                Parquet (Zstandard-compressed long form) goes to -o FILE.parquet,
+                                Parquet (compressed long form) goes to -o FILE.parquet,
                                 or to -o DIR/ as a dataset DIR/machine=NAME/date=YYYY-MM-DD/
                                 part-*.parquet (UTC dates) that later runs add files to.
   -t <value>                    Keep only every nth record.

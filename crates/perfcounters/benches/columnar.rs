@@ -3,7 +3,7 @@
 //! into a sink that counts the bytes. The sizes of both outputs are printed before the timings.
 //!
 //! * `columnar/relog_parquet`: `.blg` → Parquet as `relog x.blg -o x.parquet` does it (the column
-//!   scan, the calculator on every raw sample, the long form, Zstandard row groups);
+//!   scan, the calculator on every raw sample, the long form, Zstandard and LZ4 row groups);
 //! * `columnar/relog_csv`: `.blg` → PDH-CSV, the same path to relog's CSV.
 //!
 //! Throughput is in bytes of log. Run: `cargo bench -p perfcounters --features arrow --bench columnar`.
