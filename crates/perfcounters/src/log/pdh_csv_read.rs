@@ -1677,8 +1677,10 @@ mod tests {
     }
 
     /// The reader without its `read_columns`: values and records only.
+    #[cfg(feature = "arrow")]
     struct ValuesOnly(PdhCsvReader);
 
+    #[cfg(feature = "arrow")]
     impl LogReader for ValuesOnly {
         fn header(&self) -> &LogHeader {
             self.0.header()
@@ -1709,8 +1711,10 @@ mod tests {
 
     /// The reader reading columns, but every column whatever the selection (a filter then keeps
     /// its columns from them).
+    #[cfg(feature = "arrow")]
     struct AllColumns(PdhCsvReader);
 
+    #[cfg(feature = "arrow")]
     impl LogReader for AllColumns {
         fn header(&self) -> &LogHeader {
             self.0.header()
