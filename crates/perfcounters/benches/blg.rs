@@ -16,7 +16,8 @@
 //!   same reading and calculation, then slices, alerts, statistics and chart data.
 //!
 //! Throughput is in bytes of log. The log is written once to
-//! `target/blg-bench/counters-<size>.blg` and reused.
+//! `target/blg-bench/counters-<size>.blg` and reused (written again before every run: see
+//! `support/blg_log.rs`).
 //!
 //! Run: `cargo bench -p perfcounters --bench blg`. `PERFCOUNTERS_BLG_BENCH_MB` sets another size.
 
