@@ -231,6 +231,8 @@ pub(crate) struct CellArrays {
     pub(crate) value: ArrayRef,
     /// `raw_first`, `raw_second`, `multi_count`, `status` (raw logs only).
     pub(crate) raw: Option<[ArrayRef; 4]>,
+    /// The validity flags the null buffers were made of, kept for the next batch.
+    pub(crate) spare: CellSpare,
 }
 
 impl CellArrays {
@@ -259,13 +261,56 @@ impl CellArrays {
 }
 
 /// The raw-sample columns of [`CellColumns`].
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct RawColumns {
     first: Vec<i64>,
     second: Vec<i64>,
     multi: Vec<u32>,
     status: Vec<u32>,
     valid: Vec<bool>,
+}
+
+/// The buffers of a [`CellColumns`] whose arrays are written, handed back to fill the next
+/// batch: their pages are touched once per writer rather than once per batch (a fresh buffer of
+/// a batch's size is fresh pages from the system, each one faulted in on its first write).
+/// A buffer not recovered is empty and allocated anew.
+#[derive(Debug, Default)]
+pub(crate) struct CellSpare {
+    times: Vec<i64>,
+    value: Vec<f64>,
+    value_valid: Vec<bool>,
+    raw: Option<RawColumns>,
+}
+
+impl CellSpare {
+    /// Takes back the value buffers of `arrays` (`value`, then with raw columns `raw_first`,
+    /// `raw_second`, `multi_count`, `status`, as [`CellArrays`] holds them) and the record
+    /// `times`; a buffer still shared elsewhere is left to its holders.
+    pub(crate) fn recover(&mut self, times: Vec<i64>, arrays: Vec<arrow_buffer::Buffer>) {
+        self.times = times;
+        fn vec<T: arrow_buffer::ArrowNativeType>(b: Option<arrow_buffer::Buffer>) -> Vec<T> {
+            b.and_then(|b| b.into_vec().ok()).unwrap_or_default()
+        }
+        let mut arrays = arrays.into_iter();
+        self.value = vec(arrays.next());
+        if let Some(raw) = &mut self.raw {
+            raw.first = vec(arrays.next());
+            raw.second = vec(arrays.next());
+            raw.multi = vec(arrays.next());
+            raw.status = vec(arrays.next());
+        }
+    }
+}
+
+impl CellArrays {
+    /// The value buffers of the arrays (`value`, then the raw columns), shared with them, for
+    /// [`CellSpare::recover`] once the arrays are dropped.
+    pub(crate) fn buffers(&self) -> Vec<arrow_buffer::Buffer> {
+        std::iter::once(&self.value)
+            .chain(self.raw.iter().flatten())
+            .filter_map(|a| a.to_data().buffers().first().cloned())
+            .collect()
+    }
 }
 
 /// The columns of [`CellArrays`], filled record by record: each cell goes straight to its row
@@ -286,19 +331,36 @@ pub(crate) struct CellColumns {
 impl CellColumns {
     /// Room for `capacity` records of `columns` columns; `raw` keeps the raw-sample columns.
     pub(crate) fn new(columns: usize, raw: bool, capacity: usize) -> Self {
+        Self::reuse(columns, raw, capacity, CellSpare::default())
+    }
+
+    /// As [`CellColumns::new`], in the buffers of `spare` (of an earlier batch) where they
+    /// are large enough. The rows keep the earlier batch's contents: [`CellColumns::push`]
+    /// overwrites every cell of a record's row before [`CellColumns::finish`] reads it.
+    pub(crate) fn reuse(columns: usize, raw: bool, capacity: usize, spare: CellSpare) -> Self {
         let rows = columns.saturating_mul(capacity);
+        fn sized<T: Copy>(mut v: Vec<T>, rows: usize, zero: T) -> Vec<T> {
+            v.resize(rows, zero);
+            v
+        }
+        let mut times = spare.times;
+        times.clear();
+        times.reserve(capacity);
         CellColumns {
             columns,
             capacity,
-            times: Vec::with_capacity(capacity),
-            value: vec![0.0; rows],
-            value_valid: vec![false; rows],
-            raw: raw.then(|| RawColumns {
-                first: vec![0; rows],
-                second: vec![0; rows],
-                multi: vec![0; rows],
-                status: vec![0; rows],
-                valid: vec![false; rows],
+            times,
+            value: sized(spare.value, rows, 0.0),
+            value_valid: sized(spare.value_valid, rows, false),
+            raw: raw.then(|| {
+                let r = spare.raw.unwrap_or_default();
+                RawColumns {
+                    first: sized(r.first, rows, 0),
+                    second: sized(r.second, rows, 0),
+                    multi: sized(r.multi, rows, 0),
+                    status: sized(r.status, rows, 0),
+                    valid: sized(r.valid, rows, false),
+                }
             }),
         }
     }
@@ -375,14 +437,17 @@ impl CellColumns {
         }
         let valid = |v: Vec<bool>| {
             let v = close(v, n, columns, capacity);
-            Some(NullBuffer::from(v)).filter(|b| b.null_count() > 0)
+            (
+                Some(NullBuffer::from(&v[..])).filter(|b| b.null_count() > 0),
+                v,
+            )
         };
-        let value = Float64Array::new(
-            close(self.value, n, columns, capacity).into(),
-            valid(self.value_valid),
-        );
+        let (value_nulls, value_valid) = valid(self.value_valid);
+        let value = Float64Array::new(close(self.value, n, columns, capacity).into(), value_nulls);
+        let mut raw_valid = None;
         let raw = self.raw.map(|raw| {
-            let nulls = valid(raw.valid);
+            let (nulls, flags) = valid(raw.valid);
+            raw_valid = Some(flags);
             [
                 Arc::new(Int64Array::new(
                     close(raw.first, n, columns, capacity).into(),
@@ -406,6 +471,14 @@ impl CellColumns {
             times: self.times,
             value: Arc::new(value),
             raw,
+            spare: CellSpare {
+                value_valid,
+                raw: raw_valid.map(|valid| RawColumns {
+                    valid,
+                    ..RawColumns::default()
+                }),
+                ..CellSpare::default()
+            },
         }
     }
 }
@@ -901,4 +974,75 @@ impl<R: LogReader> Iterator for WideBatches<R> {
 /// The long form's column `name` of `batch`, if present.
 fn column<'a>(batch: &'a RecordBatch, name: &str) -> Option<&'a dyn Array> {
     batch.column_by_name(name).map(|a| a.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::model::RawCell;
+    use crate::raw::RawCounter;
+    use crate::status::PdhStatus;
+
+    /// Records `start..start + n` of four columns, blank, cooked and raw cells in turn.
+    fn batch(start: i64, n: i64) -> Vec<Record> {
+        let cell = |k: i64, i: i64| match (k + i) % 3 {
+            0 => Cell::Blank,
+            1 => Cell::Value((k * 10 + i) as f64),
+            _ => Cell::Raw(
+                RawCell {
+                    status: PdhStatus(u32::try_from(k).unwrap()),
+                    raw: RawCounter::new(k * 100 + i, k + i),
+                },
+                Some(0.5),
+            ),
+        };
+        (start..start + n)
+            .map(|k| Record {
+                time: LogTime(130_000_000_000_000_000 + k * 10_000_000),
+                cells: (0..4).map(|i| cell(k, i)).collect(),
+            })
+            .collect()
+    }
+
+    fn fill(mut cells: CellColumns, records: &[Record]) -> CellArrays {
+        for r in records {
+            cells.push("t", r).unwrap();
+        }
+        cells.finish()
+    }
+
+    #[test]
+    fn reused_buffers_give_the_arrays_of_fresh_ones() {
+        let (columns, capacity) = (4, 5);
+        let first = fill(CellColumns::new(columns, true, capacity), &batch(0, 5));
+        let buffers = first.buffers();
+        let (times, mut spare) = (first.times, first.spare);
+        drop((first.value, first.raw));
+        spare.recover(times, buffers);
+        // Every buffer came back, full of the first batch's cells.
+        let raw = spare.raw.as_ref().unwrap();
+        for len in [
+            spare.value.len(),
+            spare.value_valid.len(),
+            raw.first.len(),
+            raw.second.len(),
+            raw.multi.len(),
+            raw.status.len(),
+            raw.valid.len(),
+        ] {
+            assert_eq!(len, columns * capacity);
+        }
+        assert_eq!(spare.times.len(), capacity);
+        // A shorter batch whose blanks fall where the first batch had values.
+        let records = batch(7, 3);
+        let reused = fill(CellColumns::reuse(columns, true, capacity, spare), &records);
+        let fresh = fill(CellColumns::new(columns, true, capacity), &records);
+        assert_eq!(reused.times, fresh.times);
+        assert_eq!(reused.value.to_data(), fresh.value.to_data());
+        assert_eq!(reused.value.null_count(), 4);
+        let (reused, fresh) = (reused.raw.unwrap(), fresh.raw.unwrap());
+        for (a, b) in reused.iter().zip(&fresh) {
+            assert_eq!(a.to_data(), b.to_data());
+        }
+    }
 }

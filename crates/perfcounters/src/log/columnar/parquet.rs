@@ -43,7 +43,8 @@ use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 use super::dataset::PendingFile;
 use super::runs::{cell_runs_chunk, run_chunk, time_chunk};
 use super::{
-    column, has_raw_columns, log_time, records_per_batch, CellArrays, CellColumns, LongLayout,
+    column, has_raw_columns, log_time, records_per_batch, CellArrays, CellColumns, CellSpare,
+    LongLayout,
 };
 use crate::counter_type::CounterType;
 use crate::format::blg::TimeZoneInformation;
@@ -394,8 +395,9 @@ impl Chunk {
     }
 }
 
-/// The column chunks of one row group, encoded on other threads (see [`ParquetLogWriter`]).
-type EncodedGroup = std::thread::JoinHandle<Result<Vec<Chunk>, ParquetError>>;
+/// The column chunks of one row group, encoded on other threads (see [`ParquetLogWriter`]),
+/// and the buffers its cells were in, for the next row group.
+type EncodedGroup = std::thread::JoinHandle<Result<(Vec<Chunk>, CellSpare), ParquetError>>;
 
 /// What the encoder of a row group needs of the file: the layout, each column's Parquet
 /// descriptor, the compression and the most rows in a data page.
@@ -413,7 +415,8 @@ struct FileLayout {
 ///
 /// A full row group is encoded on other threads, its columns shared out among the machine's
 /// cores, while the caller goes on with the records of the next one; at most
-/// one row group is being encoded at a time, so memory stays at about two row groups.
+/// one row group is being encoded at a time, so memory stays at about two row groups. The
+/// buffers of an encoded row group are handed back to take the records of the next but one.
 pub struct ParquetLogWriter<W: Write + Send> {
     source: String,
     sink: Option<W>,
@@ -423,6 +426,8 @@ pub struct ParquetLogWriter<W: Write + Send> {
     file: Option<Arc<FileLayout>>,
     /// The records of the row group being filled, as the long form's columns.
     cells: Option<CellColumns>,
+    /// The buffers of the last row group encoded, for the next [`CellColumns`].
+    spare: CellSpare,
     per_group: usize,
     groups: usize,
     encoding: Option<EncodedGroup>,
@@ -521,17 +526,19 @@ enum Job {
 /// Encodes a row group of `records` records: the columns that vary from cell to cell (`cells`)
 /// into `writers` (one per column of the schema, in order), the columns constant along each log
 /// column's run by hand ([`run_chunk`]); the columns shared out among as many threads as the
-/// machine has cores. Returns the chunks in the columns' order.
+/// machine has cores. Returns the chunks in the columns' order and the buffers of `cells`.
 fn encode_group(
     file: &FileLayout,
     records: usize,
     cells: CellArrays,
     writers: Vec<ArrowColumnWriter>,
-) -> Result<Vec<Chunk>, ParquetError> {
+) -> Result<(Vec<Chunk>, CellSpare), ParquetError> {
     let schema = file.layout.schema();
     let columns = file.layout.columns();
     let by_hand = columns >= TIME_KEYS_COLUMNS;
     let time = (!by_hand).then(|| cells.time_array(columns));
+    let buffers = cells.buffers();
+    let mut spare = cells.spare;
     let times = cells.times;
     let mut cells = [time, Some(cells.value)]
         .into_iter()
@@ -631,7 +638,10 @@ fn encode_group(
             Ok::<_, ParquetError>(all)
         })?;
     chunks.sort_unstable_by_key(|(k, _)| *k);
-    Ok(chunks.into_iter().map(|(_, c)| c).collect())
+    // The jobs hold the arrays of any column whose encoding failed; the others are dropped.
+    drop(jobs);
+    spare.recover(times, buffers);
+    Ok((chunks.into_iter().map(|(_, c)| c).collect(), spare))
 }
 
 impl<W: Write + Send> ParquetLogWriter<W> {
@@ -645,6 +655,7 @@ impl<W: Write + Send> ParquetLogWriter<W> {
             header: None,
             file: None,
             cells: None,
+            spare: CellSpare::default(),
             per_group: 1,
             groups: 0,
             encoding: None,
@@ -657,13 +668,14 @@ impl<W: Write + Send> ParquetLogWriter<W> {
         self.finished
     }
 
-    /// Waits for the row group being encoded, if any, and appends it to the file.
+    /// Waits for the row group being encoded, if any, appends it to the file and keeps its
+    /// buffers.
     fn append_encoded(&mut self) -> Result<(), LogError> {
         let Some(encoding) = self.encoding.take() else {
             return Ok(());
         };
         let source = &self.source;
-        let chunks = encoding
+        let (chunks, spare) = encoding
             .join()
             .map_err(|_| LogError::invalid(source, None, "the Parquet encoder failed"))?
             .map_err(|e| parquet_error(source, e))?;
@@ -680,6 +692,7 @@ impl<W: Write + Send> ParquetLogWriter<W> {
                 .map_err(|e| parquet_error(source, e))?;
         }
         group.close().map_err(|e| parquet_error(source, e))?;
+        self.spare = spare;
         Ok(())
     }
 
@@ -746,8 +759,10 @@ impl<W: Write + Send> LogWriter for ParquetLogWriter<W> {
             return Err(LogError::usage(&self.source, "no header written"));
         };
         let per_group = self.per_group;
+        let spare = &mut self.spare;
         let cells = self.cells.get_or_insert_with(|| {
-            CellColumns::new(header.counters.len(), has_raw_columns(header), per_group)
+            let raw = has_raw_columns(header);
+            CellColumns::reuse(header.counters.len(), raw, per_group, std::mem::take(spare))
         });
         cells.push(&header.source, record)?;
         if cells.len() >= per_group {
