@@ -759,6 +759,16 @@ impl<R: LogReader> WideBatches<R> {
     }
 }
 
+/// The error of a reader that handed over rows or columns of `read` values per record for a header
+/// of `columns` columns (the wide table's column and row paths).
+fn wrong_width(header: &LogHeader, read: usize, columns: usize) -> LogError {
+    LogError::invalid(
+        &header.source,
+        None,
+        format!("the reader read {read} values per record for {columns} columns"),
+    )
+}
+
 /// The wide form of rows of values ([`LogReader::read_values`]): the float64 columns filled from
 /// the rows in tiles of 64 rows (a tile of every column stays in cache while it is spread over
 /// the columns), a column's nulls where its values are NaN (none when it has no blank). A null
@@ -820,13 +830,10 @@ impl<R: LogReader> WideBatches<R> {
                 }
                 Ok(Some(0)) => break,
                 Ok(Some(_)) if self.columns.columns != columns => {
-                    return Some(Err(LogError::invalid(
-                        &self.reader.header().source,
-                        None,
-                        format!(
-                            "the reader read {} values per record for {columns} columns",
-                            self.columns.columns
-                        ),
+                    return Some(Err(wrong_width(
+                        self.reader.header(),
+                        self.columns.columns,
+                        columns,
                     )))
                 }
                 Ok(Some(_)) => {}
@@ -937,13 +944,10 @@ impl<R: LogReader> Iterator for WideBatches<R> {
                     ))
                 }
                 Ok(Some(_)) => {
-                    return Some(Err(LogError::invalid(
-                        &self.reader.header().source,
-                        None,
-                        format!(
-                            "the reader read {} values per record for {columns} columns",
-                            self.rows.columns
-                        ),
+                    return Some(Err(wrong_width(
+                        self.reader.header(),
+                        self.rows.columns,
+                        columns,
                     )))
                 }
                 Ok(None) => self.values = false,
