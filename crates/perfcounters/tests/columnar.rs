@@ -19,7 +19,9 @@ use arrow_array::types::{Float64Type, Int32Type, TimestampMicrosecondType};
 use arrow_array::Array;
 use perfcounters::counter_type::CounterType;
 use perfcounters::log::columnar::dataset::partition_value;
-use perfcounters::log::columnar::parquet::{header_from_metadata, ParquetFileWriter};
+use perfcounters::log::columnar::parquet::{
+    header_from_metadata, records_per_group, ParquetFileWriter,
+};
 use perfcounters::log::columnar::{
     log_time, utc_micros, DatasetReader, DatasetWriter, LongBatches, ParquetLogReader,
     ParquetLogWriter, WideBatches,
@@ -313,8 +315,11 @@ fn raw_samples_keep_their_columns_and_compute_again() {
 
 #[test]
 fn many_row_groups_stream_back_in_order() {
-    // 3,000 columns × 700 records: two row groups of 349 records and one of 2.
+    // 3,000 columns × 700 records: 33 row groups of 21 records (65,536 rows / 3,000) and one of 7.
     let n = 3000;
+    assert_eq!(records_per_group(n), 21);
+    // Wider logs keep at least 16 records a row group.
+    assert_eq!(records_per_group(5000), 16);
     let header = LogHeader {
         source: "big".into(),
         kind: LogKind::Csv,
@@ -345,7 +350,7 @@ fn many_row_groups_stream_back_in_order() {
     let mut w = ParquetLogWriter::new("big", Vec::new());
     copy(&mut VecLog::new(header.clone(), records.clone()), &mut w).unwrap();
     let mut r = read_parquet(bytes::Bytes::from(w.into_finished().unwrap()));
-    assert_eq!(r.row_groups(), 3);
+    assert_eq!(r.row_groups(), 34);
     let mut rec = Record::default();
     for expected in &records {
         assert!(r.read_record(&mut rec).unwrap());

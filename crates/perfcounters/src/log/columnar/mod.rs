@@ -277,6 +277,7 @@ struct RawColumns {
 #[derive(Debug, Default)]
 pub(crate) struct CellSpare {
     times: Vec<i64>,
+    staged: Vec<Cell>,
     value: Vec<f64>,
     value_valid: Vec<bool>,
     raw: Option<RawColumns>,
@@ -326,7 +327,21 @@ pub(crate) struct CellColumns {
     value: Vec<f64>,
     value_valid: Vec<bool>,
     raw: Option<RawColumns>,
+    /// The cells of the last records pushed (at most [`STAGED_RECORDS`]), record after record,
+    /// not yet put in their columns' runs (see [`CellColumns::push`]).
+    staged: Vec<Cell>,
 }
+
+/// How many records [`CellColumns::push`] gathers before putting their cells in place.
+///
+/// Each record's cells go to as many places as the log has columns, one in each column's run
+/// (runs a batch's capacity apart: for a 500-column log, a page or more apart in every one of the
+/// seven buffers), so putting a record's cells in place one record at a time touched a cache line
+/// and a page for every cell of every buffer: 3,500 pages a record, about 40 % of the calling
+/// thread's time (`perf`) writing the generated benchmark log. Sixteen records at a time write
+/// sixteen neighbouring rows of each run at once: two cache lines of `f64`s where there were
+/// sixteen. The records gathered (16 × columns cells of 48 bytes) stay in the core's cache.
+const STAGED_RECORDS: usize = 16;
 
 impl CellColumns {
     /// Room for `capacity` records of `columns` columns; `raw` keeps the raw-sample columns.
@@ -346,9 +361,13 @@ impl CellColumns {
         let mut times = spare.times;
         times.clear();
         times.reserve(capacity);
+        let mut staged = spare.staged;
+        staged.clear();
+        staged.reserve(columns.saturating_mul(STAGED_RECORDS.min(capacity)));
         CellColumns {
             columns,
             capacity,
+            staged,
             times,
             value: sized(spare.value, rows, 0.0),
             value_valid: sized(spare.value_valid, rows, false),
@@ -386,30 +405,58 @@ impl CellColumns {
             )
         })?;
         self.times.push(t);
-        let cells = record
-            .cells
-            .iter()
-            .copied()
-            .chain(std::iter::repeat(Cell::Blank));
-        for (c, cell) in cells.take(self.columns).enumerate() {
-            let i = c * self.capacity + r;
-            let v = cell.value();
-            if let (Some(value), Some(valid)) = (self.value.get_mut(i), self.value_valid.get_mut(i))
-            {
+        let cells = record.cells.get(..self.columns).unwrap_or(&record.cells);
+        self.staged.extend_from_slice(cells);
+        let blanks = self.columns - cells.len();
+        self.staged.extend(std::iter::repeat_n(Cell::Blank, blanks));
+        if self.staged.len() >= STAGED_RECORDS * self.columns {
+            self.put_staged();
+        }
+        Ok(())
+    }
+
+    /// Puts the cells of the records gathered by [`CellColumns::push`] at their rows: column by
+    /// column, the gathered records' neighbouring rows of its run.
+    fn put_staged(&mut self) {
+        let columns = self.columns;
+        let n = self.staged.len().checked_div(columns).unwrap_or(0);
+        let first = self.times.len() - n;
+        for c in 0..columns {
+            let at = c * self.capacity + first;
+            let (Some(values), Some(valid)) = (
+                self.value.get_mut(at..at + n),
+                self.value_valid.get_mut(at..at + n),
+            ) else {
+                continue;
+            };
+            for (k, (value, valid)) in values.iter_mut().zip(valid).enumerate() {
+                let v = self.staged.get(k * columns + c).and_then(Cell::value);
                 *value = v.unwrap_or_default();
                 *valid = v.is_some();
             }
-            if let Some(raw) = &mut self.raw {
-                let rc = match cell {
-                    Cell::Raw(rc, _) => Some(rc),
-                    _ => None,
-                };
+        }
+        for c in 0..columns {
+            let at = c * self.capacity + first;
+            let Some(raw) = &mut self.raw else {
+                break;
+            };
+            let (Some(first), Some(second), Some(multi), Some(status), Some(valid)) = (
+                raw.first.get_mut(at..at + n),
+                raw.second.get_mut(at..at + n),
+                raw.multi.get_mut(at..at + n),
+                raw.status.get_mut(at..at + n),
+                raw.valid.get_mut(at..at + n),
+            ) else {
+                continue;
+            };
+            for k in 0..n {
+                let rc = self.staged.get(k * columns + c).and_then(Cell::raw);
                 if let (Some(first), Some(second), Some(multi), Some(status), Some(valid)) = (
-                    raw.first.get_mut(i),
-                    raw.second.get_mut(i),
-                    raw.multi.get_mut(i),
-                    raw.status.get_mut(i),
-                    raw.valid.get_mut(i),
+                    first.get_mut(k),
+                    second.get_mut(k),
+                    multi.get_mut(k),
+                    status.get_mut(k),
+                    valid.get_mut(k),
                 ) {
                     *first = rc.map_or(0, |rc| rc.raw.first);
                     *second = rc.map_or(0, |rc| rc.raw.second);
@@ -419,12 +466,13 @@ impl CellColumns {
                 }
             }
         }
-        Ok(())
+        self.staged.clear();
     }
 
     /// The arrays of the records pushed (the runs of the columns moved together when fewer
     /// records than the capacity were pushed).
-    pub(crate) fn finish(self) -> CellArrays {
+    pub(crate) fn finish(mut self) -> CellArrays {
+        self.put_staged();
         let (n, columns, capacity) = (self.times.len(), self.columns, self.capacity);
         fn close<T: Copy>(mut v: Vec<T>, n: usize, columns: usize, capacity: usize) -> Vec<T> {
             if n < capacity {
@@ -472,6 +520,7 @@ impl CellColumns {
             value: Arc::new(value),
             raw,
             spare: CellSpare {
+                staged: self.staged,
                 value_valid,
                 raw: raw_valid.map(|valid| RawColumns {
                     valid,
@@ -986,6 +1035,8 @@ mod tests {
     use crate::log::model::RawCell;
     use crate::raw::RawCounter;
     use crate::status::PdhStatus;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float64Type, Int64Type};
 
     /// Records `start..start + n` of four columns, blank, cooked and raw cells in turn.
     fn batch(start: i64, n: i64) -> Vec<Record> {
@@ -1013,6 +1064,41 @@ mod tests {
             cells.push("t", r).unwrap();
         }
         cells.finish()
+    }
+
+    #[test]
+    fn cells_gathered_by_sixteen_land_at_their_rows() {
+        // 41 records (two full gatherings of 16 and 9 put in place by `finish`) in room for 50,
+        // some shorter than the header's 4 columns (blanks), some longer (cells ignored).
+        let mut records = batch(0, 41);
+        for (k, r) in records.iter_mut().enumerate() {
+            r.cells.truncate(2 + k % 4);
+            if k % 5 == 0 {
+                r.cells.push(Cell::Value(-1.0));
+            }
+        }
+        let arrays = fill(CellColumns::new(4, true, 50), &records);
+        let n = records.len();
+        assert_eq!(arrays.times.len(), n);
+        let value = arrays.value.as_primitive::<Float64Type>();
+        let raw = arrays.raw.as_ref().unwrap();
+        let first = raw[0].as_primitive::<Int64Type>();
+        let status = raw[3].as_primitive::<UInt32Type>();
+        assert_eq!(value.len(), 4 * n);
+        for c in 0..4 {
+            for (k, r) in records.iter().enumerate() {
+                let row = c * n + k;
+                let cell = r.cells.get(c).copied().unwrap_or(Cell::Blank);
+                assert_eq!(value.is_valid(row).then(|| value.value(row)), cell.value());
+                assert_eq!(
+                    first
+                        .is_valid(row)
+                        .then(|| (first.value(row), status.value(row))),
+                    cell.raw().map(|rc| (rc.raw.first, rc.status.0)),
+                    "column {c}, record {k}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! A log as a Parquet file of its long form.
 //!
-//! [`ParquetLogWriter`] writes row groups of whole records (about [`ROWS_PER_BATCH`](super::ROWS_PER_BATCH) rows each,
+//! [`ParquetLogWriter`] writes row groups of whole records (about [`ROWS_PER_GROUP`] rows each,
 //! streamed: memory does not grow with the log's length), compressed with Zstandard at level 1
 //! (LZ4 for the cell columns `value`, `raw_first`, `raw_second`), the columns of a row group encoded in parallel (see [`ParquetLogWriter`]; the encodings are
 //! chosen for speed, the reasons in docs/columnar.md). The log's header is kept in the file's key-value metadata (keys `perfcounters.*`, see
@@ -42,10 +42,7 @@ use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
 use super::dataset::PendingFile;
 use super::runs::{cell_runs_chunk, run_chunk, time_chunk};
-use super::{
-    column, has_raw_columns, log_time, records_per_batch, CellArrays, CellColumns, CellSpare,
-    LongLayout,
-};
+use super::{column, has_raw_columns, log_time, CellArrays, CellColumns, CellSpare, LongLayout};
 use crate::counter_type::CounterType;
 use crate::format::blg::TimeZoneInformation;
 use crate::log::error::LogError;
@@ -375,6 +372,30 @@ pub(crate) fn parquet_error(source: &str, e: ParquetError) -> LogError {
     }
 }
 
+/// About how many rows (cells) a row group of a Parquet log holds: 65,536, in whole records (at
+/// least [`MIN_GROUP_RECORDS`] of them).
+///
+/// Records arrive one at a time and a row group is laid out column by column (each log column's
+/// run of its records' cells), so filling a row group writes its cells across all of its runs:
+/// the row group is the window of that transposition. At 65,536 rows the cells (34 bytes a row
+/// with the raw columns, 2.2 MB) stay in a core's cache while they are filled and then encoded;
+/// with row groups of 2²⁰ rows (36 MB) every cell went out to memory and back, and filling them was
+/// the largest cost of writing the generated benchmark log (`perf`: 3.5 times the samples). The
+/// file grows by a fifth (each row group repeats its dictionaries, and the delta-encoded raw
+/// samples restart with each log column's shorter run; docs/columnar.md). DuckDB writes row
+/// groups of 122,880 rows; readers that share out row groups among threads get more of them.
+pub const ROWS_PER_GROUP: usize = 1 << 16;
+
+/// The fewest records in a row group of a Parquet log (for logs of more than 4,096 columns, whose
+/// row groups then hold more than [`ROWS_PER_GROUP`] rows): a row group repeats the dictionaries of
+/// the columns' names, which a few records would not repay.
+pub const MIN_GROUP_RECORDS: usize = 16;
+
+/// The records in a row group of a Parquet log of `columns` columns (see [`ROWS_PER_GROUP`]).
+pub fn records_per_group(columns: usize) -> usize {
+    (ROWS_PER_GROUP / columns.max(1)).max(MIN_GROUP_RECORDS)
+}
+
 /// One encoded column chunk of a row group.
 enum Chunk {
     /// Encoded by the `parquet` crate's Arrow writer.
@@ -410,7 +431,7 @@ struct FileLayout {
 
 /// A log written as a Parquet file of its long form (see the [module documentation](self)).
 ///
-/// Records are buffered until a row group is full (about [`ROWS_PER_BATCH`](super::ROWS_PER_BATCH) rows), then written
+/// Records are buffered until a row group is full (about [`ROWS_PER_GROUP`] rows), then written
 /// grouped by column. [`finish`](LogWriter::finish) writes the last row group and the footer.
 ///
 /// A full row group is encoded on other threads, its columns shared out among the machine's
@@ -726,7 +747,7 @@ impl<W: Write + Send> LogWriter for ParquetLogWriter<W> {
             .take()
             .ok_or_else(|| LogError::usage(&self.source, "the header is already written"))?;
         let layout = LongLayout::new(header)?;
-        self.per_group = records_per_batch(header.counters.len());
+        self.per_group = records_per_group(header.counters.len());
         let rows = self.per_group.saturating_mul(header.counters.len().max(1));
         let metadata = header_metadata(header)
             .into_iter()
