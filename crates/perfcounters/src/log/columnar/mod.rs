@@ -18,6 +18,7 @@
 //! time: runs of one counter compress far better than rows in time order, and readers that want
 //! time order sort (`ORDER BY time`).
 
+mod cells;
 pub mod dataset;
 pub mod parquet;
 mod runs;
@@ -224,15 +225,20 @@ impl LongLayout {
 /// The long form's columns that vary from cell to cell, of `records` (each with one cell per
 /// column of a header of `columns` columns; `source` names it in errors): `time`, `value` and,
 /// with `raw`, `raw_first`, `raw_second`, `multi_count` and `status`; rows grouped by column,
-/// then in the records' order.
+/// then in the records' order. Plain vectors: the Parquet writer encodes them as they are
+/// (docs/columnar.md), [`CellArrays::arrays`] makes the Arrow arrays of a batch.
+#[derive(Debug)]
 pub(crate) struct CellArrays {
     /// The records' times (the `time` column is these once per log column).
     pub(crate) times: Vec<i64>,
-    pub(crate) value: ArrayRef,
-    /// `raw_first`, `raw_second`, `multi_count`, `status` (raw logs only).
-    pub(crate) raw: Option<[ArrayRef; 4]>,
-    /// The validity flags the null buffers were made of, kept for the next batch.
-    pub(crate) spare: CellSpare,
+    /// The values, 0 where the cell has none.
+    pub(crate) value: Vec<f64>,
+    /// Which rows have a value.
+    pub(crate) value_valid: Vec<bool>,
+    /// The raw samples (raw logs only).
+    pub(crate) raw: Option<RawColumns>,
+    /// The buffer [`CellColumns::push`] gathers records in, handed back with the columns.
+    staged: Vec<Cell>,
 }
 
 impl CellArrays {
@@ -258,16 +264,38 @@ impl CellArrays {
         }
         Arc::new(TimestampMicrosecondArray::new(time.into(), None).with_timezone(TIME_ZONE))
     }
+
+    /// The Arrow arrays of `value` and of `raw_first`, `raw_second`, `multi_count`, `status`
+    /// (raw logs only), the vectors moved into them.
+    pub(crate) fn arrays(self) -> (ArrayRef, Option<[ArrayRef; 4]>) {
+        let nulls = |v: &[bool]| Some(NullBuffer::from(v)).filter(|b| b.null_count() > 0);
+        let value = Float64Array::new(self.value.into(), nulls(&self.value_valid));
+        let raw = self.raw.map(|raw| {
+            let nulls = nulls(&raw.valid);
+            [
+                Arc::new(Int64Array::new(raw.first.into(), nulls.clone())) as ArrayRef,
+                Arc::new(Int64Array::new(raw.second.into(), nulls.clone())),
+                Arc::new(PrimitiveArray::<UInt32Type>::new(
+                    raw.multi.into(),
+                    nulls.clone(),
+                )),
+                Arc::new(PrimitiveArray::<UInt32Type>::new(raw.status.into(), nulls)),
+            ]
+        });
+        (Arc::new(value), raw)
+    }
 }
 
-/// The raw-sample columns of [`CellColumns`].
-#[derive(Debug, Default)]
-struct RawColumns {
-    first: Vec<i64>,
-    second: Vec<i64>,
-    multi: Vec<u32>,
-    status: Vec<u32>,
-    valid: Vec<bool>,
+/// The raw-sample columns of [`CellColumns`] and [`CellArrays`]: values 0 where the cell has no
+/// raw sample.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct RawColumns {
+    pub(crate) first: Vec<i64>,
+    pub(crate) second: Vec<i64>,
+    pub(crate) multi: Vec<u32>,
+    pub(crate) status: Vec<u32>,
+    /// Which rows have a raw sample.
+    pub(crate) valid: Vec<bool>,
 }
 
 /// The buffers of a [`CellColumns`] whose arrays are written, handed back to fill the next
@@ -283,34 +311,16 @@ pub(crate) struct CellSpare {
     raw: Option<RawColumns>,
 }
 
-impl CellSpare {
-    /// Takes back the value buffers of `arrays` (`value`, then with raw columns `raw_first`,
-    /// `raw_second`, `multi_count`, `status`, as [`CellArrays`] holds them) and the record
-    /// `times`; a buffer still shared elsewhere is left to its holders.
-    pub(crate) fn recover(&mut self, times: Vec<i64>, arrays: Vec<arrow_buffer::Buffer>) {
-        self.times = times;
-        fn vec<T: arrow_buffer::ArrowNativeType>(b: Option<arrow_buffer::Buffer>) -> Vec<T> {
-            b.and_then(|b| b.into_vec().ok()).unwrap_or_default()
+impl From<CellArrays> for CellSpare {
+    /// The buffers of `cells`, once written.
+    fn from(cells: CellArrays) -> Self {
+        CellSpare {
+            times: cells.times,
+            staged: cells.staged,
+            value: cells.value,
+            value_valid: cells.value_valid,
+            raw: cells.raw,
         }
-        let mut arrays = arrays.into_iter();
-        self.value = vec(arrays.next());
-        if let Some(raw) = &mut self.raw {
-            raw.first = vec(arrays.next());
-            raw.second = vec(arrays.next());
-            raw.multi = vec(arrays.next());
-            raw.status = vec(arrays.next());
-        }
-    }
-}
-
-impl CellArrays {
-    /// The value buffers of the arrays (`value`, then the raw columns), shared with them, for
-    /// [`CellSpare::recover`] once the arrays are dropped.
-    pub(crate) fn buffers(&self) -> Vec<arrow_buffer::Buffer> {
-        std::iter::once(&self.value)
-            .chain(self.raw.iter().flatten())
-            .filter_map(|a| a.to_data().buffers().first().cloned())
-            .collect()
     }
 }
 
@@ -469,67 +479,41 @@ impl CellColumns {
         self.staged.clear();
     }
 
-    /// The arrays of the records pushed (the runs of the columns moved together when fewer
+    /// The columns of the records pushed (the runs of the columns moved together when fewer
     /// records than the capacity were pushed).
     pub(crate) fn finish(mut self) -> CellArrays {
         self.put_staged();
         let (n, columns, capacity) = (self.times.len(), self.columns, self.capacity);
-        fn close<T: Copy>(mut v: Vec<T>, n: usize, columns: usize, capacity: usize) -> Vec<T> {
-            if n < capacity {
-                for c in 1..columns {
-                    v.copy_within(c * capacity..c * capacity + n, c * n);
-                }
-            }
-            v.truncate(n * columns);
-            v
-        }
-        let valid = |v: Vec<bool>| {
-            let v = close(v, n, columns, capacity);
-            (
-                Some(NullBuffer::from(&v[..])).filter(|b| b.null_count() > 0),
-                v,
-            )
-        };
-        let (value_nulls, value_valid) = valid(self.value_valid);
-        let value = Float64Array::new(close(self.value, n, columns, capacity).into(), value_nulls);
-        let mut raw_valid = None;
-        let raw = self.raw.map(|raw| {
-            let (nulls, flags) = valid(raw.valid);
-            raw_valid = Some(flags);
-            [
-                Arc::new(Int64Array::new(
-                    close(raw.first, n, columns, capacity).into(),
-                    nulls.clone(),
-                )) as ArrayRef,
-                Arc::new(Int64Array::new(
-                    close(raw.second, n, columns, capacity).into(),
-                    nulls.clone(),
-                )),
-                Arc::new(PrimitiveArray::<UInt32Type>::new(
-                    close(raw.multi, n, columns, capacity).into(),
-                    nulls.clone(),
-                )),
-                Arc::new(PrimitiveArray::<UInt32Type>::new(
-                    close(raw.status, n, columns, capacity).into(),
-                    nulls,
-                )),
-            ]
+        let (mut value, mut value_valid) = (self.value, self.value_valid);
+        close_runs(&mut value, n, columns, capacity);
+        close_runs(&mut value_valid, n, columns, capacity);
+        let raw = self.raw.map(|mut raw| {
+            close_runs(&mut raw.first, n, columns, capacity);
+            close_runs(&mut raw.second, n, columns, capacity);
+            close_runs(&mut raw.multi, n, columns, capacity);
+            close_runs(&mut raw.status, n, columns, capacity);
+            close_runs(&mut raw.valid, n, columns, capacity);
+            raw
         });
         CellArrays {
             times: self.times,
-            value: Arc::new(value),
+            value,
+            value_valid,
             raw,
-            spare: CellSpare {
-                staged: self.staged,
-                value_valid,
-                raw: raw_valid.map(|valid| RawColumns {
-                    valid,
-                    ..RawColumns::default()
-                }),
-                ..CellSpare::default()
-            },
+            staged: self.staged,
         }
     }
+}
+
+/// Moves the first `n` rows of each of the `columns` runs of `capacity` rows of `v` together and
+/// drops the rest.
+fn close_runs<T: Copy>(v: &mut Vec<T>, n: usize, columns: usize, capacity: usize) {
+    if n < capacity {
+        for c in 1..columns {
+            v.copy_within(c * capacity..c * capacity + n, c * n);
+        }
+    }
+    v.truncate(n * columns);
 }
 
 /// The long form of `records` (each with one cell per column of the header `layout` was made of):
@@ -543,17 +527,19 @@ pub fn long_batch(
     let n = records.len();
     let cells = CellArrays::new(source, layout.index.len(), layout.raw, records)?;
     let err = |e: ArrowError| LogError::invalid(source, None, e.to_string());
+    let time = cells.time_array(layout.columns());
+    let (value, raw) = cells.arrays();
     let mut arrays: Vec<ArrayRef> = vec![
-        cells.time_array(layout.columns()),
+        time,
         layout.machine.array(n).map_err(err)?,
         layout.object.array(n).map_err(err)?,
         layout.instance.array(n).map_err(err)?,
         layout.counter.array(n).map_err(err)?,
-        cells.value,
+        value,
         layout.parent.array(n).map_err(err)?,
         Arc::new(runs::<UInt32Type>(&layout.index, n)),
     ];
-    if let Some([first, second, multi, status]) = cells.raw {
+    if let Some([first, second, multi, status]) = raw {
         arrays.extend([
             Arc::new(runs::<UInt32Type>(&layout.counter_type, n)) as ArrayRef,
             first,
@@ -1080,8 +1066,9 @@ mod tests {
         let arrays = fill(CellColumns::new(4, true, 50), &records);
         let n = records.len();
         assert_eq!(arrays.times.len(), n);
-        let value = arrays.value.as_primitive::<Float64Type>();
-        let raw = arrays.raw.as_ref().unwrap();
+        let (value, raw) = arrays.arrays();
+        let value = value.as_primitive::<Float64Type>();
+        let raw = raw.unwrap();
         let first = raw[0].as_primitive::<Int64Type>();
         let status = raw[3].as_primitive::<UInt32Type>();
         assert_eq!(value.len(), 4 * n);
@@ -1105,10 +1092,7 @@ mod tests {
     fn reused_buffers_give_the_arrays_of_fresh_ones() {
         let (columns, capacity) = (4, 5);
         let first = fill(CellColumns::new(columns, true, capacity), &batch(0, 5));
-        let buffers = first.buffers();
-        let (times, mut spare) = (first.times, first.spare);
-        drop((first.value, first.raw));
-        spare.recover(times, buffers);
+        let spare = CellSpare::from(first);
         // Every buffer came back, full of the first batch's cells.
         let raw = spare.raw.as_ref().unwrap();
         for len in [
@@ -1128,10 +1112,14 @@ mod tests {
         let reused = fill(CellColumns::reuse(columns, true, capacity, spare), &records);
         let fresh = fill(CellColumns::new(columns, true, capacity), &records);
         assert_eq!(reused.times, fresh.times);
-        assert_eq!(reused.value.to_data(), fresh.value.to_data());
-        assert_eq!(reused.value.null_count(), 4);
-        let (reused, fresh) = (reused.raw.unwrap(), fresh.raw.unwrap());
-        for (a, b) in reused.iter().zip(&fresh) {
+        assert_eq!(reused.value, fresh.value);
+        assert_eq!(reused.value_valid, fresh.value_valid);
+        assert_eq!(reused.raw, fresh.raw);
+        let ((reused_value, reused_raw), (fresh_value, fresh_raw)) =
+            (reused.arrays(), fresh.arrays());
+        assert_eq!(reused_value.to_data(), fresh_value.to_data());
+        assert_eq!(reused_value.null_count(), 4);
+        for (a, b) in reused_raw.unwrap().iter().zip(&fresh_raw.unwrap()) {
             assert_eq!(a.to_data(), b.to_data());
         }
     }

@@ -18,7 +18,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::types::Int32Type;
-use arrow_array::ArrayRef;
 use arrow_array::{
     Array, DictionaryArray, Float64Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray, UInt32Array,
@@ -40,6 +39,7 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::file::writer::SerializedRowGroupWriter;
 use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
+use super::cells::{delta_chunk, double_chunk};
 use super::dataset::PendingFile;
 use super::runs::{cell_runs_chunk, run_chunk, time_chunk};
 use super::{column, has_raw_columns, log_time, CellArrays, CellColumns, CellSpare, LongLayout};
@@ -400,7 +400,8 @@ pub fn records_per_group(columns: usize) -> usize {
 enum Chunk {
     /// Encoded by the `parquet` crate's Arrow writer.
     Arrow(ArrowColumnChunk),
-    /// Encoded by [`run_chunk`]: its bytes and metadata.
+    /// Encoded by hand ([`run_chunk`], [`time_chunk`], [`double_chunk`] …): its bytes and
+    /// metadata.
     Runs(bytes::Bytes, ColumnCloseResult),
 }
 
@@ -421,11 +422,11 @@ impl Chunk {
 type EncodedGroup = std::thread::JoinHandle<Result<(Vec<Chunk>, CellSpare), ParquetError>>;
 
 /// What the encoder of a row group needs of the file: the layout, each column's Parquet
-/// descriptor, the compression and the most rows in a data page.
+/// descriptor and compression, and the most rows in a data page.
 struct FileLayout {
     layout: Arc<LongLayout>,
     descriptors: Vec<ColumnDescPtr>,
-    compression: Compression,
+    compressions: Vec<Compression>,
     page_rows: usize,
 }
 
@@ -481,24 +482,30 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
 ///   Zstandard compresses to about one cycle per page). With fewer columns (few repeats of the
 ///   cycle, so the dictionary and keys are larger than deltas of the times), the crate's
 ///   `DELTA_BINARY_PACKED` writes it.
-/// * `raw_first` and `raw_second` are delta-encoded without a dictionary: within a column's run,
-///   raw values grow by small steps; a dictionary would hash every value only to find most of
-///   them distinct.
+/// * `raw_first` and `raw_second` are delta-encoded (`DELTA_BINARY_PACKED`) without a
+///   dictionary: within a column's run, raw values grow by small steps; a dictionary would hash
+///   every value only to find most of them distinct.
 /// * `multi_count` and `status`, nearly constant along a column's run, are not written by the
 ///   crate either but by [`cell_runs_chunk`]: a dictionary of their few distinct values and RLE
 ///   runs of keys and definition levels, work that grows with the runs rather than the rows.
 /// * `value` is written plain: measured values are mostly distinct, so a dictionary hashes every
 ///   one of them and then falls back to plain anyway.
+/// * `value`, `raw_first` and `raw_second` are not written by the crate's encoders either but
+///   by [`double_chunk`] and [`delta_chunk`], from the row group's plain vectors of values and
+///   validity flags: the same pages as the crate's (byte for byte where no cell is null, a
+///   property test checks it) without its per-row definition levels and index vectors
+///   (docs/columnar.md). The settings here (encoding, compression, no statistics) are what they
+///   write and what the crate's writer would.
 /// * Statistics are kept per column chunk (row group), not per page: the row group's time range
 ///   is what engines prune with; page statistics of a row group ordered by column would cost
 ///   without narrowing a query. `value`, `raw_first` and `raw_second` have none: a row group
 ///   holds every counter of its records, so their minimum and maximum span all the counters'
-///   ranges and would prune nothing, while the crate compares every value to find them (0.19 G
-///   instructions of the 50 MB benchmark log, docs/columnar.md). The hand-written chunks have
-///   them for free (from their dictionaries).
+///   ranges and would prune nothing, while the crate compared every value to find them (0.19 G
+///   instructions of the 50 MB benchmark log, docs/columnar.md). The run and dictionary chunks
+///   have them for free (from their dictionaries).
 /// * The cell columns `value`, `raw_first` and `raw_second` are compressed with LZ4 (`LZ4_RAW`),
 ///   cheaper than Zstandard level 1, the crate's lowest: on the 50 MB benchmark log LZ4 on
-///   these three takes 94 M fewer instructions of 1.47 G for a file of 0.108 of the CSV instead
+///   these three took 94 M fewer instructions of 1.47 G for a file of 0.108 of the CSV instead
 ///   of 0.069 (docs/columnar.md).
 fn writer_properties(
     rows: usize,
@@ -528,64 +535,72 @@ fn writer_properties(
 /// delta-encoded by the crate (see [`writer_properties`]).
 const TIME_KEYS_COLUMNS: usize = 16;
 
-/// One column of a row group to encode.
-enum Job {
-    /// A column that varies from cell to cell, by the `parquet` crate's Arrow writer.
+/// One column of a row group to encode, borrowing the row group's cells.
+enum Job<'a> {
+    /// A column by the `parquet` crate's Arrow writer (`time` in a log of few columns).
     Arrow(
         Box<ArrowColumnWriter>,
         Vec<parquet::arrow::arrow_writer::ArrowLeafColumn>,
     ),
-    /// The column `k` of the schema, constant along each log column's run, by [`run_chunk`].
-    Runs(usize),
-    /// The `time` column (the column `k` of the schema), by [`time_chunk`].
-    Time(usize),
-    /// The column `k` of the schema, nearly constant along each log column's run (`multi_count`,
-    /// `status`), by [`cell_runs_chunk`].
-    CellRuns(usize, ArrayRef),
+    /// A column constant along each log column's run, by [`run_chunk`].
+    Runs,
+    /// The `time` column, by [`time_chunk`].
+    Time,
+    /// A column nearly constant along each log column's run (`multi_count`, `status`): its
+    /// values and validity flags, by [`cell_runs_chunk`].
+    CellRuns(&'a [u32], &'a [bool]),
+    /// The `value` column: its values and validity flags, by [`double_chunk`].
+    Doubles(&'a [f64], &'a [bool]),
+    /// A raw-sample column (`raw_first`, `raw_second`): its values and validity flags, by
+    /// [`delta_chunk`].
+    Deltas(&'a [i64], &'a [bool]),
 }
 
-/// Encodes a row group of `records` records: the columns that vary from cell to cell (`cells`)
-/// into `writers` (one per column of the schema, in order), the columns constant along each log
-/// column's run by hand ([`run_chunk`]); the columns shared out among as many threads as the
-/// machine has cores. Returns the chunks in the columns' order and the buffers of `cells`.
+/// Encodes a row group of `records` records: the columns constant along each log column's run
+/// ([`run_chunk`]) and the cell columns (`value` by [`double_chunk`], the raw samples by
+/// [`delta_chunk`] and [`cell_runs_chunk`], `time` by [`time_chunk`]) by hand, only `time` of a
+/// log of few columns by its writer of `writers` (one per column of the schema, in order); the
+/// columns shared out among as many threads as the machine has cores. Returns the chunks in the
+/// columns' order and the buffers of `cells`.
 fn encode_group(
     file: &FileLayout,
     records: usize,
     cells: CellArrays,
     writers: Vec<ArrowColumnWriter>,
 ) -> Result<(Vec<Chunk>, CellSpare), ParquetError> {
+    let chunks = encode_columns(file, records, &cells, writers)?;
+    Ok((chunks, CellSpare::from(cells)))
+}
+
+/// The chunks of [`encode_group`].
+fn encode_columns(
+    file: &FileLayout,
+    records: usize,
+    cells: &CellArrays,
+    writers: Vec<ArrowColumnWriter>,
+) -> Result<Vec<Chunk>, ParquetError> {
     let schema = file.layout.schema();
     let columns = file.layout.columns();
     let by_hand = columns >= TIME_KEYS_COLUMNS;
-    let time = (!by_hand).then(|| cells.time_array(columns));
-    let buffers = cells.buffers();
-    let mut spare = cells.spare;
-    let times = cells.times;
-    let mut cells = [time, Some(cells.value)]
-        .into_iter()
-        .chain(cells.raw.into_iter().flatten().map(Some));
+    let missing = |name: &str| ParquetError::General(format!("no data for column {name}"));
+    let raw = |name: &str| cells.raw.as_ref().ok_or_else(|| missing(name));
     let mut jobs = Vec::with_capacity(writers.len());
-    for (k, (field, writer)) in schema.fields().iter().zip(writers).enumerate() {
-        let job = match file.layout.run_column(field.name()) {
-            Some(_) => Job::Runs(k),
-            None if by_hand && field.name() == "time" => {
-                // The crate's writer of the column is not used.
-                drop(cells.next());
-                Job::Time(k)
-            }
-            None if matches!(field.name().as_str(), "multi_count" | "status") => {
-                let array = cells.next().flatten().ok_or_else(|| {
-                    ParquetError::General(format!("no data for column {}", field.name()))
-                })?;
-                Job::CellRuns(k, array)
-            }
-            None => {
-                let array: ArrayRef = cells.next().flatten().ok_or_else(|| {
-                    ParquetError::General(format!("no data for column {}", field.name()))
-                })?;
+    for (field, writer) in schema.fields().iter().zip(writers) {
+        let name = field.name().as_str();
+        let job = match name {
+            _ if file.layout.run_column(name).is_some() => Job::Runs,
+            "time" if by_hand => Job::Time,
+            "time" => {
+                let array = cells.time_array(columns);
                 // A flat schema: one leaf per column.
                 Job::Arrow(Box::new(writer), compute_leaves(field, &array)?)
             }
+            "value" => Job::Doubles(&cells.value, &cells.value_valid),
+            "raw_first" => Job::Deltas(&raw(name)?.first, &raw(name)?.valid),
+            "raw_second" => Job::Deltas(&raw(name)?.second, &raw(name)?.valid),
+            "multi_count" => Job::CellRuns(&raw(name)?.multi, &raw(name)?.valid),
+            "status" => Job::CellRuns(&raw(name)?.status, &raw(name)?.valid),
+            _ => return Err(missing(name)),
         };
         jobs.push(std::sync::Mutex::new(Some(job)));
     }
@@ -599,49 +614,43 @@ fn encode_group(
                 return Ok(done);
             };
             let taken = job.lock().map(|mut j| j.take()).unwrap_or(None);
-            let chunk = match taken {
-                None => continue,
-                Some(Job::Arrow(mut writer, leaves)) => {
+            let Some(taken) = taken else { continue };
+            let (descr, compression) = file
+                .descriptors
+                .get(k)
+                .zip(file.compressions.get(k))
+                .ok_or_else(|| ParquetError::General(format!("no column {k}")))?;
+            let (compression, pages) = (*compression, file.page_rows);
+            let (data, close) = match taken {
+                Job::Arrow(mut writer, leaves) => {
                     for leaf in &leaves {
                         writer.write(leaf)?;
                     }
-                    Chunk::Arrow(writer.close()?)
+                    done.push((k, Chunk::Arrow(writer.close()?)));
+                    continue;
                 }
-                Some(Job::Runs(c)) => {
-                    let (Some(field), Some(descr)) =
-                        (schema.fields().get(c), file.descriptors.get(c))
-                    else {
-                        return Err(ParquetError::General(format!("no column {c}")));
-                    };
+                Job::Runs => {
+                    let field = schema
+                        .fields()
+                        .get(k)
+                        .ok_or_else(|| ParquetError::General(format!("no column {k}")))?;
                     let column = file.layout.run_column(field.name()).ok_or_else(|| {
                         ParquetError::General(format!("no runs of column {}", field.name()))
                     })?;
-                    let (data, close) =
-                        run_chunk(descr, column, records, file.compression, file.page_rows)?;
-                    Chunk::Runs(data, close)
+                    run_chunk(descr, column, records, compression, pages)?
                 }
-                Some(Job::Time(c)) => {
-                    let descr = file
-                        .descriptors
-                        .get(c)
-                        .ok_or_else(|| ParquetError::General(format!("no column {c}")))?;
-                    let (data, close) =
-                        time_chunk(descr, &times, columns, file.compression, usize::MAX)?;
-                    Chunk::Runs(data, close)
+                Job::Time => time_chunk(descr, &cells.times, columns, compression, usize::MAX)?,
+                Job::CellRuns(values, valid) => {
+                    cell_runs_chunk(descr, values, valid, compression, pages)?
                 }
-                Some(Job::CellRuns(c, array)) => {
-                    let (Some(descr), Some(array)) = (
-                        file.descriptors.get(c),
-                        array.as_any().downcast_ref::<UInt32Array>(),
-                    ) else {
-                        return Err(ParquetError::General(format!("no u32 column {c}")));
-                    };
-                    let (data, close) =
-                        cell_runs_chunk(descr, array, file.compression, file.page_rows)?;
-                    Chunk::Runs(data, close)
+                Job::Doubles(values, valid) => {
+                    double_chunk(descr, values, valid, compression, pages)?
+                }
+                Job::Deltas(values, valid) => {
+                    delta_chunk(descr, values, valid, compression, pages)?
                 }
             };
-            done.push((k, chunk));
+            done.push((k, Chunk::Runs(data, close)));
         }
     };
     let mut chunks: Vec<(usize, Chunk)> =
@@ -659,10 +668,7 @@ fn encode_group(
             Ok::<_, ParquetError>(all)
         })?;
     chunks.sort_unstable_by_key(|(k, _)| *k);
-    // The jobs hold the arrays of any column whose encoding failed; the others are dropped.
-    drop(jobs);
-    spare.recover(times, buffers);
-    Ok((chunks.into_iter().map(|(_, c)| c).collect(), spare))
+    Ok(chunks.into_iter().map(|(_, c)| c).collect())
 }
 
 impl<W: Write + Send> ParquetLogWriter<W> {
@@ -757,19 +763,26 @@ impl<W: Write + Send> LogWriter for ParquetLogWriter<W> {
             writer_properties(rows, metadata).map_err(|e| parquet_error(&self.source, e))?;
         // The Arrow writer embeds the Arrow schema in the file's metadata; its parts then encode
         // the row groups in parallel.
-        let compression = props.compression(&ColumnPath::from("machine"));
-        let page_rows = props.data_page_row_count_limit();
+        // The crate's writer checks its row limit of a page after each write batch (20,000 rows,
+        // batches of 1,024): its pages have 20,480 rows, and the hand-written chunks are cut at
+        // the same rows.
+        let batch = props.write_batch_size().max(1);
+        let page_rows = props.data_page_row_count_limit().div_ceil(batch) * batch;
         let (writer, factory) = ArrowWriter::try_new(sink, layout.schema().clone(), Some(props))
             .and_then(ArrowWriter::into_serialized_writer)
             .map_err(|e| parquet_error(&self.source, e))?;
         let descriptors = writer.schema_descr().columns().to_vec();
+        let compressions = descriptors
+            .iter()
+            .map(|d| writer.properties().compression(d.path()))
+            .collect();
         self.writer = Some(writer);
         self.factory = Some(factory);
         self.header = Some(header.clone());
         self.file = Some(Arc::new(FileLayout {
             layout: Arc::new(layout),
             descriptors,
-            compression,
+            compressions,
             page_rows,
         }));
         Ok(())

@@ -171,7 +171,7 @@ impl RunColumn {
 }
 
 /// Appends `value` as an unsigned LEB128 varint.
-fn varint(out: &mut Vec<u8>, mut value: u64) {
+pub(super) fn varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
         value >>= 7;
@@ -180,10 +180,30 @@ fn varint(out: &mut Vec<u8>, mut value: u64) {
 }
 
 /// Appends an RLE run (of the RLE / bit-packing hybrid) of `count` times `value`, `width` bits.
-fn rle_run(out: &mut Vec<u8>, count: usize, value: u32, width: u8) {
+pub(super) fn rle_run(out: &mut Vec<u8>, count: usize, value: u32, width: u8) {
     varint(out, (count as u64) << 1);
     let bytes = usize::from(width).div_ceil(8);
     out.extend_from_slice(value.to_le_bytes().get(..bytes).unwrap_or(&[]));
+}
+
+/// The length of the run of items equal to `first` at the start of `items`.
+///
+/// Compares 64 items at a time without an early exit within them, which the compiler turns into
+/// a few vector instructions: the long runs of a log's columns (validity flags without a null,
+/// statuses that do not change) cost about a cycle per eight items rather than a branch per item.
+pub(super) fn run_length<T: Copy + PartialEq>(items: &[T], first: T) -> usize {
+    let mut len = 0;
+    for chunk in items.chunks_exact(64) {
+        if chunk
+            .iter()
+            .fold(false, |differs, &x| differs | (x != first))
+        {
+            break;
+        }
+        len += 64;
+    }
+    let rest = items.get(len..).unwrap_or(&[]);
+    len + rest.iter().position(|&x| x != first).unwrap_or(rest.len())
 }
 
 /// Runs of equal items merged: (value, count) pairs.
@@ -214,7 +234,9 @@ fn key_width(len: usize) -> u8 {
     (u64::BITS - max.leading_zeros()) as u8
 }
 
-/// Compresses a page's bytes with the chunk's codec.
+/// Compresses a page's bytes with the chunk's codec: none, Zstandard (the `zstd` crate, which the
+/// `parquet` crate's codec uses) or `LZ4_RAW` (an LZ4 block of `lz4_flex`, as the `parquet` crate's
+/// codec writes it).
 struct Codec {
     compression: Compression,
     zstd: Option<zstd::bulk::Compressor<'static>>,
@@ -223,14 +245,14 @@ struct Codec {
 impl Codec {
     fn new(compression: Compression) -> Result<Self, ParquetError> {
         let zstd = match compression {
-            Compression::UNCOMPRESSED => None,
+            Compression::UNCOMPRESSED | Compression::LZ4_RAW => None,
             Compression::ZSTD(level) => Some(
                 zstd::bulk::Compressor::new(level.compression_level())
                     .map_err(|e| ParquetError::External(Box::new(e)))?,
             ),
             other => {
                 return Err(ParquetError::NYI(format!(
-                    "run columns compressed with {other}"
+                    "hand-written column chunks compressed with {other}"
                 )))
             }
         };
@@ -238,21 +260,26 @@ impl Codec {
     }
 
     fn compress(&mut self, data: Vec<u8>) -> Result<Bytes, ParquetError> {
-        match &mut self.zstd {
-            None => Ok(data.into()),
-            Some(z) => z
+        match (&mut self.zstd, self.compression) {
+            (Some(z), _) => z
                 .compress(&data)
                 .map(Bytes::from)
                 .map_err(|e| ParquetError::External(Box::new(e))),
+            (None, Compression::LZ4_RAW) => Ok(lz4_flex::block::compress(&data).into()),
+            (None, _) => Ok(data.into()),
         }
     }
 }
 
-/// A dictionary-encoded column chunk being written: its dictionary page, then its data pages.
-struct DictionaryChunk {
+/// A column chunk being written page by page: an optional dictionary page, then its data pages,
+/// with the bookkeeping the chunk's metadata and offset index need (what the crate's column
+/// writer keeps for the same pages).
+pub(super) struct ChunkPages {
     codec: Codec,
     sink: TrackedWrite<Vec<u8>>,
-    dict_offset: i64,
+    /// The encoding of the data pages' values.
+    encoding: Encoding,
+    dict_offset: Option<i64>,
     data_offset: Option<i64>,
     total_compressed: i64,
     total_uncompressed: i64,
@@ -263,30 +290,19 @@ struct DictionaryChunk {
     unencoded_total: i64,
 }
 
-impl DictionaryChunk {
-    /// A chunk compressed with `compression` whose dictionary page holds the `len` values of
-    /// `plain` (their `PLAIN` encoding).
-    fn new(compression: Compression, plain: Vec<u8>, len: usize) -> Result<Self, ParquetError> {
-        let mut codec = Codec::new(compression)?;
-        let mut sink = TrackedWrite::new(Vec::new());
-        let plain_len = plain.len();
-        let dict_page = Page::DictionaryPage {
-            buf: codec.compress(plain)?,
-            num_values: u32::try_from(len)
-                .map_err(|_| ParquetError::General("dictionary too large".into()))?,
-            encoding: Encoding::PLAIN,
-            is_sorted: false,
-        };
-        let spec = SerializedPageWriter::new(&mut sink)
-            .write_page(CompressedPage::new(dict_page, plain_len))?;
-        Ok(DictionaryChunk {
-            codec,
-            sink,
-            dict_offset: spec.offset as i64,
+impl ChunkPages {
+    /// A chunk compressed with `compression` whose data pages hold values of `encoding`, without
+    /// a dictionary page.
+    pub(super) fn new(compression: Compression, encoding: Encoding) -> Result<Self, ParquetError> {
+        Ok(ChunkPages {
+            codec: Codec::new(compression)?,
+            sink: TrackedWrite::new(Vec::new()),
+            encoding,
+            dict_offset: None,
             data_offset: None,
-            total_compressed: spec.compressed_size as i64,
-            total_uncompressed: spec.uncompressed_size as i64,
-            bytes_written: spec.bytes_written,
+            total_compressed: 0,
+            total_uncompressed: 0,
+            bytes_written: 0,
             rows: 0,
             locations: Vec::new(),
             unencoded_pages: Vec::new(),
@@ -294,15 +310,45 @@ impl DictionaryChunk {
         })
     }
 
-    /// Appends a data page of `rows` rows: `buf` holds its levels and keys (`RLE_DICTIONARY`),
-    /// `unencoded` is the byte size of its strings.
-    fn page(&mut self, buf: Vec<u8>, rows: usize, unencoded: i64) -> Result<(), ParquetError> {
+    /// A chunk compressed with `compression` whose dictionary page holds the `len` values of
+    /// `plain` (their `PLAIN` encoding) and whose data pages hold keys (`RLE_DICTIONARY`).
+    fn with_dictionary(
+        compression: Compression,
+        plain: Vec<u8>,
+        len: usize,
+    ) -> Result<Self, ParquetError> {
+        let mut chunk = ChunkPages::new(compression, Encoding::RLE_DICTIONARY)?;
+        let plain_len = plain.len();
+        let dict_page = Page::DictionaryPage {
+            buf: chunk.codec.compress(plain)?,
+            num_values: u32::try_from(len)
+                .map_err(|_| ParquetError::General("dictionary too large".into()))?,
+            encoding: Encoding::PLAIN,
+            is_sorted: false,
+        };
+        let spec = SerializedPageWriter::new(&mut chunk.sink)
+            .write_page(CompressedPage::new(dict_page, plain_len))?;
+        chunk.dict_offset = Some(spec.offset as i64);
+        chunk.total_compressed = spec.compressed_size as i64;
+        chunk.total_uncompressed = spec.uncompressed_size as i64;
+        chunk.bytes_written = spec.bytes_written;
+        Ok(chunk)
+    }
+
+    /// Appends a (version 1) data page of `rows` rows: `buf` holds its definition levels, if
+    /// any, and values; `unencoded` is the byte size of its strings.
+    pub(super) fn page(
+        &mut self,
+        buf: Vec<u8>,
+        rows: usize,
+        unencoded: i64,
+    ) -> Result<(), ParquetError> {
         let uncompressed = buf.len();
         let page = Page::DataPage {
             buf: self.codec.compress(buf)?,
             num_values: u32::try_from(rows)
                 .map_err(|_| ParquetError::General("page too large".into()))?,
-            encoding: Encoding::RLE_DICTIONARY,
+            encoding: self.encoding,
             def_level_encoding: Encoding::RLE,
             rep_level_encoding: Encoding::RLE,
             statistics: None,
@@ -325,47 +371,54 @@ impl DictionaryChunk {
         Ok(())
     }
 
-    /// The chunk's bytes and metadata (column `descr`, chunk statistics `statistics`; `strings`:
-    /// a string column, whose unencoded sizes are kept).
-    fn finish(
+    /// The chunk's bytes and metadata (column `descr`, chunk statistics `statistics`, if any;
+    /// `strings`: a string column, whose unencoded sizes are kept).
+    pub(super) fn finish(
         self,
         descr: &ColumnDescPtr,
-        statistics: Statistics,
+        statistics: Option<Statistics>,
         strings: bool,
     ) -> Result<(Bytes, ColumnCloseResult), ParquetError> {
         let data: Bytes = self.sink.into_inner()?.into();
         let pages_written = i32::try_from(self.locations.len())
             .map_err(|_| ParquetError::General("too many pages".into()))?;
-        let mut stats = vec![PageEncodingStats {
-            page_type: PageType::DICTIONARY_PAGE,
-            encoding: Encoding::PLAIN,
-            count: 1,
-        }];
+        let mut stats = Vec::with_capacity(2);
+        // RLE for the levels, as the crate's writer notes for every column.
+        let mut encodings = vec![Encoding::RLE, self.encoding];
+        if self.dict_offset.is_some() {
+            stats.push(PageEncodingStats {
+                page_type: PageType::DICTIONARY_PAGE,
+                encoding: Encoding::PLAIN,
+                count: 1,
+            });
+            encodings.push(Encoding::PLAIN);
+        }
         if pages_written > 0 {
             stats.push(PageEncodingStats {
                 page_type: PageType::DATA_PAGE,
-                encoding: Encoding::RLE_DICTIONARY,
+                encoding: self.encoding,
                 count: pages_written,
             });
         }
-        let metadata = ColumnChunkMetaData::builder(descr.clone())
+        let mut metadata = ColumnChunkMetaData::builder(descr.clone())
             .set_compression(self.codec.compression)
-            .set_encodings_mask(EncodingMask::new_from_encodings(
-                [Encoding::PLAIN, Encoding::RLE, Encoding::RLE_DICTIONARY].iter(),
-            ))
+            .set_encodings_mask(EncodingMask::new_from_encodings(encodings.iter()))
             .set_page_encoding_stats(stats)
             .set_total_compressed_size(self.total_compressed)
             .set_total_uncompressed_size(self.total_uncompressed)
             .set_num_values(self.rows as i64)
-            .set_data_page_offset(self.data_offset.unwrap_or(self.dict_offset))
-            .set_dictionary_page_offset(Some(self.dict_offset))
-            .set_statistics(statistics)
-            .set_unencoded_byte_array_data_bytes(strings.then_some(self.unencoded_total))
-            .build()?;
+            // No page at all: offset 0, as the crate's writer sets it.
+            .set_data_page_offset(self.data_offset.or(self.dict_offset).unwrap_or(0))
+            .set_dictionary_page_offset(self.dict_offset);
+        if let Some(statistics) = statistics {
+            metadata = metadata
+                .set_statistics(statistics)
+                .set_unencoded_byte_array_data_bytes(strings.then_some(self.unencoded_total));
+        }
         let close = ColumnCloseResult {
             bytes_written: self.bytes_written,
             rows_written: self.rows as u64,
-            metadata,
+            metadata: metadata.build()?,
             bloom_filter: None,
             column_index: None,
             offset_index: Some(OffsetIndexMetaData {
@@ -394,47 +447,54 @@ pub(crate) fn run_chunk(
 }
 
 /// The chunk of a column of unsigned integers that vary by cell but are nearly constant along a
-/// log column's run (`multi_count`, `status`), from its Arrow array: a dictionary of its distinct
-/// values (in order of appearance) and RLE runs of their keys and of the definition levels.
+/// log column's run (`multi_count`, `status`), from its `values` and validity flags `valid` (of
+/// the same length): a dictionary of its distinct values (in order of appearance) and RLE runs of
+/// their keys and of the definition levels.
 ///
 /// It replaces the crate's `PLAIN` writer, whose work grows with the rows (each value copied, a
 /// definition level encoded per row, four bytes a row through Zstandard) where here it grows
-/// with the runs. `descr` is the chunk's Parquet column, `pages` the most rows in a data page.
+/// with the runs, found by [`run_length`] (flags, then values, 64 at a time). `descr` is the
+/// chunk's Parquet column, `pages` the most rows in a data page.
 pub(crate) fn cell_runs_chunk(
     descr: &ColumnDescPtr,
-    array: &arrow_array::UInt32Array,
+    values: &[u32],
+    valid: &[bool],
     compression: Compression,
     pages: usize,
 ) -> Result<(Bytes, ColumnCloseResult), ParquetError> {
-    use arrow_array::Array;
+    same_length(descr, values.len(), valid.len())?;
     let mut distinct: Vec<u32> = Vec::new();
     let mut index: std::collections::HashMap<u32, u32> = Default::default();
     let mut runs: Vec<(Option<u32>, usize)> = Vec::new();
-    let mut last: Option<Option<u32>> = None;
-    let values = array.values();
-    for (i, &v) in values.iter().enumerate() {
-        let item = array.is_valid(i).then_some(v);
-        if last == Some(item) {
-            if let Some((_, n)) = runs.last_mut() {
-                *n += 1;
-                continue;
+    let mut push = |key: Option<u32>, len: usize| match runs.last_mut() {
+        Some((k, n)) if *k == key => *n += len,
+        _ => runs.push((key, len)),
+    };
+    let mut row = 0;
+    while let Some(&flag) = valid.get(row) {
+        let len = run_length(valid.get(row..).unwrap_or(&[]), flag);
+        if !flag {
+            push(None, len);
+        } else {
+            let mut present = values.get(row..row + len).unwrap_or(&[]);
+            while let Some(&v) = present.first() {
+                let same = run_length(present, v);
+                let key = match index.get(&v) {
+                    Some(&k) => k,
+                    None => {
+                        let k = u32::try_from(distinct.len()).map_err(|_| {
+                            ParquetError::General("too many distinct values".into())
+                        })?;
+                        distinct.push(v);
+                        index.insert(v, k);
+                        k
+                    }
+                };
+                push(Some(key), same);
+                present = present.get(same..).unwrap_or(&[]);
             }
         }
-        let key = match item {
-            None => None,
-            Some(v) => Some(match index.get(&v) {
-                Some(&k) => k,
-                None => {
-                    let k = u32::try_from(distinct.len())
-                        .map_err(|_| ParquetError::General("too many distinct values".into()))?;
-                    distinct.push(v);
-                    index.insert(v, k);
-                    k
-                }
-            }),
-        };
-        last = Some(item);
-        runs.push((key, 1));
+        row += len;
     }
     runs_chunk(
         descr,
@@ -444,6 +504,21 @@ pub(crate) fn cell_runs_chunk(
         compression,
         pages,
     )
+}
+
+/// An error unless a column's values and validity flags are as many.
+pub(super) fn same_length(
+    descr: &ColumnDescPtr,
+    values: usize,
+    flags: usize,
+) -> Result<(), ParquetError> {
+    if values == flags {
+        return Ok(());
+    }
+    Err(ParquetError::General(format!(
+        "column {}: {values} values but {flags} validity flags",
+        descr.name()
+    )))
 }
 
 /// A dictionary-encoded chunk of `rows` rows given as runs of equal keys (`None`: null), in data
@@ -459,7 +534,7 @@ fn runs_chunk(
     let width = key_width(dictionary.len());
     let nullable = descr.max_def_level() > 0;
     let page_rows = pages.max(1);
-    let mut chunk = DictionaryChunk::new(compression, dictionary.plain(), dictionary.len())?;
+    let mut chunk = ChunkPages::with_dictionary(compression, dictionary.plain(), dictionary.len())?;
 
     let mut used = vec![false; dictionary.len()];
     let mut nulls = 0u64;
@@ -512,7 +587,7 @@ fn runs_chunk(
         first_row += in_page;
     }
     let strings = matches!(dictionary, Dictionary::Strings(_));
-    chunk.finish(descr, dictionary.statistics(&used, nulls), strings)
+    chunk.finish(descr, Some(dictionary.statistics(&used, nulls)), strings)
 }
 
 /// Appends `count` keys as one bit-packed run (of the RLE / bit-packing hybrid) of `width` bits
@@ -575,7 +650,7 @@ pub(crate) fn time_chunk(
     for t in times {
         plain.extend_from_slice(&t.to_le_bytes());
     }
-    let mut chunk = DictionaryChunk::new(compression, plain, records)?;
+    let mut chunk = ChunkPages::with_dictionary(compression, plain, records)?;
     let mut first_row = 0usize;
     while first_row < rows {
         let in_page = page_rows.min(rows - first_row);
@@ -598,7 +673,7 @@ pub(crate) fn time_chunk(
         Some(0),
         false,
     );
-    chunk.finish(descr, statistics, false)
+    chunk.finish(descr, Some(statistics), false)
 }
 
 #[cfg(test)]
@@ -825,16 +900,28 @@ mod tests {
         /// (`multi_count`, `status`): runs, nulls and page boundaries included, with statistics.
         #[test]
         fn the_crates_reader_reads_cell_run_chunks_back(
-            cells in proptest::collection::vec(
-                proptest::option::of(prop_oneof![4 => 0u32..3, 1 => any::<u32>()]),
-                0..300,
-            ),
-            page_rows in 1usize..80,
+            cells in prop_oneof![
+                proptest::collection::vec(
+                    proptest::option::of(prop_oneof![4 => 0u32..3, 1 => any::<u32>()]),
+                    0..300,
+                ),
+                // Long runs, past the 64 items compared at a time.
+                proptest::collection::vec(
+                    (proptest::option::of(prop_oneof![0u32..3, any::<u32>()]), 1usize..200),
+                    0..8,
+                )
+                .prop_map(|runs| {
+                    runs.into_iter().flat_map(|(v, n)| std::iter::repeat_n(v, n)).collect()
+                }),
+            ],
+            page_rows in prop_oneof![1usize..80, 100usize..1000],
         ) {
-            let array = UInt32Array::from(cells.clone());
+            // Null cells hold any value: the columns keep what an earlier row group left there.
+            let values: Vec<u32> = cells.iter().enumerate().map(|(i, c)| c.unwrap_or(i as u32)).collect();
+            let valid: Vec<bool> = cells.iter().map(Option::is_some).collect();
             let file = one_chunk_file(
                 "message m { optional int32 n (INTEGER(32,false)); }",
-                |descr, zstd| cell_runs_chunk(descr, &array, zstd, page_rows).unwrap(),
+                |descr, zstd| cell_runs_chunk(descr, &values, &valid, zstd, page_rows).unwrap(),
             );
             let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
             let meta = reader.metadata().clone();
