@@ -226,12 +226,19 @@ fn delta_binary_packed(out: &mut Vec<u8>, values: &[i64]) {
         for ((d, &v), &p) in deltas.iter_mut().zip(block).zip(previous) {
             *d = v.wrapping_sub(p);
         }
-        let deltas = deltas.get(..block.len()).unwrap_or(&[]);
-        let min = deltas.iter().copied().min().unwrap_or(0);
+        let (used, padding) = deltas.split_at_mut(block.len().min(DELTA_BLOCK));
+        let min = used.iter().copied().min().unwrap_or(0);
+        // Past the last value the deltas are the smallest, which packs as zeros.
+        padding.fill(min);
         varint(out, zigzag(min));
         let widths_at = out.len();
         out.extend_from_slice(&[0; DELTA_MINIBLOCKS]);
-        for (m, mini) in deltas.chunks(DELTA_MINIBLOCK).enumerate() {
+        let miniblocks = block.len().div_ceil(DELTA_MINIBLOCK);
+        for (m, mini) in deltas
+            .chunks_exact(DELTA_MINIBLOCK)
+            .take(miniblocks)
+            .enumerate()
+        {
             let max = mini.iter().copied().max().unwrap_or(min);
             let width = u64::BITS - (max.wrapping_sub(min) as u64).leading_zeros();
             if let Some(w) = out.get_mut(widths_at + m) {
@@ -242,24 +249,33 @@ fn delta_binary_packed(out: &mut Vec<u8>, values: &[i64]) {
     }
 }
 
-/// Appends the [`DELTA_MINIBLOCK`] values `deltas − min` (zeros past the end of `deltas`) in
-/// `width` bits each (0 to 64), least significant bit first, a 64-bit word at a time.
+/// Appends the [`DELTA_MINIBLOCK`] values `deltas − min` in `width` bits each (0 to 64), least
+/// significant bit first: `width` 64-bit words.
 fn pack_miniblock(out: &mut Vec<u8>, deltas: &[i64], min: i64, width: u32) {
     if width == 0 {
         return;
     }
-    out.reserve(DELTA_MINIBLOCK / 8 * width as usize);
-    let (mut acc, mut bits) = (0u64, 0u32);
-    let padded = deltas.iter().map(|d| d.wrapping_sub(min) as u64);
-    for x in padded.chain(std::iter::repeat(0)).take(DELTA_MINIBLOCK) {
+    let mut words = [0u64; DELTA_MINIBLOCK];
+    let (mut acc, mut bits, mut word) = (0u64, 0u32, 0usize);
+    for &d in deltas.iter().take(DELTA_MINIBLOCK) {
+        let x = d.wrapping_sub(min) as u64;
         acc |= x << bits;
         bits += width;
         if bits >= 64 {
-            out.extend_from_slice(&acc.to_le_bytes());
+            if let Some(w) = words.get_mut(word) {
+                *w = acc;
+            }
+            word += 1;
             bits -= 64;
-            // The bits of `x` that did not fit.
-            acc = if bits == 0 { 0 } else { x >> (width - bits) };
+            // The bits of `x` that did not fit (none when the word ended with it).
+            acc = x.checked_shr(width - bits).unwrap_or(0);
         }
+    }
+    let start = out.len();
+    out.resize(start + 8 * width as usize, 0);
+    let bytes = out.get_mut(start..).unwrap_or(&mut []);
+    for (dst, w) in bytes.chunks_exact_mut(8).zip(&words) {
+        dst.copy_from_slice(&w.to_le_bytes());
     }
 }
 
