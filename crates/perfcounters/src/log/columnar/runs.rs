@@ -239,17 +239,38 @@ fn key_width(len: usize) -> u8 {
 /// codec writes it).
 struct Codec {
     compression: Compression,
-    zstd: Option<zstd::bulk::Compressor<'static>>,
+    zstd: Option<(i32, zstd::bulk::Compressor<'static>)>,
 }
+
+/// The Zstandard contexts of finished chunks (with their levels), for the next ones: a row group
+/// of a few hundred kilobytes has a dozen chunks, and a fresh context allocates and initialises
+/// its tables (`ZSTD_createCCtx` and the page faults of its first use: about 2 % of the samples
+/// of writing the benchmark log, `perf`). At most [`ZSTD_KEPT`] are kept.
+static ZSTD_CONTEXTS: std::sync::Mutex<Vec<(i32, zstd::bulk::Compressor<'static>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// The most Zstandard contexts kept in [`ZSTD_CONTEXTS`].
+const ZSTD_KEPT: usize = 16;
 
 impl Codec {
     fn new(compression: Compression) -> Result<Self, ParquetError> {
         let zstd = match compression {
             Compression::UNCOMPRESSED | Compression::LZ4_RAW => None,
-            Compression::ZSTD(level) => Some(
-                zstd::bulk::Compressor::new(level.compression_level())
-                    .map_err(|e| ParquetError::External(Box::new(e)))?,
-            ),
+            Compression::ZSTD(level) => {
+                let level = level.compression_level();
+                let kept = ZSTD_CONTEXTS.lock().ok().and_then(|mut kept| {
+                    let at = kept.iter().position(|(l, _)| *l == level)?;
+                    Some(kept.swap_remove(at))
+                });
+                Some(match kept {
+                    Some(kept) => kept,
+                    None => (
+                        level,
+                        zstd::bulk::Compressor::new(level)
+                            .map_err(|e| ParquetError::External(Box::new(e)))?,
+                    ),
+                })
+            }
             other => {
                 return Err(ParquetError::NYI(format!(
                     "hand-written column chunks compressed with {other}"
@@ -261,12 +282,23 @@ impl Codec {
 
     fn compress(&mut self, data: Vec<u8>) -> Result<Bytes, ParquetError> {
         match (&mut self.zstd, self.compression) {
-            (Some(z), _) => z
+            (Some((_, z)), _) => z
                 .compress(&data)
                 .map(Bytes::from)
                 .map_err(|e| ParquetError::External(Box::new(e))),
             (None, Compression::LZ4_RAW) => Ok(lz4_flex::block::compress(&data).into()),
             (None, _) => Ok(data.into()),
+        }
+    }
+}
+
+impl Drop for Codec {
+    /// Keeps the Zstandard context for the next chunk.
+    fn drop(&mut self) {
+        if let (Some(context), Ok(mut kept)) = (self.zstd.take(), ZSTD_CONTEXTS.lock()) {
+            if kept.len() < ZSTD_KEPT {
+                kept.push(context);
+            }
         }
     }
 }
