@@ -237,8 +237,8 @@ pub(crate) struct CellArrays {
     pub(crate) value_valid: Vec<bool>,
     /// The raw samples (raw logs only).
     pub(crate) raw: Option<RawColumns>,
-    /// The buffers [`CellColumns::push`] gathers records in, handed back with the columns.
-    staged: Gathered,
+    /// The buffer [`CellColumns::push`] gathers records in, handed back with the columns.
+    staged: Vec<Cell>,
 }
 
 impl CellArrays {
@@ -305,7 +305,7 @@ pub(crate) struct RawColumns {
 #[derive(Debug, Default)]
 pub(crate) struct CellSpare {
     times: Vec<i64>,
-    staged: Gathered,
+    staged: Vec<Cell>,
     value: Vec<f64>,
     value_valid: Vec<bool>,
     raw: Option<RawColumns>,
@@ -337,67 +337,9 @@ pub(crate) struct CellColumns {
     value: Vec<f64>,
     value_valid: Vec<bool>,
     raw: Option<RawColumns>,
-    /// The cells of the last records pushed (at most [`STAGED_RECORDS`]), not yet put in their
-    /// columns' runs (see [`CellColumns::push`]).
-    staged: Gathered,
-}
-
-/// The cells of a few records, record after record (`columns` cells each), split into the long
-/// form's columns as [`CellColumns::push`] gathers them.
-#[derive(Debug, Default)]
-struct Gathered {
-    value: Vec<f64>,
-    first: Vec<i64>,
-    second: Vec<i64>,
-    multi: Vec<u32>,
-    status: Vec<u32>,
-    /// [`Gathered::VALUE`] when the cell has a value, [`Gathered::RAW`] when it has a raw sample.
-    flags: Vec<u8>,
-}
-
-impl Gathered {
-    const VALUE: u8 = 1;
-    const RAW: u8 = 2;
-
-    fn clear(&mut self) {
-        self.value.clear();
-        self.first.clear();
-        self.second.clear();
-        self.multi.clear();
-        self.status.clear();
-        self.flags.clear();
-    }
-
-    /// Room for `cells` cells (of raw logs with `raw`).
-    fn reserve(&mut self, cells: usize, raw: bool) {
-        self.value.reserve(cells);
-        self.flags.reserve(cells);
-        if raw {
-            self.first.reserve(cells);
-            self.second.reserve(cells);
-            self.multi.reserve(cells);
-            self.status.reserve(cells);
-        }
-    }
-
-    /// Appends `cell`, and its raw sample with `raw`.
-    #[inline]
-    fn push(&mut self, cell: &Cell, raw: bool) {
-        let v = cell.value();
-        self.value.push(v.unwrap_or_default());
-        let mut flags = if v.is_some() { Self::VALUE } else { 0 };
-        if raw {
-            let rc = cell.raw();
-            self.first.push(rc.map_or(0, |rc| rc.raw.first));
-            self.second.push(rc.map_or(0, |rc| rc.raw.second));
-            self.multi.push(rc.map_or(0, |rc| rc.raw.multi_count));
-            self.status.push(rc.map_or(0, |rc| rc.status.0));
-            if rc.is_some() {
-                flags |= Self::RAW;
-            }
-        }
-        self.flags.push(flags);
-    }
+    /// The cells of the last records pushed (at most [`STAGED_RECORDS`]), record after record,
+    /// not yet put in their columns' runs (see [`CellColumns::push`]).
+    staged: Vec<Cell>,
 }
 
 /// How many records [`CellColumns::push`] gathers before putting their cells in place.
@@ -408,10 +350,7 @@ impl Gathered {
 /// and a page for every cell of every buffer: 3,500 pages a record, about 40 % of the calling
 /// thread's time (`perf`) writing the generated benchmark log. Sixteen records at a time write
 /// sixteen neighbouring rows of each run at once: two cache lines of `f64`s where there were
-/// sixteen. The records gathered stay in the core's cache: split into the long form's columns as
-/// they come ([`Gathered`], 34 bytes a cell where a [`Cell`] is 48), so that putting them in
-/// place copies plain values (gathering whole cells and splitting them there took about 15 % more
-/// of the calling thread's samples, `perf`).
+/// sixteen. The records gathered (16 × columns cells of 48 bytes) stay in the core's cache.
 const STAGED_RECORDS: usize = 16;
 
 impl CellColumns {
@@ -434,7 +373,7 @@ impl CellColumns {
         times.reserve(capacity);
         let mut staged = spare.staged;
         staged.clear();
-        staged.reserve(columns.saturating_mul(STAGED_RECORDS.min(capacity)), raw);
+        staged.reserve(columns.saturating_mul(STAGED_RECORDS.min(capacity)));
         CellColumns {
             columns,
             capacity,
@@ -477,14 +416,10 @@ impl CellColumns {
         })?;
         self.times.push(t);
         let cells = record.cells.get(..self.columns).unwrap_or(&record.cells);
-        let raw = self.raw.is_some();
-        for cell in cells {
-            self.staged.push(cell, raw);
-        }
-        for _ in cells.len()..self.columns {
-            self.staged.push(&Cell::Blank, raw);
-        }
-        if self.staged.flags.len() >= STAGED_RECORDS * self.columns {
+        self.staged.extend_from_slice(cells);
+        let blanks = self.columns - cells.len();
+        self.staged.extend(std::iter::repeat_n(Cell::Blank, blanks));
+        if self.staged.len() >= STAGED_RECORDS * self.columns {
             self.put_staged();
         }
         Ok(())
@@ -494,11 +429,8 @@ impl CellColumns {
     /// column, the gathered records' neighbouring rows of its run.
     fn put_staged(&mut self) {
         let columns = self.columns;
-        let g = &self.staged;
-        let n = g.flags.len().checked_div(columns).unwrap_or(0);
+        let n = self.staged.len().checked_div(columns).unwrap_or(0);
         let first = self.times.len() - n;
-        // The gathered cells of column `c`, record after record.
-        let column = |c: usize| (0..n).map(move |k| k * columns + c);
         for c in 0..columns {
             let at = c * self.capacity + first;
             let (Some(values), Some(valid)) = (
@@ -507,14 +439,16 @@ impl CellColumns {
             ) else {
                 continue;
             };
-            for ((value, valid), i) in values.iter_mut().zip(valid).zip(column(c)) {
-                if let (Some(&v), Some(&f)) = (g.value.get(i), g.flags.get(i)) {
-                    *value = v;
-                    *valid = f & Gathered::VALUE != 0;
-                }
+            for (k, (value, valid)) in values.iter_mut().zip(valid).enumerate() {
+                let v = self.staged.get(k * columns + c).and_then(Cell::value);
+                *value = v.unwrap_or_default();
+                *valid = v.is_some();
             }
+        }
+        for c in 0..columns {
+            let at = c * self.capacity + first;
             let Some(raw) = &mut self.raw else {
-                continue;
+                break;
             };
             let (Some(first), Some(second), Some(multi), Some(status), Some(valid)) = (
                 raw.first.get_mut(at..at + n),
@@ -525,20 +459,21 @@ impl CellColumns {
             ) else {
                 continue;
             };
-            for (to, i) in first.iter_mut().zip(column(c)) {
-                *to = g.first.get(i).copied().unwrap_or(0);
-            }
-            for (to, i) in second.iter_mut().zip(column(c)) {
-                *to = g.second.get(i).copied().unwrap_or(0);
-            }
-            for (to, i) in multi.iter_mut().zip(column(c)) {
-                *to = g.multi.get(i).copied().unwrap_or(0);
-            }
-            for (to, i) in status.iter_mut().zip(column(c)) {
-                *to = g.status.get(i).copied().unwrap_or(0);
-            }
-            for (to, i) in valid.iter_mut().zip(column(c)) {
-                *to = g.flags.get(i).is_some_and(|f| f & Gathered::RAW != 0);
+            for k in 0..n {
+                let rc = self.staged.get(k * columns + c).and_then(Cell::raw);
+                if let (Some(first), Some(second), Some(multi), Some(status), Some(valid)) = (
+                    first.get_mut(k),
+                    second.get_mut(k),
+                    multi.get_mut(k),
+                    status.get_mut(k),
+                    valid.get_mut(k),
+                ) {
+                    *first = rc.map_or(0, |rc| rc.raw.first);
+                    *second = rc.map_or(0, |rc| rc.raw.second);
+                    *multi = rc.map_or(0, |rc| rc.raw.multi_count);
+                    *status = rc.map_or(0, |rc| rc.status.0);
+                    *valid = rc.is_some();
+                }
             }
         }
         self.staged.clear();
