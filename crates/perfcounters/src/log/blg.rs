@@ -131,9 +131,16 @@ impl SampleCells {
 pub const PIPE_BATCH_CELLS: usize = 8192;
 
 /// Batches the decoder thread may have decoded ahead of the calling thread (besides the one it
-/// fills and the one the calling thread reads): memory stays a few batches whatever the log's
-/// length.
-const PIPE_AHEAD: usize = 2;
+/// fills and the one the calling thread reads): memory stays a few batches (about 5 MB) whatever
+/// the log's length.
+///
+/// Eight rather than two, so that the decoder keeps decoding while the calling thread is busy for
+/// a while with something else than reading: the Parquet writer hands over a row group every
+/// 131 records of the 500-column benchmark log (with two, the decoder, the critical thread, ran
+/// about two thirds of the time, `perf`). Writing the 200 MB benchmark log as Parquet went from
+/// 208–216 ms to 197–202 ms; relog's CSV, alternated in the same runs, did not change beyond the
+/// noise (docs/columnar.md).
+const PIPE_AHEAD: usize = 8;
 
 /// The calling thread's side of the decoder thread.
 #[derive(Debug)]
