@@ -137,7 +137,7 @@ fn cell_chunk(
             if let Some(prefix) = buf.get_mut(..4) {
                 prefix.copy_from_slice(&len.to_le_bytes());
             }
-        } else if let Some((false, _)) = runs.iter().find(|(flag, _)| !flag) {
+        } else if runs.iter().any(|&(flag, _)| !flag) {
             return Err(ParquetError::General(format!(
                 "column {}: a null in a required column",
                 descr.name()

@@ -432,48 +432,45 @@ impl CellColumns {
         let n = self.staged.len().checked_div(columns).unwrap_or(0);
         let first = self.times.len() - n;
         for c in 0..columns {
-            let at = c * self.capacity + first;
+            let rows = c * self.capacity + first..c * self.capacity + first + n;
+            // The gathered cells of column `c`, record after record.
+            let cells = self.staged.iter().skip(c).step_by(columns);
             let (Some(values), Some(valid)) = (
-                self.value.get_mut(at..at + n),
-                self.value_valid.get_mut(at..at + n),
+                self.value.get_mut(rows.clone()),
+                self.value_valid.get_mut(rows.clone()),
             ) else {
                 continue;
             };
-            for (k, (value, valid)) in values.iter_mut().zip(valid).enumerate() {
-                let v = self.staged.get(k * columns + c).and_then(Cell::value);
+            for ((value, valid), cell) in values.iter_mut().zip(valid).zip(cells.clone()) {
+                let v = cell.value();
                 *value = v.unwrap_or_default();
                 *valid = v.is_some();
             }
-        }
-        for c in 0..columns {
-            let at = c * self.capacity + first;
             let Some(raw) = &mut self.raw else {
-                break;
+                continue;
             };
             let (Some(first), Some(second), Some(multi), Some(status), Some(valid)) = (
-                raw.first.get_mut(at..at + n),
-                raw.second.get_mut(at..at + n),
-                raw.multi.get_mut(at..at + n),
-                raw.status.get_mut(at..at + n),
-                raw.valid.get_mut(at..at + n),
+                raw.first.get_mut(rows.clone()),
+                raw.second.get_mut(rows.clone()),
+                raw.multi.get_mut(rows.clone()),
+                raw.status.get_mut(rows.clone()),
+                raw.valid.get_mut(rows),
             ) else {
                 continue;
             };
-            for k in 0..n {
-                let rc = self.staged.get(k * columns + c).and_then(Cell::raw);
-                if let (Some(first), Some(second), Some(multi), Some(status), Some(valid)) = (
-                    first.get_mut(k),
-                    second.get_mut(k),
-                    multi.get_mut(k),
-                    status.get_mut(k),
-                    valid.get_mut(k),
-                ) {
-                    *first = rc.map_or(0, |rc| rc.raw.first);
-                    *second = rc.map_or(0, |rc| rc.raw.second);
-                    *multi = rc.map_or(0, |rc| rc.raw.multi_count);
-                    *status = rc.map_or(0, |rc| rc.status.0);
-                    *valid = rc.is_some();
-                }
+            let rows = first
+                .iter_mut()
+                .zip(second)
+                .zip(multi)
+                .zip(status)
+                .zip(valid);
+            for (((((first, second), multi), status), valid), cell) in rows.zip(cells) {
+                let rc = cell.raw();
+                *first = rc.map_or(0, |rc| rc.raw.first);
+                *second = rc.map_or(0, |rc| rc.raw.second);
+                *multi = rc.map_or(0, |rc| rc.raw.multi_count);
+                *status = rc.map_or(0, |rc| rc.status.0);
+                *valid = rc.is_some();
             }
         }
         self.staged.clear();
