@@ -16,7 +16,6 @@ use perfcounters::log::{
     self, Cell, CounterInfo, CreateOptions, CsvFlavor, LogCounter, LogFormat, LogHeader, LogTime,
     LogWriter, PdhCsvWriter, RawCell, Record, TimeZone,
 };
-use perfcounters::path::fold_case;
 use perfcounters::query::{CounterValue, Query};
 use perfcounters::snapshot::{Snapshot, SystemTime};
 use perfcounters::{CounterPath, PdhStatus};
@@ -76,7 +75,7 @@ impl Columns {
         {
             return;
         }
-        let key = |p: &CounterPath| fold_case(&p.to_string()).into_owned();
+        let key = CounterPath::key;
         let position: std::collections::HashMap<String, usize> = counters
             .iter()
             .enumerate()

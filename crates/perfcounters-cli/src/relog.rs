@@ -19,6 +19,7 @@ use perfcounters::log::{
     OpenOptions, Record, RelogFilter, ValueRows,
 };
 use perfcounters::names::NameTable;
+use perfcounters::path::eq_ignore_case;
 use perfcounters::CounterPath;
 
 use crate::args::values::{load_tables, parse_count, read_counter_file};
@@ -386,10 +387,7 @@ fn unmatched(
     let mut out = Vec::new();
     let mut objects: Vec<&str> = Vec::new();
     for c in columns {
-        if !objects
-            .iter()
-            .any(|o| o.eq_ignore_ascii_case(&c.path.object))
-        {
+        if !objects.iter().any(|o| eq_ignore_case(o, &c.path.object)) {
             objects.push(&c.path.object);
         }
     }

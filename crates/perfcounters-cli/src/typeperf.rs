@@ -15,6 +15,7 @@ use std::time::Duration;
 use crate::args::values::{parse_count, parse_interval};
 use crate::args::windows::{Arg, Lexer};
 use crate::args::{OutputFormat, WatchOptions};
+use perfcounters::path::eq_ignore_case;
 
 /// What a typeperf command line asks for.
 #[derive(Debug, PartialEq)]
@@ -108,7 +109,7 @@ pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
             "s" => {
                 let v = lexer.value(&text)?;
                 let local = local_hostname();
-                if !v.trim_start_matches('\\').eq_ignore_ascii_case(&local)
+                if !eq_ignore_case(v.trim_start_matches('\\'), &local)
                     && v != "."
                     && v != "localhost"
                 {

@@ -131,6 +131,25 @@ impl CounterPath {
             .map(|name| format_instance(self.parent.as_deref(), name, self.index))
     }
 
+    /// The identity of this path as PDH compares paths: its canonical text ([`Display`](fmt::Display))
+    /// folded with [`fold_case`]. Two paths name the same counter, ignoring case, exactly when their
+    /// keys are equal, so the key can index a hash map of counters or log columns.
+    ///
+    /// ```
+    /// use perfcounters::path::CounterPath;
+    /// let a: CounterPath = r"\\HOST\Process(SVCHOST#1)\% Processor Time".parse().unwrap();
+    /// let b: CounterPath = r"\\host\process(svchost#1)\% processor time".parse().unwrap();
+    /// assert_eq!(a.key(), b.key());
+    /// assert_eq!(a.key(), r"\\host\process(svchost#1)\% processor time");
+    /// ```
+    pub fn key(&self) -> String {
+        let text = self.to_string();
+        match fold_case(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(folded) => folded,
+        }
+    }
+
     /// Whether any component contains the wildcard `*`.
     pub fn has_wildcard(&self) -> bool {
         self.has_instance_wildcard()
@@ -834,8 +853,8 @@ impl std::error::Error for PathError {}
 /// Matches `text` against `pattern`, in which `*` stands for any run of characters (including none),
 /// case-insensitively as PDH compares names. Every other character, `?` included, is literal.
 ///
-/// Case folding is per character: ASCII letters directly, other characters through
-/// [`char::to_lowercase`]. The algorithm is the greedy one that backtracks only to the most recent
+/// Case folding is per character, by the rule of [`fold_case`]: ASCII letters directly, other
+/// characters through [`char::to_lowercase`] when that gives one character. The algorithm is the greedy one that backtracks only to the most recent
 /// `*`, without recursion: at most `len(pattern) × len(text)` steps, so patterns such as `*a*a*a*a*b`
 /// cannot blow up. ASCII inputs are matched on bytes without allocating.
 pub fn wildcard_match(pattern: &str, text: &str) -> bool {
@@ -881,12 +900,7 @@ fn glob<T: Copy + PartialEq>(p: &[T], t: &[T], star: T, eq: impl Fn(T, T) -> boo
 }
 
 fn char_eq_ignore_case(a: char, b: char) -> bool {
-    a == b
-        || if a.is_ascii() && b.is_ascii() {
-            a.eq_ignore_ascii_case(&b)
-        } else {
-            a.to_lowercase().eq(b.to_lowercase())
-        }
+    a == b || fold_char(a) == fold_char(b)
 }
 
 /// Case-insensitive equality of two names, as PDH compares object, counter and instance names: the
@@ -916,6 +930,12 @@ pub fn eq_ignore_case(a: &str, b: &str) -> bool {
 /// lowercase form ([`char::to_lowercase`]) when that is a single character; a character whose
 /// lowercase form is longer (only `İ`, U+0130) is kept as it is, since no other character shares its
 /// lowercase form. ASCII names without capitals are returned as they are, without allocating.
+///
+/// This is the project's one case rule for names (machines, objects, instances, counters and whole
+/// paths: [`CounterPath::key`]); everything that compares, keys or sorts names ignoring case uses it
+/// or its forms [`eq_ignore_case`], [`wildcard_match`] and [`cmp_ignore_case`]. Being per character,
+/// it differs from [`str::to_lowercase`]: `ΣΣ` folds to `σσ` (not to `σς`, as a word-final sigma),
+/// and `İ` stays one character.
 pub fn fold_case(name: &str) -> std::borrow::Cow<'_, str> {
     use std::borrow::Cow;
     if name.is_ascii() {
@@ -940,6 +960,15 @@ fn fold_char(c: char) -> char {
         (Some(l), None) => l,
         _ => c,
     }
+}
+
+/// Orders two names by their [`fold_case`] forms, names equal ignoring case by their exact text: the
+/// sort order that agrees with [`eq_ignore_case`] (names that differ only in case sort together).
+pub fn cmp_ignore_case(a: &str, b: &str) -> std::cmp::Ordering {
+    a.chars()
+        .map(fold_char)
+        .cmp(b.chars().map(fold_char))
+        .then_with(|| a.cmp(b))
 }
 
 /// A name that compares and hashes as its [`fold_case`] form, without building that string: a map

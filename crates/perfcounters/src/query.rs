@@ -944,23 +944,20 @@ impl Query {
         let kept = self.state.drain(..).zip(self.values.drain(..));
         for (c, (state, value)) in self.counters.iter().zip(kept) {
             if value.raw().is_some() {
-                let key = fold_case(&c.path.to_string()).into_owned();
-                old.insert(key, (value, state.unique_id));
+                old.insert(c.path.key(), (value, state.unique_id));
             }
         }
         let (plan, runs, mut state) = Plan::build(&counters);
         let values = counters
             .iter()
             .zip(&mut state)
-            .map(
-                |(c, state)| match old.get(fold_case(&c.path.to_string()).as_ref()).cloned() {
-                    Some((value, unique_id)) => {
-                        state.unique_id = unique_id;
-                        value
-                    }
-                    None => missing(PdhStatus::PDH_NO_DATA),
-                },
-            )
+            .map(|(c, state)| match old.get(&c.path.key()).cloned() {
+                Some((value, unique_id)) => {
+                    state.unique_id = unique_id;
+                    value
+                }
+                None => missing(PdhStatus::PDH_NO_DATA),
+            })
             .collect();
         self.plan = plan;
         self.runs = runs;

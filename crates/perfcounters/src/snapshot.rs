@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::counter_type::{CounterType, TimeBase};
-use crate::path::{format_instance, write_index, Folded};
+use crate::path::{eq_ignore_case, format_instance, write_index, Folded};
 use crate::raw::RawCounter;
 
 mod build;
@@ -626,11 +626,9 @@ impl Snapshot {
 
     /// The first object with this name (ASCII case-insensitive, like PDH).
     pub fn object_by_name(&self, name: &str) -> Option<&Object> {
-        self.objects.iter().find(|o| {
-            o.name
-                .as_deref()
-                .is_some_and(|n| n.eq_ignore_ascii_case(name))
-        })
+        self.objects
+            .iter()
+            .find(|o| o.name.as_deref().is_some_and(|n| eq_ignore_case(n, name)))
     }
 
     /// The clock of this snapshot's header: `perf_time`, `perf_freq` and `perf_time_100ns`.
@@ -874,10 +872,7 @@ impl Object {
     /// counters that reuse their numerator's name.
     pub fn counter_position_by_name(&self, name: &str) -> Option<usize> {
         self.counters.iter().position(|c| {
-            !c.counter_type.is_base()
-                && c.name
-                    .as_deref()
-                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            !c.counter_type.is_base() && c.name.as_deref().is_some_and(|n| eq_ignore_case(n, name))
         })
     }
 

@@ -17,6 +17,8 @@
 
 use std::fmt;
 
+use crate::path::fold_case;
+
 /// Close names as the library's errors end a message: `; did you mean "Processor"?`,
 /// `; did you mean "a", "b" or "c"?`, and nothing without names.
 ///
@@ -52,13 +54,10 @@ impl fmt::Display for DidYouMean<'_> {
 }
 
 /// Up to three names close to `wanted`: case-insensitive edit distance within a third of the length
-/// (at least 2), or containing / contained in it.
+/// (at least 2), or containing / contained in it. Case is ignored by the rule of names
+/// ([`fold_case`]).
 pub fn suggest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<String> {
-    let w: Vec<char> = wanted
-        .to_lowercase()
-        .chars()
-        .filter(|c| *c != '*')
-        .collect();
+    let w: Vec<char> = fold_case(wanted).chars().filter(|c| *c != '*').collect();
     if w.is_empty() {
         return Vec::new();
     }
@@ -66,11 +65,13 @@ pub fn suggest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> V
     let wanted_lower: String = w.iter().collect();
     let mut scored: Vec<(usize, String)> = Vec::new();
     for c in candidates {
-        let lc = c.to_lowercase();
+        let lc = fold_case(c);
         let d = edit_distance(&w, &lc.chars().collect::<Vec<_>>());
         let score = if d <= limit {
             d
-        } else if w.len() >= 3 && (lc.contains(&wanted_lower) || wanted_lower.contains(&lc)) {
+        } else if w.len() >= 3
+            && (lc.contains(wanted_lower.as_str()) || wanted_lower.contains(lc.as_ref()))
+        {
             limit + 1 + lc.chars().count().abs_diff(w.len())
         } else {
             continue;

@@ -31,6 +31,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use perfcounters::export::{CounterConfig, ExportConfig, ObjectConfig};
+use perfcounters::path::eq_ignore_case;
 use perfcounters::source::Catalog;
 use perfcounters::CounterPath;
 use serde::Deserialize;
@@ -185,7 +186,7 @@ impl ServeConfig {
         for o in &self.objects {
             config
                 .objects
-                .retain(|d| !d.object.eq_ignore_ascii_case(&o.object));
+                .retain(|d| !eq_ignore_case(&d.object, &o.object));
             config.objects.push(ObjectConfig {
                 object: o.object.clone(),
                 collector: o.collector.clone(),
@@ -223,7 +224,7 @@ impl ServeConfig {
             let entry = match config
                 .objects
                 .iter_mut()
-                .find(|o| o.object.eq_ignore_ascii_case(&path.object) && o.metric.is_none())
+                .find(|o| eq_ignore_case(&o.object, &path.object) && o.metric.is_none())
             {
                 Some(e) => e,
                 None => {
@@ -256,7 +257,7 @@ impl ServeConfig {
         if let Some(instances) = process {
             config
                 .objects
-                .retain(|o| !o.object.eq_ignore_ascii_case("Process"));
+                .retain(|o| !eq_ignore_case(&o.object, "Process"));
             config = config.with_process(&instances);
         }
         Ok(config)

@@ -44,7 +44,7 @@ use crate::log::model::{LogHeader, LogReader, LogTime, Record, TimeZone};
 use crate::log::relog::{CounterFilter, Filtered, Merge, RelogFilter};
 use crate::log::LogError;
 use crate::names::NameTable;
-use crate::path::CounterPath;
+use crate::path::{eq_ignore_case, CounterPath};
 
 use super::rules::{Analysis, DataSourceKind, Question, Rules};
 use super::script::{Operator, Script, ScriptValue, StaticThreshold};
@@ -824,7 +824,7 @@ fn evaluate(
                                 counter_index(&mut column_of, &mut log_columns, x),
                                 counter_index(&mut column_of, &mut log_columns, y),
                             );
-                            let key = path.to_string().to_lowercase();
+                            let key = path.key();
                             match generated_of.get(&key) {
                                 Some(&m) => m,
                                 None => {
@@ -956,7 +956,7 @@ fn evaluate(
     let mut machines: Vec<String> = Vec::new();
     for c in &header.counters {
         if let Some(m) = &c.path.machine {
-            if !machines.iter().any(|x| x.eq_ignore_ascii_case(m)) {
+            if !machines.iter().any(|x| eq_ignore_case(x, m)) {
                 machines.push(m.clone());
             }
         }
@@ -1304,7 +1304,15 @@ fn excluded(excludes: &[String], path: &CounterPath) -> bool {
     };
     excludes
         .iter()
-        .any(|e| e.eq_ignore_ascii_case(instance) || e.eq_ignore_ascii_case(&full))
+        .any(|e| eq_ignore_case(e, instance) || eq_ignore_case(e, &full))
+}
+
+/// Whether two optional names are both absent or equal ignoring case.
+fn same_name(a: &Option<String>, b: &Option<String>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => eq_ignore_case(a, b),
+        (a, b) => a.is_none() && b.is_none(),
+    }
 }
 
 /// What a threshold call reads: log columns, or per-slice values generated from two of them.
@@ -1390,13 +1398,10 @@ fn resolve(
                         let partner = bandwidth.iter().flatten().copied().find(|&y| {
                             header.counters.get(y).is_some_and(|c| {
                                 let py = &c.path;
-                                py.instance.as_deref().map(str::to_lowercase)
-                                    == px.instance.as_deref().map(str::to_lowercase)
-                                    && py.parent.as_deref().map(str::to_lowercase)
-                                        == px.parent.as_deref().map(str::to_lowercase)
+                                same_name(&py.instance, &px.instance)
+                                    && same_name(&py.parent, &px.parent)
                                     && py.index == px.index
-                                    && py.machine.as_deref().map(str::to_lowercase)
-                                        == px.machine.as_deref().map(str::to_lowercase)
+                                    && same_name(&py.machine, &px.machine)
                             })
                         });
                         if let Some(y) = partner {

@@ -16,6 +16,7 @@
 //! `windows_logical_disk_info`, `windows_net_nic_info`, `windows_cpu_logical_processor`,
 //! `windows_system_processes_limit`, `windows_process_info`, …) are not produced.
 
+use crate::path::eq_ignore_case;
 use crate::source::{Catalog, ObjectInfo, Request};
 
 use super::naming::{Conversion, Rule};
@@ -668,7 +669,7 @@ pub fn windows_exporter(catalog: &Catalog, process: Option<&[String]>) -> Plan {
         let mut counters: Vec<String> = Vec::new();
         for s in &series {
             for c in std::iter::once(&s.counter).chain(s.counter2.iter()) {
-                if !counters.iter().any(|x| x.eq_ignore_ascii_case(c)) {
+                if !counters.iter().any(|x| eq_ignore_case(x, c)) {
                     counters.push(c.clone());
                 }
             }

@@ -43,7 +43,7 @@ pub use guard::CounterGuard;
 pub use text::{encode, TextFormat};
 
 use crate::counter_type::CounterType;
-use crate::path::wildcard_match;
+use crate::path::{eq_ignore_case, wildcard_match};
 use crate::snapshot::{
     Instance, Object, ObjectData, Snapshot, Value, FILETIME_UNIX_EPOCH, FREQ_100NS,
 };
@@ -242,7 +242,7 @@ impl ExportConfig {
                     ));
                 }
                 for c in matched {
-                    if process && c.name.eq_ignore_ascii_case(ID_PROCESS) {
+                    if process && eq_ignore_case(&c.name, ID_PROCESS) {
                         continue; // carried by the process_id label
                     }
                     let rules = rule_for(&c.name, c.counter_type);
@@ -302,7 +302,7 @@ impl ExportConfig {
             }
             let mut counters: Vec<String> = Vec::new();
             for s in &series {
-                if !counters.iter().any(|c| c.eq_ignore_ascii_case(&s.counter)) {
+                if !counters.iter().any(|c| eq_ignore_case(c, &s.counter)) {
                     counters.push(s.counter.clone());
                 }
             }

@@ -155,6 +155,13 @@ impl LogCounter {
             info,
         }
     }
+
+    /// The column's identity: its written name folded with [`fold_case`](crate::path::fold_case),
+    /// the case rule of counter paths. Two columns are the same counter exactly when their keys are
+    /// equal (merging logs, appending to a log, and reopening a SQL log compare them this way).
+    pub fn key(&self) -> String {
+        crate::path::fold_case(&self.name).into_owned()
+    }
 }
 
 /// The header of a log: what it is, where its time stamps are, and its columns.

@@ -25,7 +25,7 @@ use crate::encoding::{sniff_bom, TextEncoding};
 use crate::format::blg::{looks_like_blg, SNIFF_LEN};
 
 use super::error::{LogError, LogErrorKind};
-use super::model::{LogFormat, LogHeader, LogReader, LogWriter, Record, RecordEncoder};
+use super::model::{LogCounter, LogFormat, LogHeader, LogReader, LogWriter, Record, RecordEncoder};
 use super::pdh_csv::{CsvFlavor, PdhCsvLogWriter};
 use super::pdh_csv_read::{sniff_flavor, CsvReadOptions, PdhCsvReader};
 use super::{BlgLogReader, BlgTimesReader, Merge};
@@ -634,11 +634,7 @@ impl AppendCsv {
 
 /// The columns of a header, compared without regard to case (as Windows compares counter paths).
 fn column_keys(header: &LogHeader) -> Vec<String> {
-    header
-        .counters
-        .iter()
-        .map(|c| c.name.to_lowercase())
-        .collect()
+    header.counters.iter().map(LogCounter::key).collect()
 }
 
 impl LogWriter for AppendCsv {

@@ -381,7 +381,7 @@ impl Merge {
             let h = reader.header();
             let mut map = Vec::with_capacity(h.counters.len());
             for c in &h.counters {
-                let key = c.name.to_lowercase();
+                let key = c.key();
                 let col = *index.entry(key).or_insert_with(|| {
                     header.counters.push(c.clone());
                     header.counters.len() - 1

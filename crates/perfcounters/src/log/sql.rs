@@ -337,7 +337,7 @@ impl SqlLogWriter {
         let reader_cols = read_columns(&self.conn, guid, &self.source)?;
         Ok(reader_cols
             .into_iter()
-            .map(|(id, c)| (id, c.name.to_lowercase()))
+            .map(|(id, c)| (id, c.key()))
             .collect())
     }
 }
@@ -458,7 +458,7 @@ impl LogWriter for SqlLogWriter {
             )
             .map_err(self.err())?;
         for c in &header.counters {
-            let key = c.name.to_lowercase();
+            let key = c.key();
             let id = match known.remove(&key) {
                 Some(id) => id,
                 None => {

@@ -48,6 +48,7 @@ const fn e(index: u32, name: &'static str, evidence: Evidence) -> BuiltinName {
     }
 }
 
+use crate::path::eq_ignore_case;
 use Evidence::{Confirmed, Documented, Observed};
 
 /// The built-in English name table, by ascending index. Use
@@ -800,7 +801,7 @@ pub static LINUX_COUNTERS: &[CounterIndex] = &[
 pub fn object_index(name: &str) -> Option<u32> {
     LINUX_OBJECTS
         .iter()
-        .find(|o| o.name.eq_ignore_ascii_case(name))
+        .find(|o| eq_ignore_case(o.name, name))
         .and_then(|o| o.index)
 }
 
@@ -809,6 +810,6 @@ pub fn object_index(name: &str) -> Option<u32> {
 pub fn counter_index(object: &str, counter: &str) -> Option<u32> {
     LINUX_COUNTERS
         .iter()
-        .find(|c| c.object.eq_ignore_ascii_case(object) && c.counter.eq_ignore_ascii_case(counter))
+        .find(|c| eq_ignore_case(c.object, object) && eq_ignore_case(c.counter, counter))
         .map(|c| c.index)
 }

@@ -95,7 +95,9 @@ pub fn parse_counter_lang(text: &str) -> Result<Vec<CounterLangTable>, CounterLa
             return;
         };
         let next = SYNTHETIC_BASE.saturating_add(u32::try_from(index_of.len()).unwrap_or(u32::MAX));
-        let index = *index_of.entry(english.to_lowercase()).or_insert(next);
+        let index = *index_of
+            .entry(crate::path::fold_case(english).into_owned())
+            .or_insert(next);
         for a in node.attributes() {
             if a.value().is_empty() {
                 continue;

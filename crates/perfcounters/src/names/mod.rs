@@ -74,17 +74,11 @@ impl fmt::Debug for NameTable {
     }
 }
 
-/// The key of the reverse map: the name folded to lower case.
-///
-/// ASCII names (all of the built-in table) fold with `to_ascii_lowercase`; others use Unicode
-/// lower-casing (`str::to_lowercase`). Windows compares with the locale-aware `lstrcmpi`, which
-/// agrees for ASCII and for the usual letters of other scripts.
+/// The key of the reverse map: the name folded by the case rule of names
+/// ([`fold_case`](crate::path::fold_case)). Windows compares with the locale-aware `lstrcmpi`,
+/// which agrees for ASCII and for the usual letters of other scripts.
 fn fold(name: &str) -> Box<str> {
-    if name.is_ascii() {
-        name.to_ascii_lowercase().into_boxed_str()
-    } else {
-        name.to_lowercase().into_boxed_str()
-    }
+    crate::path::fold_case(name).into()
 }
 
 impl NameTable {

@@ -21,6 +21,7 @@ use crate::format::v1::{
 };
 use crate::format::{DecodeError, Endian};
 use crate::names::NameTable;
+use crate::path::eq_ignore_case;
 use crate::snapshot::{
     name_instances, Instance, Object, ObjectData, SampleClock, Span, SystemTime,
 };
@@ -169,12 +170,7 @@ impl BlockReader {
         let block = PerfDataBlock::parse(bytes).map_err(&decode)?;
         // The objects whose names the request may select, with their definitions.
         let wanted = |name: Option<&str>| {
-            name.is_some_and(|n| {
-                request
-                    .objects
-                    .iter()
-                    .any(|w| w.object.eq_ignore_ascii_case(n))
-            })
+            name.is_some_and(|n| request.objects.iter().any(|w| eq_ignore_case(&w.object, n)))
         };
         let mut shells: Vec<Object> = Vec::new();
         let mut shell_of: Vec<(usize, ValueLayout<'s>)> = Vec::new();

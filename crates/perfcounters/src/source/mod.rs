@@ -116,9 +116,7 @@ impl Catalog {
 
     /// The object with this name (ASCII case-insensitive).
     pub fn object(&self, name: &str) -> Option<&ObjectInfo> {
-        self.objects
-            .iter()
-            .find(|o| o.name.eq_ignore_ascii_case(name))
+        self.objects.iter().find(|o| eq_ignore_case(&o.name, name))
     }
 
     /// The object a counter path names `name`: the object with this English name, or else the
@@ -197,9 +195,7 @@ pub struct ObjectInfo {
 impl ObjectInfo {
     /// The counter with this name (ASCII case-insensitive).
     pub fn counter(&self, name: &str) -> Option<&CatalogCounter> {
-        self.counters
-            .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(name))
+        self.counters.iter().find(|c| eq_ignore_case(&c.name, name))
     }
 }
 

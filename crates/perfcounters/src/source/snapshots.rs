@@ -5,6 +5,7 @@
 use super::{Catalog, CatalogCounter, ObjectInfo, Request, SourceError};
 use crate::format::v2::{CounterSetRegistration, NO_COUNTER, PERF_ATTRIB_NO_DISPLAYABLE};
 use crate::names::NameTable;
+use crate::path::eq_ignore_case;
 use crate::snapshot::{Object, ObjectData, Snapshot};
 
 /// Describes one object of a snapshot. Objects without a name give `None`; counters without a name
@@ -132,11 +133,7 @@ pub fn select_objects(mut snapshot: Snapshot, request: &Request) -> Result<Snaps
 /// errors: for each requested object not selected yet, the first object with its name (ASCII case
 /// ignored), which must hold every requested counter.
 pub fn select_positions(objects: &[Object], request: &Request) -> Result<Vec<usize>, SourceError> {
-    let named = |o: &Object, name: &str| {
-        o.name
-            .as_deref()
-            .is_some_and(|n| n.eq_ignore_ascii_case(name))
-    };
+    let named = |o: &Object, name: &str| o.name.as_deref().is_some_and(|n| eq_ignore_case(n, name));
     let mut selected: Vec<usize> = Vec::with_capacity(request.objects.len());
     for wanted in &request.objects {
         if selected
@@ -173,7 +170,7 @@ pub fn present_objects(
         let held = objects.iter().any(|o| {
             o.name
                 .as_deref()
-                .is_some_and(|n| n.eq_ignore_ascii_case(&wanted.object))
+                .is_some_and(|n| eq_ignore_case(n, &wanted.object))
         });
         if held {
             present.objects.push(wanted.clone());
@@ -195,7 +192,7 @@ pub fn keep_objects(mut snapshot: Snapshot, request: &Request) -> Snapshot {
         let position = objects.iter().position(|o| {
             o.as_ref()
                 .and_then(|o| o.name.as_deref())
-                .is_some_and(|n| n.eq_ignore_ascii_case(&wanted.object))
+                .is_some_and(|n| eq_ignore_case(n, &wanted.object))
         });
         if let Some(object) = position
             .and_then(|p| objects.get_mut(p))

@@ -28,8 +28,8 @@ use super::LogFileHeader;
 use crate::counter_type::CounterInfo;
 use crate::format::DecodeError;
 use crate::names::NameTable;
-use crate::path::fold_case;
 use crate::path::CounterPath;
+use crate::path::{cmp_ignore_case, fold_case};
 use crate::raw::RawCounter;
 use crate::snapshot::{Instance, ObjectData, Snapshot, Value};
 use crate::status::PdhStatus;
@@ -502,21 +502,13 @@ pub(crate) fn display_order(specs: &[CounterSpec], columns: &[Column]) -> Vec<us
         let (ca, cb) = (&columns[a], &columns[b]);
         ca.entry.cmp(&cb.entry).then_with(|| {
             if whole(ca) {
-                fold_cmp(&ca.path.counter, &cb.path.counter).then(a.cmp(&b))
+                cmp_ignore_case(&ca.path.counter, &cb.path.counter).then(a.cmp(&b))
             } else {
                 a.cmp(&b)
             }
         })
     });
     order
-}
-
-/// Case-insensitive comparison of counter names (Unicode lower case), ties broken ordinally.
-fn fold_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    a.chars()
-        .flat_map(char::to_lowercase)
-        .cmp(b.chars().flat_map(char::to_lowercase))
-        .then_with(|| a.cmp(b))
 }
 
 /// The last local → UTC conversion: the values of a sample share their time stamps, and a local

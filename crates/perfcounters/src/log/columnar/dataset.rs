@@ -267,7 +267,11 @@ impl LogWriter for DatasetWriter {
     fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
         let mut by_machine: HashMap<Option<String>, usize> = HashMap::new();
         for (k, c) in header.counters.iter().enumerate() {
-            let key = c.path.machine.as_ref().map(|m| m.to_uppercase());
+            let key = c
+                .path
+                .machine
+                .as_deref()
+                .map(|m| crate::path::fold_case(m).into_owned());
             let m = *by_machine.entry(key).or_insert_with(|| {
                 self.machines.push((
                     LogHeader {

@@ -2,6 +2,7 @@
 //! help texts (which state the Linux source and every approximation).
 
 use crate::counter_type::CounterType as T;
+use crate::path::eq_ignore_case;
 use crate::source::{DETAIL_ADVANCED as ADV, DETAIL_NOVICE as NOV};
 
 /// What a row's value is; each object's collector maps keys to raw values.
@@ -136,7 +137,7 @@ impl ObjDef {
     pub fn row(&self, name: &str) -> Option<usize> {
         self.rows
             .iter()
-            .position(|r| !r.ty.is_base() && r.name.eq_ignore_ascii_case(name))
+            .position(|r| !r.ty.is_base() && eq_ignore_case(r.name, name))
     }
 }
 
@@ -495,7 +496,7 @@ pub(crate) fn object(name: &str) -> Option<&'static ObjDef> {
     OBJECTS
         .iter()
         .copied()
-        .find(|o| o.name.eq_ignore_ascii_case(name))
+        .find(|o| eq_ignore_case(o.name, name))
 }
 
 #[cfg(test)]

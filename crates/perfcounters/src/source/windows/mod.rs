@@ -32,6 +32,7 @@ pub use perflib::{PerfLibApi, PerfLibSource, QueryHandle, Registered};
 pub use record::{record, RecordOptions};
 pub use registry::{PerfKey, PerfRegistry, RawNameTables, RegistrySource};
 
+use crate::path::eq_ignore_case;
 use crate::snapshot::Snapshot;
 use crate::source::snapshots::combine;
 use crate::source::{Catalog, ObjectRequest, Request, Source, SourceError, SourceErrorKind};
@@ -120,7 +121,7 @@ impl<R: PerfRegistry, P: PerfLibApi> WindowsSource<R, P> {
     fn route(&self, object: &str) -> Option<Route> {
         self.routes
             .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(object))
+            .find(|(n, _)| eq_ignore_case(n, object))
             .map(|(_, r)| *r)
     }
 
@@ -228,7 +229,7 @@ impl<R: PerfRegistry, P: PerfLibApi> Source for WindowsSource<R, P> {
                 .iter()
                 .position(|o: &ObjectRequest| {
                     name.as_deref()
-                        .is_some_and(|n| n.eq_ignore_ascii_case(&o.object))
+                        .is_some_and(|n| eq_ignore_case(n, &o.object))
                 })
                 .unwrap_or(usize::MAX)
         };

@@ -11,6 +11,7 @@ use crate::format::v2::{
     PERF_REG_COUNTERSET_HELP_STRING, PERF_REG_COUNTERSET_STRUCT, PERF_REG_COUNTER_ENGLISH_NAMES,
     PERF_REG_COUNTER_HELP_STRINGS, PERF_WILDCARD_COUNTER,
 };
+use crate::path::eq_ignore_case;
 use crate::snapshot::Snapshot;
 use crate::source::snapshots::{counterset_info, keep_objects};
 use crate::source::{ObjectInfo, Request, SourceError, SourceErrorKind};
@@ -280,7 +281,7 @@ impl<P: PerfLibApi> PerfLibSource<P> {
                 r.registration
                     .name
                     .as_deref()
-                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                    .is_some_and(|n| eq_ignore_case(n, name))
             })
             .collect();
         found.sort_by_key(|r| r.registration.guid.to_bytes());

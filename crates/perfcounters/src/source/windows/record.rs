@@ -7,6 +7,7 @@ use super::{PerfLibApi, PerfRegistry, WindowsSource};
 use crate::format::capture::{
     Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile, ENGLISH,
 };
+use crate::path::eq_ignore_case;
 use crate::source::{Request, Source, SourceError};
 
 /// What to record.
@@ -89,7 +90,7 @@ pub fn record<R: PerfRegistry, P: PerfLibApi>(
                 r.registration
                     .name
                     .as_deref()
-                    .is_some_and(|n| n.eq_ignore_ascii_case(&wanted.object))
+                    .is_some_and(|n| eq_ignore_case(n, &wanted.object))
             }) {
                 registrations.push(r.raw.clone());
             }
