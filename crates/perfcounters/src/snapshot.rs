@@ -624,7 +624,7 @@ impl Snapshot {
         self.objects.iter().find(|o| o.index == index)
     }
 
-    /// The first object with this name (ASCII case-insensitive, like PDH).
+    /// The first object with this name (case-insensitive, like PDH: [`eq_ignore_case`](crate::path::eq_ignore_case)).
     pub fn object_by_name(&self, name: &str) -> Option<&Object> {
         self.objects
             .iter()
@@ -868,7 +868,7 @@ impl Object {
         self.counters.iter().position(|c| c.index == index)
     }
 
-    /// The position of the first counter with this name (ASCII case-insensitive), skipping base
+    /// The position of the first counter with this name (case-insensitive), skipping base
     /// counters that reuse their numerator's name.
     pub fn counter_position_by_name(&self, name: &str) -> Option<usize> {
         self.counters.iter().position(|c| {

@@ -103,7 +103,7 @@ impl Sample {
 /// Telegraf's `win_perf_counters` and OpenTelemetry's `windowsperfcounters` share).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectConfig {
-    /// The object name (ASCII case-insensitive), e.g. `Processor Information`.
+    /// The object name (case-insensitive), e.g. `Processor Information`.
     pub object: String,
     /// The collector name (the `collector` label of the self-metrics); default: the object in snake case.
     pub collector: Option<String>,

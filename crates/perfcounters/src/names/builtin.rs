@@ -796,7 +796,7 @@ pub static LINUX_COUNTERS: &[CounterIndex] = &[
     c("Paging File", "% Usage Peak", 704, Observed),
 ];
 
-/// The English title index of an object of the Linux source (ASCII case-insensitive); `None` for
+/// The English title index of an object of the Linux source (case-insensitive); `None` for
 /// unknown objects and for V2 countersets without a fixed index.
 pub fn object_index(name: &str) -> Option<u32> {
     LINUX_OBJECTS
@@ -805,7 +805,7 @@ pub fn object_index(name: &str) -> Option<u32> {
         .and_then(|o| o.index)
 }
 
-/// The English title index of `counter` in `object` (both ASCII case-insensitive), from
+/// The English title index of `counter` in `object` (both case-insensitive), from
 /// [`LINUX_COUNTERS`].
 pub fn counter_index(object: &str, counter: &str) -> Option<u32> {
     LINUX_COUNTERS

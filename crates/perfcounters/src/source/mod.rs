@@ -59,7 +59,7 @@ pub trait Source {
     /// The objects this source offers, with their counter definitions.
     fn catalog(&mut self) -> Result<Catalog, SourceError>;
 
-    /// The current instance names of `object` (ASCII case-insensitive), in the order a collection
+    /// The current instance names of `object` (case-insensitive), in the order a collection
     /// would report them. Empty for single-instance objects.
     fn instances(&mut self, object: &str) -> Result<Vec<String>, SourceError>;
 
@@ -114,7 +114,7 @@ impl Catalog {
         snapshots::catalog_of(snapshot, help)
     }
 
-    /// The object with this name (ASCII case-insensitive).
+    /// The object with this name (case-insensitive).
     pub fn object(&self, name: &str) -> Option<&ObjectInfo> {
         self.objects.iter().find(|o| eq_ignore_case(&o.name, name))
     }
@@ -193,7 +193,7 @@ pub struct ObjectInfo {
 }
 
 impl ObjectInfo {
-    /// The counter with this name (ASCII case-insensitive).
+    /// The counter with this name (case-insensitive).
     pub fn counter(&self, name: &str) -> Option<&CatalogCounter> {
         self.counters.iter().find(|c| eq_ignore_case(&c.name, name))
     }
@@ -230,9 +230,9 @@ pub struct Request {
 /// One object of a [`Request`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ObjectRequest {
-    /// The object name (ASCII case-insensitive).
+    /// The object name (case-insensitive).
     pub object: String,
-    /// The counter names wanted (ASCII case-insensitive); empty means all counters.
+    /// The counter names wanted (case-insensitive); empty means all counters.
     pub counters: Vec<String>,
 }
 

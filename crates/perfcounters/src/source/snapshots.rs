@@ -130,7 +130,7 @@ pub fn select_objects(mut snapshot: Snapshot, request: &Request) -> Result<Snaps
 }
 
 /// The positions in `objects` of the objects [`select_objects`] keeps, in request order, with its
-/// errors: for each requested object not selected yet, the first object with its name (ASCII case
+/// errors: for each requested object not selected yet, the first object with its name (case
 /// ignored), which must hold every requested counter.
 pub fn select_positions(objects: &[Object], request: &Request) -> Result<Vec<usize>, SourceError> {
     let named = |o: &Object, name: &str| o.name.as_deref().is_some_and(|n| eq_ignore_case(n, name));

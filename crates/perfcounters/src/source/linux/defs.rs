@@ -133,7 +133,7 @@ pub(crate) struct ObjDef {
 }
 
 impl ObjDef {
-    /// Position of the displayable row named `name` (ASCII case-insensitive).
+    /// Position of the displayable row named `name` (case-insensitive).
     pub fn row(&self, name: &str) -> Option<usize> {
         self.rows
             .iter()
@@ -491,7 +491,7 @@ pub(crate) const OBJECTS: &[&ObjDef] = &[
     &NETWORK_INTERFACE,
 ];
 
-/// The object named `name` (ASCII case-insensitive).
+/// The object named `name` (case-insensitive).
 pub(crate) fn object(name: &str) -> Option<&'static ObjDef> {
     OBJECTS
         .iter()

@@ -271,7 +271,7 @@ impl<P: PerfLibApi> PerfLibSource<P> {
         Ok(out)
     }
 
-    /// The counterset with this English name (ASCII case-insensitive), among those read so far by
+    /// The counterset with this English name (case-insensitive), among those read so far by
     /// [`PerfLibSource::catalog`] or [`PerfLibSource::registration`].
     pub fn find(&self, name: &str) -> Option<Guid> {
         let mut found: Vec<&Registered> = self
