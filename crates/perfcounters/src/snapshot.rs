@@ -624,7 +624,7 @@ impl Snapshot {
         self.objects.iter().find(|o| o.index == index)
     }
 
-    /// The first object with this name (case-insensitive, like PDH: [`eq_ignore_case`](crate::path::eq_ignore_case)).
+    /// The first object with this name (case-insensitive, like PDH: [`eq_ignore_case`]).
     pub fn object_by_name(&self, name: &str) -> Option<&Object> {
         self.objects
             .iter()
