@@ -7,11 +7,9 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
 
-use perfcounters::analyze::{analyze_logs, AnalyzeOptions, Interval, Pass, Rules};
-use perfcounters::log::{self, parse_relog_time, CounterFilter, LogError, LogReader, OpenOptions};
-use perfcounters::names::counter_lang::{looks_like_counter_lang, parse_counter_lang};
-use perfcounters::names::NameTable;
-use perfcounters::path::CounterPath;
+use perfcounters::analyze::{analyze_pipeline, Interval, Rules};
+use perfcounters::log::{parse_relog_time, Pipeline, TimeBound};
+use perfcounters::names::NameTables;
 
 use crate::args::refuse_existing;
 use crate::report;
@@ -99,66 +97,6 @@ fn parse_interval(s: &str) -> Result<Interval, String> {
     }
 }
 
-/// Opens the logs with the library's opener (content first, name second) for `pass`: for
-/// [`Pass::Times`] their records' times alone; for [`Pass::Values`] whole, printing what their
-/// readers stepped over.
-fn open_logs(
-    logs: &[String],
-    code_page: Option<u16>,
-    pass: Pass,
-) -> Result<Vec<Box<dyn LogReader>>, LogError> {
-    let values = pass == Pass::Values;
-    let options = OpenOptions::default()
-        .with_code_page(code_page)
-        .with_times_only(!values);
-    let mut out = Vec::new();
-    for l in logs {
-        for reader in log::open(l, &options)? {
-            if values {
-                for w in reader.warnings() {
-                    eprintln!("perfcounters: warning: {w}");
-                }
-            }
-            out.push(reader);
-        }
-    }
-    if out.is_empty() {
-        return Err(LogError::usage("analyze", "no log to analyse"));
-    }
-    Ok(out)
-}
-
-/// `--names`: (the log's tables, English tables besides the built-in one).
-fn load_names(
-    files: &[PathBuf],
-    code_page: Option<u16>,
-) -> Result<(Vec<NameTable>, Vec<NameTable>)> {
-    let mut names = Vec::new();
-    let mut english = Vec::new();
-    for f in files {
-        let bytes =
-            std::fs::read(f).with_context(|| format!("cannot read name table {}", f.display()))?;
-        let text = String::from_utf8_lossy(&bytes);
-        if looks_like_counter_lang(&text) {
-            let tables = parse_counter_lang(&text).map_err(|e| anyhow!("{}: {e}", f.display()))?;
-            for t in tables {
-                if t.locale.eq_ignore_ascii_case("enUS") {
-                    english.push(t.names);
-                } else {
-                    names.push(t.names);
-                }
-            }
-        } else {
-            names.extend(
-                crate::args::values::load_tables(std::slice::from_ref(f), code_page)?
-                    .into_iter()
-                    .skip(1),
-            );
-        }
-    }
-    Ok((names, english))
-}
-
 /// Runs `analyze`.
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
     if let Some(o) = &args.output {
@@ -182,36 +120,18 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             .map(|s| parse_relog_time(s).map_err(|e| anyhow!("invalid time for -{flag}: {e}")))
             .transpose()
     };
-    let mut patterns = Vec::new();
-    for p in &args.counters {
-        patterns.push(CounterPath::parse(p).map_err(|e| anyhow!("invalid counter path {p}: {e}"))?);
+    let pipeline = Pipeline::new(args.logs.iter().cloned())
+        .code_page(args.code_page)
+        .counters(args.counters.iter().cloned())
+        .names(NameTables::load(&args.names, args.code_page)?)
+        .begin(time("b", &args.begin)?.map(TimeBound::Local))
+        .end(time("e", &args.end)?.map(TimeBound::Local));
+    let analyzed = analyze_pipeline(&pipeline, &rules, args.interval, &args.set)?;
+    for w in &analyzed.warnings {
+        eprintln!("perfcounters: warning: {w}");
     }
-    let (names, english) = load_names(&args.names, args.code_page)?;
-    let mut tables = Vec::new();
-    if !names.is_empty() {
-        tables.push(NameTable::builtin_english().clone());
-        tables.extend(english.iter().cloned());
-        tables.extend(names.iter().cloned());
-    }
-    let opts = AnalyzeOptions {
-        interval: args.interval,
-        set: args.set.clone(),
-        counters: (!patterns.is_empty()).then(|| CounterFilter::new(patterns).with_names(tables)),
-        names,
-        english,
-        begin: time("b", &args.begin)?,
-        end: time("e", &args.end)?,
-    };
-    // With `--interval auto` the logs are opened twice: for their times, then for the analysis.
-    let mut logs: Vec<String> = Vec::new();
-    let open = |pass: Pass| {
-        let inputs = open_logs(&args.logs, args.code_page, pass)?;
-        if pass == Pass::Values {
-            logs = inputs.iter().map(|r| r.header().source.clone()).collect();
-        }
-        Ok(inputs)
-    };
-    let result = analyze_logs(open, &rules, &opts)?;
+    let logs: Vec<String> = analyzed.logs.iter().map(|l| l.source.clone()).collect();
+    let result = analyzed.report;
     let text = match args.format {
         ReportFormat::Json => {
             let mut s = serde_json::to_string_pretty(&report::json(&result, &logs, &rules))?;

@@ -14,15 +14,12 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Result};
 use perfcounters::log::{
-    self, log_statistics, parse_relog_time, CounterFilter, CreateOptions, Filtered, LogCounter,
-    LogErrorKind, LogFormat, LogHeader, LogReader, LogSummary, LogTime, LogWriter, Merge,
-    OpenOptions, Record, RelogFilter, ValueRows,
+    self, parse_relog_time, CreateOptions, LogErrorKind, LogFormat, LogSummary, LogTime, LogWriter,
+    Pipeline, PipelineError, TimeBound,
 };
-use perfcounters::names::NameTable;
-use perfcounters::path::eq_ignore_case;
-use perfcounters::CounterPath;
+use perfcounters::names::NameTables;
 
-use crate::args::values::{load_tables, parse_count, read_counter_file};
+use crate::args::values::{parse_count, read_counter_file};
 use crate::args::windows::{Arg, Lexer};
 use crate::args::{OutputFormat, StatsFormat};
 
@@ -198,22 +195,6 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
     Ok(out)
 }
 
-/// Opens every input log (files, file-name patterns, `SQL:file.db!log`), printing what their
-/// readers stepped over.
-fn open_inputs(inputs: &[String], code_page: Option<u16>) -> Result<Vec<Box<dyn LogReader>>> {
-    let options = OpenOptions::default().with_code_page(code_page);
-    let mut out = Vec::new();
-    for i in inputs {
-        for reader in log::open(i, &options)? {
-            for w in reader.warnings() {
-                eprintln!("perfcounters: warning: {w}");
-            }
-            out.push(reader);
-        }
-    }
-    Ok(out)
-}
-
 /// Opens the output: the log `output` names (its kind follows its name), or standard output.
 fn open_output(args: &RelogArgs) -> Result<Box<dyn LogWriter>> {
     let format = match args.format {
@@ -266,59 +247,46 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         crate::print_out(USAGE)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut inputs = open_inputs(&args.inputs, args.code_page)?;
-    let files: Vec<(String, String)> = inputs
-        .iter()
-        .map(|r| (r.header().source.clone(), r.header().kind.to_string()))
-        .collect();
-    let mut patterns = Vec::new();
     let mut paths = args.counters.clone();
     if let Some(f) = &args.counter_file {
         paths.extend(read_counter_file(f)?);
     }
-    for p in &paths {
-        patterns.push(CounterPath::parse(p).map_err(|e| anyhow!("invalid counter path {p}: {e}"))?);
-    }
-    let tables = if patterns.is_empty() {
-        Vec::new()
+    // Name tables serve counter paths only.
+    let names = if paths.is_empty() {
+        NameTables::new()
     } else {
-        load_tables(&args.names, args.code_page)?
+        NameTables::load(&args.names, args.code_page)?
     };
-    let counters = (!patterns.is_empty())
-        .then(|| CounterFilter::new(patterns.clone()).with_names(tables.clone()));
-    let filter = RelogFilter {
-        counters,
-        begin: args.begin,
-        end: args.end,
-        every: args.every,
-        ..RelogFilter::default()
-    };
-    let merged: Box<dyn LogReader> = if inputs.len() == 1 {
-        inputs.pop().ok_or_else(|| anyhow!("no input"))?
-    } else {
-        Box::new(Merge::new(inputs)?)
-    };
-    let problems = unmatched(
-        &patterns,
-        &paths,
-        &merged.header().counters,
-        &tables,
-        !args.names.is_empty(),
-    );
-    let mut filtered = Filtered::new(merged, &filter)?;
-    if filtered.header().counters.is_empty() && patterns.is_empty() {
-        bail!("{}: the input holds no counters", filtered.header().source);
-    }
-    if filtered.header().counters.is_empty() {
-        let mut text = String::from("no counter of the input matches -c / -cf:");
-        for p in &problems {
-            text.push_str(&format!("\n  {p}"));
+    let pipeline = Pipeline::new(args.inputs.iter().cloned())
+        .code_page(args.code_page)
+        .counters(paths)
+        .names(names)
+        .begin(args.begin.map(TimeBound::Local))
+        .end(args.end.map(TimeBound::Local))
+        .every(args.every);
+    let mut opened = match pipeline.open() {
+        Ok(o) => o,
+        Err(e) => {
+            for w in e.warnings() {
+                eprintln!("perfcounters: warning: {w}");
+            }
+            match e {
+                PipelineError::NoMatch { .. } => bail!(e.message("-c / -cf", "--names")),
+                e => return Err(e.into()),
+            }
         }
-        bail!(text);
+    };
+    for w in opened.warnings() {
+        eprintln!("perfcounters: warning: {w}");
     }
-    for p in &problems {
-        eprintln!("perfcounters: warning: {p}");
+    for p in opened.unmatched() {
+        eprintln!("perfcounters: warning: {}", p.message("--names"));
     }
+    let files: Vec<(String, String)> = opened
+        .logs()
+        .iter()
+        .map(|l| (l.source.clone(), l.kind.to_string()))
+        .collect();
     let mut out = std::io::stdout().lock();
     let print_inputs = |out: &mut dyn Write| -> std::io::Result<()> {
         write!(out, "\r\nInput\r\n----------------\r\nFile(s):\r\n")?;
@@ -338,7 +306,7 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         )
     };
     if args.query {
-        let s = LogSummary::of(&mut filtered)?;
+        let s = opened.summary()?;
         print_inputs(&mut out)?;
         print_range(&mut out, &s)?;
         for c in &s.counters {
@@ -348,150 +316,19 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(fmt) = args.stats {
-        let stats = log_statistics(&mut filtered, &filter.format)?;
+        let stats = opened.statistics()?;
         print_stats(&mut out, &stats, fmt)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut writer = open_output(&args)?;
-    let mut counting = Counting {
-        inner: &mut filtered,
-        summary: LogSummary {
-            begin: None,
-            end: None,
-            samples: 0,
-            counters: Vec::new(),
-        },
-    };
-    perfcounters::log::copy(&mut counting, &mut *writer)?;
+    let summary = opened.copy_into(&mut *writer)?;
     if let Some(o) = &args.output {
-        let summary = counting.summary;
         print_inputs(&mut out)?;
         write!(out, "Output\r\n----------------\r\nFile:     {o}\r\n\r\n")?;
         print_range(&mut out, &summary)?;
         write!(out, "The command completed successfully.\r\n")?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Why each of `patterns` (written as `texts`) selects no column of the log, with the log's close
-/// names; when the object is missing from a log whose objects are not English names and no
-/// `--names` was given, the hint to pass them.
-fn unmatched(
-    patterns: &[CounterPath],
-    texts: &[String],
-    columns: &[LogCounter],
-    tables: &[NameTable],
-    names_given: bool,
-) -> Vec<String> {
-    use perfcounters::suggest::{suggest, DidYouMean};
-    let mut out = Vec::new();
-    let mut objects: Vec<&str> = Vec::new();
-    for c in columns {
-        if !objects.iter().any(|o| eq_ignore_case(o, &c.path.object)) {
-            objects.push(&c.path.object);
-        }
-    }
-    let english = NameTable::builtin_english();
-    let foreign = !objects.is_empty() && objects.iter().all(|o| english.index_of(o).is_none());
-    for (pattern, text) in patterns.iter().zip(texts) {
-        let one = CounterFilter::new(vec![pattern.clone()]).with_names(tables.to_vec());
-        if columns.iter().any(|c| one.matches(&c.path)) {
-            continue;
-        }
-        let of_object: Vec<&LogCounter> = columns
-            .iter()
-            .filter(|c| pattern.matches_object(&c.path.object))
-            .collect();
-        let Some(first) = of_object.first() else {
-            let close = suggest(&pattern.object, objects.iter().copied());
-            let mut why = format!("{text}: the log has no object \"{}\"", pattern.object);
-            why.push_str(&DidYouMean(&close).to_string());
-            if foreign && !names_given {
-                why.push_str(
-                    "; the log names its objects in another language than English: pass \
-                     --names with the machine's name tables (PerfStringBackup.INI) to use \
-                     English paths",
-                );
-            }
-            out.push(why);
-            continue;
-        };
-        let object = &first.path.object;
-        let with_counter: Vec<&&LogCounter> = of_object
-            .iter()
-            .filter(|c| pattern.matches_counter(&c.path.counter))
-            .collect();
-        if with_counter.is_empty() {
-            let mut names: Vec<&str> = of_object.iter().map(|c| c.path.counter.as_str()).collect();
-            names.dedup();
-            let close = suggest(&pattern.counter, names.into_iter());
-            out.push(format!(
-                "{text}: object \"{object}\" has no counter named \"{}\"{}",
-                pattern.counter,
-                DidYouMean(&close)
-            ));
-        } else {
-            let instances: Vec<String> = with_counter
-                .iter()
-                .filter_map(|c| c.path.instance.clone())
-                .collect();
-            let wanted = pattern.instance.as_deref().unwrap_or_default();
-            let close = suggest(wanted, instances.iter().map(String::as_str));
-            out.push(format!(
-                "{text}: object \"{object}\" has no instance \"{wanted}\" in the log{}",
-                DidYouMean(&close)
-            ));
-        }
-    }
-    out
-}
-
-/// A reader that remembers the time range and number of records it handed out (what relog
-/// prints after writing a log), so that the writer sees the records as the library's `copy`
-/// hands them, encoded on other cores where it can.
-struct Counting<'a> {
-    inner: &'a mut dyn LogReader,
-    summary: LogSummary,
-}
-
-impl LogReader for Counting<'_> {
-    fn header(&self) -> &LogHeader {
-        self.inner.header()
-    }
-    fn warnings(&self) -> &[String] {
-        self.inner.warnings()
-    }
-    fn select_columns(&mut self, keep: &[bool]) {
-        self.inner.select_columns(keep);
-    }
-    fn read_record(&mut self, record: &mut Record) -> Result<bool, perfcounters::log::LogError> {
-        if !self.inner.read_record(record)? {
-            return Ok(false);
-        }
-        // The summary shows the log's local time, as relog does.
-        let local = self.inner.header().to_local(record.time);
-        self.summary.begin.get_or_insert(local);
-        self.summary.end = Some(local);
-        self.summary.samples += 1;
-        Ok(true)
-    }
-    fn read_values(
-        &mut self,
-        rows: &mut ValueRows,
-        max_cells: usize,
-    ) -> Result<Option<usize>, perfcounters::log::LogError> {
-        let read = self.inner.read_values(rows, max_cells)?;
-        if read.is_none() {
-            return Ok(None);
-        }
-        if let (Some(&first), Some(&last)) = (rows.times.first(), rows.times.last()) {
-            let header = self.inner.header();
-            self.summary.begin.get_or_insert(header.to_local(first));
-            self.summary.end = Some(header.to_local(last));
-            self.summary.samples += rows.len() as u64;
-        }
-        Ok(read)
-    }
 }
 
 fn print_stats(

@@ -978,3 +978,61 @@ fn replay_exports_only_the_counter_paths_given() {
         "{err}"
     );
 }
+
+/// relog, analyze and `serve --replay` read a log through the library's one pipeline: the same
+/// samples give the same values, bit for bit (the average within rounding of its sum).
+#[test]
+fn relog_analyze_and_replay_give_equal_values() {
+    let Some(data) = shared_data::dir("the real Windows logs") else {
+        return;
+    };
+    let blg = data.join("blg/tx-win8-BasicPerfCounters.blg");
+    let blg = blg.to_str().unwrap();
+    let path = r"\Processor(_Total)\% Processor Time";
+    let column = r"\\GEORGIS3\Processor(_Total)\% Processor Time";
+
+    let relog = common::run(&["relog", blg, "-c", path, "-f", "csv"]);
+    common::assert_success(&relog);
+    let text = common::stdout(&relog);
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().ends_with(&format!("\"{column}\"")));
+    let relogged: Vec<Option<f64>> = lines
+        .map(|l| {
+            let cell = l.rsplit(',').next().unwrap().trim_matches('"');
+            cell.trim().parse::<f64>().ok()
+        })
+        .collect();
+    assert_eq!(relogged.len(), 601);
+    assert_eq!(relogged[0], None, "the first sample primes the rate");
+
+    let s = Server::start(&["--replay", blg]);
+    assert_eq!(s.add(path).status, 204);
+    let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
+    assert_eq!(h["series"], serde_json::json!([column]));
+    let served: Vec<Option<f64>> = h["v"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(serde_json::Value::as_f64)
+        .collect();
+    assert_eq!(served, relogged);
+    drop(s);
+
+    let analyze = common::run(&["analyze", blg, "--format", "json"]);
+    common::assert_success(&analyze);
+    let v: serde_json::Value = serde_json::from_slice(&analyze.stdout).unwrap();
+    let st = v["statistics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["counter"] == column)
+        .unwrap();
+    let values: Vec<f64> = relogged.iter().flatten().copied().collect();
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let avg = values.iter().sum::<f64>() / values.len() as f64;
+    assert_eq!(st["count"].as_u64(), Some(values.len() as u64));
+    assert_eq!(st["min"].as_f64(), Some(min));
+    assert_eq!(st["max"].as_f64(), Some(max));
+    assert!((st["avg"].as_f64().unwrap() - avg).abs() < 1e-12 * avg.abs());
+}

@@ -10,7 +10,6 @@
 
 mod live;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -24,11 +23,10 @@ use pyo3::types::PyCapsule;
 use perfcounters::log::columnar::parquet::{header_metadata, KEY_FORMAT};
 use perfcounters::log::columnar::{log_time, wide_schema, LongBatches, WideBatches};
 use perfcounters::log::{
-    open_merged, CounterFilter, Filtered, LogError as RsLogError, LogErrorKind, LogHeader,
-    LogReader, LogTime, OpenOptions, RelogFilter,
+    LogError as RsLogError, LogErrorKind, LogHeader, LogReader, Pipeline, PipelineError,
+    TimeBound as PipelineBound,
 };
-use perfcounters::names::NameTable;
-use perfcounters::path::CounterPath;
+use perfcounters::names::{NameFileCause, NameTables};
 
 create_exception!(
     perfcounters,
@@ -166,16 +164,6 @@ struct TimeBound {
     aware: bool,
 }
 
-impl TimeBound {
-    /// The bound as [`RelogFilter`] takes it: a local time of the log's zone.
-    fn log_time(self, header: &LogHeader) -> Result<LogTime, Failure> {
-        // A naive time's microseconds count a local time of the log's zone.
-        log_time(self.micros)
-            .map(|t| if self.aware { header.to_local(t) } else { t })
-            .ok_or_else(|| Failure::Value(format!("time bound {} µs is out of range", self.micros)))
-    }
-}
-
 /// What `read_log` asks for.
 #[derive(Debug)]
 struct ReadRequest {
@@ -193,6 +181,8 @@ struct ReadRequest {
 pub(crate) struct Batches {
     pub(crate) schema: SchemaRef,
     pub(crate) batches: Vec<RecordBatch>,
+    /// What reading stepped over, and the counter paths that selected nothing while others did.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// `schema` (the wide or long form of `header`'s log) with the log's description in its metadata:
@@ -218,48 +208,85 @@ fn schema_with_metadata(schema: &Schema, header: &LogHeader, tidy: bool) -> Sche
     Arc::new(schema.clone().with_metadata(metadata))
 }
 
-/// Opens, merges and filters the logs as relog does, and reads them into batches of the wide or
-/// long form.
-fn read(request: &ReadRequest) -> Result<Batches, Failure> {
-    let options = OpenOptions::default().with_code_page(request.code_page);
-    let reader = open_merged(&request.paths, &options)?;
-    let counters = match &request.counters {
-        None => None,
-        Some(paths) => {
-            let mut patterns = Vec::with_capacity(paths.len());
-            for p in paths {
-                patterns.push(
-                    CounterPath::parse(p)
-                        .map_err(|e| Failure::Value(format!("invalid counter path {p}: {e}")))?,
-                );
-            }
-            // The built-in English table, then the files': names match across their languages.
-            let mut tables = vec![NameTable::builtin_english().clone()];
-            for f in &request.names {
-                tables.push(NameTable::load(Path::new(f)).map_err(|e| {
-                    Failure::Log(Box::new(LogFailure::io(
-                        f,
-                        &e,
-                        format!("name table {f}: {e}"),
-                    )))
-                })?);
-            }
-            Some(CounterFilter::new(patterns).with_names(tables))
+/// The library's pipeline of a request: the logs opened and merged as relog merges them, the
+/// counters, the name tables and the time range.
+fn pipeline(request: &ReadRequest) -> Result<Pipeline, Failure> {
+    let names = NameTables::load(&request.names, request.code_page).map_err(|e| {
+        let message = error_chain(&e);
+        match &e.cause {
+            NameFileCause::Io(io) => Failure::Log(Box::new(LogFailure::io(
+                &e.path.display().to_string(),
+                io,
+                message,
+            ))),
+            _ => Failure::Value(message),
         }
-    };
-    let header = reader.header();
-    let filter = RelogFilter {
-        counters,
-        begin: request.begin.map(|b| b.log_time(header)).transpose()?,
-        end: request.end.map(|b| b.log_time(header)).transpose()?,
-        ..RelogFilter::default()
-    };
-    let filtered = Filtered::new(reader, &filter)?;
-    if request.counters.is_some() && filtered.header().counters.is_empty() {
-        return Err(Failure::Value(
-            "no counter of the log matches `counters`".to_owned(),
-        ));
+    })?;
+    let mut pipeline = Pipeline::new(request.paths.iter().cloned())
+        .code_page(request.code_page)
+        .names(names);
+    if let Some(counters) = &request.counters {
+        pipeline = pipeline.counters(counters.iter().cloned());
     }
+    Ok(pipeline)
+}
+
+/// The message of `e` and of each of its causes, joined by `": "`.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let c_text = c.to_string();
+        if !text.contains(&c_text) {
+            text.push_str(": ");
+            text.push_str(&c_text);
+        }
+        cause = c.source();
+    }
+    text
+}
+
+impl From<PipelineError> for Failure {
+    fn from(e: PipelineError) -> Self {
+        match e {
+            PipelineError::Log(e) => e.into(),
+            e @ PipelineError::NoInput => {
+                Failure::from(RsLogError::usage("(no input)", e.to_string()))
+            }
+            e => Failure::Value(match &e {
+                PipelineError::NoMatch { .. } => e.message("`counters`", "`names`"),
+                _ => error_chain(&e),
+            }),
+        }
+    }
+}
+
+/// Opens, merges and filters the logs through the library's pipeline, and reads them into batches
+/// of the wide or long form.
+fn read(request: &ReadRequest) -> Result<Batches, Failure> {
+    let mut pipeline = pipeline(request)?;
+    if request.begin.is_some() || request.end.is_some() {
+        let bound = |b: TimeBound| {
+            log_time(b.micros)
+                .map(|t| {
+                    if b.aware {
+                        PipelineBound::Utc(t)
+                    } else {
+                        PipelineBound::Local(t)
+                    }
+                })
+                .ok_or_else(|| {
+                    Failure::Value(format!("time bound {} µs is out of range", b.micros))
+                })
+        };
+        pipeline = pipeline
+            .begin(request.begin.map(bound).transpose()?)
+            .end(request.end.map(bound).transpose()?);
+    }
+    let opened = pipeline.open()?;
+    let mut warnings: Vec<String> = opened.warnings().to_vec();
+    warnings.extend(opened.unmatched().iter().map(|u| u.message("`names`")));
+    let filtered = opened.into_reader();
     let header = filtered.header().clone();
     let (schema, batches): (SchemaRef, Vec<Result<RecordBatch, RsLogError>>) = if request.tidy {
         let long = LongBatches::new(filtered)?;
@@ -280,6 +307,7 @@ fn read(request: &ReadRequest) -> Result<Batches, Failure> {
     Ok(Batches {
         schema,
         batches: out,
+        warnings,
     })
 }
 
@@ -289,12 +317,14 @@ fn read(request: &ReadRequest) -> Result<Batches, Failure> {
 #[derive(Debug)]
 pub(crate) struct ArrowStream {
     inner: Option<Batches>,
+    warnings: Vec<String>,
 }
 
 impl ArrowStream {
     /// The stream of `batches`.
-    pub(crate) fn new(batches: Batches) -> Self {
+    pub(crate) fn new(mut batches: Batches) -> Self {
         ArrowStream {
+            warnings: std::mem::take(&mut batches.warnings),
             inner: Some(batches),
         }
     }
@@ -302,6 +332,13 @@ impl ArrowStream {
 
 #[pymethods]
 impl ArrowStream {
+    /// What reading stepped over, and the counter paths that selected nothing while others did:
+    /// the warnings the command prints, one message each.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
     /// The PyCapsule `arrow_array_stream` of the batches; a second call raises `ValueError`.
     #[pyo3(signature = (requested_schema = None))]
     fn __arrow_c_stream__<'py>(
@@ -311,7 +348,9 @@ impl ArrowStream {
     ) -> PyResult<Bound<'py, PyCapsule>> {
         // The schema is the log's: a requested one is a hint the protocol lets producers ignore.
         let _ = requested_schema;
-        let Batches { schema, batches } = self
+        let Batches {
+            schema, batches, ..
+        } = self
             .inner
             .take()
             .ok_or_else(|| PyValueError::new_err("the Arrow stream was already consumed"))?;

@@ -227,6 +227,7 @@ impl Query {
         let batch = wide_batch(&header, &schema, &records)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(ArrowStream::new(Batches {
+            warnings: Vec::new(),
             schema,
             batches: vec![batch],
         }))
@@ -295,6 +296,7 @@ fn catalog_batch(catalog: &Catalog, object: Option<&str>) -> PyResult<Batches> {
     let batch = RecordBatch::try_new(schema.clone(), columns)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(Batches {
+        warnings: Vec::new(),
         schema,
         batches: vec![batch],
     })

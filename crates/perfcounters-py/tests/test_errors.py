@@ -89,7 +89,7 @@ def test_bad_arguments_are_value_and_type_errors() -> None:
     path = data_file("logs/en-pst-BM_Active_Load_Test.csv")
     with pytest.raises(ValueError, match="invalid counter path"):
         perfcounters.read_log(path, counters=["no backslash"])
-    with pytest.raises(ValueError, match="no counter of the log matches"):
+    with pytest.raises(ValueError, match="no counter of the input matches"):
         perfcounters.read_log(path, counters=[r"\Nothing\Here"])
     with pytest.raises(ValueError, match="empty"):
         perfcounters.read_log([])
@@ -97,3 +97,48 @@ def test_bad_arguments_are_value_and_type_errors() -> None:
         perfcounters.read_log(path, begin="yesterday")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="out of range"):
         perfcounters.read_log(path, begin=dt.datetime(1, 1, 1))
+
+
+CPU_LOG = (
+    '"(PDH-CSV 4.0) (Coordinated Universal Time)(0)","\\\\M\\Processor(_Total)\\% Processor Time",'
+    '"\\\\M\\Memory\\Available MBytes"\r\n'
+    '"02/01/2014 00:00:00.000","12.5","1024"\r\n'
+    '"02/01/2014 00:00:01.000","37.5","1000"\r\n'
+)
+
+
+def test_misspelt_counter_raises_the_commands_suggestion(tmp_path: Path, cli: Path) -> None:
+    """A path that selects nothing gives the reason and the log's closest names, word for word
+    as `perfcounters relog -c` prints them."""
+    import subprocess
+
+    path = tmp_path / "cpu.csv"
+    path.write_text(CPU_LOG, encoding="utf-8")
+    with pytest.raises(ValueError) as e:
+        perfcounters.read_log(path, counters=[r"\Procesor(*)\*"])
+    assert str(e.value) == (
+        "no counter of the input matches `counters`:\n"
+        '  \\Procesor(*)\\*: the log has no object "Procesor"; did you mean "Processor"?'
+    )
+    run = subprocess.run(
+        [str(cli), "relog", str(path), "-c", r"\Procesor(*)\*", "-f", "csv"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode != 0
+    reason = '\\Procesor(*)\\*: the log has no object "Procesor"; did you mean "Processor"?'
+    assert run.stderr == f"perfcounters: no counter of the input matches -c / -cf:\n  {reason}\n"
+
+
+def test_a_path_that_selects_nothing_beside_others_is_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "cpu.csv"
+    path.write_text(CPU_LOG, encoding="utf-8")
+    with pytest.warns(perfcounters.LogWarning) as caught:
+        table = perfcounters.read_log(
+            path, counters=[r"\Processor(*)\% Processor Time", r"\Memory\Available Mbyte"]
+        )
+    assert table.column_names == ["time", "\\\\M\\Processor(_Total)\\% Processor Time"]
+    assert [str(w.message) for w in caught] == [
+        '\\Memory\\Available Mbyte: object "Memory" has no counter named "Available Mbyte"; '
+        'did you mean "Available MBytes"?'
+    ]

@@ -183,7 +183,7 @@ def test_german_log_through_the_german_name_table(cli: Path, tmp_path: Path) -> 
     header, rows = relog_csv(cli, [path], tmp_path / "out.csv", "-c", wanted, "--names", str(names))
     assert_equals_relog(table, header, rows)
     # Without the table the English path selects nothing.
-    with pytest.raises(ValueError, match="no counter of the log matches"):
+    with pytest.raises(ValueError, match="no counter of the input matches"):
         perfcounters.read_log(path, counters=[wanted])
     # A table that is missing is the file system's error.
     with pytest.raises(FileNotFoundError):

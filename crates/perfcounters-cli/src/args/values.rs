@@ -1,12 +1,10 @@
 //! Value parsers shared by the commands: intervals (`1s`, `500ms`, `2m`, `1h`, a bare number of
 //! seconds, typeperf's `[[hh:]mm:]ss`), counts, files of counter paths, and `--names` tables.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
-use perfcounters::names::ini::{looks_like_ini, parse_perf_string_backup};
-use perfcounters::names::NameTable;
+use anyhow::{Context, Result};
 
 /// Parses an interval. The result is at least one millisecond.
 pub fn parse_interval(s: &str) -> std::result::Result<Duration, String> {
@@ -80,25 +78,6 @@ pub fn read_counter_file(path: &Path) -> Result<Vec<String>> {
         .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(';'))
         .map(str::to_string)
         .collect())
-}
-
-/// The name tables of `--names`: every language of a `PerfStringBackup.INI`, or one table from a
-/// REG_MULTI_SZ dump or text; the built-in English table is always included.
-pub fn load_tables(files: &[PathBuf], code_page: Option<u16>) -> Result<Vec<NameTable>> {
-    let mut tables = vec![NameTable::builtin_english().clone()];
-    for f in files {
-        let bytes =
-            std::fs::read(f).with_context(|| format!("cannot read name table {}", f.display()))?;
-        if looks_like_ini(&bytes) {
-            let ini = parse_perf_string_backup(&bytes, code_page)
-                .map_err(|e| anyhow!("{}: {e}", f.display()))?;
-            tables.extend(ini.languages.into_iter().map(|l| l.names));
-        } else {
-            tables
-                .push(NameTable::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", f.display()))?);
-        }
-    }
-    Ok(tables)
 }
 
 #[cfg(test)]

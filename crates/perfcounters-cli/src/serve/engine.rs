@@ -56,10 +56,10 @@ pub struct LogData {
 pub const MAX_LOG_CELLS: usize = 50_000_000;
 
 impl LogData {
-    /// Reads a whole log; raw samples (SQL and `.blg` logs) are computed into values as relog does.
-    pub fn read(reader: Box<dyn perfcounters::log::LogReader>) -> Result<Self> {
-        use perfcounters::log::{Filtered, LogReader, Record, RelogFilter};
-        let mut filtered = Filtered::new(reader, &RelogFilter::default())?;
+    /// Reads a whole log of the library's pipeline (raw samples of SQL and `.blg` logs computed
+    /// into values as relog computes them).
+    pub fn read(mut filtered: perfcounters::log::Opened) -> Result<Self> {
+        use perfcounters::log::{LogReader, Record};
         let header = filtered.header().clone();
         let mut rows = Vec::new();
         let mut record = Record::default();

@@ -17,7 +17,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use axum::http::{HeaderName, HeaderValue};
 use perfcounters::export::{compat, ExportConfig, Plan};
-use perfcounters::log::{self, LogFormat, LogReader, OpenOptions};
+use perfcounters::log::{self, LogFormat, Pipeline};
 use perfcounters::source::Catalog;
 
 use config::ServeConfig;
@@ -303,11 +303,11 @@ fn open_backend(
             if names.is_some() {
                 bail!("--names applies to replayed block files, not to counter logs");
             }
-            let reader = log::open_merged(&[input], &OpenOptions::default())?;
-            for w in reader.warnings() {
+            let opened = Pipeline::new([input]).open()?;
+            for w in opened.warnings() {
                 eprintln!("perfcounters serve: warning: {w}");
             }
-            return Ok(Backend::Log(engine::LogData::read(reader)?));
+            return Ok(Backend::Log(engine::LogData::read(opened)?));
         }
     }
     let (snapshots, catalog) = crate::collect::open(replay, names)?.recorded()?;

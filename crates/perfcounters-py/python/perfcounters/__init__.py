@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import warnings as _warnings
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
@@ -16,7 +17,13 @@ import pyarrow as pa
 from ._perfcounters import DecodeError, LogError
 from . import _perfcounters as _ext
 
-__all__ = ["read_log", "Query", "list_counters", "LogError", "DecodeError"]
+__all__ = ["read_log", "Query", "list_counters", "LogError", "DecodeError", "LogWarning"]
+
+
+class LogWarning(UserWarning):
+    """What reading a log stepped over without failing (a .blg's unknown records, the damage that
+    ends a broken log), or a path of ``counters`` that selects nothing while others do, with the
+    log's closest names: the warnings ``perfcounters relog`` prints."""
 
 _EPOCH = _dt.datetime(1970, 1, 1)
 
@@ -80,7 +87,11 @@ def read_log(
 
     Raises ``FileNotFoundError``/``PermissionError`` for a file that is missing or unreadable,
     ``DecodeError`` for a malformed .blg (with ``structure`` and ``offset``), ``LogError`` for other
-    unreadable logs, and ``ValueError`` for bad arguments.
+    unreadable logs, and ``ValueError`` for bad arguments, and when no path of ``counters`` selects
+    a counter, with the reason of each and the log's closest names (``\\Procesor(*)\\*: the log has
+    no object "Procesor"; did you mean "Processor"?``), as ``perfcounters relog -c`` says it.
+    Issues a ``LogWarning`` for each thing stepped over and each path that selects nothing while
+    others do.
     """
     stream = _ext.read_log(
         _paths(path_or_paths),
@@ -91,6 +102,8 @@ def read_log(
         tidy=tidy,
         code_page=code_page,
     )
+    for message in stream.warnings:
+        _warnings.warn(message, LogWarning, stacklevel=2)
     return pa.table(stream)
 
 

@@ -4,7 +4,7 @@ from typing import Dict, Optional, Sequence, Union
 
 import pyarrow
 
-__all__ = ["read_log", "Query", "list_counters", "LogError", "DecodeError"]
+__all__ = ["read_log", "Query", "list_counters", "LogError", "DecodeError", "LogWarning"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -19,6 +19,9 @@ class DecodeError(LogError):
 
     structure: str
     offset: int
+
+class LogWarning(UserWarning):
+    """What reading a log stepped over, or a counter path that selects nothing while others do."""
 
 def read_log(
     path_or_paths: Union[PathLike, Sequence[PathLike]],

@@ -41,6 +41,7 @@ use std::fmt;
 
 use crate::log::handover;
 use crate::log::model::{LogHeader, LogReader, LogTime, Record, TimeZone};
+use crate::log::pipeline::{InputLog, Pipeline, PipelineError, TimeBound};
 use crate::log::relog::{CounterFilter, Filtered, Merge, RelogFilter};
 use crate::log::LogError;
 use crate::names::NameTable;
@@ -197,6 +198,81 @@ where
     evaluate(&mut filtered, rules, opts, seconds, crate::log::cores() > 1)
 }
 
+/// What [`analyze_pipeline`] found: the report, the logs read and what their readers stepped over.
+#[derive(Debug)]
+pub struct AnalyzedLogs {
+    /// The report.
+    pub report: Report,
+    /// The logs read, in the order of the inputs.
+    pub logs: Vec<InputLog>,
+    /// What the readers stepped over, one message each.
+    pub warnings: Vec<String>,
+}
+
+/// Analyses the logs of `pipeline` ([`analyze_logs`]): its inputs merged as relog merges them, its
+/// time range, its counter paths (when given, only the columns they select are analysed) and its
+/// name tables (localized columns matched to the rules' English paths). `interval` and `set` are
+/// the slice width and the question values.
+///
+/// # Errors
+/// A question value is wrong, the interval is not usable, or the logs cannot be read.
+pub fn analyze_pipeline(
+    pipeline: &Pipeline,
+    rules: &Rules,
+    interval: Interval,
+    set: &[(String, String)],
+) -> Result<AnalyzedLogs, AnalyzeError> {
+    let names = pipeline.name_tables();
+    let mut opts = AnalyzeOptions {
+        interval,
+        set: set.to_vec(),
+        names: names.languages().to_vec(),
+        english: names.english().to_vec(),
+        counters: pipeline.counter_filter().map_err(AnalyzeError::Inputs)?,
+        begin: None,
+        end: None,
+    };
+    let to_log_error = |e: PipelineError| match e {
+        PipelineError::Log(e) => e,
+        other => LogError::usage("(no input)", other.to_string()),
+    };
+    // The bounds are local times of the first log's zone, as the merge reads them: a UTC bound
+    // needs that zone first.
+    let (begin, end) = (pipeline.begin_bound(), pipeline.end_bound());
+    if matches!(begin, Some(TimeBound::Utc(_))) || matches!(end, Some(TimeBound::Utc(_))) {
+        let inputs = pipeline.open_inputs(true).map_err(to_log_error)?;
+        if let Some(header) = inputs.readers.first().map(|r| r.header()) {
+            opts.begin = begin.map(|b| b.local(header));
+            opts.end = end.map(|b| b.local(header));
+        }
+    } else {
+        opts.begin = begin.map(|b| match b {
+            TimeBound::Local(t) | TimeBound::Utc(t) => t,
+        });
+        opts.end = end.map(|b| match b {
+            TimeBound::Local(t) | TimeBound::Utc(t) => t,
+        });
+    }
+    let mut logs = Vec::new();
+    let mut warnings = Vec::new();
+    let open = |pass: Pass| -> Result<Vec<Box<dyn LogReader>>, LogError> {
+        let inputs = pipeline
+            .open_inputs(pass == Pass::Times)
+            .map_err(to_log_error)?;
+        if pass == Pass::Values {
+            logs = inputs.logs;
+            warnings = inputs.warnings;
+        }
+        Ok(inputs.readers)
+    };
+    let report = analyze_logs(open, rules, &opts)?;
+    Ok(AnalyzedLogs {
+        report,
+        logs,
+        warnings,
+    })
+}
+
 /// The first record's time, the latest record's time and the shortest positive gap between two
 /// consecutive records, as the slices see them.
 #[derive(Clone, Copy, Debug, Default)]
@@ -265,6 +341,8 @@ pub enum AnalyzeError {
     Interval(String),
     /// Reading the log failed.
     Log(LogError),
+    /// The pipeline's inputs could not be opened, or a counter path of it does not parse.
+    Inputs(PipelineError),
 }
 
 impl fmt::Display for AnalyzeError {
@@ -272,6 +350,7 @@ impl fmt::Display for AnalyzeError {
         match self {
             AnalyzeError::Question(m) | AnalyzeError::Interval(m) => f.write_str(m),
             AnalyzeError::Log(e) => write!(f, "{e}"),
+            AnalyzeError::Inputs(e) => write!(f, "{e}"),
         }
     }
 }
@@ -280,6 +359,7 @@ impl std::error::Error for AnalyzeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             AnalyzeError::Log(e) => Some(e),
+            AnalyzeError::Inputs(e) => e.source(),
             _ => None,
         }
     }

@@ -14,9 +14,9 @@ pub mod rules;
 pub mod script;
 
 pub use eval::{
-    analyze, analyze_logs, auto_interval, auto_interval_seconds, question_values, Alert,
-    AnalysisReport, AnalyzeError, AnalyzeOptions, CounterReport, Interval, Pass, Report,
-    ThresholdReport,
+    analyze, analyze_logs, analyze_pipeline, auto_interval, auto_interval_seconds, question_values,
+    Alert, AnalysisReport, AnalyzeError, AnalyzeOptions, AnalyzedLogs, CounterReport, Interval,
+    Pass, Report, ThresholdReport,
 };
 pub use rules::{
     Analysis, DataSource, DataSourceKind, Question, Rules, RulesError, RulesFile, Threshold,

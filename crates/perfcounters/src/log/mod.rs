@@ -37,6 +37,7 @@ pub mod open;
 pub mod pdh_csv;
 mod pdh_csv_chunks;
 pub mod pdh_csv_read;
+pub mod pipeline;
 pub mod relog;
 #[cfg(feature = "sql")]
 pub mod sql;
@@ -56,6 +57,9 @@ pub use open::{
 };
 pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvRowEncoder, PdhCsvWriter, ValueStyle};
 pub use pdh_csv_read::{CsvReadOptions, PdhCsvReader};
+pub use pipeline::{
+    InputLog, Inputs, Opened, Pipeline, PipelineError, TimeBound, Unmatched, UnmatchedReason,
+};
 pub use relog::{
     copy, copy_with, parse_relog_time, CopyOptions, CounterFilter, Filtered, LogSummary, Merge,
     RelogFilter, RelogTimeError,

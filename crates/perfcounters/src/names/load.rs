@@ -113,3 +113,153 @@ impl NameTable {
         NameTable::from_bytes(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
     }
 }
+
+/// The name tables that match a log's names across languages, read from files by one rule
+/// ([`NameTables::load`]): what `relog -c`, `analyze` and the Python package's `read_log` take as
+/// their `names`.
+///
+/// Kept apart: the tables of the log's language(s) and English tables besides the built-in one
+/// (the `enUS` table of PAL's `CounterLang.xml`, which has no Windows title indexes of its own).
+/// [`NameTables::for_matching`] lists them in the order a
+/// [`CounterFilter`](crate::log::CounterFilter) takes them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NameTables {
+    languages: Vec<NameTable>,
+    english: Vec<NameTable>,
+}
+
+impl NameTables {
+    /// No table besides the built-in English one.
+    pub fn new() -> Self {
+        NameTables::default()
+    }
+
+    /// The tables of `files`, each read by its content:
+    ///
+    /// * PAL's `CounterLang.xml`: one table per locale, `enUS` kept as an English table;
+    /// * a `PerfStringBackup.INI`: one table per language it holds (text without a byte-order mark
+    ///   that is not UTF-8 is read in the ANSI `code_page`, 1252 by default);
+    /// * a REG_MULTI_SZ dump or `index name` text ([`NameTable::from_bytes`]): one table.
+    ///
+    /// # Errors
+    /// A file cannot be read or is malformed: the error names the file.
+    pub fn load<P: AsRef<Path>>(
+        files: &[P],
+        code_page: Option<u16>,
+    ) -> Result<NameTables, NameFileError> {
+        let mut out = NameTables::default();
+        for f in files {
+            out.read_file(f.as_ref(), code_page)?;
+        }
+        Ok(out)
+    }
+
+    fn read_file(&mut self, path: &Path, code_page: Option<u16>) -> Result<(), NameFileError> {
+        let error = |cause: NameFileCause| NameFileError {
+            path: path.to_path_buf(),
+            cause,
+        };
+        let bytes = std::fs::read(path).map_err(|e| error(NameFileCause::Io(e)))?;
+        let text = String::from_utf8_lossy(&bytes);
+        if super::counter_lang::looks_like_counter_lang(&text) {
+            let tables = super::counter_lang::parse_counter_lang(&text)
+                .map_err(|e| error(NameFileCause::CounterLang(e)))?;
+            for t in tables {
+                if t.locale.eq_ignore_ascii_case("enUS") {
+                    self.english.push(t.names);
+                } else {
+                    self.languages.push(t.names);
+                }
+            }
+        } else if super::ini::looks_like_ini(&bytes) {
+            let ini = super::ini::parse_perf_string_backup(&bytes, code_page)
+                .map_err(|e| error(NameFileCause::Names(NameError::Ini(e))))?;
+            self.languages
+                .extend(ini.languages.into_iter().map(|l| l.names));
+        } else {
+            self.languages
+                .push(NameTable::from_bytes(&bytes).map_err(|e| error(NameFileCause::Names(e)))?);
+        }
+        Ok(())
+    }
+
+    /// A table of the log's language(s), added after those already held.
+    pub fn push(&mut self, table: NameTable) {
+        self.languages.push(table);
+    }
+
+    /// An English table besides the built-in one, added after those already held.
+    pub fn push_english(&mut self, table: NameTable) {
+        self.english.push(table);
+    }
+
+    /// The tables of the log's language(s), in the order read.
+    pub fn languages(&self) -> &[NameTable] {
+        &self.languages
+    }
+
+    /// The English tables besides the built-in one.
+    pub fn english(&self) -> &[NameTable] {
+        &self.english
+    }
+
+    /// Whether no table of another language was given (names then match as written).
+    pub fn is_empty(&self) -> bool {
+        self.languages.is_empty() && self.english.is_empty()
+    }
+
+    /// The tables a name is matched through: none when [`is_empty`](Self::is_empty), else the
+    /// built-in English table, the other English tables, then the languages'.
+    pub fn for_matching(&self) -> Vec<NameTable> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(1 + self.english.len() + self.languages.len());
+        out.push(NameTable::builtin_english().clone());
+        out.extend(self.english.iter().cloned());
+        out.extend(self.languages.iter().cloned());
+        out
+    }
+}
+
+/// A name-table file that [`NameTables::load`] could not read: the file; the cause is its
+/// [`source`](std::error::Error::source).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct NameFileError {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// What went wrong.
+    pub cause: NameFileCause,
+}
+
+/// Why a name-table file could not be read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum NameFileCause {
+    /// Reading the file failed.
+    Io(io::Error),
+    /// A `PerfStringBackup.INI`, REG_MULTI_SZ dump or text table is malformed.
+    Names(NameError),
+    /// PAL's `CounterLang.xml` is malformed.
+    CounterLang(super::counter_lang::CounterLangError),
+}
+
+impl std::fmt::Display for NameFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.cause {
+            NameFileCause::Io(_) => write!(f, "cannot read name table {}", self.path.display()),
+            _ => write!(f, "name table {} is malformed", self.path.display()),
+        }
+    }
+}
+
+impl std::error::Error for NameFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.cause {
+            NameFileCause::Io(e) => Some(e),
+            NameFileCause::Names(e) => Some(e),
+            NameFileCause::CounterLang(e) => Some(e),
+        }
+    }
+}

@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 
 use crate::snapshot::Snapshot;
 
-pub use load::NameFormat;
+pub use load::{NameFileCause, NameFileError, NameFormat, NameTables};
 
 /// The most characters of offending text an error message keeps.
 const ERROR_TEXT_MAX: usize = 64;
