@@ -12,34 +12,38 @@
 //! * [`format::capture`]: a capture directory, the raw data of a Windows machine saved so that it
 //!   replays anywhere.
 //!
-//! Open the local source, add counter paths to a query, collect twice (rates need two samples) and
-//! print the values:
+//! Add counter paths to a query, collect twice (rates need two samples) and read the values. Here
+//! the source replays a binary log that Performance Monitor wrote on a Windows Vista machine (PAL's
+//! sample log, shipped in `examples/data/`); [`source::local`] is the live source of the machine
+//! you are on, used the same way:
 //!
-#![cfg_attr(target_os = "linux", doc = "```")]
-#![cfg_attr(not(target_os = "linux"), doc = "```no_run")]
+//! ```
 //! use perfcounters::query::Query;
-//! use perfcounters::source;
+//! use perfcounters::source::replay::{BlgRecording, ReplaySource};
+//! use perfcounters::source::Source;
 //! use perfcounters::FormatOptions;
 //!
-//! let mut source = source::local()?;
+//! let log = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/SamplePerfmonLog.blg");
+//! let mut source = ReplaySource::new(BlgRecording::open(log.as_ref())?);
 //! let mut query = Query::new(FormatOptions::default());
 //! query.add(r"\Processor(_Total)\% Processor Time")?;
-//! query.add(r"\Memory\Available Bytes")?;
+//! query.add(r"\Memory\Available MBytes")?;
 //! let request = query.request(&source.catalog()?);
 //! // The first collection only primes the counters that need two samples.
-//! query.update(&source.collect(&request)?);
-//! std::thread::sleep(std::time::Duration::from_millis(200));
-//! let values = query.update(&source.collect(&request)?);
-//! for (counter, value) in query.counters().iter().zip(&values) {
-//!     match value.value() {
-//!         Some(v) => println!("{}: {v:.2}", counter.path_string()),
-//!         None => println!("{}: {}", counter.path_string(), value.status()),
-//!     }
-//! }
+//! let first = query.update(&source.collect(&request)?);
+//! assert_eq!(first[0].value(), None);
+//! assert_eq!(first[1].value(), Some(79.0));
+//! // One minute later.
+//! let second = query.update(&source.collect(&request)?);
+//! let cpu = second[0].value().unwrap();
+//! assert!((cpu - 82.148113155322605).abs() < 1e-9, "{cpu}");
+//! assert_eq!(second[1].value(), Some(107.0));
+//! assert_eq!(query.counters()[1].path_string(), r"\\ZACH-PC\Memory\Available MBytes");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! `examples/watch.rs` does the same at an interval with paths from the command line.
+//! `examples/watch.rs` collects the live source at an interval with paths from the command line;
+//! [`log::pipeline`] reads, filters and converts whole logs (what `relog` does).
 //!
 //! Underneath, each piece stands on its own:
 //!
