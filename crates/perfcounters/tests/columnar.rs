@@ -338,7 +338,7 @@ fn many_row_groups_stream_back_in_order() {
             time: LogTime(130_000_000_000_000_000 + k * 10_000_000),
             cells: (0..n)
                 .map(|i| {
-                    if (i + k as usize) % 7 == 0 {
+                    if (i + k as usize).is_multiple_of(7) {
                         Cell::Blank
                     } else {
                         Cell::Value((i as f64) * 0.5 + k as f64)

@@ -554,7 +554,7 @@ fn verbatim_names_log() -> VecLog {
             time: LogTime::from_parts(2024, 5, 1, 12, 0, r, 0).unwrap(),
             cells: (0..n)
                 .map(|c| {
-                    if (r as usize + c) % 4 == 0 {
+                    if (r as usize + c).is_multiple_of(4) {
                         Cell::Blank
                     } else {
                         Cell::Value((10 * c) as f64 + f64::from(r))

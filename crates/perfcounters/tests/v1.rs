@@ -63,7 +63,7 @@ impl W {
 const LE: W = W { be: false };
 
 fn pad8(v: &mut Vec<u8>) {
-    while v.len() % 8 != 0 {
+    while !v.len().is_multiple_of(8) {
         v.push(0);
     }
 }

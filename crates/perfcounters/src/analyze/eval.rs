@@ -677,7 +677,7 @@ struct Subsample {
 impl Subsample {
     fn push(&mut self, t: LogTime, v: f64) {
         let stride = self.stride.max(1);
-        if self.seen % stride == 0 {
+        if self.seen.is_multiple_of(stride) {
             if self.points.len() == MAX_KEPT {
                 let mut i = 0;
                 self.points.retain(|_| {
@@ -685,7 +685,7 @@ impl Subsample {
                     i % 2 == 1
                 });
                 self.stride = stride * 2;
-                if self.seen % self.stride == 0 {
+                if self.seen.is_multiple_of(self.stride) {
                     self.points.push((t, v));
                 }
             } else {

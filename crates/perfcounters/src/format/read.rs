@@ -416,7 +416,7 @@ pub(crate) fn check_size(
     available: u64,
 ) -> Result<(), DecodeError> {
     check_min_size(structure, offset, size, minimum)?;
-    let kind = if aligned && size % 8 != 0 {
+    let kind = if aligned && !size.is_multiple_of(8) {
         ErrorKind::SizeNotAligned { size }
     } else if size > available {
         ErrorKind::SizeExceedsParent { size, available }

@@ -1669,7 +1669,7 @@ mod tests {
             .map(|(_, c)| c.path.clone())
             .collect();
         crate::log::RelogFilter {
-            counters: (pick % 4 != 0).then(|| crate::log::CounterFilter::new(patterns)),
+            counters: (!pick.is_multiple_of(4)).then(|| crate::log::CounterFilter::new(patterns)),
             begin: begin.and_then(|s| LogTime::from_parts(2014, 2, 1, 0, 0, s, 0)),
             every,
             ..crate::log::RelogFilter::default()

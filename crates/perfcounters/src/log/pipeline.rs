@@ -250,7 +250,7 @@ impl Pipeline {
     /// # Errors
     /// An input cannot be opened, or there is none.
     pub fn open_inputs(&self, times_only: bool) -> Result<Inputs, PipelineError> {
-        let options = self.options.clone().with_times_only(times_only);
+        let options = self.options.with_times_only(times_only);
         let mut readers = Vec::new();
         for i in &self.inputs {
             readers.extend(open(i, &options)?);
@@ -286,7 +286,7 @@ impl Pipeline {
             begin: self.begin.map(|b| b.local(header)),
             end: self.end.map(|b| b.local(header)),
             every: self.every,
-            format: self.format.clone(),
+            format: self.format,
         })
     }
 
@@ -335,7 +335,7 @@ impl Pipeline {
             warnings,
             unmatched,
             range: Range::default(),
-            format: self.format.clone(),
+            format: self.format,
         })
     }
 

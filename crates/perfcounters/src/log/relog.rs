@@ -743,7 +743,7 @@ impl<R: LogReader> Filtered<R> {
         }
         let n = self.in_range;
         self.in_range += 1;
-        if n % self.every == 0 {
+        if n.is_multiple_of(self.every) {
             Place::Kept
         } else {
             Place::Skipped

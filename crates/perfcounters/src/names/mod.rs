@@ -427,7 +427,7 @@ fn utf16_strings(bytes: &[u8]) -> impl Iterator<Item = Utf16String<'_>> + '_ {
 /// that is not a decimal `u32` (with its byte offset and text), and [`NameError::MissingText`]
 /// when the list ends right after an index: that is what a value cut short looks like.
 pub fn parse_multi_sz(bytes: &[u8]) -> Result<NameTable, NameError> {
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(NameError::OddLength {
             offset: bytes.len() - 1,
         });

@@ -61,7 +61,7 @@ impl BufferHeader {
             _ => {}
         }
         if !(bh::MIN_BUFFER_SIZE..=bh::MAX_BUFFER_SIZE).contains(&buffer_size)
-            || buffer_size as usize % bh::ALIGNMENT != 0
+            || !(buffer_size as usize).is_multiple_of(bh::ALIGNMENT)
         {
             return Err(DecodeError::new(
                 S,

@@ -135,7 +135,7 @@ impl<W: Write + Seek> BlgWriter<W> {
     pub fn new(mut out: W, options: EncodeOptions) -> io::Result<Self> {
         let buffer_size = options.header.buffer_size as usize;
         if !(0x1000..=bh::MAX_BUFFER_SIZE as usize).contains(&buffer_size)
-            || buffer_size % bh::ALIGNMENT != 0
+            || !buffer_size.is_multiple_of(bh::ALIGNMENT)
         {
             return Err(invalid(
                 "buffer size must be a multiple of 8 from 4 KiB to 1 MiB",

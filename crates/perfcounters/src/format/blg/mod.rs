@@ -105,7 +105,7 @@ pub fn looks_like_blg(bytes: &[u8]) -> bool {
         return false;
     };
     (bh::MIN_BUFFER_SIZE..=bh::MAX_BUFFER_SIZE).contains(&size)
-        && size as usize % bh::ALIGNMENT == 0
+        && (size as usize).is_multiple_of(bh::ALIGNMENT)
         && (bh::LEN as u32..=size).contains(&filled)
         && matches!(header_type, sth::TYPE_SYSTEM32 | sth::TYPE_SYSTEM64)
         && marker == sth::MARKER

@@ -386,7 +386,7 @@ pub struct GuidList<'a> {
 impl<'a> GuidList<'a> {
     /// Decodes `buf`, whose length must be a multiple of 16.
     pub fn parse(buf: &'a [u8]) -> Result<Self, DecodeError> {
-        if buf.len() % Guid::SIZE != 0 {
+        if !buf.len().is_multiple_of(Guid::SIZE) {
             return Err(DecodeError::new(
                 structure::GUID,
                 buf.len() - buf.len() % Guid::SIZE,
