@@ -6,6 +6,7 @@ mod capture;
 mod collect;
 mod decode;
 mod decode_blg;
+mod decode_json;
 mod output;
 mod relog;
 mod report;
