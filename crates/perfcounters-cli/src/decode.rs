@@ -8,9 +8,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use perfcounters::format::capture::sample_path;
 use perfcounters::format::v1::PerfDataBlock;
-use perfcounters::format::v2::{
-    BlockData, DataHeader, InstanceData, QueryData, NO_COUNTER,
-};
+use perfcounters::format::v2::{BlockData, DataHeader, InstanceData, QueryData, NO_COUNTER};
 use perfcounters::format::BlockKind;
 use perfcounters::log::LogFormat;
 use perfcounters::names::NameTable;
@@ -88,7 +86,9 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
                 .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
             names.apply(&mut snapshot);
             match args.format {
-                DecodeFormat::Json => serde_json::to_string_pretty(&json::V1::new(&snapshot))? + "\n",
+                DecodeFormat::Json => {
+                    serde_json::to_string_pretty(&json::V1::new(&snapshot))? + "\n"
+                }
                 DecodeFormat::Text => v1_text(&snapshot),
             }
         }

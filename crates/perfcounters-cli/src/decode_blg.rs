@@ -100,7 +100,12 @@ pub fn decode(path: &Path, format: DecodeFormat, out: &mut impl Write) -> Result
             };
             writeln!(out, "{}", serde_json::to_string(&line)?)?;
         } else {
-            sample_text(out, log.columns(), (index, time, record_time, offset), &values)?;
+            sample_text(
+                out,
+                log.columns(),
+                (index, time, record_time, offset),
+                &values,
+            )?;
         }
     }
     let failure = failure.map(|e| e.to_string());
@@ -206,7 +211,11 @@ fn warnings<R: Read>(log: &BlgLog<R>) -> Vec<String> {
 }
 
 /// The last line of the JSON dump: the columns, the trailer, the warnings and the error.
-fn tail_json<R: Read>(out: &mut impl Write, log: &BlgLog<R>, failure: Option<String>) -> Result<()> {
+fn tail_json<R: Read>(
+    out: &mut impl Write,
+    log: &BlgLog<R>,
+    failure: Option<String>,
+) -> Result<()> {
     let display_order = log.display_order();
     let tail = json::BlgTail {
         columns: log
@@ -229,7 +238,11 @@ fn tail_json<R: Read>(out: &mut impl Write, log: &BlgLog<R>, failure: Option<Str
 }
 
 /// The readable summary: samples, columns, trailer, warnings and error.
-fn tail_text<R: Read>(out: &mut impl Write, log: &BlgLog<R>, failure: Option<&str>) -> std::io::Result<()> {
+fn tail_text<R: Read>(
+    out: &mut impl Write,
+    log: &BlgLog<R>,
+    failure: Option<&str>,
+) -> std::io::Result<()> {
     writeln!(
         out,
         "\n{} samples{}, {} columns",

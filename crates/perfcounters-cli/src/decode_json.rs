@@ -265,7 +265,8 @@ impl<'a> BlockJson<'a> {
             value: None,
             values: None,
         };
-        let instances = |list: &'a [InstanceData]| Some(list.iter().map(V2InstanceJson::new).collect());
+        let instances =
+            |list: &'a [InstanceData]| Some(list.iter().map(V2InstanceJson::new).collect());
         match &b.data {
             BlockData::Error => {}
             BlockData::Single(v) => o.value = Some(value(v)),

@@ -103,7 +103,10 @@ impl TimeStyle {
 
     /// `t` in this style as a value to `write!` or `format!`.
     pub fn display(self, t: &SystemTime) -> impl fmt::Display + '_ {
-        Styled { style: self, time: t }
+        Styled {
+            style: self,
+            time: t,
+        }
     }
 }
 
