@@ -2,6 +2,7 @@
 
 mod analyze;
 mod args;
+mod assets;
 mod capture;
 mod collect;
 mod decode;
