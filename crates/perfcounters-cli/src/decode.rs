@@ -282,59 +282,70 @@ fn v2(bytes: &[u8], format: DecodeFormat) -> Result<String> {
 /// `decode DIR`: every sample of a capture, V1 blocks named from the capture's English table and V2
 /// blocks converted with its registrations.
 fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
-    use std::fmt::Write;
     let recording = CaptureRecording::open(dir)?;
+    match format {
+        DecodeFormat::Json => capture_json(dir, &recording),
+        DecodeFormat::Text => capture_text(dir, &recording),
+    }
+}
+
+/// The V2 block `bytes` of the capture `dir`'s sample `number`.
+fn raw_v2(dir: &Path, number: usize, bytes: &[u8]) -> Result<QueryData> {
+    let err = |e| anyhow!("{}: {e}", dir.join(sample_path(number, true)).display());
+    let header = DataHeader::parse(bytes).map_err(err)?;
+    QueryData::from_header(&header).map_err(err)
+}
+
+/// The JSON document of a capture.
+fn capture_json(dir: &Path, recording: &CaptureRecording) -> Result<String> {
+    let c = recording.capture();
+    let mut parts = Vec::new();
+    for (i, sample) in c.samples.iter().enumerate() {
+        let snapshots = recording.sample_snapshots(i)?;
+        let q = match (&sample.v2, &snapshots.v2) {
+            (Some(bytes), Some(_)) => Some(raw_v2(dir, i + 1, bytes)?),
+            _ => None,
+        };
+        parts.push((snapshots, q));
+    }
+    let samples = parts
+        .iter()
+        .enumerate()
+        .map(|(i, (parts, q))| json::CaptureSample {
+            number: i + 1,
+            v1: parts.v1.as_ref().map(json::V1::new),
+            v2: q.as_ref().zip(parts.v2.as_ref()).map(|(q, conversion)| {
+                json::V2::new(q).with_conversion(&conversion.snapshot.objects, &conversion.errors)
+            }),
+        })
+        .collect();
+    let doc = json::Capture {
+        countersets: recording
+            .registrations()
+            .iter()
+            .map(json::CounterSetJson::new)
+            .collect(),
+        created: &c.info.created,
+        format: "capture",
+        machine: &c.info.machine,
+        names: c.names.iter().map(json::NameFileJson::new).collect(),
+        os: &c.info.os,
+        samples,
+        tool: &c.info.tool,
+        version: 1,
+    };
+    Ok(serde_json::to_string_pretty(&doc)? + "\n")
+}
+
+/// The readable dump of a capture.
+fn capture_text(dir: &Path, recording: &CaptureRecording) -> Result<String> {
+    use std::fmt::Write;
     let c = recording.capture();
     let name_files: Vec<String> = c
         .names
         .iter()
         .map(|n| n.file_name().trim_end_matches(".msz").to_string())
         .collect();
-    let raw_v2 = |number: usize, bytes: &[u8]| -> Result<QueryData> {
-        let header = DataHeader::parse(bytes)
-            .map_err(|e| anyhow!("{}: {e}", dir.join(sample_path(number, true)).display()))?;
-        QueryData::from_header(&header)
-            .map_err(|e| anyhow!("{}: {e}", dir.join(sample_path(number, true)).display()))
-    };
-    if format == DecodeFormat::Json {
-        let mut parts = Vec::new();
-        for (i, sample) in c.samples.iter().enumerate() {
-            let snapshots = recording.sample_snapshots(i)?;
-            let q = match (&sample.v2, &snapshots.v2) {
-                (Some(bytes), Some(_)) => Some(raw_v2(i + 1, bytes)?),
-                _ => None,
-            };
-            parts.push((snapshots, q));
-        }
-        let samples = parts
-            .iter()
-            .enumerate()
-            .map(|(i, (parts, q))| json::CaptureSample {
-                number: i + 1,
-                v1: parts.v1.as_ref().map(json::V1::new),
-                v2: q.as_ref().zip(parts.v2.as_ref()).map(|(q, conversion)| {
-                    json::V2::new(q)
-                        .with_conversion(&conversion.snapshot.objects, &conversion.errors)
-                }),
-            })
-            .collect();
-        let doc = json::Capture {
-            countersets: recording
-                .registrations()
-                .iter()
-                .map(json::CounterSetJson::new)
-                .collect(),
-            created: &c.info.created,
-            format: "capture",
-            machine: &c.info.machine,
-            names: c.names.iter().map(json::NameFileJson::new).collect(),
-            os: &c.info.os,
-            samples,
-            tool: &c.info.tool,
-            version: 1,
-        };
-        return Ok(serde_json::to_string_pretty(&doc)? + "\n");
-    }
     let mut out = String::new();
     let _ = writeln!(out, "capture {}", dir.display());
     let _ = writeln!(
@@ -373,7 +384,7 @@ fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
             out.push_str(&v1_text(s));
         }
         if let (Some(bytes), Some(conversion)) = (&sample.v2, &parts.v2) {
-            let q = raw_v2(i + 1, bytes)?;
+            let q = raw_v2(dir, i + 1, bytes)?;
             let _ = writeln!(
                 out,
                 "\n== sample {}: {} ==",
