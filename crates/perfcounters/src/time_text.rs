@@ -133,13 +133,10 @@ fn push_clock(out: &mut Vec<u8>, t: &SystemTime) {
     push_digits(out, t.milliseconds, 3);
 }
 
-/// `v` in decimal, with leading zeros up to `width` digits (more digits where `v` needs them).
+/// `v` in decimal, with leading zeros up to `width` digits (at most 5, the digits of a `u16`; more
+/// digits where `v` needs them).
 fn push_digits(out: &mut Vec<u8>, v: u16, width: usize) {
-    if width == 2 && v < 100 {
-        out.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
-        return;
-    }
-    let mut digits = [0u8; 5];
+    let mut digits = [b'0'; 5];
     let mut start = digits.len();
     let mut n = v;
     loop {
@@ -150,8 +147,7 @@ fn push_digits(out: &mut Vec<u8>, v: u16, width: usize) {
             break;
         }
     }
-    let len = digits.len() - start;
-    out.extend(std::iter::repeat_n(b'0', width.saturating_sub(len)));
+    let start = start.min(digits.len().saturating_sub(width));
     out.extend_from_slice(&digits[start..]);
 }
 
