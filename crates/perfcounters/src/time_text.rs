@@ -1,7 +1,7 @@
 //! Calendar times as text: every form in which the project writes a date or a time, in one place.
 //!
-//! A [`TimeStyle`] turns the calendar fields of a [`SystemTime`] (or of a [`LogTime`], through
-//! [`LogTime::to_system_time`]) into text. Whether those fields are UTC or a local time is the
+//! A [`TimeStyle`] turns the calendar fields of a [`SystemTime`] (those of a log's time come from
+//! [`LogTime::to_system_time`](crate::log::LogTime::to_system_time)) into text. Whether those fields are UTC or a local time is the
 //! caller's: only [`TimeStyle::IsoUtc`] says so in the text (`Z`). Each field is written with at
 //! least its width in digits (`{:02}`, `{:04}`, as `format!` pads), so a valid time always gives the
 //! same number of characters.
@@ -18,12 +18,10 @@
 //! assert_eq!(TimeStyle::Pdh.format(&s), "11/06/2016 13:46:30.874");
 //! assert_eq!(TimeStyle::PdhShort.format(&s), "11/6/2016 13:46:30.874");
 //! assert_eq!(TimeStyle::Date.format(&s), "2016-11-06");
-//! assert_eq!(TimeStyle::Sql.log_time(t).as_deref(), Some("2016-11-06 13:46:30.874"));
 //! ```
 
 use std::fmt;
 
-use crate::log::LogTime;
 use crate::snapshot::SystemTime;
 
 /// A form of a calendar time as text.
@@ -93,12 +91,6 @@ impl TimeStyle {
         self.push(t, &mut out);
         // Only ASCII digits and separators are written.
         String::from_utf8(out).unwrap_or_default()
-    }
-
-    /// The calendar time of `t` in this style, or `None` where [`LogTime::to_system_time`] has no
-    /// calendar time (before 1601 or after 30827).
-    pub fn log_time(self, t: LogTime) -> Option<String> {
-        t.to_system_time().map(|s| self.format(&s))
     }
 
     /// `t` in this style as a value to `write!` or `format!`.
@@ -207,14 +199,5 @@ mod tests {
         let mut out = b"\"".to_vec();
         TimeStyle::Pdh.push(&time(2014, 2, 1, 8, 7), &mut out);
         assert_eq!(out, b"\"02/01/2014 08:05:09.007");
-    }
-
-    #[test]
-    fn log_times_out_of_range_have_no_text() {
-        assert_eq!(TimeStyle::Iso.log_time(LogTime(-1)), None);
-        assert_eq!(
-            TimeStyle::Date.log_time(LogTime(0)).as_deref(),
-            Some("1601-01-01")
-        );
     }
 }

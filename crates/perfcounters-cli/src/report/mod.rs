@@ -20,7 +20,8 @@ pub use json::ReportJson;
 /// a log time into text.
 pub fn iso(zone: Option<&TimeZone>, t: LogTime) -> String {
     let t = zone.map_or(t, |z| z.to_local(t));
-    TimeStyle::Iso.log_time(t).unwrap_or_default()
+    t.to_system_time()
+        .map_or_else(String::new, |s| TimeStyle::Iso.format(&s))
 }
 
 /// Seconds since 1970 of the log's local time (of the UTC instant `t`) read as if it were UTC: the

@@ -47,7 +47,7 @@ pub type DetailsRow<'a> = [SqlValue<'a>; 10];
 
 /// Formats a time `yyyy-mm-dd hh:mm:ss.mmm` ([`TimeStyle::Sql`]); `None` out of the calendar's range.
 pub fn format_sql_time(t: LogTime) -> Option<String> {
-    TimeStyle::Sql.log_time(t)
+    t.to_system_time().map(|s| TimeStyle::Sql.format(&s))
 }
 
 /// Parses `yyyy-mm-dd hh:mm:ss.mmm` (or `:mmm`, or no milliseconds), ignoring trailing spaces and

@@ -120,7 +120,7 @@ pub fn partition_value(machine: Option<&str>) -> String {
 
 /// The UTC date (`YYYY-MM-DD`) of a record's time (a UTC instant).
 fn utc_date(time: LogTime) -> Option<String> {
-    TimeStyle::Date.log_time(time)
+    time.to_system_time().map(|t| TimeStyle::Date.format(&t))
 }
 
 /// Checks that `dir` holds nothing but a dataset's entries.
