@@ -8,17 +8,16 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use perfcounters::format::capture::sample_path;
 use perfcounters::format::v1::PerfDataBlock;
-use perfcounters::format::v2::{
-    BlockData, BlockStatus, CounterSetRegistration, DataHeader, InstanceData, QueryData, NO_COUNTER,
-};
+use perfcounters::format::v2::{BlockData, DataHeader, InstanceData, QueryData, NO_COUNTER};
 use perfcounters::format::BlockKind;
 use perfcounters::log::LogFormat;
 use perfcounters::names::NameTable;
 use perfcounters::snapshot::{Object, ObjectData, Snapshot, SystemTime, Value};
 use perfcounters::source::replay::CaptureRecording;
-use serde_json::{json, Value as Json};
+use perfcounters::time_text::TimeStyle;
 
 use crate::args::DecodeFormat;
+use crate::decode_json::{self as json, data_type_name};
 
 /// Arguments of `decode`.
 #[derive(clap::Args, Debug)]
@@ -87,7 +86,9 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
                 .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
             names.apply(&mut snapshot);
             match args.format {
-                DecodeFormat::Json => serde_json::to_string_pretty(&v1_json(&snapshot))? + "\n",
+                DecodeFormat::Json => {
+                    serde_json::to_string_pretty(&json::V1::new(&snapshot))? + "\n"
+                }
                 DecodeFormat::Text => v1_text(&snapshot),
             }
         }
@@ -100,115 +101,9 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn value_json(v: &Value) -> Json {
-    match v {
-        Value::U32(x) => json!(x),
-        Value::U64(x) => json!(x),
-        Value::Bytes(_) => Json::Null,
-    }
-}
-
-/// The V1 JSON document (see docs/decode-json.md).
-pub fn v1_json(s: &Snapshot) -> Json {
-    let objects = objects_json(&s.objects);
-    let t = &s.system_time;
-    json!({
-        "format": "v1",
-        "system_name": s.system_name,
-        "system_time": iso_time(t),
-        "perf_time": s.perf_time,
-        "perf_freq": s.perf_freq,
-        "perf_time_100ns": s.perf_time_100ns,
-        "objects": objects,
-    })
-}
-
-/// The `objects` array of the V1 document (also used for the V2 samples of a capture).
-fn objects_json(objects: &[Object]) -> Vec<Json> {
-    objects
-        .iter()
-        .map(|o| {
-            let counters: Vec<Json> = o
-                .counters
-                .iter()
-                .map(|c| {
-                    json!({
-                        "index": c.index,
-                        "name": c.name,
-                        "help_index": c.help_index,
-                        "type": c.counter_type.0,
-                        "type_name": c.counter_type.name(),
-                        "size": c.size,
-                        "offset": c.offset,
-                        "scale": c.scale,
-                        "detail_level": c.detail_level,
-                        "base": c.base,
-                    })
-                })
-                .collect();
-            let mut obj = json!({
-                "index": o.index,
-                "name": o.name,
-                "help_index": o.help_index,
-                "detail_level": o.detail_level,
-                "default_counter": o.default_counter,
-                "code_page": o.code_page,
-                "perf_time": o.perf_time,
-                "perf_freq": o.perf_freq,
-                "counters": counters,
-            });
-            let m = obj.as_object_mut().expect("object literal");
-            match &o.data {
-                ObjectData::Single(values) => {
-                    m.insert("num_instances".into(), json!(-1));
-                    m.insert(
-                        "values".into(),
-                        Json::Array(values.iter().map(value_json).collect()),
-                    );
-                }
-                ObjectData::Instances(list) => {
-                    m.insert("num_instances".into(), json!(list.len()));
-                    let instances: Vec<Json> = list
-                        .iter()
-                        .map(|i| {
-                            json!({
-                                "name": i.name(),
-                                "raw_name": i.raw_name(),
-                                "parent_object": i.parent_object,
-                                "parent_instance": i.parent_instance,
-                                "unique_id": i.unique_id,
-                                "values": i.values().iter().map(value_json).collect::<Vec<_>>(),
-                            })
-                        })
-                        .collect();
-                    m.insert("instances".into(), Json::Array(instances));
-                }
-                ObjectData::MetadataOnly { multiple_instances } => {
-                    m.insert(
-                        "num_instances".into(),
-                        json!(if *multiple_instances { -2 } else { -3 }),
-                    );
-                }
-            }
-            obj
-        })
-        .collect()
-}
-
-/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for a UTC `SYSTEMTIME`.
-fn iso_time(t: &SystemTime) -> String {
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
-    )
-}
-
 /// `YYYY-MM-DD HH:MM:SS.mmm` for a `SYSTEMTIME`, as the text dumps show it.
 fn text_time(t: &SystemTime) -> String {
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03}",
-        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
-    )
+    TimeStyle::Sql.format(t)
 }
 
 fn value_text(v: &Value) -> String {
@@ -317,67 +212,6 @@ fn object_text(out: &mut String, o: &Object) {
     }
 }
 
-fn data_type_name(t: u32) -> &'static str {
-    match t {
-        0 => "PERF_ERROR_RETURN",
-        1 => "PERF_SINGLE_COUNTER",
-        2 => "PERF_MULTIPLE_COUNTERS",
-        4 => "PERF_MULTIPLE_INSTANCES",
-        6 => "PERF_COUNTERSET",
-        _ => "unknown",
-    }
-}
-
-fn instances_json(list: &[InstanceData]) -> Json {
-    Json::Array(
-        list.iter()
-            .map(|i| json!({"id": i.id, "name": i.name, "values": i.values.iter().map(value_json).collect::<Vec<_>>()}))
-            .collect(),
-    )
-}
-
-/// The V2 JSON document: the `PERF_DATA_HEADER` and every `PERF_COUNTER_HEADER` block with its ids,
-/// instances and raw values (a data block alone carries no counter types or names).
-pub fn v2_json(q: &QueryData) -> Json {
-    let blocks: Vec<Json> = q
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(index, b)| {
-            let t = b.data.data_type();
-            let mut o = json!({"index": index, "status": b.status, "type": t, "type_name": data_type_name(t)});
-            let m = o.as_object_mut().expect("object literal");
-            match &b.data {
-                BlockData::Error => {}
-                BlockData::Single(v) => {
-                    m.insert("value".into(), value_json(v));
-                }
-                BlockData::MultipleCounters(list) => {
-                    m.insert("counter_ids".into(), json!(list.iter().map(|(id, _)| id).collect::<Vec<_>>()));
-                    m.insert("values".into(), Json::Array(list.iter().map(|(_, v)| value_json(v)).collect()));
-                }
-                BlockData::MultipleInstances(list) => {
-                    m.insert("instances".into(), instances_json(list));
-                }
-                BlockData::CounterSet { counter_ids, instances } => {
-                    m.insert("counter_ids".into(), json!(counter_ids));
-                    m.insert("instances".into(), instances_json(instances));
-                }
-            }
-            o
-        })
-        .collect();
-    let t = &q.system_time;
-    json!({
-        "format": "v2",
-        "system_time": iso_time(t),
-        "perf_time": q.perf_time_stamp,
-        "perf_freq": q.perf_freq,
-        "perf_time_100ns": q.perf_time_100ns,
-        "blocks": blocks,
-    })
-}
-
 /// The readable V2 dump.
 pub fn v2_text(q: &QueryData) -> String {
     use std::fmt::Write;
@@ -440,137 +274,78 @@ fn v2(bytes: &[u8], format: DecodeFormat) -> Result<String> {
     let header = DataHeader::parse(bytes)?;
     let q = QueryData::from_header(&header)?;
     Ok(match format {
-        DecodeFormat::Json => serde_json::to_string_pretty(&v2_json(&q))? + "\n",
+        DecodeFormat::Json => serde_json::to_string_pretty(&json::V2::new(&q))? + "\n",
         DecodeFormat::Text => v2_text(&q),
     })
-}
-
-fn counter_id_json(id: u32) -> Json {
-    if id == NO_COUNTER {
-        Json::Null
-    } else {
-        json!(id)
-    }
-}
-
-/// The `countersets` array of the capture document: each registration as decoded.
-fn registrations_json(regs: &[CounterSetRegistration]) -> Json {
-    Json::Array(
-        regs.iter()
-            .map(|r| {
-                let counters: Vec<Json> = r
-                    .counters
-                    .iter()
-                    .map(|c| {
-                        json!({
-                            "id": c.id,
-                            "name": c.name,
-                            "help": c.help,
-                            "type": c.counter_type.0,
-                            "type_name": c.counter_type.name(),
-                            "attrib": c.attrib,
-                            "detail_level": c.detail_level,
-                            "scale": c.default_scale,
-                            "base_counter_id": counter_id_json(c.base_counter_id),
-                            "perf_time_id": counter_id_json(c.perf_time_id),
-                            "perf_freq_id": counter_id_json(c.perf_freq_id),
-                            "multi_id": counter_id_json(c.multi_id),
-                            "aggregate_func": c.aggregate_func,
-                        })
-                    })
-                    .collect();
-                json!({
-                    "guid": r.guid.to_string(),
-                    "name": r.name,
-                    "help": r.help,
-                    "instance_type": r.instance_type,
-                    "detail_level": r.detail_level,
-                    "counters": counters,
-                })
-            })
-            .collect(),
-    )
-}
-
-fn block_errors_json(errors: &[BlockStatus]) -> Json {
-    Json::Array(
-        errors
-            .iter()
-            .map(|e| {
-                json!({
-                    "index": e.index,
-                    "guid": e.guid.to_string(),
-                    "counter_id": counter_id_json(e.counter_id),
-                    "status": e.status,
-                })
-            })
-            .collect(),
-    )
 }
 
 /// `decode DIR`: every sample of a capture, V1 blocks named from the capture's English table and V2
 /// blocks converted with its registrations.
 fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
-    use std::fmt::Write;
     let recording = CaptureRecording::open(dir)?;
+    match format {
+        DecodeFormat::Json => capture_json(dir, &recording),
+        DecodeFormat::Text => capture_text(dir, &recording),
+    }
+}
+
+/// The V2 block `bytes` of the capture `dir`'s sample `number`.
+fn raw_v2(dir: &Path, number: usize, bytes: &[u8]) -> Result<QueryData> {
+    let err = |e| anyhow!("{}: {e}", dir.join(sample_path(number, true)).display());
+    let header = DataHeader::parse(bytes).map_err(err)?;
+    QueryData::from_header(&header).map_err(err)
+}
+
+/// The JSON document of a capture.
+fn capture_json(dir: &Path, recording: &CaptureRecording) -> Result<String> {
+    let c = recording.capture();
+    let mut parts = Vec::new();
+    for (i, sample) in c.samples.iter().enumerate() {
+        let snapshots = recording.sample_snapshots(i)?;
+        let q = match (&sample.v2, &snapshots.v2) {
+            (Some(bytes), Some(_)) => Some(raw_v2(dir, i + 1, bytes)?),
+            _ => None,
+        };
+        parts.push((snapshots, q));
+    }
+    let samples = parts
+        .iter()
+        .enumerate()
+        .map(|(i, (parts, q))| json::CaptureSample {
+            number: i + 1,
+            v1: parts.v1.as_ref().map(json::V1::new),
+            v2: q.as_ref().zip(parts.v2.as_ref()).map(|(q, conversion)| {
+                json::V2::new(q).with_conversion(&conversion.snapshot.objects, &conversion.errors)
+            }),
+        })
+        .collect();
+    let doc = json::Capture {
+        countersets: recording
+            .registrations()
+            .iter()
+            .map(json::CounterSetJson::new)
+            .collect(),
+        created: &c.info.created,
+        format: "capture",
+        machine: &c.info.machine,
+        names: c.names.iter().map(json::NameFileJson::new).collect(),
+        os: &c.info.os,
+        samples,
+        tool: &c.info.tool,
+        version: 1,
+    };
+    Ok(serde_json::to_string_pretty(&doc)? + "\n")
+}
+
+/// The readable dump of a capture.
+fn capture_text(dir: &Path, recording: &CaptureRecording) -> Result<String> {
+    use std::fmt::Write;
     let c = recording.capture();
     let name_files: Vec<String> = c
         .names
         .iter()
         .map(|n| n.file_name().trim_end_matches(".msz").to_string())
         .collect();
-    let raw_v2 = |number: usize, bytes: &[u8]| -> Result<QueryData> {
-        let header = DataHeader::parse(bytes)
-            .map_err(|e| anyhow!("{}: {e}", dir.join(sample_path(number, true)).display()))?;
-        QueryData::from_header(&header)
-            .map_err(|e| anyhow!("{}: {e}", dir.join(sample_path(number, true)).display()))
-    };
-    if format == DecodeFormat::Json {
-        let mut samples = Vec::new();
-        for (i, sample) in c.samples.iter().enumerate() {
-            let parts = recording.sample_snapshots(i)?;
-            let v1 = parts.v1.as_ref().map(v1_json).unwrap_or(Json::Null);
-            let v2 = match (&sample.v2, &parts.v2) {
-                (Some(bytes), Some(conversion)) => {
-                    let mut doc = v2_json(&raw_v2(i + 1, bytes)?);
-                    if let Some(m) = doc.as_object_mut() {
-                        m.insert(
-                            "objects".into(),
-                            Json::Array(objects_json(&conversion.snapshot.objects)),
-                        );
-                        m.insert("block_errors".into(), block_errors_json(&conversion.errors));
-                    }
-                    doc
-                }
-                _ => Json::Null,
-            };
-            samples.push(json!({ "number": i + 1, "v1": v1, "v2": v2 }));
-        }
-        let names: Vec<Json> = c
-            .names
-            .iter()
-            .map(|n| {
-                json!({
-                    "kind": n.kind.as_str(),
-                    "language": n.language,
-                    "file": format!("names/{}", n.file_name()),
-                    "bytes": n.bytes.len(),
-                })
-            })
-            .collect();
-        let doc = json!({
-            "format": "capture",
-            "version": 1,
-            "machine": c.info.machine,
-            "os": c.info.os,
-            "created": c.info.created,
-            "tool": c.info.tool,
-            "names": names,
-            "countersets": registrations_json(recording.registrations()),
-            "samples": samples,
-        });
-        return Ok(serde_json::to_string_pretty(&doc)? + "\n");
-    }
     let mut out = String::new();
     let _ = writeln!(out, "capture {}", dir.display());
     let _ = writeln!(
@@ -609,7 +384,7 @@ fn capture(dir: &Path, format: DecodeFormat) -> Result<String> {
             out.push_str(&v1_text(s));
         }
         if let (Some(bytes), Some(conversion)) = (&sample.v2, &parts.v2) {
-            let q = raw_v2(i + 1, bytes)?;
+            let q = raw_v2(dir, i + 1, bytes)?;
             let _ = writeln!(
                 out,
                 "\n== sample {}: {} ==",

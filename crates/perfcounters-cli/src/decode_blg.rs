@@ -4,84 +4,21 @@
 //! The JSON schema is in `docs/decode-json.md`.
 
 use std::fs::File;
-use std::io::{BufReader, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 use perfcounters::format::blg::timezone::resolve_name;
-use perfcounters::format::blg::{BlgLog, CounterSpec, LogFileHeader, ReadError};
+use perfcounters::format::blg::{BlgLog, Column, LogFileHeader, ReadError, SampleValue};
 use perfcounters::snapshot::SystemTime;
-use serde_json::json;
+use perfcounters::time_text::TimeStyle;
 
 use crate::args::DecodeFormat;
+use crate::decode_json as json;
 
+/// A FILETIME as the readable dump shows it, `2013-02-19 18:50:17.844`.
 fn local(ft: i64) -> String {
-    let t = SystemTime::from_filetime(ft);
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03}",
-        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
-    )
-}
-
-fn iso_utc(ft: i64) -> String {
-    let t = SystemTime::from_filetime(ft);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
-    )
-}
-
-fn iso_local(ft: i64) -> String {
-    let t = SystemTime::from_filetime(ft);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}",
-        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
-    )
-}
-
-fn header_json(h: &LogFileHeader) -> serde_json::Value {
-    let tz = &h.time_zone;
-    json!({
-        "os_build": h.os_build,
-        "pointer_size": h.pointer_size,
-        "buffer_size": h.buffer_size,
-        "buffers_written": h.buffers_written,
-        "log_file_mode": h.log_file_mode,
-        "number_of_processors": h.number_of_processors,
-        "perf_freq": h.perf_freq,
-        "start_time": iso_utc(h.start_time),
-        "end_time": if h.end_time == 0 { None } else { Some(iso_utc(h.end_time)) },
-        "boot_time": if h.boot_time == 0 { None } else { Some(iso_utc(h.boot_time)) },
-        "logger_name": h.logger_name,
-        "log_file_name": h.log_file_name,
-        "time_zone": {
-            "bias": tz.bias,
-            "standard_name": tz.standard_name,
-            "standard_name_resolved": resolve_name(&tz.standard_name),
-            "standard_bias": tz.standard_bias,
-            "daylight_name": tz.daylight_name,
-            "daylight_name_resolved": resolve_name(&tz.daylight_name),
-            "daylight_bias": tz.daylight_bias,
-        },
-    })
-}
-
-fn spec_json(s: &CounterSpec) -> serde_json::Value {
-    json!({
-        "path": s.path().to_string(),
-        "flags": s.flags,
-        "user_data": s.user_data,
-        "type": s.counter_type.0,
-        "type_name": s.counter_type.name(),
-        "time_base": s.time_base,
-        "default_scale": s.default_scale,
-        "machine": s.machine,
-        "object": s.object,
-        "instance": s.instance,
-        "parent": s.parent,
-        "instance_index": s.instance_index,
-        "counter": s.counter,
-    })
+    TimeStyle::Sql.format(&SystemTime::from_filetime(ft))
 }
 
 fn header_text(out: &mut impl Write, path: &Path, h: &LogFileHeader) -> std::io::Result<()> {
@@ -136,43 +73,9 @@ pub fn decode(path: &Path, format: DecodeFormat, out: &mut impl Write) -> Result
     let mut log = BlgLog::new(BufReader::with_capacity(1 << 16, file)).map_err(err)?;
     let json = format == DecodeFormat::Json;
     if json {
-        let head = json!({
-            "format": "blg",
-            "header": header_json(log.header()),
-            "counter_list_offset": log.counter_list_offset(),
-            "counters": log.specs().iter().map(spec_json).collect::<Vec<_>>(),
-            "names": log.names().len(),
-        });
-        writeln!(out, "{head}")?;
+        head_json(out, &log)?;
     } else {
-        header_text(out, path, log.header())?;
-        writeln!(
-            out,
-            "\ncounter list (offset {}): {} entries",
-            log.counter_list_offset(),
-            log.specs().len()
-        )?;
-        for (i, s) in log.specs().iter().enumerate() {
-            writeln!(
-                out,
-                "  [{i}] {}  {} ({:#010x})  time base {}  scale {}  flags {:#x}",
-                s.path(),
-                s.counter_type.name().unwrap_or("?"),
-                s.counter_type.0,
-                s.time_base,
-                s.default_scale,
-                s.flags
-            )?;
-        }
-        if !log.names().is_empty() {
-            writeln!(
-                out,
-                "\nembedded name table: {} names (last index {})",
-                log.names().len(),
-                log.names().base_index().unwrap_or(0)
-            )?;
-        }
-        writeln!(out)?;
+        head_text(out, path, &log)?;
     }
     let mut failure = None;
     loop {
@@ -187,125 +90,184 @@ pub fn decode(path: &Path, format: DecodeFormat, out: &mut impl Write) -> Result
         let (index, time, record_time, offset) =
             (sample.index, sample.time, sample.record_time, sample.offset);
         let values: Vec<_> = sample.values.to_vec();
-        let columns = log.columns();
         if json {
-            let vals: Vec<_> = values
-                .iter()
-                .map(|v| {
-                    json!({
-                        "column": v.column,
-                        "status": v.status.0,
-                        "first": v.raw.first,
-                        "second": v.raw.second,
-                        "multi_count": v.raw.multi_count,
-                    })
-                })
-                .collect();
-            let line = json!({
-                "sample": index,
-                "time": iso_local(time),
-                "record_time": iso_local(record_time),
-                "offset": offset,
-                "values": vals,
-            });
-            writeln!(out, "{line}")?;
+            let line = json::BlgSample {
+                offset,
+                record_time: json::blg_local(record_time),
+                sample: index,
+                time: json::blg_local(time),
+                values: values.iter().map(json::BlgValue::new).collect(),
+            };
+            writeln!(out, "{}", serde_json::to_string(&line)?)?;
         } else {
-            writeln!(
+            sample_text(
                 out,
-                "sample {index} at {} (record at offset {offset}{}): {} values",
-                local(time),
-                if record_time == time {
-                    String::new()
-                } else {
-                    format!(", event time {}", local(record_time))
-                },
-                values.len()
+                log.columns(),
+                (index, time, record_time, offset),
+                &values,
             )?;
-            for v in &values {
-                let path = columns
-                    .get(v.column)
-                    .map_or_else(|| "?".to_string(), |c| c.path.to_string());
-                let status = if v.status.is_success() {
-                    String::new()
-                } else {
-                    format!(
-                        "  status {:#010x} {}",
-                        v.status.0,
-                        v.status.name().unwrap_or("")
-                    )
-                };
-                writeln!(
-                    out,
-                    "  {path}  first {} second {} multi {}{status}",
-                    v.raw.first, v.raw.second, v.raw.multi_count
-                )?;
-            }
         }
     }
-    let columns: Vec<_> = log
-        .columns()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (i, c.clone()))
-        .collect();
-    let warnings: Vec<String> = log.warnings().iter().map(|w| w.to_string()).collect();
     let failure = failure.map(|e| e.to_string());
     if json {
-        let tail = json!({
-            "samples": log.samples_read(),
-            "time_range": log.time_range().map(|(a, b)| [iso_local(a), iso_local(b)]),
-            "columns": columns.iter().map(|(i, c)| json!({
-                "column": i,
-                "path": c.path.to_string(),
-                "entry": c.entry,
-                "type": c.info.counter_type.0,
-                "time_base": c.info.time_base,
-                "default_scale": c.info.default_scale,
-                "first_sample": c.first_sample,
-            })).collect::<Vec<_>>(),
-            "display_order": log.display_order(),
-            "trailer": log.trailer().map(|t| json!({
-                "first_time": iso_local(t.first_time),
-                "last_time": iso_local(t.last_time),
-                "samples": t.samples,
-                "entries": t.entries,
-                "offset": t.offset,
-            })),
-            "warnings": warnings,
-            "error": failure,
-        });
-        writeln!(out, "{tail}")?;
+        tail_json(out, &log, failure.clone())?;
     } else {
-        writeln!(
-            out,
-            "\n{} samples{}, {} columns",
-            log.samples_read(),
-            log.time_range()
-                .map(|(a, b)| format!(" from {} to {}", local(a), local(b)))
-                .unwrap_or_default(),
-            columns.len()
-        )?;
-        if let Some(t) = log.trailer() {
-            writeln!(
-                out,
-                "trailer (offset {}): {} samples from {} to {}, {} entries",
-                t.offset,
-                t.samples,
-                local(t.first_time),
-                local(t.last_time),
-                t.entries
-            )?;
-        }
-        for w in &warnings {
-            writeln!(out, "warning: {w}")?;
-        }
-        if let Some(f) = &failure {
-            writeln!(out, "error: {f}")?;
-        }
+        tail_text(out, &log, failure.as_deref())?;
     }
     out.flush()?;
     match failure {
         Some(f) => Err(anyhow!("{}: {f}", path.display())),
         None => Ok(()),
     }
+}
+
+/// The first line of the JSON dump: the header, the counter list and the embedded name table's size.
+fn head_json<R: Read>(out: &mut impl Write, log: &BlgLog<R>) -> Result<()> {
+    let head = json::BlgHead {
+        counter_list_offset: log.counter_list_offset(),
+        counters: log.specs().iter().map(json::BlgSpec::new).collect(),
+        format: "blg",
+        header: json::BlgHeader::new(log.header()),
+        names: log.names().len(),
+    };
+    writeln!(out, "{}", serde_json::to_string(&head)?)?;
+    Ok(())
+}
+
+/// The readable header, counter list and embedded name table's size.
+fn head_text<R: Read>(out: &mut impl Write, path: &Path, log: &BlgLog<R>) -> std::io::Result<()> {
+    header_text(out, path, log.header())?;
+    writeln!(
+        out,
+        "\ncounter list (offset {}): {} entries",
+        log.counter_list_offset(),
+        log.specs().len()
+    )?;
+    for (i, s) in log.specs().iter().enumerate() {
+        writeln!(
+            out,
+            "  [{i}] {}  {} ({:#010x})  time base {}  scale {}  flags {:#x}",
+            s.path(),
+            s.counter_type.name().unwrap_or("?"),
+            s.counter_type.0,
+            s.time_base,
+            s.default_scale,
+            s.flags
+        )?;
+    }
+    if !log.names().is_empty() {
+        writeln!(
+            out,
+            "\nembedded name table: {} names (last index {})",
+            log.names().len(),
+            log.names().base_index().unwrap_or(0)
+        )?;
+    }
+    writeln!(out)
+}
+
+/// One sample of the readable dump: (number, time, record time, offset) and its values.
+fn sample_text(
+    out: &mut impl Write,
+    columns: &[Column],
+    (index, time, record_time, offset): (u64, i64, i64, usize),
+    values: &[SampleValue],
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "sample {index} at {} (record at offset {offset}{}): {} values",
+        local(time),
+        if record_time == time {
+            String::new()
+        } else {
+            format!(", event time {}", local(record_time))
+        },
+        values.len()
+    )?;
+    for v in values {
+        let path = columns
+            .get(v.column)
+            .map_or_else(|| "?".to_string(), |c| c.path.to_string());
+        let status = if v.status.is_success() {
+            String::new()
+        } else {
+            format!(
+                "  status {:#010x} {}",
+                v.status.0,
+                v.status.name().unwrap_or("")
+            )
+        };
+        writeln!(
+            out,
+            "  {path}  first {} second {} multi {}{status}",
+            v.raw.first, v.raw.second, v.raw.multi_count
+        )?;
+    }
+    Ok(())
+}
+
+fn warnings<R: Read>(log: &BlgLog<R>) -> Vec<String> {
+    log.warnings().iter().map(|w| w.to_string()).collect()
+}
+
+/// The last line of the JSON dump: the columns, the trailer, the warnings and the error.
+fn tail_json<R: Read>(
+    out: &mut impl Write,
+    log: &BlgLog<R>,
+    failure: Option<String>,
+) -> Result<()> {
+    let display_order = log.display_order();
+    let tail = json::BlgTail {
+        columns: log
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(i, c)| json::BlgColumn::new(i, c))
+            .collect(),
+        display_order: &display_order,
+        error: failure,
+        samples: log.samples_read(),
+        time_range: log
+            .time_range()
+            .map(|(a, b)| [json::blg_local(a), json::blg_local(b)]),
+        trailer: log.trailer().as_ref().map(json::BlgTrailer::new),
+        warnings: warnings(log),
+    };
+    writeln!(out, "{}", serde_json::to_string(&tail)?)?;
+    Ok(())
+}
+
+/// The readable summary: samples, columns, trailer, warnings and error.
+fn tail_text<R: Read>(
+    out: &mut impl Write,
+    log: &BlgLog<R>,
+    failure: Option<&str>,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "\n{} samples{}, {} columns",
+        log.samples_read(),
+        log.time_range()
+            .map(|(a, b)| format!(" from {} to {}", local(a), local(b)))
+            .unwrap_or_default(),
+        log.columns().len()
+    )?;
+    if let Some(t) = log.trailer() {
+        writeln!(
+            out,
+            "trailer (offset {}): {} samples from {} to {}, {} entries",
+            t.offset,
+            t.samples,
+            local(t.first_time),
+            local(t.last_time),
+            t.entries
+        )?;
+    }
+    for w in &warnings(log) {
+        writeln!(out, "warning: {w}")?;
+    }
+    if let Some(f) = failure {
+        writeln!(out, "error: {f}")?;
+    }
+    Ok(())
 }

@@ -2,10 +2,12 @@
 
 mod analyze;
 mod args;
+mod assets;
 mod capture;
 mod collect;
 mod decode;
 mod decode_blg;
+mod decode_json;
 mod output;
 mod relog;
 mod report;

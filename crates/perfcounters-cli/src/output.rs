@@ -18,6 +18,7 @@ use perfcounters::log::{
 };
 use perfcounters::query::{CounterValue, Query};
 use perfcounters::snapshot::{Snapshot, SystemTime};
+use perfcounters::time_text::TimeStyle;
 use perfcounters::{CounterPath, PdhStatus};
 
 use crate::args::OutputFormat;
@@ -296,7 +297,7 @@ impl Output {
                     .flatten()
                     .map(|(_, terminal_size::Height(h))| usize::from(h));
                 let text = self.table.render(
-                    &time.format("%Y-%m-%d %H:%M:%S%.3f").to_string(),
+                    &TimeStyle::Sql.format(&system_time(time)),
                     &table_rows(query, values),
                     height,
                 );

@@ -63,6 +63,7 @@
 //! * [`export`]: snapshots as Prometheus / OpenMetrics text (raw cumulative values, types from counter
 //!   types, windows_exporter-compatible names);
 //! * [`suggest`]: close names for a name that is not known ("did you mean …?");
+//! * [`time_text`]: calendar times as text, in every form the logs and reports use;
 //! * [`encoding`]: the text encodings of files written on Windows (byte-order marks, UTF-16, ANSI).
 //!
 //! The library never panics on hostile input: every length and offset is checked, and malformed data is
@@ -85,6 +86,7 @@ pub mod source;
 pub mod stats;
 pub mod status;
 pub mod suggest;
+pub mod time_text;
 
 pub use calc::{calculate, FormatOptions};
 pub use counter_type::{CounterInfo, CounterType};

@@ -26,11 +26,9 @@ use tokio_stream::StreamExt;
 
 use super::engine::{Cmd, Progress};
 use super::webconfig::BasicAuth;
+use crate::assets::{UPLOT_CSS, UPLOT_JS, UPLOT_LICENSE};
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
-const UPLOT_JS: &str = include_str!("assets/uPlot.iife.min.js");
-const UPLOT_CSS: &str = include_str!("assets/uPlot.min.css");
-const UPLOT_LICENSE: &str = include_str!("assets/uPlot.LICENSE");
 
 /// Everything the handlers share.
 pub struct App {

@@ -16,6 +16,7 @@ use crate::path::CounterPath;
 use crate::raw::RawCounter;
 use crate::snapshot::SystemTime;
 use crate::status::PdhStatus;
+use crate::time_text::TimeStyle;
 
 use super::error::LogError;
 
@@ -84,11 +85,7 @@ impl fmt::Display for LogTime {
     /// `M/d/yyyy HH:mm:ss.fff`, the way relog's `-q` summary and `-b`/`-e` write times.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.to_system_time() {
-            Some(t) => write!(
-                f,
-                "{}/{}/{:04} {:02}:{:02}:{:02}.{:03}",
-                t.month, t.day, t.year, t.hour, t.minute, t.second, t.milliseconds
-            ),
+            Some(t) => TimeStyle::PdhShort.display(&t).fmt(f),
             None => write!(f, "(time {} out of range)", self.0),
         }
     }

@@ -18,6 +18,7 @@
 use std::io::{self, Write};
 
 use crate::snapshot::SystemTime;
+use crate::time_text::TimeStyle;
 
 use super::error::LogError;
 use super::model::{LogHeader, LogTime, LogWriter, Record, RecordEncoder, TimeZone, ValueRows};
@@ -177,7 +178,7 @@ fn push_row(
     values: impl Iterator<Item = Option<f64>>,
 ) {
     line.push(b'"');
-    push_time(line, local_time);
+    TimeStyle::Pdh.push(local_time, line);
     line.push(b'"');
     for v in values {
         match (v, style) {
@@ -201,40 +202,9 @@ fn push_row(
     line.extend_from_slice(b"\r\n");
 }
 
-/// `MM/DD/YYYY HH:MM:SS.mmm`, as typeperf writes its time column.
+/// `MM/DD/YYYY HH:MM:SS.mmm`, as typeperf writes its time column ([`TimeStyle::Pdh`]).
 pub fn format_time(t: &SystemTime) -> String {
-    let mut v = Vec::with_capacity(23);
-    push_time(&mut v, t);
-    String::from_utf8(v).unwrap_or_default()
-}
-
-fn push_time(line: &mut Vec<u8>, t: &SystemTime) {
-    let mut two = |v: u16, sep: u8| {
-        line.push(b'0' + (v / 10 % 10) as u8);
-        line.push(b'0' + (v % 10) as u8);
-        line.push(sep);
-    };
-    two(t.month, b'/');
-    two(t.day, b'/');
-    let y = t.year;
-    for d in [y / 1000 % 10, y / 100 % 10, y / 10 % 10, y % 10] {
-        line.push(b'0' + d as u8);
-    }
-    line.push(b' ');
-    let mut two = |v: u16, sep: Option<u8>| {
-        line.push(b'0' + (v / 10 % 10) as u8);
-        line.push(b'0' + (v % 10) as u8);
-        if let Some(s) = sep {
-            line.push(s);
-        }
-    };
-    two(t.hour, Some(b':'));
-    two(t.minute, Some(b':'));
-    two(t.second, Some(b'.'));
-    let ms = t.milliseconds;
-    for d in [ms / 100 % 10, ms / 10 % 10, ms % 10] {
-        line.push(b'0' + d as u8);
-    }
+    TimeStyle::Pdh.format(t)
 }
 
 /// A value with six fixed decimals; negative zero is written as zero and non-finite values as `" "`.
@@ -866,7 +836,7 @@ mod tests {
                 let mut line = b"x".to_vec();
                 push_row(&mut line, b',', ValueStyle::Precise, &time(), [Some(v), None].into_iter());
                 let mut row = b"x\"".to_vec();
-                push_time(&mut row, &time());
+                TimeStyle::Pdh.push(&time(), &mut row);
                 row.extend_from_slice(b"\",\"");
                 row.extend_from_slice(&want);
                 row.extend_from_slice(b"\",\" \"\r\n");

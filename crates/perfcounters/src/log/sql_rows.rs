@@ -17,6 +17,7 @@ use crate::counter_type::CounterType;
 use crate::path::CounterPath;
 use crate::raw::RawCounter;
 use crate::status::PdhStatus;
+use crate::time_text::TimeStyle;
 
 use super::model::{Cell, CounterInfo, LogCounter, LogTime, RawCell};
 
@@ -44,13 +45,9 @@ pub type DataRow<'a> = [SqlValue<'a>; 7];
 /// `TimeBaseA`, `TimeBaseB`.
 pub type DetailsRow<'a> = [SqlValue<'a>; 10];
 
-/// Formats a time `yyyy-mm-dd hh:mm:ss.mmm`.
+/// Formats a time `yyyy-mm-dd hh:mm:ss.mmm` ([`TimeStyle::Sql`]); `None` out of the calendar's range.
 pub fn format_sql_time(t: LogTime) -> Option<String> {
-    let s = t.to_system_time()?;
-    Some(format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03}",
-        s.year, s.month, s.day, s.hour, s.minute, s.second, s.milliseconds
-    ))
+    t.to_system_time().map(|s| TimeStyle::Sql.format(&s))
 }
 
 /// Parses `yyyy-mm-dd hh:mm:ss.mmm` (or `:mmm`, or no milliseconds), ignoring trailing spaces and

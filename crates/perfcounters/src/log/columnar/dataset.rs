@@ -26,6 +26,7 @@ use super::parquet::{ParquetLogReader, ParquetLogWriter};
 use crate::log::error::LogError;
 use crate::log::model::{Cell, LogHeader, LogReader, LogTime, LogWriter, Record};
 use crate::log::relog::Merge;
+use crate::time_text::TimeStyle;
 
 /// A file being written under a temporary name beside its final one; dropped before
 /// [`commit`](Self::commit), it removes the temporary file.
@@ -119,8 +120,7 @@ pub fn partition_value(machine: Option<&str>) -> String {
 
 /// The UTC date (`YYYY-MM-DD`) of a record's time (a UTC instant).
 fn utc_date(time: LogTime) -> Option<String> {
-    let t = time.truncated_to_ms().to_system_time()?;
-    Some(format!("{:04}-{:02}-{:02}", t.year, t.month, t.day))
+    time.to_system_time().map(|t| TimeStyle::Date.format(&t))
 }
 
 /// Checks that `dir` holds nothing but a dataset's entries.

@@ -1,0 +1,341 @@
+//! The report as one self-contained HTML page.
+//!
+//! The page is written with `maud`: its markup is checked when the binary is compiled, and every
+//! value spliced into it is escaped unless it is wrapped in `PreEscaped`, which only the sanitized
+//! descriptions, the chart data (JSON with `<` escaped) and the embedded scripts and styles are.
+//! (Askama, the other usual choice, keeps templates in separate files with their own syntax; maud
+//! is Rust, so the page's parts are ordinary functions, and it writes no whitespace of its own.)
+
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+use perfcounters::analyze::{AnalysisReport, Report, Rules};
+
+use super::json::{ChartJson, LineJson, SeriesJson};
+use super::{chart_seconds, fmt_num, iso, sanitize};
+use crate::assets::{UPLOT_CSS, UPLOT_JS};
+
+const REPORT_JS: &str = include_str!("report.js");
+const REPORT_CSS: &str = include_str!("report.css");
+
+/// The report as one self-contained HTML page.
+pub fn page(r: &Report, logs: &[String], rules: &Rules) -> String {
+    let sections = categories(r);
+    let charts: Vec<ChartJson> = sections
+        .iter()
+        .flat_map(|(_, list)| list)
+        .filter(|a| a.chart.is_some())
+        .map(|a| chart(r, a.analysis))
+        .collect();
+    html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "perfcounters analyze — " (logs.join(", ")) }
+                style { (PreEscaped(UPLOT_CSS)) }
+                style { (PreEscaped(REPORT_CSS)) }
+            }
+            body {
+                "\n"
+                h1 { "Performance analysis" } "\n"
+                (summary(r, logs, rules)) "\n"
+                (alerts(r)) "\n"
+                @for (category, list) in &sections {
+                    section class="category" {
+                        h2 { (category) }
+                        @for a in list { (analysis(r, a)) }
+                    }
+                    "\n"
+                }
+                (not_evaluated(r)) "\n"
+                footer {
+                    "Thresholds: PAL (Performance Analysis of Logs, MIT licence); their code was read, not run."
+                }
+                "\n"
+                script type="application/json" id="charts" { (PreEscaped(script_json(&charts))) } "\n"
+                script { (PreEscaped(UPLOT_JS)) } "\n"
+                script { (PreEscaped(REPORT_JS)) } "\n"
+            }
+        }
+        "\n"
+    }
+    .into_string()
+}
+
+/// JSON inside a `<script>` element: `<` escaped, so no `</script>` or `<!--` can appear.
+fn script_json(v: &impl serde::Serialize) -> String {
+    serde_json::to_string(v)
+        .unwrap_or_default()
+        .replace('<', "\\u003c")
+}
+
+/// The summary: logs, machines, time range, rules, questions, alerts by condition, analyses.
+fn summary(r: &Report, logs: &[String], rules: &Rules) -> Markup {
+    let zone = r.time_zone.as_ref();
+    let mut by_condition: Vec<(&str, usize)> = Vec::new();
+    for a in &r.alerts {
+        match by_condition.iter_mut().find(|(c, _)| *c == a.condition) {
+            Some(x) => x.1 += 1,
+            None => by_condition.push((&a.condition, 1)),
+        }
+    }
+    let evaluated = r.analyses.iter().filter(|a| a.evaluated()).count();
+    let questions: Vec<String> = r
+        .questions
+        .iter()
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect();
+    html! {
+        section id="summary" {
+            h2 { "Summary" }
+            table class="kv" {
+                tr { th { "Logs" } td { (logs.join(", ")) } }
+                tr { th { "Machines" } td { (r.machines.join(", ")) } }
+                tr {
+                    th { "Time range" }
+                    td {
+                        @match r.range {
+                            Some((a, b)) => { (iso(zone, a)) " – " (iso(zone, b)) }
+                            None => "no records",
+                        }
+                    }
+                }
+                tr { th { "Records" } td { (r.records) } }
+                tr { th { "Slice" } td { (r.interval_seconds) " s" } }
+                tr { th { "Rules" } td { (rules.name) " (" (rules.files.join(", ")) ")" } }
+                tr { th { "Questions" } td { (questions.join("; ")) } }
+                tr {
+                    th { "Alerts" }
+                    td {
+                        @if by_condition.is_empty() {
+                            "none"
+                        }
+                        @for (i, (c, n)) in by_condition.iter().enumerate() {
+                            @if i > 0 { ", " }
+                            (condition(c)) " " (n)
+                        }
+                    }
+                }
+                tr {
+                    th { "Analyses" }
+                    td {
+                        (evaluated) " evaluated, " (r.analyses.len() - evaluated)
+                        " not evaluated (see the end of the report)"
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A condition (`Warning`, `Critical`) as a coloured label.
+fn condition(c: &str) -> Markup {
+    html! { span class={ "cond " (c.to_lowercase()) } { (c) } }
+}
+
+/// The alerts in time order.
+fn alerts(r: &Report) -> Markup {
+    let zone = r.time_zone.as_ref();
+    html! {
+        section id="alerts" {
+            h2 { "Alerts in time order" }
+            @if r.alerts.is_empty() {
+                p { "No threshold was broken." }
+            } @else {
+                div class="scroll" {
+                    table class="alerts" {
+                        thead {
+                            tr {
+                                th { "Slice start" } th { "Slice end" } th { "Condition" }
+                                th { "Analysis" } th { "Counter" } th { "Threshold" }
+                                th { "Min" } th { "Avg" } th { "Max" }
+                            }
+                        }
+                        tbody {
+                            @for a in &r.alerts {
+                                @let analysis = r.analyses.get(a.analysis).map_or("", |x| x.name.as_str());
+                                @let counter = r.counters.get(a.counter).map_or("", |c| c.path.as_str());
+                                @let limit = match a.trend {
+                                    Some(t) => format!(
+                                        "trend {} {} per hour ({})",
+                                        a.operator.name(),
+                                        fmt_num(Some(a.threshold)),
+                                        fmt_num(Some(t))
+                                    ),
+                                    None => format!("{} {}", a.operator.name(), fmt_num(Some(a.threshold))),
+                                };
+                                tr {
+                                    td { (iso(zone, a.start)) }
+                                    td { (iso(zone, a.end)) }
+                                    td { (condition(&a.condition)) }
+                                    td { a href={ "#a" (a.analysis) } { (analysis) } }
+                                    td { (counter) }
+                                    td title=(a.threshold_name) { (limit) }
+                                    td { (fmt_num(Some(a.min))) }
+                                    td { (fmt_num(Some(a.avg))) }
+                                    td { (fmt_num(Some(a.max))) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An evaluated analysis in its place on the page.
+struct Placed<'a> {
+    /// Its index in the report (its anchor, `#a{index}`).
+    index: usize,
+    analysis: &'a AnalysisReport,
+    /// The number of its chart, for an analysis with counters.
+    chart: Option<usize>,
+}
+
+/// The evaluated analyses by category, categories in the order they first appear, and the chart
+/// numbers in page order.
+fn categories(r: &Report) -> Vec<(&str, Vec<Placed<'_>>)> {
+    let mut out: Vec<(&str, Vec<Placed>)> = Vec::new();
+    for (index, a) in r.analyses.iter().enumerate().filter(|(_, a)| a.evaluated()) {
+        let placed = Placed {
+            index,
+            analysis: a,
+            chart: None,
+        };
+        match out.iter_mut().find(|(c, _)| *c == a.category) {
+            Some((_, list)) => list.push(placed),
+            None => out.push((&a.category, vec![placed])),
+        }
+    }
+    let mut charts = 0;
+    for p in out.iter_mut().flat_map(|(_, list)| list) {
+        if !p.analysis.counters.is_empty() {
+            p.chart = Some(charts);
+            charts += 1;
+        }
+    }
+    out
+}
+
+/// The data of an analysis's chart: its counters' points and its thresholds as lines.
+fn chart<'a>(r: &'a Report, a: &AnalysisReport) -> ChartJson<'a> {
+    let zone = r.time_zone.as_ref();
+    ChartJson {
+        series: a
+            .counters
+            .iter()
+            .filter_map(|&c| r.counters.get(c))
+            .map(|c| SeriesJson {
+                name: &c.path,
+                t: c.points.iter().map(|p| chart_seconds(zone, p.0)).collect(),
+                v: c.points.iter().map(|p| p.1).collect(),
+            })
+            .collect(),
+        thresholds: a
+            .thresholds
+            .iter()
+            .flat_map(|t| {
+                t.calls
+                    .iter()
+                    .filter(|c| !c.trend_only)
+                    .map(move |c| (t, c))
+            })
+            .map(|(t, c)| LineJson {
+                condition: t.condition.to_lowercase(),
+                name: format!(
+                    "{} ({} {})",
+                    t.condition,
+                    c.operator.name(),
+                    fmt_num(Some(c.threshold))
+                ),
+                value: c.threshold,
+            })
+            .collect(),
+    }
+}
+
+/// An analysis: description, thresholds, chart and its counters' statistics.
+fn analysis(r: &Report, p: &Placed) -> Markup {
+    let a = p.analysis;
+    html! {
+        article class="analysis" id={ "a" (p.index) } {
+            h3 {
+                (a.name)
+                @if a.alerts > 0 { " " span class="count" { (a.alerts) " alerts" } }
+            }
+            div class="description" { (PreEscaped(sanitize(&a.description))) }
+            ul class="thresholds" {
+                @for t in &a.thresholds {
+                    @for c in &t.calls {
+                        li {
+                            (condition(&t.condition)) " " (t.name) ": "
+                            @if c.trend_only { "trend per hour " }
+                            (c.operator.name()) " " (fmt_num(Some(c.threshold)))
+                        }
+                    }
+                }
+            }
+            @if let Some(chart) = p.chart {
+                div class="chart" data-chart=(chart) {}
+                table class="stats" {
+                    thead {
+                        tr {
+                            th { "Counter" } th { "Values" } th { "Min" } th { "Avg" }
+                            th { "Max" } th { "P90" } th { "P95" } th { "Trend /h" }
+                        }
+                    }
+                    tbody {
+                        @for c in a.counters.iter().filter_map(|&c| r.counters.get(c)) {
+                            tr {
+                                td { (c.path) } td { (c.count) }
+                                td { (fmt_num(c.min)) } td { (fmt_num(c.avg)) } td { (fmt_num(c.max)) }
+                                td { (fmt_num(c.p90)) } td { (fmt_num(c.p95)) } td { (fmt_num(c.trend)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The analyses that were not evaluated, and why.
+fn not_evaluated(r: &Report) -> Markup {
+    let skipped: Vec<_> = r.analyses.iter().filter(|a| !a.evaluated()).collect();
+    html! {
+        section id="not-evaluated" {
+            h2 { "Not evaluated" }
+            @if skipped.is_empty() {
+                p { "Every analysis was evaluated." }
+            } @else {
+                table {
+                    thead { tr { th { "Analysis" } th { "Category" } th { "Why" } } }
+                    tbody {
+                        @for a in skipped {
+                            tr {
+                                td { (a.name) }
+                                td { (a.category) }
+                                td { (a.reason.as_deref().unwrap_or_default()) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_json_cannot_close_the_element() {
+        let v = serde_json::json!({"name": "</script><script>alert(1)</script>"});
+        let s = script_json(&v);
+        assert!(!s.contains("</script"));
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v);
+    }
+}

@@ -1,0 +1,233 @@
+//! The report as JSON: the shape `docs/analyze.md` documents, as types.
+//!
+//! Fields are declared in alphabetical order, the order in which the report has always been
+//! written: keep it so when adding one. Keys that are left out rather than written as `null` are
+//! marked `skip_serializing_if`.
+
+use std::collections::BTreeMap;
+
+use perfcounters::analyze::StaticThreshold;
+use perfcounters::analyze::{Alert, AnalysisReport, CounterReport, Report, Rules, ThresholdReport};
+use serde::Serialize;
+
+use super::iso;
+
+/// The report.
+#[derive(Serialize)]
+pub struct ReportJson<'a> {
+    alerts: Vec<AlertJson<'a>>,
+    analyses: Vec<AnalysisJson<'a>>,
+    /// The end of the time range, `null` without records.
+    end: Option<String>,
+    interval_seconds: u64,
+    logs: &'a [String],
+    machines: &'a [String],
+    /// The questions' values used, by name.
+    questions: BTreeMap<&'a str, &'a str>,
+    records: u64,
+    rules: &'a [String],
+    /// The start of the time range, `null` without records.
+    start: Option<String>,
+    statistics: Vec<StatisticJson<'a>>,
+}
+
+impl<'a> ReportJson<'a> {
+    /// The document of the report `r` of the logs `logs` with the rules `rules`.
+    pub fn new(r: &'a Report, logs: &'a [String], rules: &'a Rules) -> Self {
+        let zone = r.time_zone.as_ref();
+        ReportJson {
+            alerts: r.alerts.iter().map(|a| AlertJson::new(r, a)).collect(),
+            analyses: r.analyses.iter().map(|a| AnalysisJson::new(r, a)).collect(),
+            end: r.range.map(|x| iso(zone, x.1)),
+            interval_seconds: r.interval_seconds,
+            logs,
+            machines: &r.machines,
+            questions: r
+                .questions
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect(),
+            records: r.records,
+            rules: &rules.files,
+            start: r.range.map(|x| iso(zone, x.0)),
+            statistics: r.counters.iter().map(StatisticJson::new).collect(),
+        }
+    }
+}
+
+/// The path of the report's counter `i` (empty for an index out of range).
+fn counter(r: &Report, i: usize) -> &str {
+    r.counters.get(i).map_or("", |c| c.path.as_str())
+}
+
+/// An analysis of the rules.
+#[derive(Serialize)]
+struct AnalysisJson<'a> {
+    alerts: usize,
+    category: &'a str,
+    counters: Vec<&'a str>,
+    evaluated: bool,
+    name: &'a str,
+    /// Why the analysis was not evaluated (left out when it was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    thresholds: Vec<ThresholdJson<'a>>,
+}
+
+impl<'a> AnalysisJson<'a> {
+    fn new(r: &'a Report, a: &'a AnalysisReport) -> Self {
+        AnalysisJson {
+            alerts: a.alerts,
+            category: &a.category,
+            counters: a.counters.iter().map(|&c| counter(r, c)).collect(),
+            evaluated: a.evaluated(),
+            name: &a.name,
+            reason: a.reason.as_deref(),
+            thresholds: a.thresholds.iter().map(ThresholdJson::new).collect(),
+        }
+    }
+}
+
+/// A threshold of an analysis.
+#[derive(Serialize)]
+struct ThresholdJson<'a> {
+    checks: Vec<CheckJson<'a>>,
+    condition: &'a str,
+    name: &'a str,
+    priority: i32,
+}
+
+impl<'a> ThresholdJson<'a> {
+    fn new(t: &'a ThresholdReport) -> Self {
+        ThresholdJson {
+            checks: t.calls.iter().map(CheckJson::new).collect(),
+            condition: &t.condition,
+            name: &t.name,
+            priority: t.priority,
+        }
+    }
+}
+
+/// A `StaticThreshold` call of a threshold.
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    collection: &'a str,
+    operator: &'static str,
+    threshold: f64,
+    trend: bool,
+}
+
+impl<'a> CheckJson<'a> {
+    fn new(c: &'a StaticThreshold) -> Self {
+        CheckJson {
+            collection: &c.collection,
+            operator: c.operator.name(),
+            threshold: c.threshold,
+            trend: c.trend_only,
+        }
+    }
+}
+
+/// An alert: a threshold broken in a slice.
+#[derive(Serialize)]
+struct AlertJson<'a> {
+    analysis: &'a str,
+    avg: f64,
+    condition: &'a str,
+    counter: &'a str,
+    end: String,
+    max: f64,
+    min: f64,
+    operator: &'static str,
+    priority: i32,
+    start: String,
+    threshold: f64,
+    threshold_name: &'a str,
+    /// The trend per hour of a trend threshold (left out for the others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trend: Option<f64>,
+}
+
+impl<'a> AlertJson<'a> {
+    fn new(r: &'a Report, a: &'a Alert) -> Self {
+        let zone = r.time_zone.as_ref();
+        AlertJson {
+            analysis: r.analyses.get(a.analysis).map_or("", |x| x.name.as_str()),
+            avg: a.avg,
+            condition: &a.condition,
+            counter: counter(r, a.counter),
+            end: iso(zone, a.end),
+            max: a.max,
+            min: a.min,
+            operator: a.operator.name(),
+            priority: a.priority,
+            start: iso(zone, a.start),
+            threshold: a.threshold,
+            threshold_name: &a.threshold_name,
+            trend: a.trend,
+        }
+    }
+}
+
+/// The statistics of a counter over the whole log.
+#[derive(Serialize)]
+struct StatisticJson<'a> {
+    avg: Option<f64>,
+    count: u64,
+    counter: &'a str,
+    log_counter: &'a str,
+    max: Option<f64>,
+    min: Option<f64>,
+    p90: Option<f64>,
+    p95: Option<f64>,
+    trend: Option<f64>,
+}
+
+impl<'a> StatisticJson<'a> {
+    fn new(c: &'a CounterReport) -> Self {
+        // A value that is not finite has no JSON number: `null`.
+        let num = |v: Option<f64>| v.filter(|x| x.is_finite());
+        StatisticJson {
+            avg: num(c.avg),
+            count: c.count,
+            counter: &c.path,
+            log_counter: &c.log_path,
+            max: num(c.max),
+            min: num(c.min),
+            p90: num(c.p90),
+            p95: num(c.p95),
+            trend: num(c.trend),
+        }
+    }
+}
+
+/// The data of one chart of the HTML report (`report.js` draws it).
+#[derive(Serialize)]
+pub struct ChartJson<'a> {
+    /// One per counter of the analysis.
+    pub series: Vec<SeriesJson<'a>>,
+    /// One horizontal line per threshold that is not a trend.
+    pub thresholds: Vec<LineJson>,
+}
+
+/// A counter's points in a chart.
+#[derive(Serialize)]
+pub struct SeriesJson<'a> {
+    /// The counter's path.
+    pub name: &'a str,
+    /// The times, seconds of the x axis.
+    pub t: Vec<f64>,
+    /// The values.
+    pub v: Vec<f64>,
+}
+
+/// A threshold as a line in a chart.
+#[derive(Serialize)]
+pub struct LineJson {
+    /// `warning` or `critical`: the line's colour.
+    pub condition: String,
+    /// The legend's label.
+    pub name: String,
+    /// The threshold.
+    pub value: f64,
+}
