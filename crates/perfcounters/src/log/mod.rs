@@ -43,6 +43,7 @@ pub mod relog;
 pub mod sql;
 pub mod sql_rows;
 pub mod stats;
+mod time;
 pub mod zone;
 
 pub use blg::BlgLogReader;
