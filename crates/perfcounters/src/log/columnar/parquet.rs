@@ -40,9 +40,9 @@ use parquet::file::writer::SerializedRowGroupWriter;
 use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
 use super::cells::{delta_chunk, double_chunk};
-use super::dataset::PendingFile;
 use super::runs::{cell_runs_chunk, run_chunk, time_chunk};
 use super::{column, has_raw_columns, log_time, CellArrays, CellColumns, CellSpare, LongLayout};
+use crate::atomic_file::PendingFile;
 use crate::counter_type::CounterType;
 use crate::format::blg::TimeZoneInformation;
 use crate::log::error::LogError;
