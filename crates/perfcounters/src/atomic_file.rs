@@ -54,11 +54,13 @@ impl PendingFile {
     }
 
     /// The temporary file's path.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))] // used by datasets
     pub(crate) fn temp_path(&self) -> &Path {
         &self.temp
     }
 
     /// The final name.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))] // used by datasets
     pub(crate) fn target(&self) -> &Path {
         &self.target
     }

@@ -37,6 +37,7 @@ pub mod open;
 pub mod pdh_csv;
 mod pdh_csv_chunks;
 pub mod pdh_csv_read;
+mod pdh_csv_row;
 pub mod pipeline;
 pub mod relog;
 #[cfg(feature = "sql")]
