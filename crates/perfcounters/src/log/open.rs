@@ -24,11 +24,13 @@ use std::path::{Path, PathBuf};
 use crate::encoding::{sniff_bom, TextEncoding};
 use crate::format::blg::{looks_like_blg, SNIFF_LEN};
 
+use super::blg::BlgLogReader;
+use super::blg_times::BlgTimesReader;
 use super::error::{LogError, LogErrorKind};
 use super::model::{LogCounter, LogFormat, LogHeader, LogReader, LogWriter, Record, RecordEncoder};
 use super::pdh_csv::{CsvFlavor, PdhCsvLogWriter};
 use super::pdh_csv_read::{sniff_flavor, CsvReadOptions, PdhCsvReader};
-use super::{BlgLogReader, BlgTimesReader, Merge};
+use super::relog::Merge;
 
 /// The bytes of a file's start that [`LogFormat::detect`] needs at most (a `.blg` needs
 /// [`SNIFF_LEN`]; a text header may follow a byte-order mark and blank lines).
