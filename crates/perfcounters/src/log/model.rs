@@ -36,6 +36,10 @@ pub enum LogFormat {
     Parquet,
 }
 
+/// The four bytes a Parquet file starts (and ends) with: how a [`LogFormat::Parquet`] log is
+/// recognised, and what the columnar module checks.
+pub(crate) const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
+
 /// The format of a log by the name the log model first gave it.
 pub type LogKind = LogFormat;
 

@@ -28,6 +28,7 @@ use crate::path::file_name_match;
 use super::blg::BlgLogReader;
 use super::blg_times::BlgTimesReader;
 use super::error::{LogError, LogErrorKind};
+use super::model::PARQUET_MAGIC;
 use super::model::{LogCounter, LogFormat, LogHeader, LogReader, LogWriter, Record, RecordEncoder};
 use super::pdh_csv::{CsvFlavor, PdhCsvLogWriter};
 use super::pdh_csv_read::{sniff_flavor, CsvReadOptions, PdhCsvReader};
@@ -37,9 +38,6 @@ use super::relog::Merge;
 /// [`SNIFF_LEN`]; a text header may follow a byte-order mark and blank lines).
 pub const DETECT_BYTES: usize = 512;
 const _: () = assert!(SNIFF_LEN <= DETECT_BYTES);
-
-/// The first (and last) four bytes of a Parquet file.
-const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
 
 /// SQLite's file header: the first 16 bytes of every database file.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
