@@ -270,7 +270,8 @@ fn use_tree(toks: &[Tok], i: &mut usize, prefix: &[String], out: &mut Vec<UseIte
                 *i += 1; // the `}`
                 path.clear();
             }
-            Tok::Punct(',' | '}' | ';') | _ => break,
+            // `,` `}` `;` end this tree.
+            _ => break,
         }
     }
     if let Some(last) = path.last() {

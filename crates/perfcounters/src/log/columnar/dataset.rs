@@ -6,7 +6,7 @@
 //! of its own, see [`super::parquet`]). It never writes over a file: names are unique (time, process
 //! and a sequence number), a file is written under a hidden temporary name and given its final
 //! name only when the whole log is written, and that fails rather than replace a file
-//! ([`crate::atomic_file`]). Several runs add files to one dataset.
+//! (`atomic_file.rs`). Several runs add files to one dataset.
 //!
 //! The machine is the partition value as the counter paths name it, with every byte outside
 //! `A-Z a-z 0-9 . _ -` written `%XX` (Hive's escaping); paths without a machine go to
