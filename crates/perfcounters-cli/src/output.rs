@@ -336,32 +336,6 @@ pub fn system_time<Z: chrono::TimeZone>(t: &DateTime<Z>) -> SystemTime {
     }
 }
 
-/// Formats a value for people: integers without decimals, large numbers with thousands separators,
-/// small ones with three decimals.
-pub fn human(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        group(&format!("{}", v as i64))
-    } else if v.abs() >= 1000.0 {
-        let s = format!("{v:.1}");
-        let (int, frac) = s.split_once('.').unwrap_or((&s, "0"));
-        format!("{}.{}", group(int), frac)
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-fn group(int: &str) -> String {
-    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    format!("{sign}{out}")
-}
-
 /// The rows of the live table.
 fn table_rows(query: &Query, values: &[CounterValue]) -> Vec<Row> {
     query
@@ -381,19 +355,4 @@ fn table_rows(query: &Query, values: &[CounterValue]) -> Vec<Row> {
             }
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn human_numbers() {
-        assert_eq!(human(0.0), "0");
-        assert_eq!(human(1234567.0), "1,234,567");
-        assert_eq!(human(-1234.0), "-1,234");
-        assert_eq!(human(1.23456), "1.235");
-        assert_eq!(human(12345.678), "12,345.7");
-        assert_eq!(human(999.5), "999.500");
-    }
 }

@@ -362,7 +362,7 @@ fn print_stats(
             out.write_all(w.as_bytes())?;
         }
         StatsFormat::Table => {
-            let cell = |v: f64| crate::output::human(v);
+            let cell = |v: f64| crate::table::human(v);
             let rows: Vec<[String; 4]> = stats
                 .iter()
                 .map(|s| match &s.stats {

@@ -10,8 +10,6 @@
 //! * On a terminal, a list longer than the screen keeps its header and the first rows, and says
 //!   how many more there are (`… 12 more`), as `top` does.
 
-use crate::output::human;
-
 /// A counter's unit in the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
@@ -139,9 +137,45 @@ impl Table {
     }
 }
 
+/// Formats a value for people: integers without decimals, large numbers with thousands separators,
+/// small ones with three decimals.
+pub fn human(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        group(&format!("{}", v as i64))
+    } else if v.abs() >= 1000.0 {
+        let s = format!("{v:.1}");
+        let (int, frac) = s.split_once('.').unwrap_or((&s, "0"));
+        format!("{}.{}", group(int), frac)
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn group(int: &str) -> String {
+    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{sign}{out}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn human_numbers() {
+        assert_eq!(human(0.0), "0");
+        assert_eq!(human(1234567.0), "1,234,567");
+        assert_eq!(human(-1234.0), "-1,234");
+        assert_eq!(human(1.23456), "1.235");
+        assert_eq!(human(12345.678), "12,345.7");
+        assert_eq!(human(999.5), "999.500");
+    }
 
     #[test]
     fn units() {

@@ -20,7 +20,9 @@
 use std::fmt;
 
 use crate::counter_type::bits::*;
-use crate::{CounterType, PdhStatus, RawCounter};
+use crate::counter_type::CounterType;
+use crate::raw::RawCounter;
+use crate::status::PdhStatus;
 
 /// `PDH_MIN_SCALE`: the smallest scale `PdhSetCounterScaleFactor` accepts.
 pub const PDH_MIN_SCALE: i32 = -7;

@@ -71,6 +71,7 @@
 #![warn(missing_docs)]
 
 pub mod analyze;
+mod atomic_file;
 pub mod calc;
 pub mod counter_type;
 pub mod encoding;

@@ -858,18 +858,40 @@ impl std::error::Error for PathError {}
 /// `*`, without recursion: at most `len(pattern) × len(text)` steps, so patterns such as `*a*a*a*a*b`
 /// cannot blow up. ASCII inputs are matched on bytes without allocating.
 pub fn wildcard_match(pattern: &str, text: &str) -> bool {
+    matches_case_insensitive(pattern, text, false)
+}
+
+/// Matches the file name `name` against `pattern`, in which `*` stands for any run of characters
+/// and `?` for any one character, compared as [`wildcard_match`] compares: the wildcards of log
+/// inputs such as relog's `logs\*.csv`, which stand in the file name only.
+pub(crate) fn file_name_match(pattern: &str, name: &str) -> bool {
+    matches_case_insensitive(pattern, name, true)
+}
+
+/// [`wildcard_match`], and with `any_one`, `?` matches any one character.
+fn matches_case_insensitive(pattern: &str, text: &str, any_one: bool) -> bool {
     if pattern.is_ascii() && text.is_ascii() {
-        glob(pattern.as_bytes(), text.as_bytes(), b'*', |a, b| {
-            a.eq_ignore_ascii_case(&b)
-        })
+        glob(
+            pattern.as_bytes(),
+            text.as_bytes(),
+            b'*',
+            any_one.then_some(b'?'),
+            |a, b| a.eq_ignore_ascii_case(&b),
+        )
     } else {
         let p: Vec<char> = pattern.chars().collect();
         let t: Vec<char> = text.chars().collect();
-        glob(&p, &t, '*', char_eq_ignore_case)
+        glob(&p, &t, '*', any_one.then_some('?'), char_eq_ignore_case)
     }
 }
 
-fn glob<T: Copy + PartialEq>(p: &[T], t: &[T], star: T, eq: impl Fn(T, T) -> bool) -> bool {
+fn glob<T: Copy + PartialEq>(
+    p: &[T],
+    t: &[T],
+    star: T,
+    one: Option<T>,
+    eq: impl Fn(T, T) -> bool,
+) -> bool {
     let mut pi = 0usize;
     let mut ti = 0usize;
     // (pattern position after the last `*`, text position that `*` currently extends to)
@@ -880,7 +902,7 @@ fn glob<T: Copy + PartialEq>(p: &[T], t: &[T], star: T, eq: impl Fn(T, T) -> boo
                 pi += 1;
                 backtrack = Some((pi, ti));
             }
-            Some(&pc) if eq(pc, tc) => {
+            Some(&pc) if Some(pc) == one || eq(pc, tc) => {
                 pi += 1;
                 ti += 1;
             }
@@ -1023,6 +1045,22 @@ impl std::hash::Hash for Folded<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_names_match_with_both_wildcards() {
+        let glob = file_name_match;
+        assert!(glob("*.csv", "A.CSV"));
+        assert!(glob("log?.csv", "log1.csv"));
+        assert!(!glob("log?.csv", "log10.csv"));
+        assert!(glob("*", ""));
+        assert!(glob("a*b*c", "aXbYc"));
+        assert!(!glob("a*b*c", "aXbY"));
+        assert!(glob("journal-?.CSV", "Journal-\u{e9}.csv"));
+        assert!(glob("\u{c9}T\u{c9}*", "\u{e9}t\u{e9}.blg"));
+        // In counter paths `?` is literal.
+        assert!(!wildcard_match("log?", "log1"));
+        assert!(wildcard_match("log?", "LOG?"));
+    }
 
     #[test]
     fn folded_keys_match_fold_case() {

@@ -68,6 +68,36 @@ const FILETIME_PER_DAY: i64 = 864_000_000_000;
 const DAYS_1601_TO_1970: i64 = 134_774;
 
 impl SystemTime {
+    /// The eight `WORD`s of a `SYSTEMTIME` in their order: year, month, day of week, day, hour,
+    /// minute, second, milliseconds.
+    pub(crate) fn to_words(self) -> [u16; 8] {
+        [
+            self.year,
+            self.month,
+            self.day_of_week,
+            self.day,
+            self.hour,
+            self.minute,
+            self.second,
+            self.milliseconds,
+        ]
+    }
+
+    /// The time of the eight `WORD`s of a `SYSTEMTIME`, in the order of [`to_words`](Self::to_words).
+    pub(crate) fn from_words(words: [u16; 8]) -> SystemTime {
+        let [year, month, day_of_week, day, hour, minute, second, milliseconds] = words;
+        SystemTime {
+            year,
+            month,
+            day_of_week,
+            day,
+            hour,
+            minute,
+            second,
+            milliseconds,
+        }
+    }
+
     /// The calendar time of a FILETIME (100 ns units since 1601-01-01); negative values give
     /// 1601-01-01 00:00. The zone is whatever the FILETIME's is (UTC in performance data, local time
     /// in the time stamps PDH stores).

@@ -14,7 +14,8 @@
 //! Cap, scale and ×1000 of the [`FormatOptions`] apply to every value, the mean included.
 
 use crate::calc::{CalcError, Calculator, FormatOptions};
-use crate::{CounterType, RawCounter};
+use crate::counter_type::CounterType;
+use crate::raw::RawCounter;
 
 /// The result of [`compute_statistics`]: `PDH_STATISTICS` with the values as `f64`.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,36 +1,392 @@
-//! The library's top-level modules import one another without a cycle: no module uses one that uses
-//! it back, directly or through others.
+//! No source file of the library or of the command uses, directly or through others, a file that
+//! uses it back.
 //!
-//! The check reads the sources: every `crate::name` path outside comments (in `use` lines, grouped
-//! `use crate::{…}` lists and inline paths) of the files of a top-level module `src/name.rs` or
-//! `src/name/` is an edge to that module; the crate root's re-exports (`crate::CounterType` …) count
-//! as the module they come from. Unit tests are left out (`tests.rs` files and the `#[cfg(test)] mod
-//! tests { … }` at the end of a file): a test may drive one module through another.
+//! The check reads the sources of `crates/perfcounters/src` and `crates/perfcounters-cli/src`. Each
+//! `.rs` file is a node. Each path outside comments and strings that names something of the crate
+//! (`use crate::…`, `use super::…`, `use self::…`, a `use` or inline path that starts with a child
+//! module or with a name a `use` brought in, inline `crate::x::y` and `super::x` paths) is an edge
+//! from the file that writes it to the file that **defines** what it names:
+//!
+//! * a path is followed down the module tree to the deepest module that is a file of its own (an
+//!   inline `mod x { … }` belongs to its file);
+//! * when the next name there is one that file imports (`use` or `pub use`), the edge follows that
+//!   import to its target, and so on: a file that names `super::BlgLogReader`, which `log/mod.rs`
+//!   re-exports from `log/blg.rs`, has an edge to `log/blg.rs`, not to `log/mod.rs`;
+//! * what a file writes about its own submodules (`mod` declarations, `pub use child::…`
+//!   re-exports, calls into them) is the module tree, parent to child, and no edge. Everything else
+//!   is: a child using what its parent file itself defines (`super::cores`), a file using a
+//!   sibling, a cousin or anything elsewhere in the crate.
+//!
+//! These edges form no cycle. Unit tests are left out (files named `tests.rs` and every item under
+//! `#[cfg(test)]`): a test may drive one module through another. Inside the library, nothing is
+//! named through the crate root's re-exports (`crate::CounterType`): the library names the module
+//! that defines it (`crate::counter_type::CounterType`); the re-exports are for users.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The crate root's re-exports and the module each comes from (`lib.rs`'s `pub use` lines).
-fn root_reexports(lib: &str) -> BTreeMap<String, String> {
-    let mut map = BTreeMap::new();
-    for line in lib.lines() {
-        let Some(rest) = line.trim().strip_prefix("pub use ") else {
-            continue;
-        };
-        let rest = rest.trim_end_matches(';');
-        let Some((module, items)) = rest.split_once("::") else {
-            continue;
-        };
-        let items = items.trim_matches(|c| c == '{' || c == '}');
-        for item in items.split(',') {
-            let item = item.trim();
-            if !item.is_empty() {
-                map.insert(item.to_string(), module.to_string());
+/// A module path from the crate root (`["log", "model"]`); the root is empty.
+type ModPath = Vec<String>;
+
+// --- Reading the sources ---------------------------------------------------------------------------
+
+/// A token of Rust code: what the check needs (identifiers and punctuation), comments, string and
+/// character literals and lifetimes left out.
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    /// `::`
+    PathSep,
+    Punct(char),
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_alphabetic() || c == '_'
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The tokens of `text`.
+fn tokens(text: &str) -> Vec<Tok> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let n = chars.len();
+    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
+    while i < n {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && at(i + 1) == '/' {
+            while i < n && chars[i] != '\n' {
+                i += 1;
             }
+        } else if c == '/' && at(i + 1) == '*' {
+            let mut depth = 0usize;
+            while i < n {
+                if chars[i] == '/' && at(i + 1) == '*' {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && at(i + 1) == '/' {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if c == '"' {
+            i += 1;
+            while i < n && chars[i] != '"' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if (c == 'r' || (c == 'b' && at(i + 1) == 'r'))
+            && matches!(at(i + 1 + usize::from(c == 'b')), '"' | '#')
+            && {
+                // A raw string `r"…"`, `r#"…"#` (not the raw identifier `r#name`).
+                let mut j = i + 1 + usize::from(c == 'b');
+                while at(j) == '#' {
+                    j += 1;
+                }
+                at(j) == '"'
+            }
+        {
+            let mut j = i + 1 + usize::from(c == 'b');
+            let mut hashes = 0;
+            while at(j) == '#' {
+                hashes += 1;
+                j += 1;
+            }
+            j += 1;
+            loop {
+                if j >= n {
+                    break;
+                }
+                if chars[j] == '"' && (1..=hashes).all(|h| at(j + h) == '#') {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            i = j;
+        } else if c == 'b' && at(i + 1) == '"' {
+            i += 1; // the string itself on the next turn
+        } else if c == 'b' && at(i + 1) == '\'' {
+            i += 1; // the byte as a character on the next turn
+        } else if c == '\'' {
+            // A character literal ('x', '\n', '\u{..}') or a lifetime / label ('a).
+            if at(i + 1) == '\\' {
+                // Past the escaped character (`'\''`), then to the closing quote (`'\u{..}'`).
+                i += 3;
+                while i < n && chars[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if at(i + 2) == '\'' {
+                i += 3;
+            } else {
+                i += 1;
+                while i < n && is_ident(chars[i]) {
+                    i += 1;
+                }
+            }
+        } else if is_ident_start(c) {
+            let start = i;
+            if c == 'r' && at(i + 1) == '#' && is_ident_start(at(i + 2)) {
+                i += 2;
+            }
+            let word_start = if i > start { i } else { start };
+            while i < n && is_ident(chars[i]) {
+                i += 1;
+            }
+            out.push(Tok::Ident(chars[word_start..i].iter().collect()));
+        } else if c.is_ascii_digit() {
+            while i < n && (is_ident(chars[i]) || chars[i] == '.' && at(i + 1).is_ascii_digit()) {
+                i += 1;
+            }
+        } else if c == ':' && at(i + 1) == ':' {
+            out.push(Tok::PathSep);
+            i += 2;
+        } else {
+            out.push(Tok::Punct(c));
+            i += 1;
         }
     }
-    map
+    out
+}
+
+fn ident(t: Option<&Tok>) -> Option<&str> {
+    match t {
+        Some(Tok::Ident(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// The tokens without the items under `#[cfg(test)]` (an item ends at its first `;` or at the end of
+/// its first `{ … }` block, outside parentheses and brackets).
+fn without_tests(toks: &[Tok]) -> Vec<Tok> {
+    let cfg_test = [
+        Tok::Punct('#'),
+        Tok::Punct('['),
+        Tok::Ident("cfg".into()),
+        Tok::Punct('('),
+        Tok::Ident("test".into()),
+        Tok::Punct(')'),
+        Tok::Punct(']'),
+    ];
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        if !toks[i..].starts_with(&cfg_test) {
+            out.push(toks[i].clone());
+            i += 1;
+            continue;
+        }
+        i += cfg_test.len();
+        let mut depth = 0usize;
+        while i < toks.len() {
+            match &toks[i] {
+                Tok::Punct('(' | '[') => depth += 1,
+                Tok::Punct(')' | ']') => depth = depth.saturating_sub(1),
+                Tok::Punct(';') if depth == 0 => break,
+                Tok::Punct('{') if depth == 0 => {
+                    let mut braces = 0usize;
+                    while i < toks.len() {
+                        match toks[i] {
+                            Tok::Punct('{') => braces += 1,
+                            Tok::Punct('}') => {
+                                braces -= 1;
+                                if braces == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        i += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// One name a `use` declaration brings in: `local` (`None` for a glob) stands for `path`, as
+/// written.
+#[derive(Debug, PartialEq)]
+struct UseItem {
+    local: Option<String>,
+    path: Vec<String>,
+}
+
+/// The items of the use tree that starts at `toks[*i]`, up to its `;` (left at `*i`).
+fn use_tree(toks: &[Tok], i: &mut usize, prefix: &[String], out: &mut Vec<UseItem>) {
+    let mut path = prefix.to_vec();
+    while *i < toks.len() {
+        match &toks[*i] {
+            Tok::Ident(s) if s == "as" => {
+                *i += 1;
+                let local = ident(toks.get(*i)).map(str::to_string);
+                *i += 1;
+                out.push(UseItem {
+                    local,
+                    path: std::mem::take(&mut path),
+                });
+            }
+            Tok::Ident(s) => {
+                path.push(s.clone());
+                *i += 1;
+            }
+            Tok::PathSep => *i += 1,
+            Tok::Punct('*') => {
+                out.push(UseItem {
+                    local: None,
+                    path: std::mem::take(&mut path),
+                });
+                *i += 1;
+            }
+            Tok::Punct('{') => {
+                *i += 1;
+                loop {
+                    use_tree(toks, i, &path, out);
+                    match toks.get(*i) {
+                        Some(Tok::Punct(',')) => *i += 1,
+                        _ => break,
+                    }
+                    if toks.get(*i) == Some(&Tok::Punct('}')) {
+                        break;
+                    }
+                }
+                *i += 1; // the `}`
+                path.clear();
+            }
+            // `,` `}` `;` end this tree.
+            _ => break,
+        }
+    }
+    if let Some(last) = path.last() {
+        // `use a::b;` brings in `b`; `use a::{self}` brings in `a`.
+        let local = if last == "self" {
+            path.pop();
+            path.last().cloned()
+        } else {
+            Some(last.clone())
+        };
+        out.push(UseItem { local, path });
+    }
+}
+
+/// A `use` declaration: where it stands and what it brings in.
+#[derive(Debug)]
+struct UseDecl {
+    /// The module (an inline `mod x { … }` included) whose scope it is in.
+    module: ModPath,
+    /// At the module's item level (not inside a function or block).
+    item_level: bool,
+    items: Vec<UseItem>,
+}
+
+/// A path written in code (outside `use` declarations): its segments as written.
+#[derive(Debug)]
+struct CodePath {
+    module: ModPath,
+    segments: Vec<String>,
+}
+
+/// What the check reads of one source file.
+#[derive(Debug)]
+struct SourceFile {
+    /// Relative to the crate's directory (`src/log/model.rs`).
+    name: String,
+    uses: Vec<UseDecl>,
+    paths: Vec<CodePath>,
+    /// The inline modules it defines (`counter_type::bits`), as module paths.
+    inline_modules: Vec<ModPath>,
+}
+
+fn read_file(name: String, module: &ModPath, text: &str) -> SourceFile {
+    let toks = without_tests(&tokens(text));
+    let mut uses = Vec::new();
+    let mut paths = Vec::new();
+    let mut inline_modules = Vec::new();
+    // The open braces: `Some(name)` for an inline module's, `None` for any other.
+    let mut scopes: Vec<Option<String>> = Vec::new();
+    let current = |scopes: &[Option<String>]| -> ModPath {
+        let mut m = module.clone();
+        m.extend(scopes.iter().flatten().cloned());
+        m
+    };
+    let mut i = 0;
+    while i < toks.len() {
+        match &toks[i] {
+            Tok::Punct('{') => {
+                let before = |k: usize| i.checked_sub(k).map(|j| &toks[j]);
+                let name = match (before(2), before(1)) {
+                    (Some(Tok::Ident(m)), Some(Tok::Ident(name))) if m == "mod" => {
+                        Some(name.clone())
+                    }
+                    _ => None,
+                };
+                scopes.push(name);
+                if scopes.last().is_some_and(Option::is_some) {
+                    inline_modules.push(current(&scopes));
+                }
+                i += 1;
+            }
+            Tok::Punct('}') => {
+                scopes.pop();
+                i += 1;
+            }
+            Tok::Ident(kw) if kw == "use" => {
+                i += 1;
+                let mut items = Vec::new();
+                use_tree(&toks, &mut i, &[], &mut items);
+                uses.push(UseDecl {
+                    module: current(&scopes),
+                    item_level: scopes.last().is_none_or(Option::is_some),
+                    items,
+                });
+            }
+            Tok::Ident(first)
+                if toks.get(i + 1) == Some(&Tok::PathSep)
+                    && !matches!(
+                        i.checked_sub(1).map(|j| &toks[j]),
+                        Some(Tok::PathSep | Tok::Punct('.'))
+                    ) =>
+            {
+                let mut segments = vec![first.clone()];
+                i += 1;
+                while toks.get(i) == Some(&Tok::PathSep) {
+                    match toks.get(i + 1) {
+                        Some(Tok::Ident(s)) => segments.push(s.clone()),
+                        _ => break,
+                    }
+                    i += 2;
+                }
+                paths.push(CodePath {
+                    module: current(&scopes),
+                    segments,
+                });
+            }
+            _ => i += 1,
+        }
+    }
+    SourceFile {
+        name,
+        uses,
+        paths,
+        inline_modules,
+    }
 }
 
 fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
@@ -48,158 +404,397 @@ fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn is_ident(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
-/// The first path segments after `crate::` in `code`, grouped lists included.
-fn crate_paths(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = code;
-    while let Some(i) = rest.find("crate::") {
-        let before_ok = rest[..i].chars().next_back().is_none_or(|c| !is_ident(c));
-        rest = &rest[i + "crate::".len()..];
-        if !before_ok {
-            continue;
-        }
-        if let Some(group) = rest.strip_prefix('{') {
-            // `crate::{a::b, C}`: the first segment of each item at the group's top level.
-            let mut depth = 0usize;
-            let mut item_start = true;
-            for (j, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => item_start = true,
-                    c if item_start && is_ident(c) => {
-                        let name: String =
-                            group[j..].chars().take_while(|&c| is_ident(c)).collect();
-                        out.push(name);
-                        item_start = false;
-                    }
-                    c if c.is_whitespace() => {}
-                    _ => item_start = false,
-                }
-            }
-        } else {
-            let name: String = rest.chars().take_while(|&c| is_ident(c)).collect();
-            if !name.is_empty() {
-                out.push(name);
-            }
-        }
-    }
-    out
-}
-
-/// The code of a source file without its comments (`//` to the end of a line; the crate uses no
-/// block comments around paths) and without its unit tests (from `#[cfg(test)]` before `mod tests {`
-/// to the end).
-fn code_of(text: &str) -> String {
-    let text = match text.find("#[cfg(test)]\nmod tests {") {
-        Some(i) => &text[..i],
-        None => text,
-    };
-    text.lines()
-        .map(|line| match line.find("//") {
-            Some(i) => &line[..i],
-            None => line,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Module → the other top-level modules it uses.
-fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let lib = fs::read_to_string(src.join("lib.rs")).unwrap();
-    let reexports = root_reexports(&lib);
-    let modules: BTreeSet<String> = lib
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("pub mod "))
-        .map(|m| m.trim_end_matches(';').to_string())
+/// The module a file under `src` is (`log/mod.rs` and `log.rs` are `log`; `lib.rs`, `main.rs` the
+/// root).
+fn module_of(rel: &Path) -> ModPath {
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
         .collect();
-    assert!(modules.len() > 10, "lib.rs lists its modules: {modules:?}");
-    let mut graph = BTreeMap::new();
-    for module in &modules {
+    let last = parts.pop().unwrap();
+    let stem = last.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") || !parts.is_empty() && stem != "mod" {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+// --- The graph -------------------------------------------------------------------------------------
+
+/// An edge's cause: the path as written, for the message.
+#[derive(Clone, Debug)]
+struct Edge {
+    to: usize,
+    via: String,
+}
+
+/// One crate's files and the edges among them.
+#[derive(Debug)]
+struct Graph {
+    /// The crate's directory name, for messages (`perfcounters-cli`).
+    crate_dir: String,
+    files: Vec<SourceFile>,
+    /// Module path → index in `files`.
+    by_module: BTreeMap<ModPath, usize>,
+    inline: BTreeSet<ModPath>,
+    /// (module, name) → the absolute path of what the module's item-level `use` brings in as `name`.
+    imports: BTreeMap<(ModPath, String), ModPath>,
+    edges: Vec<Vec<Edge>>,
+}
+
+impl Graph {
+    fn read(crate_dir: &Path) -> Graph {
+        let src = crate_dir.join("src");
+        let mut list = Vec::new();
+        rust_files(&src, &mut list);
         let mut files = Vec::new();
-        rust_files(&src.join(format!("{module}.rs")), &mut files);
-        rust_files(&src.join(module), &mut files);
-        assert!(!files.is_empty(), "no source of module {module}");
-        let mut uses = BTreeSet::new();
-        for file in files.into_iter().filter(|f| !f.ends_with("tests.rs")) {
-            let code = code_of(&fs::read_to_string(&file).unwrap());
-            for name in crate_paths(&code) {
-                let target = reexports.get(&name).cloned().unwrap_or(name);
-                if modules.contains(&target) && &target != module {
-                    uses.insert(target);
+        let mut by_module = BTreeMap::new();
+        for path in list {
+            let rel = path.strip_prefix(&src).unwrap();
+            if rel.file_name().unwrap() == "tests.rs" {
+                continue; // a unit test module's file
+            }
+            let module = module_of(rel);
+            let text = fs::read_to_string(&path).unwrap();
+            let name = format!("src/{}", rel.to_string_lossy().replace('\\', "/"));
+            by_module.insert(module.clone(), files.len());
+            files.push(read_file(name, &module, &text));
+        }
+        let inline = files
+            .iter()
+            .flat_map(|f| f.inline_modules.iter().cloned())
+            .collect();
+        let mut graph = Graph {
+            crate_dir: crate_dir
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+            files,
+            by_module,
+            inline,
+            imports: BTreeMap::new(),
+            edges: Vec::new(),
+        };
+        let mut imports = BTreeMap::new();
+        for file in &graph.files {
+            for decl in file.uses.iter().filter(|d| d.item_level) {
+                for item in &decl.items {
+                    let (Some(local), Some(abs)) =
+                        (&item.local, graph.absolute(&decl.module, &item.path, None))
+                    else {
+                        continue;
+                    };
+                    imports.insert((decl.module.clone(), local.clone()), abs);
                 }
             }
         }
-        graph.insert(module.clone(), uses);
+        graph.imports = imports;
+        graph.edges = (0..graph.files.len()).map(|f| graph.edges_of(f)).collect();
+        graph
     }
-    graph
-}
 
-/// A cycle through `start`, if any (depth-first search).
-fn cycle_from(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
-    fn walk(
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        start: &str,
-        path: &mut Vec<String>,
-        seen: &mut BTreeSet<String>,
-    ) -> bool {
-        let last = path.last().unwrap().clone();
-        for next in &graph[&last] {
-            if next == start {
-                path.push(next.clone());
-                return true;
-            }
-            if seen.insert(next.clone()) {
-                path.push(next.clone());
-                if walk(graph, start, path, seen) {
-                    return true;
+    fn is_module(&self, path: &[String]) -> bool {
+        self.by_module.contains_key(path) || self.inline.contains(path)
+    }
+
+    /// The absolute path of `segments`, written in `module`, if it names something of this crate.
+    /// `imports` resolves names brought in by a `use` of the same scope (code paths).
+    fn absolute(
+        &self,
+        module: &ModPath,
+        segments: &[String],
+        imports: Option<&BTreeMap<(ModPath, String), ModPath>>,
+    ) -> Option<ModPath> {
+        let (first, rest) = segments.split_first()?;
+        let mut abs = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => module.clone(),
+            "super" => {
+                let mut m = module.clone();
+                m.pop()?;
+                let mut rest = rest;
+                while rest.first().is_some_and(|s| s == "super") {
+                    m.pop()?;
+                    rest = &rest[1..];
                 }
-                path.pop();
+                m.extend(rest.iter().cloned());
+                return Some(m);
+            }
+            _ => {
+                let mut child = module.clone();
+                child.push(first.clone());
+                if self.is_module(&child) {
+                    child
+                } else if let Some(abs) =
+                    imports.and_then(|m| m.get(&(module.clone(), first.clone())))
+                {
+                    abs.clone()
+                } else {
+                    return None;
+                }
+            }
+        };
+        abs.extend(rest.iter().cloned());
+        Some(abs)
+    }
+
+    /// The file that defines what `path` names, following imports (a re-export leads to what it
+    /// re-exports).
+    fn defining_file(&self, path: &[String]) -> usize {
+        let mut path = path.to_vec();
+        for _ in 0..32 {
+            let mut k = path.len();
+            while !self.by_module.contains_key(&path[..k]) {
+                k -= 1;
+            }
+            while k < path.len() && self.inline.contains(&path[..=k]) {
+                k += 1;
+            }
+            let Some(target) = path
+                .get(k)
+                .and_then(|name| self.imports.get(&(path[..k].to_vec(), name.clone())))
+            else {
+                break;
+            };
+            let mut next = target.clone();
+            next.extend(path[k + 1..].iter().cloned());
+            path = next;
+        }
+        let mut k = path.len();
+        while !self.by_module.contains_key(&path[..k]) {
+            k -= 1;
+        }
+        self.by_module[&path[..k]]
+    }
+
+    fn edges_of(&self, file: usize) -> Vec<Edge> {
+        let f = &self.files[file];
+        let file_module = &module_of_name(&f.name);
+        let mut out: Vec<Edge> = Vec::new();
+        let mut add = |to: usize, via: String| {
+            // A file's own submodules are the module tree, not an edge.
+            let within = module_of_name(&self.files[to].name).starts_with(file_module);
+            if !within && !out.iter().any(|e| e.to == to) {
+                out.push(Edge { to, via });
+            }
+        };
+        for decl in &f.uses {
+            for item in &decl.items {
+                let Some(abs) = self.absolute(&decl.module, &item.path, None) else {
+                    continue;
+                };
+                let to = self.defining_file(&abs);
+                add(to, item.path.join("::"));
             }
         }
-        false
-    }
-    let mut path = vec![start.to_string()];
-    let mut seen = BTreeSet::new();
-    walk(graph, start, &mut path, &mut seen).then_some(path)
-}
-
-#[test]
-fn no_module_imports_one_that_imports_it_back() {
-    let graph = module_graph();
-    for module in graph.keys() {
-        if let Some(cycle) = cycle_from(&graph, module) {
-            panic!("import cycle: {}", cycle.join(" -> "));
+        for p in &f.paths {
+            let Some(abs) = self.absolute(&p.module, &p.segments, Some(&self.imports)) else {
+                continue;
+            };
+            add(self.defining_file(&abs), p.segments.join("::"));
         }
+        out
     }
-    // The check sees the edges it is meant to see.
-    assert!(graph["query"].contains("source"), "{graph:?}");
-    assert!(graph["query"].contains("suggest"), "{graph:?}");
-    assert!(graph["source"].contains("suggest"), "{graph:?}");
-    assert!(graph["suggest"].is_empty(), "suggest is a leaf: {graph:?}");
+
+    /// Every `crate::Name` (a use or inline path) where `Name` is one the crate root imports.
+    fn root_reexport_uses(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for f in &self.files {
+            let written = f
+                .uses
+                .iter()
+                .flat_map(|d| d.items.iter().map(|i| i.path.clone()))
+                .chain(f.paths.iter().map(|p| p.segments.clone()));
+            for path in written {
+                if let [first, name, ..] = path.as_slice() {
+                    if first == "crate" && self.imports.contains_key(&(Vec::new(), name.clone())) {
+                        out.push(format!("{}: {}", f.name, path.join("::")));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn file(&self, name: &str) -> usize {
+        self.files
+            .iter()
+            .position(|f| f.name == name)
+            .unwrap_or_else(|| panic!("no file {name} in {}", self.crate_dir))
+    }
+
+    fn has_edge(&self, from: &str, to: &str) -> bool {
+        let to = self.file(to);
+        self.edges[self.file(from)].iter().any(|e| e.to == to)
+    }
+
+    /// One cycle of each group of files that reach one another, as a chain of files with the path
+    /// that makes each step.
+    fn cycles(&self) -> Vec<String> {
+        let n = self.files.len();
+        let reach = |from: usize| -> Vec<bool> {
+            let mut seen = vec![false; n];
+            let mut queue = VecDeque::from([from]);
+            while let Some(f) = queue.pop_front() {
+                for e in &self.edges[f] {
+                    if !seen[e.to] {
+                        seen[e.to] = true;
+                        queue.push_back(e.to);
+                    }
+                }
+            }
+            seen
+        };
+        let reaches: Vec<Vec<bool>> = (0..n).map(reach).collect();
+        let mut reported = vec![false; n];
+        let mut out = Vec::new();
+        for start in 0..n {
+            if reported[start] || !reaches[start][start] {
+                continue;
+            }
+            // The group: files on a cycle through `start`.
+            for (f, flag) in reported.iter_mut().enumerate() {
+                if reaches[start][f] && reaches[f][start] {
+                    *flag = true;
+                }
+            }
+            // The shortest cycle through `start` (breadth first).
+            let mut prev: Vec<Option<(usize, usize)>> = vec![None; n];
+            let mut queue = VecDeque::from([start]);
+            'search: while let Some(f) = queue.pop_front() {
+                for (k, e) in self.edges[f].iter().enumerate() {
+                    if prev[e.to].is_none() {
+                        prev[e.to] = Some((f, k));
+                        if e.to == start {
+                            break 'search;
+                        }
+                        queue.push_back(e.to);
+                    }
+                }
+            }
+            let mut steps = Vec::new();
+            let mut at = start;
+            loop {
+                let (from, k) = prev[at].unwrap();
+                steps.push((from, &self.edges[from][k].via));
+                at = from;
+                if at == start {
+                    break;
+                }
+            }
+            steps.reverse();
+            let mut chain = String::new();
+            for (from, via) in steps {
+                chain.push_str(&format!("{} --({via})--> ", self.files[from].name));
+            }
+            chain.push_str(&self.files[start].name);
+            out.push(format!("{}: {chain}", self.crate_dir));
+        }
+        out
+    }
+}
+
+/// The module of a file named `src/…` (as in [`SourceFile::name`]).
+fn module_of_name(name: &str) -> ModPath {
+    module_of(Path::new(name.strip_prefix("src/").unwrap()))
+}
+
+fn library() -> Graph {
+    Graph::read(Path::new(env!("CARGO_MANIFEST_DIR")))
+}
+
+fn command() -> Graph {
+    Graph::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../perfcounters-cli"))
+}
+
+// --- The checks ------------------------------------------------------------------------------------
+
+#[test]
+fn no_file_imports_one_that_imports_it_back() {
+    let mut cycles = Vec::new();
+    for graph in [library(), command()] {
+        assert!(
+            graph.files.len() > 20,
+            "{} has its sources",
+            graph.crate_dir
+        );
+        cycles.extend(graph.cycles());
+    }
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
 }
 
 #[test]
-fn paths_are_found_in_use_lines_groups_and_code() {
-    let code = "use crate::a::B;\nuse crate::{c::D, e, f::{g, h}};\nlet x = crate::i::j();\nmy_crate::k();";
-    assert_eq!(crate_paths(code), ["a", "c", "e", "f", "i"]);
-    assert_eq!(
-        code_of("use crate::a; // crate::b\n// crate::c\nx"),
-        "use crate::a; \n\nx"
+fn the_library_imports_nothing_through_the_crate_roots_reexports() {
+    let found = library().root_reexport_uses();
+    assert!(
+        found.is_empty(),
+        "name the defining module instead of the crate root's re-export:\n{}",
+        found.join("\n")
     );
-    assert_eq!(
-        code_of("use crate::a;\n#[cfg(test)]\nmod tests {\n    use crate::b;\n}\n"),
-        "use crate::a;"
+}
+
+#[test]
+fn the_check_sees_the_edges_it_is_meant_to_see() {
+    let lib = library();
+    // Top-level modules, through `crate::`.
+    assert!(lib.has_edge("src/query.rs", "src/suggest.rs"));
+    assert!(lib.has_edge("src/source/mod.rs", "src/suggest.rs"));
+    // A parent's re-export of a sibling is an edge to the sibling.
+    assert!(lib.has_edge("src/log/open.rs", "src/log/blg.rs"));
+    // A child re-exported by its parent is no edge back to the parent.
+    assert!(!lib.has_edge("src/log/mod.rs", "src/log/model.rs"));
+    // The PDH-CSV row layer stands only on the log's errors and times.
+    let row: BTreeSet<&str> = lib.edges[lib.file("src/log/pdh_csv_row.rs")]
+        .iter()
+        .map(|e| lib.files[e.to].name.as_str())
+        .collect();
+    assert_eq!(row, BTreeSet::from(["src/log/error.rs", "src/log/time.rs"]));
+    let cli = command();
+    assert!(cli.has_edge("src/relog.rs", "src/table.rs"));
+    assert!(cli.has_edge("src/output.rs", "src/table.rs"));
+}
+
+#[test]
+fn paths_are_read_from_use_trees_and_code() {
+    let file = read_file(
+        "src/a/b.rs".into(),
+        &vec!["a".into(), "b".into()],
+        "use crate::a::B; // crate::x\n\
+         pub use super::{c::D, e as f, g::{self, h}};\n\
+         /* crate::y */ let s = \"crate::z\"; let c = '\"'; let q = '\\''; fn l<'a>() {}\n\
+         let x = crate::i::j(); my_crate::k();\n\
+         mod m { use super::n; }\n\
+         #[cfg(test)]\nmod tests { use crate::t; }\n",
     );
-    let lib = "pub use calc::{calculate, FormatOptions};\npub use raw::RawCounter;\n";
-    let map = root_reexports(lib);
-    assert_eq!(map["FormatOptions"], "calc");
-    assert_eq!(map["calculate"], "calc");
-    assert_eq!(map["RawCounter"], "raw");
+    let uses: Vec<(bool, Vec<String>)> = file
+        .uses
+        .iter()
+        .flat_map(|d| {
+            d.items.iter().map(|i| {
+                let local = i.local.clone().unwrap_or_default();
+                (d.item_level, vec![local, i.path.join("::")])
+            })
+        })
+        .collect();
+    let s = |a: &str, b: &str| vec![a.to_string(), b.to_string()];
+    assert_eq!(
+        uses,
+        [
+            (true, s("B", "crate::a::B")),
+            (true, s("D", "super::c::D")),
+            (true, s("f", "super::e")),
+            (true, s("g", "super::g")),
+            (true, s("h", "super::g::h")),
+            (true, s("n", "super::n")),
+        ]
+    );
+    assert_eq!(file.uses[2].module, ["a", "b", "m"]);
+    let paths: Vec<String> = file.paths.iter().map(|p| p.segments.join("::")).collect();
+    assert_eq!(paths, ["crate::i::j", "my_crate::k"]);
+    assert_eq!(file.inline_modules, [vec!["a", "b", "m"]]);
+    assert_eq!(module_of(Path::new("log/mod.rs")), ["log"]);
+    assert_eq!(module_of(Path::new("log/zone.rs")), ["log", "zone"]);
+    assert!(module_of(Path::new("lib.rs")).is_empty());
+    assert!(module_of(Path::new("main.rs")).is_empty());
 }

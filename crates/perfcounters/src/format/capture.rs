@@ -22,9 +22,10 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use crate::atomic_file::write_file;
 use crate::format::v1::PerfDataBlock;
 use crate::format::v2::{
     decode_string_buffer, parse_string, CounterSetRegInfo, CounterSpec, DataHeader,
@@ -292,19 +293,6 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, CaptureError> {
         Err(e) => Err(CaptureError::io(path.to_path_buf(), e)),
         Ok(_) => read_limited(path).map(Some),
     }
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory, then renames it.
-fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    fs::rename(&tmp, path)
 }
 
 fn valid_language(language: &str) -> bool {

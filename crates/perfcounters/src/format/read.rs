@@ -111,37 +111,19 @@ impl Endian {
         self.u64_at(b, at) as i64
     }
 
-    /// The `SYSTEMTIME` (8 × `WORD`: year, month, day of week, day, hour, minute, second,
-    /// milliseconds) at `at` of an already-checked structure; see [`Endian::u16_at`].
+    /// The `SYSTEMTIME` (8 × `WORD`, in the order of [`SystemTime::from_words`]) at `at` of an
+    /// already-checked structure; see [`Endian::u16_at`].
     pub(crate) fn system_time_at(self, b: &[u8], at: usize) -> SystemTime {
-        let w = |i: usize| self.u16_at(b, at.saturating_add(2 * i));
-        SystemTime {
-            year: w(0),
-            month: w(1),
-            day_of_week: w(2),
-            day: w(3),
-            hour: w(4),
-            minute: w(5),
-            second: w(6),
-            milliseconds: w(7),
-        }
+        SystemTime::from_words(std::array::from_fn(|i| {
+            self.u16_at(b, at.saturating_add(2 * i))
+        }))
     }
 
     /// The 16 bytes of `t` as a `SYSTEMTIME`, the words in the order [`Endian::system_time_at`]
     /// reads them.
     pub(crate) fn system_time_bytes(self, t: &SystemTime) -> [u8; 16] {
-        let words = [
-            t.year,
-            t.month,
-            t.day_of_week,
-            t.day,
-            t.hour,
-            t.minute,
-            t.second,
-            t.milliseconds,
-        ];
         let mut out = [0u8; 16];
-        for (dst, w) in out.chunks_exact_mut(2).zip(words) {
+        for (dst, w) in out.chunks_exact_mut(2).zip(t.to_words()) {
             dst.copy_from_slice(&self.u16_bytes(w));
         }
         out

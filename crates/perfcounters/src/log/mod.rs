@@ -37,12 +37,14 @@ pub mod open;
 pub mod pdh_csv;
 mod pdh_csv_chunks;
 pub mod pdh_csv_read;
+mod pdh_csv_row;
 pub mod pipeline;
 pub mod relog;
 #[cfg(feature = "sql")]
 pub mod sql;
 pub mod sql_rows;
 pub mod stats;
+mod time;
 pub mod zone;
 
 pub use blg::BlgLogReader;

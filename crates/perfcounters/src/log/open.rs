@@ -23,20 +23,21 @@ use std::path::{Path, PathBuf};
 
 use crate::encoding::{sniff_bom, TextEncoding};
 use crate::format::blg::{looks_like_blg, SNIFF_LEN};
+use crate::path::file_name_match;
 
+use super::blg::BlgLogReader;
+use super::blg_times::BlgTimesReader;
 use super::error::{LogError, LogErrorKind};
+use super::model::PARQUET_MAGIC;
 use super::model::{LogCounter, LogFormat, LogHeader, LogReader, LogWriter, Record, RecordEncoder};
 use super::pdh_csv::{CsvFlavor, PdhCsvLogWriter};
 use super::pdh_csv_read::{sniff_flavor, CsvReadOptions, PdhCsvReader};
-use super::{BlgLogReader, BlgTimesReader, Merge};
+use super::relog::Merge;
 
 /// The bytes of a file's start that [`LogFormat::detect`] needs at most (a `.blg` needs
 /// [`SNIFF_LEN`]; a text header may follow a byte-order mark and blank lines).
 pub const DETECT_BYTES: usize = 512;
 const _: () = assert!(SNIFF_LEN <= DETECT_BYTES);
-
-/// The first (and last) four bytes of a Parquet file.
-const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
 
 /// SQLite's file header: the first 16 bytes of every database file.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
@@ -404,7 +405,7 @@ pub fn expand(input: &str) -> Result<Vec<PathBuf>, LogError> {
     let mut found: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
-        .filter(|e| glob(pattern, &e.file_name().to_string_lossy()))
+        .filter(|e| file_name_match(pattern, &e.file_name().to_string_lossy()))
         .map(|e| dir.join(e.file_name()))
         .collect();
     found.sort();
@@ -412,36 +413,6 @@ pub fn expand(input: &str) -> Result<Vec<PathBuf>, LogError> {
         return Err(LogError::usage(input, "no file matches"));
     }
     Ok(found)
-}
-
-/// `*` and `?` matching of one file name, case-insensitive as on Windows. Written here because
-/// the pattern crates match whole paths with their own rules for separators, brackets and case,
-/// while relog's inputs put wildcards in the file name only.
-fn glob(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.to_lowercase().chars().collect();
-    let t: Vec<char> = name.to_lowercase().chars().collect();
-    let (mut pi, mut ti, mut star) = (0, 0, None);
-    while let Some(&tc) = t.get(ti) {
-        match p.get(pi) {
-            Some('*') => {
-                star = Some((pi + 1, ti));
-                pi += 1;
-            }
-            Some(&c) if c == '?' || c == tc => {
-                pi += 1;
-                ti += 1;
-            }
-            _ => match star {
-                Some((sp, st)) => {
-                    pi = sp;
-                    ti = st + 1;
-                    star = Some((sp, st + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p.get(pi..).unwrap_or(&[]).iter().all(|&c| c == '*')
 }
 
 /// How [`create`] treats an output that exists.
@@ -678,16 +649,6 @@ impl LogError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs() {
-        assert!(glob("*.csv", "A.CSV"));
-        assert!(glob("log?.csv", "log1.csv"));
-        assert!(!glob("log?.csv", "log10.csv"));
-        assert!(glob("*", ""));
-        assert!(glob("a*b*c", "aXbYc"));
-        assert!(!glob("a*b*c", "aXbY"));
-    }
 
     #[test]
     fn text_in_any_encoding() {

@@ -19,7 +19,7 @@ use std::thread::JoinHandle;
 
 use super::error::LogError;
 use super::model::{transpose, LogTime};
-use super::pdh_csv_read::{csv_error, csv_reader, RowParser, Tracked};
+use super::pdh_csv_row::{csv_error, csv_reader, RowParser, Tracked};
 
 /// The size of a chunk of text parsed by one worker (a record longer than that makes a longer one).
 pub(crate) const CHUNK_BYTES: usize = 1 << 20;

@@ -21,7 +21,7 @@ use super::model::{
     Cell, LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record, RecordEncoder,
     ValueColumns, ValueRows,
 };
-use super::pdh_csv_read::Digits;
+use super::pdh_csv_row::Digits;
 use super::zone::LocalClock;
 
 /// Counter paths to keep, with wildcards, as `relog -c` / `-cf` take them.

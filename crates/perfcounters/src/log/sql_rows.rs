@@ -58,7 +58,7 @@ pub fn parse_sql_time(text: &[u8]) -> Option<LogTime> {
         .rposition(|&b| b != b' ' && b != 0)
         .map_or(0, |p| p + 1);
     let t = text.get(..end)?;
-    let mut p = super::pdh_csv_read::Digits { s: t, i: 0 };
+    let mut p = super::pdh_csv_row::Digits { s: t, i: 0 };
     let year = p.number(4, 4)?;
     p.expect(b'-')?;
     let month = p.number(2, 2)?;
@@ -148,7 +148,7 @@ pub fn decode_data_row(row: &DataRow<'_>) -> Result<(LogTime, Cell), String> {
         SqlValue::Null => None,
         SqlValue::Integer(i) => Some(i as f64),
         SqlValue::Real(r) if r.is_finite() => Some(r),
-        SqlValue::Text(s) => match super::pdh_csv_read::parse_value(s) {
+        SqlValue::Text(s) => match super::pdh_csv_row::parse_value(s) {
             Ok(v) => v,
             Err(()) => return Err(format!("CounterValue {} is not a number", describe(value))),
         },

@@ -21,7 +21,7 @@
 //! dynamic daylight-time data. Zones whose rules are not a recurring date (Israel, Morocco, Chile,
 //! Egypt …) are left out; they fall back to the fixed bias.
 
-use super::model::{LogTime, TICKS_PER_MINUTE};
+use super::time::{LogTime, TICKS_PER_MINUTE};
 use crate::format::blg::TimeZoneInformation;
 use crate::snapshot::SystemTime;
 

@@ -25,7 +25,6 @@ pub mod linux;
 pub mod replay;
 pub(crate) mod snapshots;
 
-pub(crate) use block::BlockReader;
 pub use block::BlockSample;
 pub mod windows;
 

@@ -18,13 +18,13 @@
 use std::collections::HashMap;
 use std::io::Read;
 
+use super::container::LogFileHeader;
 use super::counters::CounterSpec;
 use super::error::{ReadError, Warning};
 use super::read::shift;
 use super::reader::BlgReader;
 use super::record::{Record, RecordKind};
 use super::sample::{InstanceArray, SubRecord};
-use super::LogFileHeader;
 use crate::counter_type::CounterInfo;
 use crate::format::DecodeError;
 use crate::names::NameTable;

@@ -4,9 +4,9 @@
 //! (in a log of several machines, a record where a machine has only blank cells is not that
 //! machine's sample and is left out of its files); each (machine, date) gets a new file of the long form with that machine's columns (a Parquet log
 //! of its own, see [`super::parquet`]). It never writes over a file: names are unique (time, process
-//! and a sequence number), a file is written under a hidden temporary name and linked to its final
-//! name only when the whole log is written, and linking fails rather than replace a file. Several
-//! runs add files to one dataset.
+//! and a sequence number), a file is written under a hidden temporary name and given its final
+//! name only when the whole log is written, and that fails rather than replace a file
+//! (`atomic_file.rs`). Several runs add files to one dataset.
 //!
 //! The machine is the partition value as the counter paths name it, with every byte outside
 //! `A-Z a-z 0-9 . _ -` written `%XX` (Hive's escaping); paths without a machine go to
@@ -18,89 +18,16 @@
 //! names it.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::parquet::{ParquetLogReader, ParquetLogWriter};
+use crate::atomic_file::PendingFile;
 use crate::log::error::LogError;
 use crate::log::model::{Cell, LogHeader, LogReader, LogTime, LogWriter, Record};
 use crate::log::relog::Merge;
 use crate::time_text::TimeStyle;
-
-/// A file being written under a temporary name beside its final one; dropped before
-/// [`commit`](Self::commit), it removes the temporary file.
-#[derive(Debug)]
-pub(crate) struct PendingFile {
-    temp: PathBuf,
-    target: PathBuf,
-    done: bool,
-}
-
-impl PendingFile {
-    /// Creates a new temporary file for `target` (`.NAME.tmp-PID-N` in the same directory).
-    pub(crate) fn create(target: &Path) -> io::Result<(PendingFile, File)> {
-        let dir = target.parent().unwrap_or(Path::new("."));
-        let name = target
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?
-            .to_string_lossy();
-        let pid = std::process::id();
-        for n in 0..1000u32 {
-            let temp = dir.join(format!(".{name}.tmp-{pid}-{n}"));
-            match OpenOptions::new().write(true).create_new(true).open(&temp) {
-                Ok(file) => {
-                    return Ok((
-                        PendingFile {
-                            temp,
-                            target: target.to_owned(),
-                            done: false,
-                        },
-                        file,
-                    ))
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!("no free temporary name beside {}", target.display()),
-        ))
-    }
-
-    /// Gives the file its final name. With `replace`, a file of that name is replaced (atomically,
-    /// by a rename); without, an existing file is an error and stays as it was.
-    pub(crate) fn commit(mut self, replace: bool) -> io::Result<()> {
-        if replace {
-            fs::rename(&self.temp, &self.target)?;
-        } else {
-            match fs::hard_link(&self.temp, &self.target) {
-                Ok(()) => fs::remove_file(&self.temp)?,
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::AlreadyExists,
-                        format!("{} exists and is left alone", self.target.display()),
-                    ))
-                }
-                // A file system without hard links: rename when nothing is there (the check and
-                // the rename are not one step, but the names are unique).
-                Err(_) if !self.target.exists() => fs::rename(&self.temp, &self.target)?,
-                Err(e) => return Err(e),
-            }
-        }
-        self.done = true;
-        Ok(())
-    }
-}
-
-impl Drop for PendingFile {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = fs::remove_file(&self.temp);
-        }
-    }
-}
 
 /// The partition value of a machine name (see the [module documentation](self)).
 pub fn partition_value(machine: Option<&str>) -> String {
@@ -250,7 +177,7 @@ impl DatasetWriter {
             ..
         } = part;
         writer.finish()?;
-        let source = pending.temp.display().to_string();
+        let source = pending.temp_path().display().to_string();
         let file = writer
             .into_finished()
             .ok_or_else(|| LogError::usage(&source, "not finished"))?
@@ -350,7 +277,7 @@ impl LogWriter for DatasetWriter {
             self.close_part(part)?;
         }
         for pending in std::mem::take(&mut self.done) {
-            let target = pending.target.clone();
+            let target = pending.target().to_owned();
             pending
                 .commit(false)
                 .map_err(|e| LogError::io(&target.display().to_string(), None, e))?;

@@ -40,12 +40,13 @@ use parquet::file::writer::SerializedRowGroupWriter;
 use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
 use super::cells::{delta_chunk, double_chunk};
-use super::dataset::PendingFile;
 use super::runs::{cell_runs_chunk, run_chunk, time_chunk};
 use super::{column, has_raw_columns, log_time, CellArrays, CellColumns, CellSpare, LongLayout};
+use crate::atomic_file::PendingFile;
 use crate::counter_type::CounterType;
 use crate::format::blg::TimeZoneInformation;
 use crate::log::error::LogError;
+use crate::log::model::PARQUET_MAGIC;
 use crate::log::model::{
     Cell, CounterInfo, LogCounter, LogHeader, LogKind, LogReader, LogWriter, RawCell, Record,
     TimeZone,
@@ -56,7 +57,7 @@ use crate::snapshot::SystemTime;
 use crate::status::PdhStatus;
 
 /// The four bytes a Parquet file starts (and ends) with.
-pub const MAGIC: &[u8; 4] = b"PAR1";
+pub const MAGIC: &[u8; 4] = PARQUET_MAGIC;
 
 /// The metadata key that marks a file as a perfcounters log, with the version of its layout.
 pub const KEY_FORMAT: &str = "perfcounters.log";
@@ -188,18 +189,7 @@ pub fn header_metadata(header: &LogHeader) -> Vec<(String, String)> {
 }
 
 fn date_text(t: &SystemTime) -> String {
-    [
-        t.year,
-        t.month,
-        t.day_of_week,
-        t.day,
-        t.hour,
-        t.minute,
-        t.second,
-        t.milliseconds,
-    ]
-    .map(|v| v.to_string())
-    .join(",")
+    t.to_words().map(|v| v.to_string()).join(",")
 }
 
 fn rules_text(r: &TimeZoneInformation) -> String {
@@ -225,18 +215,7 @@ fn parse_date(s: &str) -> Option<SystemTime> {
         .split(',')
         .map(|f| f.parse().ok())
         .collect::<Option<_>>()?;
-    let [year, month, day_of_week, day, hour, minute, second, milliseconds] =
-        <[u16; 8]>::try_from(v).ok()?;
-    Some(SystemTime {
-        year,
-        month,
-        day_of_week,
-        day,
-        hour,
-        minute,
-        second,
-        milliseconds,
-    })
+    Some(SystemTime::from_words(<[u16; 8]>::try_from(v).ok()?))
 }
 
 fn parse_rules(s: &str) -> Option<TimeZoneInformation> {

@@ -19,7 +19,7 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use super::Recording;
-use crate::counter_type::{Subtype, TimeBase, TypeField};
+use crate::counter_type::{CounterType, Subtype, TimeBase, TypeField};
 use crate::format::blg::{BlgLog, CounterSpec, ReadError, SampleValue};
 use crate::path::fold_case;
 use crate::snapshot::{
@@ -27,7 +27,6 @@ use crate::snapshot::{
     ValueBytes,
 };
 use crate::source::{SourceError, SourceErrorKind};
-use crate::CounterType;
 
 /// A binary log replayed sample by sample.
 #[derive(Debug)]

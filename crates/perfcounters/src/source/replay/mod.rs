@@ -61,10 +61,9 @@ pub use blg::BlgRecording;
 pub use blocks::BlockRecording;
 pub use capture::{CaptureRecording, SampleSnapshots};
 
+use super::block::BlockReader;
 use super::snapshots::{catalog_of, instances_of, present_objects, select_objects};
-use super::{
-    BlockReader, Catalog, ObjectInfo, Request, Sample, Source, SourceError, SourceErrorKind,
-};
+use super::{Catalog, ObjectInfo, Request, Sample, Source, SourceError, SourceErrorKind};
 use crate::format::capture::Capture;
 use crate::format::DecodeError;
 use crate::names::NameTable;

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use super::{PerfLibApi, PerfRegistry, WindowsSource};
+use super::perflib::PerfLibApi;
+use super::registry::PerfRegistry;
+use super::WindowsSource;
 use crate::format::capture::{
     Capture, CaptureInfo, CaptureSample, NameKind, NameTableFile, ENGLISH,
 };
