@@ -1,0 +1,45 @@
+"""The extension module that ``perfcounters`` wraps: its classes and functions as the package calls them.
+
+The package's own API (``read_log``, ``Query``, ``list_counters``) is annotated in ``__init__.py``; a type
+checker reads those annotations there and this file for what crosses into the extension.
+"""
+
+from typing import Any, Dict, List, Optional, Tuple
+
+class LogError(ValueError):
+    """A log cannot be read: its content is not what its format allows."""
+
+    source: str
+    location: Optional[str]
+
+class DecodeError(LogError):
+    """The bytes of a binary log (.blg) are malformed."""
+
+    structure: str
+    offset: int
+
+class ArrowStream:
+    """Record batches exported once through the Arrow C stream interface."""
+
+    @property
+    def warnings(self) -> List[str]:
+        """What reading stepped over, and the counter paths that selected nothing while others did."""
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+
+def read_log(
+    paths: List[str],
+    counters: Optional[List[str]] = None,
+    names: List[str] = ...,
+    begin: Optional[Tuple[int, bool]] = None,
+    end: Optional[Tuple[int, bool]] = None,
+    tidy: bool = False,
+    code_page: Optional[int] = None,
+) -> ArrowStream: ...
+
+class Query:
+    def __init__(self, paths: List[str]) -> None: ...
+    def collect(self) -> Dict[str, Optional[float]]: ...
+    def statuses(self) -> Dict[str, str]: ...
+    def table(self, samples: int, interval: float) -> ArrowStream: ...
+
+def list_counters(object: Optional[str] = None) -> ArrowStream: ...
