@@ -1,4 +1,5 @@
-//! The `perfcounters` command: list, watch and decode performance counters, typeperf-compatible.
+//! The `perfcounters` command: list, watch, capture and decode performance counters; relog, analyze and
+//! serve them; typeperf- and relog-compatible.
 
 mod analyze;
 mod args;
@@ -31,7 +32,7 @@ use crate::watch::watch;
 #[command(
     name = "perfcounters",
     version,
-    about = "List, watch and decode performance counters the way typeperf does, on Linux and Windows",
+    about = "Performance counters the way Windows defines them, on Linux and Windows: list, watch, capture, decode, relog, analyze and serve them",
     after_help = "Counter paths look like \\\\Machine\\Object(Parent/Instance#Index)\\Counter; the machine is optional \
 and * is a wildcard in the instance and counter parts. Run `perfcounters list` to see what is available."
 )]
