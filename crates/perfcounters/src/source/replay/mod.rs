@@ -10,6 +10,9 @@
 //! recording plugs in by implementing [`Recording`] and is replayed by [`ReplaySource::new`] with
 //! the same rules.
 //!
+//! Which of them a list of paths holds (or whether it holds counter logs, which are read rather
+//! than replayed) is decided by [`ReplayInput::classify`], and [`OpenedRecording::open`] opens it.
+//!
 //! ```
 //! use perfcounters::snapshot::{CounterDefinition, Object, ObjectData, Snapshot, Value};
 //! use perfcounters::source::replay::{Recording, ReplaySource};
@@ -53,6 +56,7 @@
 mod blg;
 mod blocks;
 mod capture;
+mod input;
 
 use std::fmt;
 use std::path::Path;
@@ -60,6 +64,7 @@ use std::path::Path;
 pub use blg::BlgRecording;
 pub use blocks::BlockRecording;
 pub use capture::{CaptureRecording, SampleSnapshots};
+pub use input::{InputKind, OpenedRecording, ReplayError, ReplayErrorKind, ReplayInput};
 
 use super::block::BlockReader;
 use super::snapshots::{catalog_of, instances_of, present_objects, select_objects};
