@@ -3,14 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use perfcounters::format::blg::TimeZoneInformation;
 use perfcounters::format::BlockKind;
-use perfcounters::log::LogFormat;
-use perfcounters::names::NameTable;
-use perfcounters::query::{Collection, Query};
+use perfcounters::query::{Collection, LiveQuery, Query};
 use perfcounters::snapshot::Snapshot;
-use perfcounters::source::replay::{BlgRecording, BlockRecording, ReplaySource};
+use perfcounters::source::replay::{OpenedRecording, ReplayError, ReplayInput};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError, SourceErrorKind};
 use perfcounters::suggest::DidYouMean;
 
@@ -45,88 +43,45 @@ pub struct Input {
     zone: Option<TimeZoneInformation>,
 }
 
-/// The log format of a replay path (by its content, then its name), if it is a log file.
-fn log_format(path: &Path) -> Option<LogFormat> {
-    if path.is_dir() {
-        return None;
-    }
-    LogFormat::of_file(path).ok().flatten()
+/// A replay error in the words of the command line: `--replay` paths and `--names`.
+pub fn replay_error(e: ReplayError) -> anyhow::Error {
+    e.with_flags("--replay", "--names").into()
 }
 
-/// Whether a replay path is a binary log (`.blg`).
-fn is_binary_log(path: &Path) -> bool {
-    log_format(path) == Some(LogFormat::Binary)
-}
-
-/// Opens the replay files (or a capture directory, or a binary log, given as the only replay path),
-/// or the live source of this platform.
+/// Opens the replay files (or a capture directory, or a binary log, given as the only replay path:
+/// [`ReplayInput::classify`]), or the live source of this platform.
 pub fn open(replay: &[PathBuf], names: Option<&Path>) -> Result<Input> {
+    if replay.is_empty() {
+        if names.is_some() {
+            bail!("--names applies to replayed blocks; live sources know their names");
+        }
+        return Ok(Input {
+            source: source::local()?,
+            kind: Kind::Live,
+            catalog: None,
+            zone: None,
+        });
+    }
+    open_replay(ReplayInput::classify(replay).map_err(replay_error)?, names)
+}
+
+/// Opens classified replay paths ([`ReplayInput::open`]).
+pub fn open_replay(input: ReplayInput, names: Option<&Path>) -> Result<Input> {
+    let recording = input.open(names).map_err(replay_error)?;
     let mut zone = None;
-    let (source, kind): (Box<dyn Source + Send>, Kind) = match replay {
-        [dir] if dir.is_dir() => {
-            if names.is_some() {
-                bail!(
-                    "--names applies to replayed block files; the capture {} carries its own name tables",
-                    dir.display()
-                );
+    let kind = match &recording {
+        OpenedRecording::BlockFiles(_) => Kind::BlockFiles,
+        OpenedRecording::Capture(_) => Kind::Capture,
+        OpenedRecording::BinaryLog(log) => {
+            for w in log.log().warnings() {
+                eprintln!("perfcounters: warning: {}: {w}", log.path().display());
             }
-            (Box::new(ReplaySource::open_capture(dir)?), Kind::Capture)
-        }
-        [log] if is_binary_log(log) => {
-            if names.is_some() {
-                bail!(
-                    "--names applies to replayed block files; the binary log {} names its counters itself",
-                    log.display()
-                );
-            }
-            let recording = BlgRecording::open(log)?;
-            for w in recording.log().warnings() {
-                eprintln!("perfcounters: warning: {}: {w}", log.display());
-            }
-            zone = Some(recording.log().header().time_zone.clone());
-            (Box::new(ReplaySource::new(recording)), Kind::BinaryLog)
-        }
-        _ if !replay.is_empty() => {
-            if let Some((log, format)) = replay.iter().find_map(|p| {
-                log_format(p)
-                    .filter(|f| *f != LogFormat::Binary)
-                    .map(|f| (p, f))
-            }) {
-                bail!(
-                    "{} is a {format} log: replay reads raw data (block files, \
-                     captures, .blg logs); read it with `perfcounters relog`",
-                    log.display()
-                );
-            }
-            if let Some(log) = replay.iter().find(|p| is_binary_log(p)) {
-                bail!(
-                    "{} is a binary log: it must be the only --replay path",
-                    log.display()
-                );
-            }
-            if let Some(dir) = replay.iter().find(|p| p.is_dir()) {
-                bail!(
-                    "{} is a directory: a capture directory must be the only --replay path",
-                    dir.display()
-                );
-            }
-            let mut recording = BlockRecording::new(replay.to_vec());
-            if let Some(p) = names {
-                let table = NameTable::load(p)
-                    .with_context(|| format!("cannot read name table {}", p.display()))?;
-                recording = recording.with_names(&table);
-            }
-            (Box::new(ReplaySource::new(recording)), Kind::BlockFiles)
-        }
-        _ => {
-            if names.is_some() {
-                bail!("--names applies to replayed blocks; live sources know their names");
-            }
-            (source::local()?, Kind::Live)
+            zone = Some(log.log().header().time_zone.clone());
+            Kind::BinaryLog
         }
     };
     Ok(Input {
-        source,
+        source: Box::new(recording.into_source()),
         kind,
         catalog: None,
         zone,
@@ -154,25 +109,16 @@ impl Input {
         self.catalog.as_ref().ok_or_else(|| anyhow!("no catalog"))
     }
 
-    /// The next collection of `request` (what `query` needs, [`Query::request`]) computed into
-    /// the query's values ([`Query::collect`]: a replay of block files is read in place), or
-    /// `None` when a replay has no more samples.
-    pub fn collect(&mut self, query: &mut Query, request: &Request) -> Result<Option<Collection>> {
-        match query.collect(self.source.as_mut(), request) {
-            Ok(collection) => Ok(Some(collection)),
-            Err(e) if e.kind() == SourceErrorKind::Exhausted && self.is_replay() => Ok(None),
-            Err(e) => Err(self.explain(e)),
-        }
-    }
-
-    /// As [`Input::collect`], with the paths expanded again against this collection
-    /// ([`Query::collect_expanded`]): wildcards follow the instances that come and go.
-    pub fn collect_expanded(
+    /// The next collection of `request` (what the query needs, [`Query::request`]) computed into
+    /// the query's values, its wildcards expanded again on schedule ([`LiveQuery::collect`]: a
+    /// replay of block files is read in place between expansions), or `None` when a replay has no
+    /// more samples.
+    pub fn collect(
         &mut self,
-        query: &mut Query,
+        live: &mut LiveQuery,
         request: &Request,
     ) -> Result<Option<Collection>> {
-        match query.collect_expanded(self.source.as_mut(), request) {
+        match live.collect(self.source.as_mut(), request) {
             Ok(collection) => Ok(Some(collection)),
             Err(e) if e.kind() == SourceErrorKind::Exhausted && self.is_replay() => Ok(None),
             Err(e) => Err(self.explain(e)),

@@ -5,15 +5,14 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use perfcounters::format::capture::sample_path;
 use perfcounters::format::v1::PerfDataBlock;
 use perfcounters::format::v2::{BlockData, DataHeader, InstanceData, QueryData, NO_COUNTER};
 use perfcounters::format::BlockKind;
-use perfcounters::log::LogFormat;
 use perfcounters::names::NameTable;
 use perfcounters::snapshot::{Object, ObjectData, Snapshot, SystemTime, Value};
-use perfcounters::source::replay::CaptureRecording;
+use perfcounters::source::replay::{CaptureRecording, OpenedRecording, ReplayInput};
 use perfcounters::time_text::TimeStyle;
 
 use crate::args::DecodeFormat;
@@ -36,47 +35,34 @@ pub struct DecodeArgs {
 
 /// Runs `decode`.
 pub fn run(args: &DecodeArgs) -> Result<ExitCode> {
-    if args.file.is_dir() {
-        if args.names.is_some() {
-            bail!(
-                "--names applies to block files; the capture {} carries its own name tables",
-                args.file.display()
-            );
+    // What the file is, and whether --names applies, by the rules of replay.
+    let names = args.names.as_deref();
+    let input = ReplayInput::classify(std::slice::from_ref(&args.file))
+        .and_then(|input| {
+            input.require_raw_data()?;
+            input.check_names(names)?;
+            Ok(input)
+        })
+        .map_err(crate::collect::replay_error)?;
+    match &input {
+        ReplayInput::Capture(dir) => {
+            crate::print_out(&capture(dir, args.format)?)?;
+            return Ok(ExitCode::SUCCESS);
         }
-        crate::print_out(&capture(&args.file, args.format)?)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let log_format = match args.file.to_str().and_then(LogFormat::from_name) {
-        Some(LogFormat::Sql) => Some(LogFormat::Sql),
-        // A file that cannot be read is reported by the block decoding below.
-        _ => LogFormat::of_file(&args.file).ok().flatten(),
-    };
-    if let Some(f) = log_format.filter(|f| *f != LogFormat::Binary) {
-        bail!(
-            "{} is a {f} log, not raw data: read it with `perfcounters relog {}`",
-            args.file.display(),
-            args.file.display()
-        );
-    }
-    if log_format == Some(LogFormat::Binary) {
-        if args.names.is_some() {
-            bail!(
-                "--names applies to block files; the binary log {} names its counters itself",
-                args.file.display()
-            );
+        ReplayInput::BinaryLog(path) => {
+            let stdout = std::io::stdout();
+            crate::decode_blg::decode(path, args.format, &mut stdout.lock())?;
+            return Ok(ExitCode::SUCCESS);
         }
-        let stdout = std::io::stdout();
-        crate::decode_blg::decode(&args.file, args.format, &mut stdout.lock())?;
-        return Ok(ExitCode::SUCCESS);
+        ReplayInput::BlockFiles(_) | ReplayInput::Log { .. } => {}
     }
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let mut names = NameTable::builtin_english().clone();
-    if let Some(p) = &args.names {
-        let table = NameTable::load(p)
-            .with_context(|| format!("cannot read name table {}", p.display()))?;
-        names.merge(&table);
-    }
+    // Named as a replay names the block: the built-in English names, then the table given.
+    let names = match input.open(names).map_err(crate::collect::replay_error)? {
+        OpenedRecording::BlockFiles(blocks) => blocks.names().clone(),
+        _ => NameTable::builtin_english().clone(),
+    };
     let text = match BlockKind::detect(&bytes) {
         Some(BlockKind::V1) => {
             let block = PerfDataBlock::parse(&bytes)

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::Result;
 use chrono::{DateTime, FixedOffset, Local, TimeZone};
 use perfcounters::format::blg::TimeZoneInformation;
-use perfcounters::query::{ExpandError, ExpandSchedule, Query, QueryCounter};
+use perfcounters::query::{ExpandError, LiveQuery, Query, QueryCounter};
 use perfcounters::snapshot::unix_time_from_filetime;
 use perfcounters::FormatOptions;
 
@@ -84,23 +84,13 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
     // The paths and the catalog stay the same: one request.
     let request = input.request(&mut query)?;
     // Wildcards are expanded again (re-running PdhExpandWildCardPath, as it were) so that a process
-    // that starts gets its counters and one that exits loses them ([`ExpandSchedule`]).
-    let reexpand = query.paths().iter().any(|p| p.has_wildcard());
-    let mut schedule = ExpandSchedule::default();
+    // that starts gets its counters and one that exits loses them ([`LiveQuery`]).
+    let mut live = LiveQuery::new(query);
     loop {
-        let due = schedule.due();
-        let collection = if reexpand && due {
-            input.collect_expanded(&mut query, &request)?
-        } else {
-            input.collect(&mut query, &request)?
-        };
-        let Some(collection) = collection else {
+        let Some(collection) = input.collect(&mut live, &request)? else {
             break;
         };
-        schedule.collected(
-            collection.clock.perf_time_100ns,
-            !primed || (reexpand && due),
-        );
+        let query = live.query();
         let local_time = local_time_of(collection.clock.perf_time_100ns, input.zone());
         if !primed {
             primed = true;
@@ -124,9 +114,9 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
             }
             // The first collection expands the query, from a snapshot.
             let snapshot = collection.snapshot.unwrap_or_default();
-            output.header(&query, &snapshot, &local_time, query.values())?;
+            output.header(query, &snapshot, &local_time, query.values())?;
         } else {
-            output.row(&query, &local_time, query.values())?;
+            output.row(query, &local_time, query.values())?;
             rows += 1;
             if opts.samples.is_some_and(|n| rows >= n) {
                 break;

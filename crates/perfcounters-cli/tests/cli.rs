@@ -629,7 +629,8 @@ fn decode_of_a_log_points_to_relog() {
     assert_eq!(
         stderr(&o),
         format!(
-            "perfcounters: {c} is a CSV log, not raw data: read it with `perfcounters relog {c}`\n"
+            "perfcounters: {c} is a CSV log, not raw data (block files, a capture directory, a \
+             .blg log): read it with `perfcounters relog {c}`\n"
         )
     );
     let db = dir.join("logs.db");
@@ -640,7 +641,10 @@ fn decode_of_a_log_points_to_relog() {
         assert_eq!(o.status.code(), Some(1));
         assert_eq!(
             stderr(&o),
-            format!("perfcounters: {input} is a SQL log, not raw data: read it with `perfcounters relog {input}`\n")
+            format!(
+                "perfcounters: {input} is a SQL log, not raw data (block files, a capture \
+                 directory, a .blg log): read it with `perfcounters relog {input}`\n"
+            )
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();

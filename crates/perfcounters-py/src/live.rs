@@ -13,7 +13,7 @@ use pyo3::types::PyDict;
 
 use perfcounters::log::columnar::{wide_batch, wide_schema};
 use perfcounters::log::{Cell, LogCounter, LogFormat, LogHeader, LogTime, Record};
-use perfcounters::query::{ExpandSchedule, Query as RsQuery};
+use perfcounters::query::{LiveQuery, Query as RsQuery};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError};
 use perfcounters::FormatOptions;
 
@@ -26,23 +26,18 @@ fn source_error(e: SourceError) -> PyErr {
     PyOSError::new_err(format!("local counters: {e}"))
 }
 
-/// A query's state: the source, the query and its request, and when its wildcards are expanded
-/// again.
+/// A query's state: the source, the query (and when its wildcards are expanded again) and its
+/// request.
 struct Live {
     source: Box<dyn Source + Send>,
-    query: RsQuery,
+    live: LiveQuery,
     request: Request,
-    /// Whether a path has a wildcard (only then is the query expanded again).
-    wildcards: bool,
-    /// Whether the first collection (which expands the query) was made.
-    primed: bool,
-    schedule: ExpandSchedule,
 }
 
 impl std::fmt::Debug for Live {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Live")
-            .field("paths", &self.query.paths())
+            .field("paths", &self.live.query().paths())
             .finish_non_exhaustive()
     }
 }
@@ -51,25 +46,16 @@ impl std::fmt::Debug for Live {
 type Collected = (LogTime, Vec<(String, Option<f64>, String)>);
 
 impl Live {
-    /// Collects once; wildcards are expanded again when the schedule says so, as `watch` does,
-    /// so that instances that start appear and those that exit go.
+    /// Collects once; wildcards are expanded again when the schedule says so ([`LiveQuery`]), so
+    /// that instances that start appear and those that exit go.
     fn collect(&mut self) -> Result<Collected, SourceError> {
-        let due = self.wildcards && self.schedule.due();
-        let collection = if due {
-            self.query
-                .collect_expanded(&mut *self.source, &self.request)?
-        } else {
-            self.query.collect(&mut *self.source, &self.request)?
-        };
-        self.schedule
-            .collected(collection.clock.perf_time_100ns, !self.primed || due);
-        self.primed = true;
+        let collection = self.live.collect(&mut *self.source, &self.request)?;
+        let query = self.live.query();
         let time = LogTime(collection.system_time.to_filetime().unwrap_or(0));
-        let rows = self
-            .query
+        let rows = query
             .counters()
             .iter()
-            .zip(self.query.values())
+            .zip(query.values())
             .map(|(c, v)| (c.path_string(), v.value(), v.status().to_string()))
             .collect();
         Ok((time, rows))
@@ -110,11 +96,8 @@ impl Query {
             let request = query.request(&catalog);
             Ok(Live {
                 source,
-                wildcards: query.paths().iter().any(|p| p.has_wildcard()),
-                query,
+                live: LiveQuery::new(query),
                 request,
-                primed: false,
-                schedule: ExpandSchedule::default(),
             })
         });
         Ok(Query {
@@ -235,7 +218,13 @@ impl Query {
 
     fn __repr__(&self) -> String {
         let live = self.lock();
-        let paths: Vec<String> = live.query.paths().iter().map(ToString::to_string).collect();
+        let paths: Vec<String> = live
+            .live
+            .query()
+            .paths()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         format!("Query({paths:?})")
     }
 }

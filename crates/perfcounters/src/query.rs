@@ -698,8 +698,8 @@ impl Plan {
 /// [`ExpandSchedule`]: the first collection due this long after it expands them again.
 pub const EXPAND_EVERY: i64 = 10 * 10_000_000;
 
-/// When a query with wildcards is expanded again ([`Query::collect_expanded`]), as `watch` and
-/// the Python `Query` do it: at the second collection (the first with values), then at the first
+/// When a query with wildcards is expanded again ([`Query::collect_expanded`]) by a
+/// [`LiveQuery`]: at the second collection (the first with values), then at the first
 /// collection foreseen (from the last two collections' times) [`EXPAND_EVERY`] or more after the
 /// last expansion. So every collection expands at intervals of 10 s or more, every 10th at 1 s.
 /// An expansion collects a whole snapshot; the collections between may read V1 blocks in place.
@@ -726,6 +726,67 @@ impl ExpandSchedule {
             self.expanded_at = now;
         }
         self.times = Some(self.times.map_or((now, now), |(_, last)| (last, now)));
+    }
+}
+
+/// A [`Query`] collected again and again, as `typeperf` collects: the first collection expands the
+/// paths, and a query with wildcards expands them again on an [`ExpandSchedule`]
+/// ([`Query::collect_expanded`]) so that an instance that starts gets its counters and one that
+/// exits loses them; the collections between read only what the expansion resolved
+/// ([`Query::collect`]). The `watch` command and the Python `Query` collect through it.
+#[derive(Debug, Default)]
+pub struct LiveQuery {
+    query: Query,
+    /// Whether the first collection was made.
+    primed: bool,
+    schedule: ExpandSchedule,
+}
+
+impl LiveQuery {
+    /// Collects `query` from its first collection on.
+    pub fn new(query: Query) -> Self {
+        LiveQuery {
+            query,
+            primed: false,
+            schedule: ExpandSchedule::default(),
+        }
+    }
+
+    /// The query: its counters and the values of the last collection.
+    pub fn query(&self) -> &Query {
+        &self.query
+    }
+
+    /// The query, to build its request ([`Query::request`]).
+    pub fn query_mut(&mut self) -> &mut Query {
+        &mut self.query
+    }
+
+    /// The query, given back.
+    pub fn into_query(self) -> Query {
+        self.query
+    }
+
+    /// Collects `request` (from [`Query::request`]) from `source` into the query's values,
+    /// expanding the paths again when the schedule says so and a path has a wildcard.
+    ///
+    /// # Errors
+    /// The source's error; the query and the schedule are then as they were.
+    pub fn collect<S: Source + ?Sized>(
+        &mut self,
+        source: &mut S,
+        request: &Request,
+    ) -> Result<Collection, SourceError> {
+        let due = self.query.paths().iter().any(CounterPath::has_wildcard) && self.schedule.due();
+        let collection = if due {
+            self.query.collect_expanded(source, request)?
+        } else {
+            self.query.collect(source, request)?
+        };
+        self.schedule
+            .collected(collection.clock.perf_time_100ns, !self.primed || due);
+        self.primed = true;
+        Ok(collection)
     }
 }
 

@@ -5,7 +5,7 @@ mod fixtures;
 
 use perfcounters::format::v1::{encode_with, EncodeOptions, Endian};
 use perfcounters::names::NameTable;
-use perfcounters::query::{ExpandError, Query};
+use perfcounters::query::{ExpandError, LiveQuery, Query};
 use perfcounters::snapshot::{
     pair_bases_by_position, CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot,
     Value,
@@ -971,4 +971,47 @@ fn collect_expanded_keeps_the_sample_of_a_path_added_twice() {
         results(q.values()),
         vec![(Some(10.0), NEW), (Some(10.0), NEW)]
     );
+}
+
+/// A `LiveQuery` expands its wildcards on the first two collections, then every 10 s of data: a
+/// process that starts after the second collection gets its counters at the next expansion (the
+/// 12th collection, 1 s apart), and its rate one collection later.
+#[test]
+fn live_query_expands_wildcards_again_on_schedule() {
+    let samples = (0..25)
+        .map(|i| {
+            let mut list = vec![("explorer", 1, 0)];
+            if i >= 3 {
+                list.push(("firefox", 2, i as u64 * 1_000_000));
+            }
+            processes(i * S, &list)
+        })
+        .collect();
+    let mut source = ReplaySource::new(InMemory(samples));
+    let mut q = Query::new(FormatOptions::typeperf());
+    q.add(r"\Process(*)\% Processor Time").unwrap();
+    let mut live = LiveQuery::new(q);
+    let request = live.query_mut().request(&source.catalog().unwrap());
+    let mut counters = Vec::new();
+    for _ in 0..25 {
+        live.collect(&mut source, &request).unwrap();
+        counters.push(live.query().counters().len());
+        let firefox = live
+            .query()
+            .counters()
+            .iter()
+            .position(|c| c.path_string().contains("firefox"));
+        let values = results(live.query().values());
+        match counters.len() {
+            12 => assert_eq!(firefox.map(|i| values[i]), Some((None, NO_DATA))),
+            13 => assert_eq!(firefox.map(|i| values[i]), Some((Some(10.0), NEW))),
+            _ => {}
+        }
+    }
+    assert_eq!(counters[..11], [1; 11]);
+    assert_eq!(counters[11..], [2; 14]);
+    // After the last sample: the source's error, and the query as it was.
+    let end = live.collect(&mut source, &request).unwrap_err();
+    assert_eq!(end.kind(), perfcounters::source::SourceErrorKind::Exhausted);
+    assert_eq!(live.into_query().counters().len(), 2);
 }

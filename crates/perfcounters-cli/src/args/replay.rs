@@ -11,6 +11,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
+use perfcounters::log::LogFormat;
 
 /// The replay options of a command.
 #[derive(clap::Args, Debug, Default, Clone, PartialEq)]
@@ -49,9 +50,7 @@ impl ReplayArgs {
                     Value::CounterPath(text.into_owned())
                 } else if i == 0
                     || p.exists()
-                    || text
-                        .get(..4)
-                        .is_some_and(|s| s.eq_ignore_ascii_case("sql:"))
+                    || LogFormat::from_name(&text) == Some(LogFormat::Sql)
                     || name.contains(['*', '?'])
                 {
                     Value::Recording(p.clone())

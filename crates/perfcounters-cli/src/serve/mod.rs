@@ -17,7 +17,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use axum::http::{HeaderName, HeaderValue};
 use perfcounters::export::{compat, ExportConfig, Plan};
-use perfcounters::log::{self, LogFormat, Pipeline};
+use perfcounters::log::Pipeline;
+use perfcounters::source::replay::ReplayInput;
 use perfcounters::source::Catalog;
 
 use config::ServeConfig;
@@ -298,46 +299,21 @@ fn open_backend(
             return Backend::live(perfcounters::source::local()?);
         }
     }
-    if let [one] = replay {
-        if let Some(input) = text_or_sql_log(one)? {
-            if names.is_some() {
-                bail!("--names applies to replayed block files, not to counter logs");
-            }
-            let opened = Pipeline::new([input]).open()?;
-            for w in opened.warnings() {
-                eprintln!("perfcounters serve: warning: {w}");
-            }
-            return Ok(Backend::Log(engine::LogData::read(opened)?));
+    // Counter logs (computed values) are shown in the chart only; raw data is replayed and
+    // exported.
+    let input = ReplayInput::classify(replay).map_err(crate::collect::replay_error)?;
+    if let ReplayInput::Log { inputs, .. } = &input {
+        input
+            .check_names(names)
+            .map_err(crate::collect::replay_error)?;
+        let opened = Pipeline::new(inputs).open()?;
+        for w in opened.warnings() {
+            eprintln!("perfcounters serve: warning: {w}");
         }
+        return Ok(Backend::Log(engine::LogData::read(opened)?));
     }
-    let (snapshots, catalog) = crate::collect::open(replay, names)?.recorded()?;
+    let (snapshots, catalog) = crate::collect::open_replay(input, names)?.recorded()?;
     Backend::replay(snapshots, catalog)
-}
-
-/// A replay argument that names a log of computed values, shown in the chart only: `SQL:file!log`,
-/// or PDH-CSV/TSV files (by their content, then their name; wildcards allowed, as relog takes
-/// them). A binary log (.blg) holds raw samples: it is replayed like a capture and exported.
-fn text_or_sql_log(path: &std::path::Path) -> Result<Option<String>> {
-    let Some(s) = path.to_str() else {
-        return Ok(None);
-    };
-    if LogFormat::from_name(s) == Some(LogFormat::Sql) {
-        return Ok(Some(s.to_string()));
-    }
-    let files = if s.contains(['*', '?']) {
-        log::expand(s)?
-    } else if path.is_file() {
-        vec![path.to_path_buf()]
-    } else {
-        return Ok(None);
-    };
-    for f in &files {
-        match LogFormat::of_file(f)? {
-            Some(LogFormat::Csv | LogFormat::Tsv | LogFormat::Sql) => {}
-            _ => return Ok(None),
-        }
-    }
-    Ok(Some(s.to_string()))
 }
 
 fn plan(args: &ServeArgs, file: Option<&ServeConfig>, catalog: &Catalog) -> Result<Plan> {

@@ -91,6 +91,11 @@ impl BlgRecording {
         BlgLog::new(BufReader::with_capacity(1 << 16, file)).map_err(|e| read_error(path, e))
     }
 
+    /// The log's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// The decoded log.
     pub fn log(&self) -> &BlgLog<BufReader<File>> {
         &self.log
