@@ -650,6 +650,55 @@ fn decode_of_a_log_points_to_relog() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `watch --replay` reads raw data: a counter log is refused with what to do instead, and so is a
+/// binary log among other paths; `--names` applies to block files only.
+#[test]
+fn replay_refuses_counter_logs_and_a_binary_log_among_blocks() {
+    let dir = tempdir("replayrefusals");
+    let csv = dir.join("log.csv");
+    std::fs::write(
+        &csv,
+        b"\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n\"01/01/2024 00:00:00.000\",\"1\"\r\n",
+    )
+    .unwrap();
+    let blg = dir.join("log.blg");
+    std::fs::write(&blg, blg_log()).unwrap();
+    let block = dir.join("0001.blk");
+    std::fs::write(&block, b"PERF").unwrap();
+    let (c, b, k) = (csv.display(), blg.display(), block.display());
+    let o = run(&["watch", "--replay", &k.to_string(), &c.to_string()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {c} is a CSV log, not raw data (block files, a capture directory, a \
+             .blg log): read it with `perfcounters relog {c}`\n"
+        )
+    );
+    let o = run(&["watch", "--replay", &b.to_string(), &k.to_string()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {b} is a binary log: it must be the only --replay path\n")
+    );
+    let o = run(&[
+        "list",
+        "--replay",
+        &c.to_string(),
+        "--names",
+        &k.to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {c} is a CSV log, not raw data (block files, a capture directory, a \
+             .blg log): read it with `perfcounters relog {c}`\n"
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A 32-bit binary log: a raw count and a wildcard 100 ns timer with two instances, two samples a
 /// second apart from 2020-01-17 00:00:00 local time; the second sample has a NO_MACHINE value.
 fn blg_log() -> Vec<u8> {

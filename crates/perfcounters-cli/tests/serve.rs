@@ -791,8 +791,8 @@ fn load_half_open_connections_and_oversized_headers() {
     let _ = &s.log;
 }
 
-/// A PDH-CSV log that Performance Monitor wrote (../shared/data): the chart shows the selected
-/// columns over the whole log, in UTC; /metrics has only the self-metrics.
+/// A PDH-CSV log that Performance Monitor wrote (../shared/data), and its Parquet copy: the chart
+/// shows the selected columns over the whole log, in UTC; /metrics has only the self-metrics.
 #[test]
 fn replay_of_a_counter_log_is_charted() {
     let Some(data) = shared_data::dir("the real Windows logs") else {
@@ -800,40 +800,52 @@ fn replay_of_a_counter_log_is_charted() {
     };
     let log = data.join("logs/en-pst-BM_Active_Load_Test.csv");
     let log = log.to_str().unwrap();
-    let s = Server::start(&["--replay", log]);
-    assert!(s
-        .log
-        .lock()
-        .unwrap()
-        .contains("a text or SQL log holds computed values"));
-    let paths: Vec<String> = serde_json::from_slice(&s.get("/api/paths", &[]).body).unwrap();
-    assert_eq!(paths.len(), 4);
-    assert_eq!(paths[3], r"\\ATTCOREU01\Processor(_Total)\% Processor Time");
-    let r = s.add(r"\Processor(*)\% Processor Time");
-    assert_eq!(r.status, 204);
-    let r = s.add(r"\Nope(*)\*");
-    assert_eq!(r.status, 400);
-    assert_eq!(r.text(), "\\Nope(*)\\*: no column of the log matches\n");
-    let h: serde_json::Value = serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
-    assert_eq!(
-        h["series"],
-        serde_json::json!([r"\\ATTCOREU01\Processor(_Total)\% Processor Time"])
-    );
-    let t = h["t"].as_array().unwrap();
-    assert_eq!(t.len(), 351);
-    // "02/01/2014 00:19:44.718" Pacific Standard Time (bias 480) = 2014-02-01T08:19:44.718Z.
-    assert_eq!(t[0], 1_391_242_784_718i64);
-    assert_eq!(t[1], 1_391_242_799_718i64);
-    // The first row's " " has no value; the second is "0.98958333333333259".
-    assert_eq!(h["v"][0][0], serde_json::Value::Null);
-    assert_eq!(h["v"][0][1], 0.989_583_333_333_332_6);
-    let m = s.get("/metrics", &[]).text();
-    assert_eq!(
-        sample_lines(&m).len(),
-        1,
-        "only perfcounters_scrape_duration_seconds:\n{m}"
-    );
-    drop(s);
+    // The same log as Parquet (relog's copy) is a counter log too, and charts the same.
+    let dir = tempdir("serve-parquet");
+    let parquet = dir.join("log.parquet");
+    let o = Command::new(env!("CARGO_BIN_EXE_perfcounters"))
+        .args(["relog", log, "-o", parquet.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for log in [log, parquet.to_str().unwrap()] {
+        let s = Server::start(&["--replay", log]);
+        assert!(s
+            .log
+            .lock()
+            .unwrap()
+            .contains("a counter log holds computed values"));
+        let paths: Vec<String> = serde_json::from_slice(&s.get("/api/paths", &[]).body).unwrap();
+        assert_eq!(paths.len(), 4);
+        assert_eq!(paths[3], r"\\ATTCOREU01\Processor(_Total)\% Processor Time");
+        let r = s.add(r"\Processor(*)\% Processor Time");
+        assert_eq!(r.status, 204);
+        let r = s.add(r"\Nope(*)\*");
+        assert_eq!(r.status, 400);
+        assert_eq!(r.text(), "\\Nope(*)\\*: no column of the log matches\n");
+        let h: serde_json::Value =
+            serde_json::from_slice(&s.get("/api/history", &[]).body).unwrap();
+        assert_eq!(
+            h["series"],
+            serde_json::json!([r"\\ATTCOREU01\Processor(_Total)\% Processor Time"])
+        );
+        let t = h["t"].as_array().unwrap();
+        assert_eq!(t.len(), 351);
+        // "02/01/2014 00:19:44.718" Pacific Standard Time (bias 480) = 2014-02-01T08:19:44.718Z.
+        assert_eq!(t[0], 1_391_242_784_718i64);
+        assert_eq!(t[1], 1_391_242_799_718i64);
+        // The first row's " " has no value; the second is "0.98958333333333259".
+        assert_eq!(h["v"][0][0], serde_json::Value::Null);
+        assert_eq!(h["v"][0][1], 0.989_583_333_333_332_6);
+        let m = s.get("/metrics", &[]).text();
+        assert_eq!(
+            sample_lines(&m).len(),
+            1,
+            "only perfcounters_scrape_duration_seconds:\n{m}"
+        );
+        drop(s);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 
     // A binary log (.blg) of a Windows 8 machine: raw samples, computed as relog does.
     let blg = data.join("blg/tx-win8-BasicPerfCounters.blg");
@@ -974,7 +986,7 @@ fn replay_exports_only_the_counter_paths_given() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("a text or SQL log holds computed values and is shown whole in the chart"),
+        err.contains("a counter log holds computed values and is shown whole in the chart"),
         "{err}"
     );
 }

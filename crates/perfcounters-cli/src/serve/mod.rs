@@ -151,7 +151,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     if !paths.is_empty() {
         if matches!(backend, Backend::Log(_)) {
             bail!(
-                "a text or SQL log holds computed values and is shown whole in the chart; counter \
+                "a counter log holds computed values and is shown whole in the chart; counter \
                  paths ({}) select what /metrics exports from raw data (block files, captures, .blg)",
                 paths.join(", ")
             );
@@ -174,7 +174,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     }
     if matches!(backend, Backend::Log(_)) {
         eprintln!(
-            "perfcounters serve: a text or SQL log holds computed values, not raw counters: /metrics \
+            "perfcounters serve: a counter log holds computed values, not raw counters: /metrics \
              serves only the self-metrics; the chart at / shows the log"
         );
     } else if plan.collectors.is_empty() {
