@@ -1,48 +1,5 @@
 //! Which kind of recorded data a list of paths holds, and opening it: one rule for every front end
 //! that replays paths (or decodes one).
-//!
-//! [`ReplayInput::classify`] looks at the paths ([`LogFormat::of_file`] for a file's kind, by its
-//! content first and its name second):
-//!
-//! * one directory is a capture ([`ReplayInput::Capture`]);
-//! * one binary log (`.blg`) is replayed as it is ([`ReplayInput::BinaryLog`]);
-//! * paths that are all counter logs of computed values — PDH-CSV/TSV, SQL (`SQL:file.db!log` or
-//!   the database file), Parquet — or file-name patterns (`*`, `?`) that match only such logs are
-//!   [`ReplayInput::Log`]: they are read with [`crate::log::open_merged`], not replayed;
-//! * any other paths are V1 block files, one sample per file in the given order
-//!   ([`ReplayInput::BlockFiles`]); a path that cannot be read is one too, and its error comes when
-//!   its sample is read.
-//!
-//! A capture or a binary log among other paths, or a counter log among block files, is refused.
-//! [`ReplayInput::open`] opens the raw data as a [`Recording`](super::Recording)
-//! ([`OpenedRecording`]); a name table ([`NameTable::load`]) applies to block files only.
-//!
-//! ```
-//! use std::path::PathBuf;
-//! use perfcounters::source::replay::{InputKind, ReplayErrorKind, ReplayInput};
-//!
-//! let dir = std::env::temp_dir().join(format!("perfcounters-doc-{}", std::process::id()));
-//! std::fs::create_dir_all(&dir).unwrap();
-//! let log = dir.join("log.csv");
-//! std::fs::write(&log, "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n").unwrap();
-//! let block = dir.join("0001.blk");
-//!
-//! // A counter log alone is read as a log; among block files it is refused.
-//! let input = ReplayInput::classify(&[log.clone()]).unwrap();
-//! assert_eq!(input.kind(), InputKind::Log(perfcounters::log::LogFormat::Csv));
-//! let e = ReplayInput::classify(&[block.clone(), log.clone()]).unwrap_err();
-//! assert!(matches!(e.kind(), ReplayErrorKind::NotRawData { .. }));
-//! // A directory alone is a capture; among other paths it is refused, in the caller's words.
-//! assert_eq!(ReplayInput::classify(&[dir.clone()]).unwrap().kind(), InputKind::Capture);
-//! let e = ReplayInput::classify(&[dir.clone(), block.clone()]).unwrap_err();
-//! assert_eq!(
-//!     e.with_flags("--replay", "--names").to_string(),
-//!     format!("{} is a directory: a capture directory must be the only --replay path", dir.display())
-//! );
-//! // Anything else is block files.
-//! assert_eq!(ReplayInput::classify(&[block]).unwrap().kind(), InputKind::BlockFiles);
-//! std::fs::remove_dir_all(&dir).unwrap();
-//! ```
 
 use std::fmt;
 use std::io;
@@ -67,6 +24,48 @@ pub enum InputKind {
 }
 
 /// What a list of replay paths holds, decided by [`ReplayInput::classify`].
+///
+/// [`ReplayInput::classify`] looks at the paths ([`LogFormat::of_file`] for a file's kind, by its
+/// content first and its name second):
+///
+/// * one directory is a capture ([`ReplayInput::Capture`]);
+/// * one binary log (`.blg`) is replayed as it is ([`ReplayInput::BinaryLog`]);
+/// * paths that are all counter logs of computed values — PDH-CSV/TSV, SQL (`SQL:file.db!log` or
+///   the database file), Parquet — or file-name patterns (`*`, `?`) that match only such logs are
+///   [`ReplayInput::Log`]: they are read with [`crate::log::open_merged`], not replayed;
+/// * any other paths are V1 block files, one sample per file in the given order
+///   ([`ReplayInput::BlockFiles`]); a path that cannot be read is one too, and its error comes when
+///   its sample is read.
+///
+/// A capture or a binary log among other paths, or a counter log among block files, is refused.
+/// [`ReplayInput::open`] opens the raw data as a [`Recording`](crate::source::replay::Recording)
+/// ([`OpenedRecording`]); a name table ([`NameTable::load`]) applies to block files only.
+///
+/// ```
+/// use perfcounters::source::replay::{InputKind, ReplayErrorKind, ReplayInput};
+///
+/// let dir = std::env::temp_dir().join(format!("perfcounters-replay-input-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let log = dir.join("log.csv");
+/// std::fs::write(&log, "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n").unwrap();
+/// let block = dir.join("0001.blk");
+///
+/// // A counter log alone is read as a log; among block files it is refused.
+/// let input = ReplayInput::classify(&[log.clone()]).unwrap();
+/// assert_eq!(input.kind(), InputKind::Log(perfcounters::log::LogFormat::Csv));
+/// let e = ReplayInput::classify(&[block.clone(), log.clone()]).unwrap_err();
+/// assert!(matches!(e.kind(), ReplayErrorKind::NotRawData { .. }));
+/// // A directory alone is a capture; among other paths it is refused, in the caller's words.
+/// assert_eq!(ReplayInput::classify(&[dir.clone()]).unwrap().kind(), InputKind::Capture);
+/// let e = ReplayInput::classify(&[dir.clone(), block.clone()]).unwrap_err();
+/// assert_eq!(
+///     e.with_flags("--replay", "--names").to_string(),
+///     format!("{} is a directory: a capture directory must be the only --replay path", dir.display())
+/// );
+/// // Anything else is block files.
+/// assert_eq!(ReplayInput::classify(&[block]).unwrap().kind(), InputKind::BlockFiles);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReplayInput {
     /// V1 block files, one sample per file, in this order.
@@ -88,12 +87,13 @@ pub enum ReplayInput {
 /// Raw data opened for replay ([`ReplayInput::open`]): the recording of its kind.
 #[derive(Debug)]
 pub enum OpenedRecording {
-    /// V1 block files, named by the built-in English table and the name table given.
-    BlockFiles(BlockRecording),
+    /// V1 block files, named by the built-in English table and the name table given. (Each
+    /// recording is boxed: they are large, and of different sizes.)
+    BlockFiles(Box<BlockRecording>),
     /// A capture directory.
-    Capture(CaptureRecording),
+    Capture(Box<CaptureRecording>),
     /// A binary log.
-    BinaryLog(BlgRecording),
+    BinaryLog(Box<BlgRecording>),
 }
 
 /// What one path is.
@@ -146,7 +146,7 @@ fn lossy(path: &Path) -> String {
 }
 
 impl ReplayInput {
-    /// What `paths` hold (see the [module](self) for the rules).
+    /// What `paths` hold (see [`ReplayInput`] for the rules).
     ///
     /// # Errors
     /// [`ReplayErrorKind::NoPaths`] for no path; [`ReplayErrorKind::NotRawData`] for a counter log
@@ -273,14 +273,14 @@ impl ReplayInput {
                 if let Some(path) = names {
                     recording = recording.with_names(&load_names(path)?);
                 }
-                Ok(OpenedRecording::BlockFiles(recording))
+                Ok(OpenedRecording::BlockFiles(Box::new(recording)))
             }
-            ReplayInput::Capture(dir) => Ok(OpenedRecording::Capture(
+            ReplayInput::Capture(dir) => Ok(OpenedRecording::Capture(Box::new(
                 CaptureRecording::open(&dir).map_err(source)?,
-            )),
-            ReplayInput::BinaryLog(path) => Ok(OpenedRecording::BinaryLog(
+            ))),
+            ReplayInput::BinaryLog(path) => Ok(OpenedRecording::BinaryLog(Box::new(
                 BlgRecording::open(&path).map_err(source)?,
-            )),
+            ))),
             // Refused above.
             ReplayInput::Log { inputs, format } => Err(ReplayErrorKind::NotRawData {
                 path: inputs.into_iter().next().unwrap_or_default(),
@@ -323,9 +323,9 @@ impl OpenedRecording {
     /// A source that replays the recording from its first sample.
     pub fn into_source(self) -> ReplaySource {
         match self {
-            OpenedRecording::BlockFiles(r) => ReplaySource::new(r),
-            OpenedRecording::Capture(r) => ReplaySource::new(r),
-            OpenedRecording::BinaryLog(r) => ReplaySource::new(r),
+            OpenedRecording::BlockFiles(r) => ReplaySource::new(*r),
+            OpenedRecording::Capture(r) => ReplaySource::new(*r),
+            OpenedRecording::BinaryLog(r) => ReplaySource::new(*r),
         }
     }
 }
@@ -376,18 +376,18 @@ pub enum ReplayErrorKind {
 /// they are.
 #[derive(Debug)]
 pub struct ReplayError {
-    kind: ReplayErrorKind,
-    /// How messages name the list of paths and the name table.
-    paths_flag: Option<String>,
-    names_flag: Option<String>,
+    /// Boxed: the error travels far, its kind is large.
+    kind: Box<ReplayErrorKind>,
+    /// How messages name the list of paths and the name table: the flags given to
+    /// [`ReplayError::with_flags`].
+    flags: Option<Box<(String, String)>>,
 }
 
 impl From<ReplayErrorKind> for ReplayError {
     fn from(kind: ReplayErrorKind) -> Self {
         ReplayError {
-            kind,
-            paths_flag: None,
-            names_flag: None,
+            kind: Box::new(kind),
+            flags: None,
         }
     }
 }
@@ -401,14 +401,13 @@ impl ReplayError {
     /// The error with its messages naming the paths and the name table by a front end's flags
     /// (`"--replay"`, `"--names"`) instead of the parameters `paths` and `names`.
     pub fn with_flags(mut self, paths: &str, names: &str) -> Self {
-        self.paths_flag = Some(paths.to_owned());
-        self.names_flag = Some(names.to_owned());
+        self.flags = Some(Box::new((paths.to_owned(), names.to_owned())));
         self
     }
 
     /// "path in `paths`" or "--replay path".
     fn one_path(&self) -> String {
-        match &self.paths_flag {
+        match self.paths_flag() {
             Some(flag) => format!("{flag} path"),
             None => "path in `paths`".to_owned(),
         }
@@ -416,14 +415,19 @@ impl ReplayError {
 
     /// "`names`" or "--names".
     fn names(&self) -> &str {
-        self.names_flag.as_deref().unwrap_or("`names`")
+        self.flags.as_ref().map_or("`names`", |f| f.1.as_str())
+    }
+
+    /// The flag that names the paths, when given.
+    fn paths_flag(&self) -> Option<&str> {
+        self.flags.as_ref().map(|f| f.0.as_str())
     }
 }
 
 impl fmt::Display for ReplayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            ReplayErrorKind::NoPaths => match &self.paths_flag {
+        match &*self.kind {
+            ReplayErrorKind::NoPaths => match self.paths_flag() {
                 Some(flag) => write!(f, "nothing to replay: no {flag} path given"),
                 None => f.write_str("nothing to replay: `paths` is empty"),
             },
@@ -472,7 +476,7 @@ impl fmt::Display for ReplayError {
 
 impl std::error::Error for ReplayError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
+        match &*self.kind {
             ReplayErrorKind::NameTable { error, .. } => Some(error),
             ReplayErrorKind::Log(e) => e.source(),
             ReplayErrorKind::Source(e) => e.source(),
