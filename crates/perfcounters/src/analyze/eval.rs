@@ -574,19 +574,7 @@ struct Translator<'a> {
 
 impl Translator<'_> {
     fn english_of(&self, name: &str) -> String {
-        if self.english.iter().any(|e| e.index_of(name).is_some()) {
-            return name.to_owned();
-        }
-        for t in self.names {
-            for index in t.indexes_of(name) {
-                for e in &self.english {
-                    if let Some(n) = e.name(index) {
-                        return n.to_owned();
-                    }
-                }
-            }
-        }
-        name.to_owned()
+        crate::names::english_name(&self.english, self.names, name)
     }
 
     fn path(&self, p: &CounterPath) -> CounterPath {

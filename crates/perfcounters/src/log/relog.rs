@@ -57,23 +57,6 @@ impl CounterFilter {
         &self.patterns
     }
 
-    /// A name and every name that shares a title index with it in any table.
-    fn aliases(&self, name: &str) -> Vec<String> {
-        let mut out = vec![name.to_owned()];
-        for t in &self.tables {
-            for index in t.indexes_of(name) {
-                for u in &self.tables {
-                    for n in u.names(index) {
-                        if !out.iter().any(|o| o == n) {
-                            out.push(n.to_owned());
-                        }
-                    }
-                }
-            }
-        }
-        out
-    }
-
     /// Whether the filter keeps the counter `path`.
     pub fn matches(&self, path: &CounterPath) -> bool {
         if self.tables.is_empty() {
@@ -85,8 +68,8 @@ impl CounterFilter {
                 )
             });
         }
-        let objects = self.aliases(&path.object);
-        let counters = self.aliases(&path.counter);
+        let objects = crate::names::aliases(&self.tables, &path.object);
+        let counters = crate::names::aliases(&self.tables, &path.counter);
         self.patterns.iter().any(|p| {
             p.selects(
                 path,

@@ -25,6 +25,7 @@ pub mod builtin;
 pub mod counter_lang;
 pub mod ini;
 mod load;
+mod translate;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -33,6 +34,7 @@ use std::sync::OnceLock;
 use crate::snapshot::Snapshot;
 
 pub use load::{NameFileCause, NameFileError, NameFormat, NameTables};
+pub use translate::{aliases, english_name};
 
 /// The most characters of offending text an error message keeps.
 const ERROR_TEXT_MAX: usize = 64;
