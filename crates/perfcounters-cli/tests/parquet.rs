@@ -2,7 +2,7 @@
 //! direct CSV conversion, and bad output; DuckDB (from the venv `.ci/run` makes, named by
 //! `PERFCOUNTERS_DUCKDB_PYTHON`) reads what relog writes.
 
-mod common;
+use crate::common;
 
 use common::{assert_success, run, stderr, stdout, Dir};
 
@@ -76,7 +76,7 @@ fn a_file_and_back_with_filters() {
 
 #[test]
 fn bad_output_and_input() {
-    let d = Dir::new("bad");
+    let d = Dir::new("parquet-bad");
     let csv = d.file("in.csv", LOG.as_bytes());
     let o = run(&["relog", &csv, "-f", "parquet"]);
     assert!(!o.status.success());
@@ -160,8 +160,7 @@ fn a_dataset_grows_and_reads_back() {
 
 // ---- DuckDB, an independent reader ----
 
-#[path = "../../perfcounters/tests/support/shared_data.rs"]
-mod shared_data;
+use crate::common::shared_data;
 
 /// The Python that has the `duckdb` package (`PERFCOUNTERS_DUCKDB_PYTHON`, set by `.ci/run`), or
 /// `None` after saying why the test skips; under `CI=true` its absence fails the test.

@@ -8,10 +8,9 @@
 //! build runs its tests under Wine, without these tools.
 #![cfg(target_os = "linux")]
 
-#[path = "../../perfcounters/tests/support/shared_data.rs"]
-mod shared_data;
+use crate::common::shared_data;
 
-mod common;
+use crate::common;
 
 use common::tempdir;
 
