@@ -166,7 +166,7 @@ use crate::common::shared_data;
 /// `None` after saying why the test skips; under `CI=true` its absence fails the test.
 fn duckdb() -> Option<PathBuf> {
     if cfg!(windows) {
-        eprintln!("skipped: the DuckDB of .ci/venv is a Linux program (these tests run on Linux)");
+        eprintln!("skipped: the DuckDB of target/py-venv is a Linux program (these tests run on Linux)");
         return None;
     }
     let python = std::env::var_os("PERFCOUNTERS_DUCKDB_PYTHON").map(PathBuf::from);
@@ -181,7 +181,7 @@ fn duckdb() -> Option<PathBuf> {
     }
     let why =
         "DuckDB is not available: PERFCOUNTERS_DUCKDB_PYTHON names no Python with the duckdb \
-               package (.ci/run makes .ci/venv and sets it)";
+               package (.ci/run makes target/py-venv and sets it)";
     assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
     eprintln!("skipped: {why}");
     None

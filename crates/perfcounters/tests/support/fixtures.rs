@@ -12,7 +12,7 @@ use perfcounters::format::capture::{Capture, CaptureSample};
 use perfcounters::format::v2::{BlockData, InstanceData, QueryBlock, QueryData};
 use perfcounters::snapshot::SystemTime;
 
-/// A path for test `name` of this test binary in the temporary folder, named after the crate and
+/// A path for test `name` of this test binary in the temporary folder, named after the binary and
 /// the process so that parallel runs never share one; removed if it exists, not created. All the
 /// tests of a crate run in one process, so two tests asking for the same `name` fail (see
 /// [`claim`]).
@@ -20,7 +20,7 @@ pub fn scratch_path(name: &str) -> PathBuf {
     claim(name);
     let d = std::env::temp_dir().join(format!(
         "perfcounters-{}-{name}-{}",
-        env!("CARGO_PKG_NAME"),
+        env!("CARGO_CRATE_NAME"),
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&d);
