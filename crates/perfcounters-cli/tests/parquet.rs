@@ -166,7 +166,9 @@ use crate::common::shared_data;
 /// `None` after saying why the test skips; under `CI=true` its absence fails the test.
 fn duckdb() -> Option<PathBuf> {
     if cfg!(windows) {
-        eprintln!("skipped: the DuckDB of target/py-venv is a Linux program (these tests run on Linux)");
+        eprintln!(
+            "skipped: the DuckDB of target/py-venv is a Linux program (these tests run on Linux)"
+        );
         return None;
     }
     let python = std::env::var_os("PERFCOUNTERS_DUCKDB_PYTHON").map(PathBuf::from);
