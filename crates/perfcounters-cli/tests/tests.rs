@@ -8,6 +8,7 @@
 mod common;
 
 mod analyze;
+mod case_rule;
 mod cli;
 mod grammar;
 mod local_names;

@@ -13,6 +13,7 @@ mod blg;
 mod blg_times;
 mod calc;
 mod capture;
+mod case_rule;
 mod columnar;
 mod export;
 mod format_errors;
