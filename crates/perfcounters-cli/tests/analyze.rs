@@ -2,9 +2,8 @@
 //! description, a localized log through PAL's CounterLang.xml, and the HTML report drawn by
 //! headless Chromium.
 
-mod common;
-#[path = "../../perfcounters/tests/support/shared_data.rs"]
-mod shared_data;
+use crate::common;
+use crate::common::shared_data;
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! but not `σς` (which `str::to_lowercase` would make of it), `İ` does not select `i̇` (its
 //! `str::to_lowercase`), `ẞ` selects `ß` but `SS` is another name.
 
-mod common;
+use crate::common;
 
 use common::{assert_success, run, stdout, Dir};
 

@@ -1,9 +1,8 @@
 //! The `perfcounters` binary end to end: decode, replayed watch (exact PDH-CSV bytes), list, typeperf,
 //! and the error paths (bad files, bad flags, bad paths).
 
-mod common;
-#[path = "../../perfcounters/tests/support/shared_data.rs"]
-mod shared_data;
+use crate::common;
+use crate::common::shared_data;
 
 use common::{
     assert_stderr_contains, assert_stdout_contains, assert_success, available_bytes_spec,

@@ -1,7 +1,7 @@
 //! The command grammar every command shares: `--replay` takes recordings and leaves counter paths
 //! and object names alone, in every order; relog and typeperf read options by one rule.
 
-mod common;
+use crate::common;
 
 use common::{
     assert_success, available_bytes_spec, blg_bytes, block, run, run_on, stderr, stdout, tempdir,

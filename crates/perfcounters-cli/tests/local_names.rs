@@ -2,7 +2,7 @@
 //! `PerfStringBackup.INI`) accept German paths wherever English ones work (`watch`, `list`), the
 //! columns keep the paths as typed, and unknown objects get close names in both languages.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

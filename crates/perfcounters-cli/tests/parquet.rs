@@ -2,7 +2,7 @@
 //! direct CSV conversion, and bad output; DuckDB (from the venv `.ci/run` makes, named by
 //! `PERFCOUNTERS_DUCKDB_PYTHON`) reads what relog writes.
 
-mod common;
+use crate::common;
 
 use common::{assert_success, run, stderr, stdout, Dir};
 
@@ -76,7 +76,7 @@ fn a_file_and_back_with_filters() {
 
 #[test]
 fn bad_output_and_input() {
-    let d = Dir::new("bad");
+    let d = Dir::new("parquet-bad");
     let csv = d.file("in.csv", LOG.as_bytes());
     let o = run(&["relog", &csv, "-f", "parquet"]);
     assert!(!o.status.success());
@@ -160,14 +160,15 @@ fn a_dataset_grows_and_reads_back() {
 
 // ---- DuckDB, an independent reader ----
 
-#[path = "../../perfcounters/tests/support/shared_data.rs"]
-mod shared_data;
+use crate::common::shared_data;
 
 /// The Python that has the `duckdb` package (`PERFCOUNTERS_DUCKDB_PYTHON`, set by `.ci/run`), or
 /// `None` after saying why the test skips; under `CI=true` its absence fails the test.
 fn duckdb() -> Option<PathBuf> {
     if cfg!(windows) {
-        eprintln!("skipped: the DuckDB of .ci/venv is a Linux program (these tests run on Linux)");
+        eprintln!(
+            "skipped: the DuckDB of target/py-venv is a Linux program (these tests run on Linux)"
+        );
         return None;
     }
     let python = std::env::var_os("PERFCOUNTERS_DUCKDB_PYTHON").map(PathBuf::from);
@@ -182,7 +183,7 @@ fn duckdb() -> Option<PathBuf> {
     }
     let why =
         "DuckDB is not available: PERFCOUNTERS_DUCKDB_PYTHON names no Python with the duckdb \
-               package (.ci/run makes .ci/venv and sets it)";
+               package (.ci/run makes target/py-venv and sets it)";
     assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
     eprintln!("skipped: {why}");
     None

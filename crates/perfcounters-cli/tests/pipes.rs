@@ -16,7 +16,7 @@ use perfcounters::snapshot::{
 };
 use perfcounters::CounterType;
 
-mod common;
+use crate::common;
 
 use common::{bin, start, tempdir};
 

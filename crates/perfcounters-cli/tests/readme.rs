@@ -5,10 +5,9 @@
 //! line uses must be in the command's own help.
 
 #[cfg(unix)]
-#[path = "../../perfcounters/tests/support/shared_data.rs"]
-mod shared_data;
+use crate::common::shared_data;
 
-mod common;
+use crate::common;
 
 #[cfg(unix)]
 use std::path::{Path, PathBuf};

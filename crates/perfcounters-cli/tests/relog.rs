@@ -2,10 +2,9 @@
 //! name tables, and errors, on logs built the way Windows writes them and on the real ones in
 //! `../shared/data/logs` (skipped with a message when that folder is absent).
 
-#[path = "../../perfcounters/tests/support/shared_data.rs"]
-mod shared_data;
+use crate::common::shared_data;
 
-mod common;
+use crate::common;
 
 use common::{
     assert_stdout_contains, assert_success, available_bytes_spec, blg_bytes, es_1252, ini, run,
@@ -117,7 +116,7 @@ fn statistics_as_table_and_csv() {
 
 #[test]
 fn csv_to_sql_and_back_and_appending() {
-    let d = Dir::new("sql");
+    let d = Dir::new("relog-sql");
     let input = d.file("es.csv", &es_1252());
     let db = d.path("logs.db");
     let target = format!("SQL:{db}!spanish");

@@ -8,10 +8,9 @@
 //! build runs its tests under Wine, without these tools.
 #![cfg(target_os = "linux")]
 
-#[path = "../../perfcounters/tests/support/shared_data.rs"]
-mod shared_data;
+use crate::common::shared_data;
 
-mod common;
+use crate::common;
 
 use common::tempdir;
 
@@ -479,11 +478,12 @@ fn encode_query(q: &str) -> String {
 /// settled.
 static CHROMIUM: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Loads the chart page in headless Chromium and reads back what it drew.
-fn chromium_dump(url: &str) -> Option<String> {
+/// Loads the chart page in headless Chromium, with its profile in the scratch directory `profile`,
+/// and reads back what it drew.
+fn chromium_dump(url: &str, profile: &str) -> Option<String> {
     let chromium = tool("chromium")?;
     let _one = CHROMIUM.lock().unwrap_or_else(|e| e.into_inner());
-    let profile = tempdir("chromium");
+    let profile = tempdir(profile);
     let mut child = Command::new(chromium)
         .args([
             "--headless",
@@ -544,7 +544,7 @@ fn chromium_draws_the_live_chart() {
         encode_query(r"\Memory\Available Bytes"),
         encode_query(r"\Processor(_Total)\% Processor Time")
     );
-    let Some(dom) = chromium_dump(&url) else {
+    let Some(dom) = chromium_dump(&url, "chromium-live") else {
         return;
     };
     // Three live samples arrived over the event stream: both counters have points, and the lines
@@ -869,7 +869,7 @@ fn replay_of_a_counter_log_is_charted() {
 fn chromium_opens_the_chart_with_the_default_counters() {
     let s = Server::start(&[]);
     let url = format!("http://{}/?samples=3", s.addr);
-    let Some(dom) = chromium_dump(&url) else {
+    let Some(dom) = chromium_dump(&url, "chromium-default") else {
         return;
     };
     // No path in the address: the page charts the default counters the source has.

@@ -2,10 +2,9 @@
 //! QuickSystemOverview): the slices, alerts and statistics worked out by hand, EXCLUDE, `--set`,
 //! trends, and a localized log through name tables.
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
-#[path = "support/vec_log.rs"]
-mod vec_log;
+use crate::support::log_time as t;
+use crate::support::shared_data;
+use crate::support::vec_log;
 
 use std::path::PathBuf;
 
@@ -72,10 +71,6 @@ fn alerts_of(r: &Report, name: &str) -> Vec<Row> {
             )
         })
         .collect()
-}
-
-fn t(y: u32, mo: u32, d: u32, h: u32, mi: u32, s: u32, ms: u32) -> LogTime {
-    LogTime::from_parts(y, mo, d, h, mi, s, ms).unwrap()
 }
 
 const SEC: i64 = 10_000_000;

@@ -1,10 +1,8 @@
 //! PAL threshold files: the reader on the shipped files and on hostile ones, and the interpreter
 //! on every threshold code of `../shared/data/pal` (none left unevaluated without a stated reason).
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
-#[path = "support/shared_data.rs"]
-mod shared_data;
+use crate::support::fixtures;
+use crate::support::shared_data;
 
 use std::collections::HashMap;
 

@@ -1,8 +1,7 @@
 //! Binary logs (`.blg`): the three real logs of `../shared/data/blg/`, encoded logs of every record
 //! kind (fragmented, 32- and 64-bit), hostile variants, and property tests.
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
+use crate::support::shared_data;
 
 use std::io::Cursor;
 use std::path::PathBuf;

@@ -3,8 +3,7 @@
 //! of `../shared/data/blg/`, on encoded logs, and on damaged copies of both (a damaged log ends
 //! where the full reader ends it, with the same warning).
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
+use crate::support::shared_data;
 
 use std::io::Cursor;
 

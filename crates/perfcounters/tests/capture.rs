@@ -2,8 +2,8 @@
 //! two-sample capture (a V1 Processor object and a V2 "Processor Information"-like counterset) through
 //! `ReplaySource` and `Query`, with values worked out by hand.
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
+use crate::support::fixtures;
+use crate::support::processor_guid;
 
 use fixtures::{scratch_path, system_time, v2_counterset_block, T0};
 use std::path::Path;
@@ -54,10 +54,6 @@ fn v1_block(s: i64, idle: [u64; 2], ints: [u32; 2]) -> Vec<u8> {
         objects: vec![processor],
     })
     .unwrap()
-}
-
-fn processor_guid() -> Guid {
-    "{b4fc721a-0378-476f-89ba-a5a79f810b36}".parse().unwrap()
 }
 
 /// A "Processor Information"-like counterset: % Processor Time (0, PERF_100NSEC_TIMER_INV), Processor
@@ -282,7 +278,7 @@ fn write_then_read_gives_the_same_capture_and_the_documented_layout() {
 
 #[test]
 fn replay_through_source_and_query_gives_hand_computed_values() {
-    let dir = scratch_path("replay");
+    let dir = scratch_path("capture-replay");
     two_sample_capture().write(&dir).unwrap();
     let mut source = ReplaySource::open_capture(&dir).unwrap();
     assert_eq!(source.remaining(), Some(2));
@@ -578,7 +574,7 @@ fn v1_only_and_v2_only_samples() {
 
 #[test]
 fn read_errors_name_the_file() {
-    let dir = scratch_path("errors");
+    let dir = scratch_path("capture-errors");
     let c = two_sample_capture();
     let err = |dir: &Path| Capture::read(dir).unwrap_err().to_string();
     // Paths are joined component by component, as the library builds them (`\\` on Windows).

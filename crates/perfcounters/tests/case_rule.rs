@@ -5,11 +5,10 @@
 //! `to_lowercase` (a word-final sigma); `İ` stays one character under the rule, while
 //! `to_lowercase` makes it `i` + U+0307. `ẞ` and `ß` are one letter under both, and `SS` is not.
 
-#[path = "support/vec_log.rs"]
-mod vec_log;
+use crate::support::fixtures::Dir;
+use crate::support::vec_log;
 
 use std::io::Cursor;
-use std::path::PathBuf;
 
 use perfcounters::analyze::rules::RulesFile;
 use perfcounters::analyze::{analyze, AnalyzeOptions, Interval, Rules};
@@ -171,26 +170,9 @@ fn merge_joins_the_columns_that_are_one_name() {
     assert_eq!(read_all(&mut merged), a_and_b());
 }
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("pc-case-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn csv_append_takes_the_same_columns_in_another_case() {
-    let dir = TempDir::new("append");
+    let dir = Dir::new("case-append");
     let file = dir.0.join("log.csv");
     let target = file.to_str().unwrap();
     let mut w = create(target, &CreateOptions::default()).unwrap();
@@ -247,7 +229,7 @@ fn csv_append_takes_the_same_columns_in_another_case() {
 #[test]
 fn sql_append_keeps_one_column_per_name() {
     use perfcounters::log::sql::{SqlLogReader, SqlLogWriter, SqlWriteOptions};
-    let dir = TempDir::new("sql");
+    let dir = Dir::new("case-sql");
     let db = dir.0.join("logs.db");
     let mut w = SqlLogWriter::create(&db, "L", SqlWriteOptions::default()).unwrap();
     copy(&mut *reader("a.csv", &log_a()), &mut w).unwrap();
@@ -406,7 +388,7 @@ fn analysis_rules_match_names_in_another_case() {
 #[cfg(feature = "arrow")]
 #[test]
 fn dataset_partitions_machines_by_the_rule() {
-    let dir = TempDir::new("dataset");
+    let dir = Dir::new("case-dataset");
     let names = [
         format!(r"\\{SIGMA}\O\x"),
         format!(r"\\{SIGMA_FOLDED}\O\y"),

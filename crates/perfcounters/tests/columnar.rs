@@ -2,14 +2,10 @@
 //! the same cells as the direct CSV conversion, Hive-partitioned datasets, and bad input.
 #![cfg(feature = "arrow")]
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
-
-#[path = "support/fixtures.rs"]
-mod fixtures;
-
-#[path = "support/vec_log.rs"]
-mod vec_log;
+use crate::support::fixtures;
+use crate::support::log_time as t;
+use crate::support::logs_dir;
+use crate::support::vec_log;
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -35,10 +31,6 @@ use perfcounters::path::CounterPath;
 use perfcounters::raw::RawCounter;
 use perfcounters::status::PdhStatus;
 use vec_log::VecLog;
-
-fn t(y: u32, mo: u32, d: u32, h: u32, mi: u32, s: u32, ms: u32) -> LogTime {
-    LogTime::from_parts(y, mo, d, h, mi, s, ms).unwrap()
-}
 
 /// relog's CSV of `reader`: merged, filtered with the defaults (raw samples computed), written.
 fn csv_of(reader: Box<dyn LogReader>) -> String {
@@ -359,13 +351,9 @@ fn many_row_groups_stream_back_in_order() {
     assert!(!r.read_record(&mut rec).unwrap());
 }
 
-fn data_dir() -> Option<PathBuf> {
-    shared_data::dir("the real Windows logs")
-}
-
 #[test]
 fn real_csv_logs_round_trip() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = logs_dir() else { return };
     for name in [
         "en-edt-process-DataCollector01.csv",
         "en-pst-BM_Active_Load_Test.csv",
@@ -389,7 +377,7 @@ fn real_csv_logs_round_trip() {
 
 #[test]
 fn real_blg_logs_round_trip() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = logs_dir() else { return };
     for name in [
         "pal-vista-SamplePerfmonLog.blg",
         "tx-win8-BasicPerfCounters.blg",
@@ -512,7 +500,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn dataset_of_the_three_real_blg_logs() {
-    let Some(data) = data_dir() else { return };
+    let Some(data) = logs_dir() else { return };
     let dir = fixtures::tempdir("dataset-blg");
     let mut all = Vec::new();
     for name in [

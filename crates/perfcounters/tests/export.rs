@@ -2,8 +2,7 @@
 //! zero-dip guard, 32-bit widening and duplicate instances through the exporter, and the
 //! windows_exporter names checked against the metric tables of windows_exporter's documentation.
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
+use crate::support::shared_data;
 
 use std::collections::BTreeSet;
 

@@ -2,8 +2,8 @@
 //! (structure, absolute offset, typed kind) and refuses a model with the one `format::EncodeError`;
 //! the errors of captures and sources keep it (or the `io::Error`) as their `source()`.
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
+use crate::support::fixtures;
+use crate::support::set_u32;
 
 use fixtures::{scratch_path, v1_capture};
 use std::error::Error;
@@ -29,10 +29,6 @@ fn v1_block() -> Vec<u8> {
     let bytes = v1::encode(&snap).unwrap();
     assert_eq!(bytes.len(), 248);
     bytes
-}
-
-fn set_u32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
 
 fn v1_error(bytes: &[u8]) -> DecodeError {

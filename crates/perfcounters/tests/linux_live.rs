@@ -585,11 +585,16 @@ fn available_bytes_match_meminfo() {
 fn process_working_set_and_threads() {
     let _serial = serial();
     let name = comm_name("mem");
+    // The helper's name as the test harness knows it: its path in the test binary's crate.
+    let (_crate, module) = module_path!()
+        .split_once("::")
+        .expect("a module of the test crate");
+    let helper_test = format!("{module}::live_helper_process");
     let mut command = Command::new(std::env::current_exe().expect("test binary"));
     command
         .args([
             "--exact",
-            "live_helper_process",
+            &helper_test,
             "--ignored",
             "--nocapture",
             "--test-threads=1",

@@ -2,8 +2,7 @@
 //! (columns, blanks, values with exponents, NaN and infinities, times across the batches' edges,
 //! a time out of range) into PDH-CSV and PDH-TSV.
 
-#[path = "support/vec_log.rs"]
-mod vec_log;
+use crate::support::vec_log;
 
 use perfcounters::log::{
     copy_with, Cell, CopyOptions, CsvFlavor, LogCounter, LogHeader, LogKind, LogTime,

@@ -1,10 +1,8 @@
 //! Opening and creating logs by name and content: `LogFormat::detect`, `log::open`, `log::create`.
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
-
-#[path = "support/vec_log.rs"]
-mod vec_log;
+use crate::support::fixtures::Dir;
+use crate::support::shared_data;
+use crate::support::vec_log;
 
 use std::path::{Path, PathBuf};
 
@@ -14,27 +12,6 @@ use perfcounters::log::{
 };
 use perfcounters::CounterPath;
 use vec_log::VecLog;
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("pc-open-{tag}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn t(s: u32) -> LogTime {
     LogTime::from_parts(2024, 3, 5, 10, 0, s, 0).unwrap()
@@ -89,7 +66,7 @@ fn open_one(input: &str) -> Box<dyn LogReader> {
 
 #[test]
 fn the_output_kind_follows_the_name() {
-    let d = TempDir::new("kinds");
+    let d = Dir::new("open-kinds");
     let tsv = d.path("out.TSV");
     write(&tsv, &CreateOptions::default(), 2);
     assert!(std::fs::read_to_string(&tsv)
@@ -148,7 +125,7 @@ fn the_output_kind_follows_the_name() {
 
 #[test]
 fn an_existing_output_is_kept_unless_overwritten_or_appended_to() {
-    let d = TempDir::new("exists");
+    let d = Dir::new("open-exists");
     let out = d.path("out.csv");
     write(&out, &CreateOptions::default(), 3);
     let before = std::fs::read(&out).unwrap();
@@ -190,7 +167,7 @@ fn an_existing_output_is_kept_unless_overwritten_or_appended_to() {
 
 #[test]
 fn patterns_open_every_matching_file_in_name_order() {
-    let d = TempDir::new("glob");
+    let d = Dir::new("open-glob");
     for (name, n) in [("b2.csv", 2), ("B1.CSV", 1), ("c.tsv", 3)] {
         write(&d.path(name), &CreateOptions::default(), n);
     }
@@ -214,7 +191,7 @@ fn patterns_open_every_matching_file_in_name_order() {
 
 #[test]
 fn content_decides_before_the_name() {
-    let d = TempDir::new("content");
+    let d = Dir::new("open-content");
     // A PDH-TSV log named .csv is read as PDH-TSV.
     let tsv = d.path("t.tsv");
     write(&tsv, &CreateOptions::default(), 2);
@@ -270,7 +247,7 @@ fn content_decides_before_the_name() {
 #[cfg(feature = "sql")]
 #[test]
 fn sql_logs_by_name_and_by_content() {
-    let d = TempDir::new("sql");
+    let d = Dir::new("open-sql");
     let target = format!("SQL:{}!run", d.path("logs.db"));
     write(&target, &CreateOptions::default(), 3);
     // The log exists: kept, unless overwritten or appended to.
@@ -314,7 +291,7 @@ fn real_logs_are_recognised() {
     let Some(dir) = shared_data::dir("the real Windows logs") else {
         return;
     };
-    let d = TempDir::new("real");
+    let d = Dir::new("open-real");
     let mut seen = 0;
     for (sub, format) in [("logs", LogFormat::Csv), ("blg", LogFormat::Binary)] {
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
@@ -351,7 +328,7 @@ fn real_logs_are_recognised() {
 fn errors_keep_their_causes() {
     use perfcounters::format::DecodeError;
     use std::error::Error;
-    let d = TempDir::new("causes");
+    let d = Dir::new("open-causes");
 
     let missing = d.path("missing.csv");
     let e = log::open(&missing, &OpenOptions::default()).err().unwrap();
@@ -408,7 +385,7 @@ fn errors_keep_their_causes() {
 /// the log reads (rows may carry a cell for it or leave it out).
 #[test]
 fn a_description_header_cell_is_skipped_with_one_warning() {
-    let d = TempDir::new("description");
+    let d = Dir::new("open-description");
     let path = d.path("DataCollector01.csv");
     std::fs::write(
         &path,

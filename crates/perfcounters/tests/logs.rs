@@ -2,11 +2,9 @@
 // Literals are written digit for digit as Windows writes them.
 #![allow(clippy::excessive_precision)]
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
-
-#[path = "support/vec_log.rs"]
-mod vec_log;
+use crate::support::log_time as t;
+use crate::support::logs_dir;
+use crate::support::vec_log;
 
 use std::io::Cursor;
 use std::path::PathBuf;
@@ -15,10 +13,6 @@ use perfcounters::log::{
     Cell, CsvFlavor, CsvReadOptions, LogHeader, LogKind, LogReader, LogTime, LogWriter,
     PdhCsvLogWriter, PdhCsvReader, Record, TimeZone,
 };
-
-fn data_dir() -> Option<PathBuf> {
-    shared_data::dir("the real Windows logs")
-}
 
 fn read_bytes(bytes: Vec<u8>, opts: CsvReadOptions) -> Result<(LogHeader, Vec<Record>), String> {
     let mut r =
@@ -33,10 +27,6 @@ fn read_bytes(bytes: Vec<u8>, opts: CsvReadOptions) -> Result<(LogHeader, Vec<Re
 
 fn read(text: &str) -> Result<(LogHeader, Vec<Record>), String> {
     read_bytes(text.as_bytes().to_vec(), CsvReadOptions::default())
-}
-
-fn t(y: u32, mo: u32, d: u32, h: u32, mi: u32, s: u32, ms: u32) -> LogTime {
-    LogTime::from_parts(y, mo, d, h, mi, s, ms).unwrap()
 }
 
 fn values(rec: &Record) -> Vec<Option<f64>> {
@@ -209,7 +199,7 @@ fn write_then_read_is_exact() {
 
 #[test]
 fn real_logs() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = logs_dir() else { return };
     let logs = dir.join("logs");
     struct Expect {
         file: &'static str,
@@ -637,7 +627,7 @@ mod stages {
 
     #[test]
     fn real_german_and_english_tables() {
-        let Some(dir) = data_dir() else { return };
+        let Some(dir) = logs_dir() else { return };
         let bytes = std::fs::read(dir.join("names/de-en-PerfStringBackup-cp1252.INI")).unwrap();
         let ini = parse_perf_string_backup(&bytes, None).unwrap();
         let de = &ini.language("007").unwrap().names;

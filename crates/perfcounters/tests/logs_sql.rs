@@ -1,10 +1,9 @@
 //! SQL logs in SQLite: CSV → SQL → CSV loses nothing; several logs share a database; raw samples.
 #![cfg(feature = "sql")]
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
-#[path = "support/vec_log.rs"]
-mod vec_log;
+use crate::support::fixtures::Dir;
+use crate::support::shared_data;
+use crate::support::vec_log;
 
 use std::io::Cursor;
 use std::path::PathBuf;
@@ -19,24 +18,10 @@ use perfcounters::{CounterPath, CounterType, PdhStatus, RawCounter};
 use proptest::prelude::*;
 use vec_log::VecLog;
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("pc-sql-{tag}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
+impl Dir {
+    /// The database file of the directory.
     fn db(&self) -> PathBuf {
         self.0.join("logs.db")
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -74,7 +59,7 @@ const LOG: &str = "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\ATTCOREU
 
 #[test]
 fn csv_to_sql_to_csv_is_the_identity() {
-    let dir = TempDir::new("identity");
+    let dir = Dir::new("sql-identity");
     assert_eq!(
         to_sql(
             LOG.as_bytes(),
@@ -134,7 +119,7 @@ fn sql_dump(db: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn several_logs_share_a_database_and_append() {
-    let dir = TempDir::new("share");
+    let dir = Dir::new("sql-share");
     let db = dir.db();
     let tsv = "\"(PDH-TSV 4.0)\"\t\"\\\\H\\Memory\\Available Bytes\"\r\n\"01/01/2024 00:00:00.000\"\t\"1\"\r\n";
     let more = "\"(PDH-TSV 4.0)\"\t\"\\\\H\\Memory\\Available Bytes\"\t\"\\\\H\\Memory\\Cache Bytes\"\r\n\"01/01/2024 00:00:01.000\"\t\"2\"\t\"3\"\r\n";
@@ -257,7 +242,7 @@ fn raw_log() -> VecLog {
 
 #[test]
 fn raw_samples_survive_and_are_computed() {
-    let dir = TempDir::new("raw");
+    let dir = Dir::new("sql-raw");
     let db = dir.db();
     let mut cooked = Filtered::new(raw_log(), &RelogFilter::default()).unwrap();
     let mut w = SqlLogWriter::create(&db, "blg", SqlWriteOptions::default()).unwrap();
@@ -306,7 +291,7 @@ fn raw_samples_survive_and_are_computed() {
 
 #[test]
 fn bad_rows_are_errors_that_name_the_row() {
-    let dir = TempDir::new("bad");
+    let dir = Dir::new("sql-bad");
     let db = dir.db();
     to_sql(LOG.as_bytes(), &db, "a", SqlWriteOptions::default()).unwrap();
     let conn = rusqlite::Connection::open(&db).unwrap();
@@ -442,7 +427,7 @@ proptest! {
 
     #[test]
     fn generated_logs_survive_csv_to_sql_to_csv(log in arb_log()) {
-        let dir = TempDir::new("prop");
+        let dir = Dir::new("sql-prop");
         to_sql(log.as_bytes(), &dir.db(), "gen", SqlWriteOptions::default()).unwrap();
         let back = String::from_utf8(to_csv(&dir.db(), "gen", CsvFlavor::Csv)).unwrap();
         prop_assert_eq!(back, log);
@@ -466,7 +451,7 @@ const DST_LOG: &str =
 
 #[test]
 fn csv_to_sql_to_csv_across_both_dst_changes() {
-    let dir = TempDir::new("dst");
+    let dir = Dir::new("sql-dst");
     let db = dir.db();
     assert_eq!(
         to_sql(DST_LOG.as_bytes(), &db, "dst", SqlWriteOptions::default()).unwrap(),
@@ -568,7 +553,7 @@ fn verbatim_names_log() -> VecLog {
 
 #[test]
 fn instance_names_with_path_delimiters_read_back_verbatim() {
-    let dir = TempDir::new("names");
+    let dir = Dir::new("sql-names");
     let db = dir.db();
     let mut w = SqlLogWriter::create(&db, "names", SqlWriteOptions::default()).unwrap();
     assert_eq!(copy(&mut verbatim_names_log(), &mut w).unwrap(), 3);
@@ -641,7 +626,7 @@ const RELOG_SCHEMA: &str =
 /// instance name verbatim, `InstanceIndex` 0 for the first instance of a name): read back whole.
 #[test]
 fn a_relog_database_with_a_verbatim_instance_name() {
-    let dir = TempDir::new("relog-names");
+    let dir = Dir::new("sql-relog-names");
     let db = dir.db();
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch(
@@ -705,7 +690,7 @@ fn times_alone_are_the_full_readers_times_on_the_shared_logs() {
     let Some(data) = shared_data::dir("the real Windows logs") else {
         return;
     };
-    let dir = TempDir::new("times");
+    let dir = Dir::new("sql-times");
     let db = dir.db();
     // Every shared log (three PDH-CSV, three .blg with raw samples) in one database.
     let logs = [
@@ -734,7 +719,7 @@ fn times_alone_are_the_full_readers_times_on_the_shared_logs() {
 
 #[test]
 fn times_alone_of_foreign_and_damaged_databases() {
-    let dir = TempDir::new("times-foreign");
+    let dir = Dir::new("sql-times-foreign");
     let db = dir.db();
     let conn = rusqlite::Connection::open(&db).unwrap();
     // As relog writes it: no LogCounters; two logs; a CounterData row of a counter without a

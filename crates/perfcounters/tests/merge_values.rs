@@ -1,10 +1,8 @@
 //! `Merge` reads rows of values (`LogReader::read_values`) as it merges records: the same times,
 //! columns, values (blanks as NaN) and errors, on generated PDH-CSV logs.
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
-#[path = "support/vec_log.rs"]
-mod vec_log;
+use crate::support::shared_data;
+use crate::support::vec_log;
 
 use std::io::Cursor;
 use std::path::Path;

@@ -1,7 +1,6 @@
 //! The query engine on hand-built snapshots: expansion, values, statuses, instance churn, suggestions.
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
+use crate::support::fixtures;
 
 use perfcounters::format::v1::{encode_with, EncodeOptions, Endian};
 use perfcounters::names::NameTable;

@@ -4,8 +4,7 @@
 //! appear, vanish, move, are renamed, change case, process id or parent, while objects and
 //! counters go missing, and when a block is bad (the same error, then both go on).
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
+use crate::support::fixtures;
 
 use fixtures::tempdir;
 use std::path::{Path, PathBuf};
@@ -361,7 +360,7 @@ fn same_values_while_instances_change() {
         base.clone(),
         base.clone(),
     ];
-    let dir = tempdir("instances");
+    let dir = tempdir("query-block-instances");
     let files = write_files(&dir, &states);
     // Every collection after the expanding one is read in place.
     assert_eq!(assert_same(&files), states.len() - 1);
@@ -393,7 +392,7 @@ fn same_values_and_errors_when_objects_counters_and_blocks_go_bad() {
         }),
         base.clone(),
     ];
-    let dir = tempdir("errors");
+    let dir = tempdir("query-block-errors");
     let files = write_files(&dir, &states);
     let in_place = assert_same(&files);
     assert!(in_place >= 8, "{in_place} collections read in place");

@@ -2,11 +2,8 @@
 //! does not hold, and counter paths in the machine's language, which select what their English
 //! twins select while the columns keep the paths as typed.
 
-#[path = "support/shared_data.rs"]
-mod shared_data;
-
-#[path = "support/fixtures.rs"]
-mod fixtures;
+use crate::support::fixtures;
+use crate::support::shared_data;
 
 use fixtures::tempdir;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,7 @@
 //! `ReplaySource` over V1 block files and over captures: one catalog rule for both, samples in order,
 //! objects a sample lacks, and the errors of a replay.
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
+use crate::support::fixtures;
 
 use fixtures::{tempdir, v1_capture};
 use std::path::{Path, PathBuf};
@@ -207,7 +206,7 @@ fn block_files_replay_in_order_then_end() {
 
 #[test]
 fn replay_errors_name_the_file_and_the_problem() {
-    let dir = tempdir("errors");
+    let dir = tempdir("replay-errors");
     let good = write(&dir, "good.blk", &block(1, true));
     let v2 = write(&dir, "v2.blk", &[0u8; 64]);
     let short = write(&dir, "short.blk", &[0u8; 10]);
@@ -274,7 +273,7 @@ fn replay_errors_name_the_file_and_the_problem() {
 /// collection.
 #[test]
 fn instances_follow_the_last_collected_sample() {
-    let dir = tempdir("instances");
+    let dir = tempdir("replay-instances");
     let files: Vec<PathBuf> = [block(1, true), block(2, false), block(3, true)]
         .iter()
         .enumerate()

@@ -1,5 +1,5 @@
-//! What the CLI tests share: running the binary, scratch directories, and V1 blocks like the
-//! captured Windows 10 ones.
+//! What the CLI tests share: running the binary, scratch directories, V1 blocks like the captured
+//! Windows 10 ones, and the library tests' fixtures, real-data folder and layout check.
 
 #![allow(dead_code)]
 
@@ -8,11 +8,16 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+// Shared with the library's test binary.
 #[path = "../../../perfcounters/tests/support/fixtures.rs"]
 mod fixtures;
+#[path = "../../../perfcounters/tests/support/layout.rs"]
+pub mod layout;
+#[path = "../../../perfcounters/tests/support/shared_data.rs"]
+pub mod shared_data;
 
 #[allow(unused_imports)]
-pub use fixtures::{system_time, tempdir, v1_capture, v2_counterset_block, T0};
+pub use fixtures::{system_time, tempdir, v1_capture, v2_counterset_block, Dir, T0};
 
 use perfcounters::format::blg::encode::{
     encode_counter_list, encode_sample, BlgWriter, EncodeOptions, SampleEntry,
@@ -337,31 +342,4 @@ pub fn ini() -> Vec<u8> {
         [PerfStrings_009]\r\n1=1847\r\n4=Memory\r\n5=help\r\n24=Available Bytes\r\n234=PhysicalDisk\r\n238=Processor\r\n6=% Processor Time\r\n1482=% Idle Time\r\n\r\n\
         [PerfStrings_00A]\r\n1=1847\r\n4=Memoria\r\n5=ayuda\r\n24=Bytes disponibles\r\n234=Disco físico\r\n238=Procesador\r\n6=% de tiempo de procesador\r\n1482=% de tiempo inactivo\r\n";
     text.encode_utf16().flat_map(u16::to_le_bytes).collect()
-}
-
-/// A scratch directory of a test, removed when dropped; its file names as `String`s, as the
-/// command lines take them.
-pub struct Dir(pub std::path::PathBuf);
-
-impl Dir {
-    /// A new empty directory named after `name`.
-    pub fn new(name: &str) -> Dir {
-        Dir(tempdir(name))
-    }
-    /// Writes `bytes` to the file `name` and returns its path.
-    pub fn file(&self, name: &str, bytes: &[u8]) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p.to_str().unwrap().to_owned()
-    }
-    /// The path of the file `name` (not created).
-    pub fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }

@@ -1,4 +1,4 @@
-//! A log held in memory, read back as any reader produces one (included by path from the log tests).
+//! A log held in memory, read back as any reader produces one (for the log tests).
 
 use perfcounters::log::{LogError, LogHeader, LogReader, Record};
 

@@ -1,6 +1,8 @@
 //! Hand-written byte arrays checked against the offsets of the reference tables, every block type,
 //! malformed inputs, and the worked "Processor Information" example.
 
+use crate::support::processor_guid;
+use crate::support::set_u32;
 use perfcounters::counter_type::CounterType;
 use perfcounters::format::v2::*;
 use perfcounters::raw::RawCounter;
@@ -340,10 +342,6 @@ fn hand_written_counter_reg_info() {
             }
         )
     );
-}
-
-fn processor_guid() -> Guid {
-    "{b4fc721a-0378-476f-89ba-a5a79f810b36}".parse().unwrap()
 }
 
 #[test]
@@ -834,10 +832,6 @@ fn single_counter_bytes() -> Vec<u8> {
     base_query(vec![ok(BlockData::Single(Value::U64(5)))])
         .encode()
         .unwrap()
-}
-
-fn set_u32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
 
 /// The first error of decoding and walking `good` with each `(offset, value)` patch written as a
