@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
 
-use perfcounters::analyze::{analyze_pipeline, Interval, Rules};
+use perfcounters::analyze::{analyze_pipeline, AnalyzeError, Interval, Rules};
 use perfcounters::log::{parse_relog_time, Pipeline, TimeBound};
 use perfcounters::names::NameTables;
 
@@ -97,6 +97,23 @@ fn parse_interval(s: &str) -> Result<Interval, String> {
     }
 }
 
+/// The analysis' error as the command line tells it: a question value or an interval is named by
+/// the flag that gave it (`--set NAME=VALUE: …`, `--interval 0: …`).
+fn flag_error(e: AnalyzeError) -> anyhow::Error {
+    match e {
+        AnalyzeError::Question { setting, problem } => anyhow!("--set {setting}: {problem}"),
+        AnalyzeError::Interval {
+            seconds: Some(s),
+            problem,
+        } => anyhow!("--interval {s}: {problem}"),
+        AnalyzeError::Interval {
+            seconds: None,
+            problem,
+        } => anyhow!("--interval auto: {problem}"),
+        other => other.into(),
+    }
+}
+
 /// Runs `analyze`.
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
     if let Some(o) = &args.output {
@@ -126,7 +143,8 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         .names(NameTables::load(&args.names, args.code_page)?)
         .begin(time("b", &args.begin)?.map(TimeBound::Local))
         .end(time("e", &args.end)?.map(TimeBound::Local));
-    let analyzed = analyze_pipeline(&pipeline, &rules, args.interval, &args.set)?;
+    let analyzed =
+        analyze_pipeline(&pipeline, &rules, args.interval, &args.set).map_err(flag_error)?;
     for w in &analyzed.warnings {
         eprintln!("perfcounters: warning: {w}");
     }

@@ -11,6 +11,7 @@ use perfcounters::snapshot::Snapshot;
 use perfcounters::source::replay::{OpenedRecording, ReplayError, ReplayInput};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError, SourceErrorKind};
 use perfcounters::suggest::DidYouMean;
+use perfcounters::ErrorChain;
 
 /// One object as `list` shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,8 +197,9 @@ impl Input {
                 .is_some_and(|b| BlockKind::detect(&b) == Some(BlockKind::V2));
         if v2_block {
             anyhow!(
-                "{e}; record one with `perfcounters capture -o DIR` and replay it with `--replay DIR` \
-                 (`perfcounters decode` shows the file's raw contents)"
+                "{}; record one with `perfcounters capture -o DIR` and replay it with `--replay DIR` \
+                 (`perfcounters decode` shows the file's raw contents)",
+                ErrorChain(&e)
             )
         } else {
             e.into()

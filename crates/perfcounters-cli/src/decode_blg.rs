@@ -12,6 +12,7 @@ use perfcounters::format::blg::timezone::resolve_name;
 use perfcounters::format::blg::{BlgLog, Column, LogFileHeader, ReadError, SampleValue};
 use perfcounters::snapshot::SystemTime;
 use perfcounters::time_text::TimeStyle;
+use perfcounters::ErrorChain;
 
 use crate::args::DecodeFormat;
 use crate::decode_json as json;
@@ -69,7 +70,7 @@ fn header_text(out: &mut impl Write, path: &Path, h: &LogFileHeader) -> std::io:
 /// Writes the dump of the binary log at `path` to `out`.
 pub fn decode(path: &Path, format: DecodeFormat, out: &mut impl Write) -> Result<()> {
     let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let err = |e: ReadError| anyhow!("{}: {e}", path.display());
+    let err = |e: ReadError| anyhow::Error::new(e).context(path.display().to_string());
     let mut log = BlgLog::new(BufReader::with_capacity(1 << 16, file)).map_err(err)?;
     let json = format == DecodeFormat::Json;
     if json {
@@ -108,7 +109,7 @@ pub fn decode(path: &Path, format: DecodeFormat, out: &mut impl Write) -> Result
             )?;
         }
     }
-    let failure = failure.map(|e| e.to_string());
+    let failure = failure.map(|e| ErrorChain(&e).to_string());
     if json {
         tail_json(out, &log, failure.clone())?;
     } else {

@@ -191,22 +191,11 @@ pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// The error and its causes joined by `": "`, leaving out a cause whose text is already part of the
-/// report: the library's errors quote their cause in their own message and also return it from
-/// `source()`, for callers that want the typed error.
+/// The error and its causes joined by `": "`, each once: every error of the library says what
+/// failed and where and leaves its cause to `source()`, and a link that repeats an earlier one word
+/// for word (another crate's error may display its cause and return it too) is left out.
 fn report(e: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in e.chain() {
-        let cause = cause.to_string();
-        if text.contains(&cause) {
-            continue;
-        }
-        if !text.is_empty() {
-            text.push_str(": ");
-        }
-        text.push_str(&cause);
-    }
-    text
+    perfcounters::ErrorChain(e.as_ref()).to_string()
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {

@@ -142,16 +142,19 @@ fn bad_arguments_are_clear_errors() {
     let o = run(&["analyze", &log, "-o", out.to_str().unwrap()]);
     assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep");
-    let o = run(&[
-        "analyze",
-        &log,
-        "--rules",
-        dir.join("missing.xml").to_str().unwrap(),
-    ]);
-    assert!(
-        stderr(&o).contains("missing.xml: cannot open"),
-        "{}",
-        stderr(&o)
+    // The rules file's error, then its I/O error, each said once.
+    let missing = dir.join("missing.xml");
+    let o = run(&["analyze", &log, "--rules", missing.to_str().unwrap()]);
+    let io = std::fs::read(&missing).unwrap_err();
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {}: cannot open: {io}\n", missing.display())
+    );
+    // The library's "interval" is the command line's --interval.
+    let o = run(&["analyze", &log, "--interval", "99999999999999"]);
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: --interval 99999999999999: too long\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -27,6 +27,7 @@ use perfcounters::log::{
     TimeBound as PipelineBound,
 };
 use perfcounters::names::{NameFileCause, NameTables};
+use perfcounters::ErrorChain;
 
 create_exception!(
     perfcounters,
@@ -51,7 +52,8 @@ struct LogFailure {
     location: Option<String>,
     /// For malformed binary logs: the structure and its byte offset.
     decode: Option<(String, u64)>,
-    /// For the file system's errors: kind, OS error number and the error's own text.
+    /// For the file system's errors: kind, OS error number and the error's own text (for an error
+    /// without a number).
     io: Option<(std::io::ErrorKind, Option<i32>, String)>,
 }
 
@@ -91,7 +93,8 @@ impl From<RsLogError> for Failure {
             _ => None,
         };
         Failure::Log(Box::new(LogFailure {
-            message: e.to_string(),
+            // The library's message names the log and the place; its causes say what went wrong.
+            message: ErrorChain(&e).to_string(),
             source: e.source.clone(),
             location: e.location.as_ref().map(ToString::to_string),
             decode,
@@ -115,23 +118,8 @@ impl Failure {
                     decode,
                     io,
                 } = *log;
-                if let Some((kind, errno, text)) = io {
-                    // OSError(errno, strerror, filename): Python picks the subclass of the errno.
-                    let text = text
-                        .split(" (os error")
-                        .next()
-                        .unwrap_or_default()
-                        .to_owned();
-                    return match (kind, errno) {
-                        (std::io::ErrorKind::NotFound, e) => {
-                            PyFileNotFoundError::new_err((e.unwrap_or(2), text, source))
-                        }
-                        (std::io::ErrorKind::PermissionDenied, e) => {
-                            PyPermissionError::new_err((e.unwrap_or(13), text, source))
-                        }
-                        (_, Some(e)) => PyOSError::new_err((e, text, source)),
-                        (_, None) => PyOSError::new_err(message),
-                    };
+                if let Some((kind, code, text)) = io {
+                    return os_error(py, kind, code, text, source, message);
                 }
                 let err = match &decode {
                     Some(_) => DecodeError::new_err(message),
@@ -153,6 +141,51 @@ impl Failure {
                 err
             }
         }
+    }
+}
+
+/// The `OSError` of an I/O error on the file `source`, as Python raises its own:
+/// `OSError(errno, strerror, filename)` with the OS's text for the number (`os.strerror`; on
+/// Windows the number is a Win32 error, given as `winerror` with the text of
+/// `ctypes.FormatError`), and Python picks the subclass. An error without a number keeps its own
+/// `text`: `FileNotFoundError`/`PermissionError` by its kind, else an `OSError` with `message`.
+fn os_error(
+    py: Python<'_>,
+    kind: std::io::ErrorKind,
+    code: Option<i32>,
+    text: String,
+    source: String,
+    message: String,
+) -> PyErr {
+    use std::io::ErrorKind::{NotFound, PermissionDenied};
+    let Some(code) = code else {
+        return match kind {
+            NotFound => PyFileNotFoundError::new_err((2, text, source)),
+            PermissionDenied => PyPermissionError::new_err((13, text, source)),
+            _ => PyOSError::new_err(message),
+        };
+    };
+    let strerror = if cfg!(windows) {
+        py.import("ctypes")
+            .and_then(|m| m.getattr("FormatError"))
+            .and_then(|f| f.call1((code,)))
+    } else {
+        py.import("os")
+            .and_then(|m| m.getattr("strerror"))
+            .and_then(|f| f.call1((code,)))
+    }
+    .and_then(|s| s.extract::<String>());
+    let strerror = match strerror {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    // Python maps the number to the subclass: FileNotFoundError for ENOENT, …
+    match (kind, cfg!(windows)) {
+        (NotFound, false) => PyFileNotFoundError::new_err((code, strerror, source)),
+        (PermissionDenied, false) => PyPermissionError::new_err((code, strerror, source)),
+        (_, false) => PyOSError::new_err((code, strerror, source)),
+        // OSError(errno, strerror, filename, winerror): the errno follows from the winerror.
+        (_, true) => PyOSError::new_err((0, strerror, source, code)),
     }
 }
 
@@ -212,7 +245,7 @@ fn schema_with_metadata(schema: &Schema, header: &LogHeader, tidy: bool) -> Sche
 /// counters, the name tables and the time range.
 fn pipeline(request: &ReadRequest) -> Result<Pipeline, Failure> {
     let names = NameTables::load(&request.names, request.code_page).map_err(|e| {
-        let message = error_chain(&e);
+        let message = ErrorChain(&e).to_string();
         match &e.cause {
             NameFileCause::Io(io) => Failure::Log(Box::new(LogFailure::io(
                 &e.path.display().to_string(),
@@ -231,21 +264,6 @@ fn pipeline(request: &ReadRequest) -> Result<Pipeline, Failure> {
     Ok(pipeline)
 }
 
-/// The message of `e` and of each of its causes, joined by `": "`.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        let c_text = c.to_string();
-        if !text.contains(&c_text) {
-            text.push_str(": ");
-            text.push_str(&c_text);
-        }
-        cause = c.source();
-    }
-    text
-}
-
 impl From<PipelineError> for Failure {
     fn from(e: PipelineError) -> Self {
         match e {
@@ -255,7 +273,7 @@ impl From<PipelineError> for Failure {
             }
             e => Failure::Value(match &e {
                 PipelineError::NoMatch { .. } => e.message("`counters`", "`names`"),
-                _ => error_chain(&e),
+                _ => ErrorChain(&e).to_string(),
             }),
         }
     }

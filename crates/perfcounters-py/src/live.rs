@@ -15,7 +15,7 @@ use perfcounters::log::columnar::{wide_batch, wide_schema};
 use perfcounters::log::{Cell, LogCounter, LogFormat, LogHeader, LogTime, Record};
 use perfcounters::query::{LiveQuery, Query as RsQuery};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError};
-use perfcounters::FormatOptions;
+use perfcounters::{ErrorChain, FormatOptions};
 
 use crate::{ArrowStream, Batches};
 
@@ -23,7 +23,7 @@ use crate::{ArrowStream, Batches};
 const LOCAL: &str = "local";
 
 fn source_error(e: SourceError) -> PyErr {
-    PyOSError::new_err(format!("local counters: {e}"))
+    PyOSError::new_err(format!("local counters: {}", ErrorChain(&e)))
 }
 
 /// A query's state: the source, the query (and when its wildcards are expanded again) and its
@@ -208,7 +208,7 @@ impl Query {
             .collect();
         let schema = wide_schema(&header);
         let batch = wide_batch(&header, &schema, &records)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            .map_err(|e| PyValueError::new_err(ErrorChain(&e).to_string()))?;
         Ok(ArrowStream::new(Batches {
             warnings: Vec::new(),
             schema,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 from pathlib import Path
 
@@ -23,6 +24,27 @@ def test_missing_file_is_file_not_found(tmp_path: Path) -> None:
         perfcounters.read_log(missing)
     assert e.value.filename == str(missing)
     assert e.value.errno == 2
+
+
+def test_os_error_text_is_the_os_own(tmp_path: Path) -> None:
+    missing = tmp_path / "nothere.csv"
+    with pytest.raises(FileNotFoundError) as e:
+        perfcounters.read_log(missing)
+    # As Python's own OSError: the number, the OS's text for it, the file.
+    assert e.value.errno == errno.ENOENT
+    assert e.value.strerror == os.strerror(errno.ENOENT)
+    assert str(e.value) == f"[Errno {errno.ENOENT}] {os.strerror(errno.ENOENT)}: '{missing}'"
+
+
+def test_corrupt_parquet_message_says_each_cause_once(tmp_path: Path) -> None:
+    path = tmp_path / "cut.parquet"
+    path.write_bytes(b"PAR1" + bytes(16) + b"PAR!")
+    with pytest.raises(perfcounters.LogError) as e:
+        perfcounters.read_log(path)
+    assert e.value.source == str(path)
+    assert e.value.location is None
+    # The log, then the Parquet reader's own message.
+    assert str(e.value) == f"{path}: Parquet error: Invalid Parquet file. Corrupt footer"
 
 
 def test_unreadable_file_is_permission_error(tmp_path: Path) -> None:

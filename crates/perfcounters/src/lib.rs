@@ -68,6 +68,17 @@
 //!
 //! The library never panics on hostile input: every length and offset is checked, and malformed data is
 //! an error that names the structure and the byte offset.
+//!
+//! # Errors
+//!
+//! Every error type of the crate follows one rule: its message says what failed and where (the
+//! file or log, the line and column, the structure and byte offset, the row, the parameter), and
+//! leaves the cause to [`source`](std::error::Error::source); it never repeats the cause's text.
+//! So a [`log::LogError`] over an I/O error displays as `data.csv: line 7` and its `source()` is the
+//! `io::Error`; the chain on one line, each link once, is [`ErrorChain`]. An error that only
+//! forwards another (a variant such as [`analyze::AnalyzeError::Log`] that holds the whole error)
+//! displays as that error and returns that error's own source, so the text still appears once.
+//! Messages name the library's parameters, never a command-line flag.
 #![warn(missing_docs)]
 
 pub mod analyze;
@@ -75,6 +86,7 @@ mod atomic_file;
 pub mod calc;
 pub mod counter_type;
 pub mod encoding;
+mod error_chain;
 pub mod export;
 pub mod format;
 pub mod log;
@@ -91,6 +103,7 @@ pub mod time_text;
 
 pub use calc::{calculate, FormatOptions};
 pub use counter_type::{CounterInfo, CounterType};
+pub use error_chain::ErrorChain;
 pub use path::CounterPath;
 pub use raw::RawCounter;
 pub use snapshot::Snapshot;

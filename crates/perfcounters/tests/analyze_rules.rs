@@ -5,6 +5,7 @@ use crate::support::fixtures;
 use crate::support::shared_data;
 
 use std::collections::HashMap;
+use std::error::Error;
 
 use perfcounters::analyze::rules::RulesFile;
 use perfcounters::analyze::{
@@ -232,22 +233,33 @@ fn questions_and_set() {
         set("physicalmemory", "64").unwrap()[1].1,
         ScriptValue::Number(64.0)
     );
+    // The messages name the question value, not a command-line flag.
     let e = set("Memory", "4").unwrap_err();
-    assert!(matches!(e, AnalyzeError::Question(_)));
+    assert!(
+        matches!(&e, AnalyzeError::Question { setting, .. } if setting == "Memory"),
+        "{e:?}"
+    );
     assert_eq!(
         e.to_string(),
-        "--set Memory: the rules ask no such question (they ask: OS, PhysicalMemory, UserVa)"
+        "question value Memory: the rules ask no such question (they ask: OS, PhysicalMemory, \
+         UserVa)"
     );
     let e = set("PhysicalMemory", "lots").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--set PhysicalMemory=lots: a number is expected (default 16)"
+        "question value PhysicalMemory=lots: a number is expected (default 16)"
     );
     let e = set("OS", "Windows 95").unwrap_err();
     assert!(
         e.to_string()
-            .starts_with("--set OS=Windows 95: not one of the options: Windows Server,"),
+            .starts_with("question value OS=Windows 95: not one of the options: Windows Server,"),
         "{e}"
+    );
+    let e = set("UserVa", "yes").unwrap_err();
+    assert!(
+        matches!(&e, AnalyzeError::Question { setting, problem }
+            if setting == "UserVa=yes" && problem == "a number is expected (default 2048)"),
+        "{e:?}"
     );
     assert_eq!(
         set("OS", "windows 7 64-BIT").unwrap()[0].1,
@@ -353,15 +365,37 @@ fn inheritance_relative_overrides_and_cycles() {
         "{l}",
     );
     let e = Rules::load(&dir.join("lonely.xml")).unwrap_err();
-    assert!(
-        e.to_string().contains("lonely.xml: the inherited file"),
-        "{e}"
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: the inherited file {} cannot be opened",
+            dir.join("lonely.xml").display(),
+            dir.join("nowhere.xml").display()
+        )
     );
-    assert!(
-        e.to_string().contains("nowhere.xml cannot be opened"),
-        "{e}"
-    );
+    // The I/O error is the cause, not part of the message.
+    let io = e
+        .source()
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .unwrap_or_else(|| panic!("{e:?} has no io::Error source"));
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_rules_file_keeps_its_io_error() {
+    let missing = std::env::temp_dir().join("perfcounters-no-such-rules.xml");
+    let e = Rules::load(&missing).unwrap_err();
+    assert_eq!(e.to_string(), format!("{}: cannot open", missing.display()));
+    let io = e
+        .source()
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .unwrap_or_else(|| panic!("{e:?} has no io::Error source"));
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(
+        perfcounters::ErrorChain(&e).to_string(),
+        format!("{}: cannot open: {io}", missing.display())
+    );
 }
 
 #[test]

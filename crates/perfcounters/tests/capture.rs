@@ -22,7 +22,7 @@ use perfcounters::query::Query;
 use perfcounters::snapshot::{CounterDefinition, Instance, Object, SampleClock, Snapshot, Value};
 use perfcounters::source::replay::ReplaySource;
 use perfcounters::source::{Request, Source, SourceErrorKind};
-use perfcounters::{CounterType, FormatOptions, PdhStatus};
+use perfcounters::{CounterType, ErrorChain, FormatOptions, PdhStatus};
 use proptest::prelude::*;
 
 /// A V1 block with a Processor object (238): % Processor Time (6, PERF_100NSEC_TIMER_INV, 8 bytes) and
@@ -577,6 +577,8 @@ fn read_errors_name_the_file() {
     let dir = scratch_path("capture-errors");
     let c = two_sample_capture();
     let err = |dir: &Path| Capture::read(dir).unwrap_err().to_string();
+    // The message and its cause, as the command line prints them.
+    let chain = |dir: &Path| ErrorChain(&Capture::read(dir).unwrap_err()).to_string();
     // Paths are joined component by component, as the library builds them (`\\` on Windows).
     let show = |p: &str| {
         p.split('/')
@@ -646,12 +648,16 @@ fn read_errors_name_the_file() {
     std::fs::write(dir.join("samples/0002.v2.blk"), &v2[..v2.len() - 8]).unwrap();
     let e = Capture::read(&dir).unwrap_err();
     assert_eq!(e.path(), dir.join("samples/0002.v2.blk"));
+    // The file is named; the decoding error is the cause, not repeated in the message.
+    assert_eq!(e.message(), "");
     assert_eq!(
-        e.message(),
-        "PERF_DATA_HEADER at offset 0: size 344 exceeds the 336 bytes left by the enclosing structure"
+        ErrorChain(&e).to_string(),
+        format!(
+            "{}: PERF_DATA_HEADER at offset 0: size 344 exceeds the 336 bytes left by the \
+             enclosing structure",
+            show("samples/0002.v2.blk")
+        )
     );
-    let e = err(&dir);
-    assert!(e.starts_with(&show("samples/0002.v2.blk")), "{e}");
 
     // A missing file named by capture.txt, a name table that is not REG_MULTI_SZ, a bad registration.
     c.write(&dir).unwrap();
@@ -663,7 +669,7 @@ fn read_errors_name_the_file() {
     c.write(&dir).unwrap();
     std::fs::write(dir.join("names/counter-009.msz"), b"x\0y\0\0\0").unwrap();
     assert!(
-        err(&dir).starts_with(&format!(
+        chain(&dir).starts_with(&format!(
             "{}: not a REG_MULTI_SZ name table: ",
             show("names/counter-009.msz")
         )),
@@ -674,7 +680,7 @@ fn read_errors_name_the_file() {
     let reg = "v2/b4fc721a-0378-476f-89ba-a5a79f810b36/counterset.bin";
     std::fs::write(dir.join(reg), [0u8; 20]).unwrap();
     assert!(
-        err(&dir).starts_with(&format!(
+        chain(&dir).starts_with(&format!(
             "{}: not a PERF_REG_COUNTERSET_STRUCT result: ",
             show(reg)
         )),
@@ -749,8 +755,9 @@ fn conversion_errors_name_the_sample_file() {
     let mut source = ReplaySource::from_capture(c).unwrap();
     let e = source.collect(&Request::new()).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Decode);
+    assert_eq!(e.to_string(), sample_path(1, true).display().to_string());
     assert_eq!(
-        e.to_string(),
+        ErrorChain(&e).to_string(),
         format!(
             "{}: no registration for counterset {{b4fc721a-0378-476f-89ba-a5a79f810b36}}",
             sample_path(1, true).display()

@@ -24,8 +24,8 @@ use perfcounters::log::columnar::{
 };
 use perfcounters::log::{
     copy, BlgLogReader, Cell, CounterInfo, CsvFlavor, CsvReadOptions, Filtered, LogCounter,
-    LogHeader, LogKind, LogReader, LogTime, Merge, PdhCsvLogWriter, PdhCsvReader, RawCell, Record,
-    RelogFilter, TimeZone,
+    LogErrorKind, LogHeader, LogKind, LogReader, LogTime, Merge, PdhCsvLogWriter, PdhCsvReader,
+    RawCell, Record, RelogFilter, TimeZone,
 };
 use perfcounters::path::CounterPath;
 use perfcounters::raw::RawCounter;
@@ -571,6 +571,24 @@ fn a_parquet_file_that_is_not_ours_is_refused() {
 }
 
 #[test]
+fn a_corrupt_parquet_file_keeps_the_parquet_error() {
+    use std::error::Error;
+    let good = parquet_of(Box::new(raw_log()));
+    let e = ParquetLogReader::new("cut.parquet", good.slice(..good.len() - 1)).unwrap_err();
+    // The message names the file; the Parquet crate's error is the cause, and is said once.
+    assert_eq!(e.to_string(), "cut.parquet");
+    let cause = e
+        .source()
+        .and_then(|c| c.downcast_ref::<parquet::errors::ParquetError>())
+        .unwrap_or_else(|| panic!("{e:?} has no ParquetError source"));
+    assert!(matches!(e.kind, LogErrorKind::Parquet(_)), "{e:?}");
+    assert_eq!(
+        perfcounters::ErrorChain(&e).to_string(),
+        format!("cut.parquet: {cause}")
+    );
+}
+
+#[test]
 fn corrupt_parquet_is_an_error_never_a_panic() {
     let good = parquet_of(Box::new(raw_log()));
     // Truncated anywhere.
@@ -629,15 +647,18 @@ fn a_file_appears_only_when_complete_and_is_not_replaced_unasked() {
 fn a_dataset_directory_with_foreign_files_is_refused() {
     let dir = fixtures::tempdir("foreign");
     std::fs::write(dir.join("notes.txt"), b"mine").unwrap();
+    // The directory is the error's; what is wrong with it is its cause.
     let e = DatasetWriter::create(&dir).unwrap_err();
+    let chain = perfcounters::ErrorChain(&e).to_string();
     assert!(
-        e.to_string().contains("notes.txt is not part of a dataset"),
-        "{e}"
+        chain.contains("notes.txt is not part of a dataset"),
+        "{chain}"
     );
     let e = DatasetReader::open(&dir).unwrap_err();
+    let chain = perfcounters::ErrorChain(&e).to_string();
     assert!(
-        e.to_string().contains("notes.txt is not part of a dataset"),
-        "{e}"
+        chain.contains("notes.txt is not part of a dataset"),
+        "{chain}"
     );
     assert_eq!(std::fs::read(dir.join("notes.txt")).unwrap(), b"mine");
     std::fs::remove_file(dir.join("notes.txt")).unwrap();
@@ -652,7 +673,8 @@ fn a_dataset_directory_with_foreign_files_is_refused() {
     std::fs::create_dir_all(&p).unwrap();
     std::fs::write(p.join("x.parquet"), b"PAR1 not really").unwrap();
     let e = DatasetReader::open(&dir).unwrap_err();
-    assert!(e.to_string().contains("x.parquet: Parquet:"), "{e}");
+    assert_eq!(e.to_string(), p.join("x.parquet").display().to_string());
+    assert!(matches!(e.kind, LogErrorKind::Parquet(_)), "{e:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -8,6 +8,8 @@ use crate::support::set_u32;
 use fixtures::{scratch_path, v1_capture};
 use std::error::Error;
 
+use perfcounters::ErrorChain;
+
 use perfcounters::counter_type::CounterType;
 use perfcounters::format::capture::Capture;
 use perfcounters::format::{v1, v2, Bound, DecodeError, EncodeError, ErrorKind};
@@ -272,13 +274,23 @@ fn capture_errors_keep_the_decode_error() {
     assert_eq!(e.path(), sample);
     assert!(!e.is_io());
     assert_eq!(cause::<DecodeError>(&e), &decode);
-    assert_eq!(e.message(), decode.to_string());
+    // The message names the file; the cause is not repeated in it.
+    assert_eq!(e.message(), "");
+    assert_eq!(e.to_string(), sample.display().to_string());
+    assert_eq!(
+        ErrorChain(&e).to_string(),
+        format!("{}: {decode}", sample.display())
+    );
 
     let e = ReplaySource::open_capture(&dir).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Decode);
     assert_eq!(e.path(), Some(sample.as_path()));
     assert_eq!(cause::<DecodeError>(&e), &decode);
-    assert_eq!(e.to_string(), format!("{}: {decode}", sample.display()));
+    assert_eq!(e.to_string(), sample.display().to_string());
+    assert_eq!(
+        ErrorChain(&e).to_string(),
+        format!("{}: {decode}", sample.display())
+    );
 
     // A sample replayed from memory (not checked by `read`) fails when it is collected.
     let mut source = ReplaySource::from_capture(v1_capture(&[bad])).unwrap();
@@ -299,7 +311,11 @@ fn capture_errors_keep_the_io_error() {
     let e = Capture::read(&dir).unwrap_err();
     assert!(e.is_io(), "{e}");
     let io = cause::<std::io::Error>(&e);
-    assert_eq!(e.message(), io.to_string());
+    assert_eq!(e.message(), "");
+    assert_eq!(
+        ErrorChain(&e).to_string(),
+        format!("{}: {io}", sample.display())
+    );
 
     let e = ReplaySource::open_capture(&dir).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Io);
@@ -319,24 +335,32 @@ fn source_errors_chain_to_their_cause() {
     assert_eq!(cause::<DecodeError>(&e), &decode);
     assert_eq!(
         e.to_string(),
+        "RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"230\")"
+    );
+    assert_eq!(
+        ErrorChain(&e).to_string(),
         format!("RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"230\"): {decode}")
     );
 
-    // A V2 conversion error wraps its decode error one level further down.
+    // A V2 conversion error that only wraps a decode error displays as that error, which its
+    // variant holds.
     let header = v2_block();
     let mut bad = header.clone();
     set_u32(&mut bad, 48 + 4, 3);
     let conversion = v2::to_snapshot(&v2::DataHeader::parse(&bad).unwrap(), &[], &[]).unwrap_err();
     let e = SourceError::decode("PerfQueryCounterData", conversion);
     let convert: &v2::ConvertError = cause(&e);
-    assert_eq!(
-        cause::<DecodeError>(convert),
-        &DecodeError::new(
-            "PERF_COUNTER_HEADER",
-            48,
-            ErrorKind::UnknownType { value: 3 }
-        )
+    let decode = DecodeError::new(
+        "PERF_COUNTER_HEADER",
+        48,
+        ErrorKind::UnknownType { value: 3 },
     );
+    assert!(
+        matches!(convert, v2::ConvertError::Decode(d) if d == &decode),
+        "{convert:?}"
+    );
+    assert_eq!(convert.to_string(), decode.to_string());
+    assert!(convert.source().is_none());
 
     let missing = std::env::temp_dir().join("perfcounters-format-errors-missing/none");
     let io = std::fs::read(&missing).unwrap_err();
@@ -346,4 +370,5 @@ fn source_errors_chain_to_their_cause() {
         cause::<std::io::Error>(&e).kind(),
         std::io::ErrorKind::NotFound
     );
+    assert_eq!(e.to_string(), missing.display().to_string());
 }

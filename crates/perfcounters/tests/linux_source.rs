@@ -654,7 +654,8 @@ fn malformed_files_name_file_and_line() {
     let e = src.collect(&Request::new().all_of("System")).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Io);
     assert_eq!(e.path(), Some(dir.0.join("proc/uptime").as_path()));
-    assert!(e
+    assert_eq!(e.to_string(), p("proc/uptime"));
+    assert!(perfcounters::ErrorChain(&e)
         .to_string()
         .starts_with(&format!("{}: ", p("proc/uptime"))));
 }

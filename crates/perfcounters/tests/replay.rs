@@ -246,11 +246,14 @@ fn replay_errors_name_the_file_and_the_problem() {
     // Too short for a V2 block: the V1 decoder says what is missing.
     let e = source.collect(&Request::new()).unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Decode);
+    assert_eq!(e.to_string(), short.display().to_string());
     assert!(
-        e.to_string().starts_with(&format!(
-            "{}: PERF_DATA_BLOCK at offset 0: ",
-            short.display()
-        )),
+        perfcounters::ErrorChain(&e)
+            .to_string()
+            .starts_with(&format!(
+                "{}: PERF_DATA_BLOCK at offset 0: ",
+                short.display()
+            )),
         "{e}"
     );
     let e = source.collect(&Request::new()).unwrap_err();

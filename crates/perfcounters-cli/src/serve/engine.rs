@@ -12,7 +12,7 @@ use perfcounters::export::{Exporter, Families, Plan};
 use perfcounters::query::Query;
 use perfcounters::snapshot::{unix_millis_from_filetime, Snapshot};
 use perfcounters::source::{Catalog, Request, Source};
-use perfcounters::FormatOptions;
+use perfcounters::{ErrorChain, FormatOptions};
 use tokio::sync::{broadcast, oneshot, watch};
 
 /// Where snapshots come from.
@@ -157,7 +157,9 @@ impl Backend {
 
     fn collect(&mut self, request: &Request) -> Result<Snapshot, String> {
         match self {
-            Backend::Live { source, .. } => source.collect(request).map_err(|e| e.to_string()),
+            Backend::Live { source, .. } => source
+                .collect(request)
+                .map_err(|e| ErrorChain(&e).to_string()),
             Backend::Replay {
                 snapshots, current, ..
             } => snapshots

@@ -335,11 +335,24 @@ pub fn auto_interval(reader: &mut dyn LogReader) -> Result<Option<u64>, LogError
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum AnalyzeError {
-    /// `--set` named a question the rules do not ask, or gave a value of the wrong type.
-    Question(String),
-    /// `--interval` is not usable.
-    Interval(String),
-    /// Reading the log failed.
+    /// A question value ([`AnalyzeOptions::set`]) names a question the rules do not ask, or has a
+    /// value of the wrong type. Displayed as `question value {setting}: {problem}`.
+    Question {
+        /// The setting as given: the name, and `NAME=VALUE` when the value is what is wrong.
+        setting: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The interval of the slices ([`AnalyzeOptions::interval`]) is not usable. Displayed as
+    /// `interval {seconds}: {problem}` (`interval auto: …` for [`Interval::Auto`]).
+    Interval {
+        /// The interval asked for, in seconds; `None` for [`Interval::Auto`].
+        seconds: Option<u64>,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// Reading the log failed: displayed as that [`LogError`], whose own cause is this error's
+    /// [`source`](std::error::Error::source).
     Log(LogError),
     /// The pipeline's inputs could not be opened, or a counter path of it does not parse.
     Inputs(PipelineError),
@@ -348,9 +361,19 @@ pub enum AnalyzeError {
 impl fmt::Display for AnalyzeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AnalyzeError::Question(m) | AnalyzeError::Interval(m) => f.write_str(m),
-            AnalyzeError::Log(e) => write!(f, "{e}"),
-            AnalyzeError::Inputs(e) => write!(f, "{e}"),
+            AnalyzeError::Question { setting, problem } => {
+                write!(f, "question value {setting}: {problem}")
+            }
+            AnalyzeError::Interval {
+                seconds: Some(s),
+                problem,
+            } => write!(f, "interval {s}: {problem}"),
+            AnalyzeError::Interval {
+                seconds: None,
+                problem,
+            } => write!(f, "interval auto: {problem}"),
+            AnalyzeError::Log(e) => e.fmt(f),
+            AnalyzeError::Inputs(e) => e.fmt(f),
         }
     }
 }
@@ -358,7 +381,7 @@ impl fmt::Display for AnalyzeError {
 impl std::error::Error for AnalyzeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            AnalyzeError::Log(e) => Some(e),
+            AnalyzeError::Log(e) => e.source(),
             AnalyzeError::Inputs(e) => e.source(),
             _ => None,
         }
@@ -512,14 +535,17 @@ pub fn question_values(
             .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
         else {
             let known: Vec<&str> = questions.iter().map(|q| q.name.as_str()).collect();
-            return Err(AnalyzeError::Question(format!(
-                "--set {name}: the rules ask no such question (they ask: {})",
-                if known.is_empty() {
-                    "none".to_owned()
-                } else {
-                    known.join(", ")
-                }
-            )));
+            return Err(AnalyzeError::Question {
+                setting: name.clone(),
+                problem: format!(
+                    "the rules ask no such question (they ask: {})",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            });
         };
         let q = slot.2;
         let dt = q.data_type.to_ascii_lowercase();
@@ -529,11 +555,10 @@ pub fn question_values(
                 .iter()
                 .find(|o| o.eq_ignore_ascii_case(value.trim()))
             else {
-                return Err(AnalyzeError::Question(format!(
-                    "--set {}={value}: not one of the options: {}",
-                    q.name,
-                    q.options.join(", ")
-                )));
+                return Err(AnalyzeError::Question {
+                    setting: format!("{}={value}", q.name),
+                    problem: format!("not one of the options: {}", q.options.join(", ")),
+                });
             };
             ScriptValue::Str(o.clone())
         } else if dt == "boolean" || dt == "bool" {
@@ -541,10 +566,10 @@ pub fn question_values(
                 "true" | "$true" => ScriptValue::Bool(true),
                 "false" | "$false" => ScriptValue::Bool(false),
                 _ => {
-                    return Err(AnalyzeError::Question(format!(
-                        "--set {}={value}: a boolean question takes True or False",
-                        q.name
-                    )))
+                    return Err(AnalyzeError::Question {
+                        setting: format!("{}={value}", q.name),
+                        problem: "a boolean question takes True or False".into(),
+                    })
                 }
             }
         } else {
@@ -553,10 +578,10 @@ pub fn question_values(
                 matches!(ScriptValue::from_text(&q.default), ScriptValue::Number(_));
             let wants_number = numeric_default || dt.starts_with("int") || dt == "double";
             if wants_number && !matches!(parsed, ScriptValue::Number(_)) {
-                return Err(AnalyzeError::Question(format!(
-                    "--set {}={value}: a number is expected (default {})",
-                    q.name, q.default
-                )));
+                return Err(AnalyzeError::Question {
+                    setting: format!("{}={value}", q.name),
+                    problem: format!("a number is expected (default {})", q.default),
+                });
             }
             parsed
         };
@@ -827,11 +852,12 @@ pub fn analyze(
         Interval::Seconds(seconds) => {
             evaluate(reader, rules, opts, seconds, crate::log::cores() > 1)
         }
-        Interval::Auto => Err(AnalyzeError::Interval(
-            "the automatic interval needs the log's times before its values: \
-             analyze_logs reads them first (one stream cannot be read twice)"
+        Interval::Auto => Err(AnalyzeError::Interval {
+            seconds: None,
+            problem: "the automatic interval needs the log's times before its values: \
+                      analyze_logs reads them first (one stream cannot be read twice)"
                 .into(),
-        )),
+        }),
     }
 }
 
@@ -847,14 +873,18 @@ fn evaluate(
 ) -> Result<Report, AnalyzeError> {
     let questions = question_values(&rules.questions, &opts.set)?;
     if seconds == 0 {
-        return Err(AnalyzeError::Interval(
-            "--interval must be at least 1 second".into(),
-        ));
+        return Err(AnalyzeError::Interval {
+            seconds: Some(seconds),
+            problem: "must be at least 1 second".into(),
+        });
     }
     let width: i64 = i64::try_from(seconds)
         .ok()
         .and_then(|s| s.checked_mul(TICKS_PER_SECOND))
-        .ok_or_else(|| AnalyzeError::Interval(format!("--interval {seconds} is too long")))?;
+        .ok_or_else(|| AnalyzeError::Interval {
+            seconds: Some(seconds),
+            problem: "too long".into(),
+        })?;
     let mut english: Vec<&NameTable> = vec![NameTable::builtin_english()];
     english.extend(opts.english.iter());
     let translator = Translator {

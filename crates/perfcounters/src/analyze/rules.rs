@@ -27,6 +27,9 @@ pub const MAX_NODES: u32 = 500_000;
 pub const MAX_INHERITANCE_DEPTH: usize = 16;
 
 /// A problem with a threshold file as a whole.
+///
+/// A file that cannot be read displays as `file: cannot open` (or what else failed), and its
+/// [`source`](std::error::Error::source) is the [`io::Error`](std::io::Error).
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct RulesError {
@@ -34,8 +37,10 @@ pub struct RulesError {
     pub file: String,
     /// 1-based line and column, when the problem is at one place.
     pub position: Option<(u32, u32)>,
-    /// What is wrong.
+    /// What is wrong (what failed, when an I/O error is the cause).
     pub message: String,
+    /// The I/O error, when reading a file failed.
+    io: Option<std::io::Error>,
 }
 
 impl RulesError {
@@ -44,6 +49,15 @@ impl RulesError {
             file: file.to_owned(),
             position,
             message: message.into(),
+            io: None,
+        }
+    }
+
+    /// Reading `file` failed: `what` says what could not be done, `e` is the cause.
+    fn io(file: &str, what: impl Into<String>, e: std::io::Error) -> Self {
+        RulesError {
+            io: Some(e),
+            ..RulesError::new(file, None, what)
         }
     }
 }
@@ -57,7 +71,13 @@ impl fmt::Display for RulesError {
     }
 }
 
-impl std::error::Error for RulesError {}
+impl std::error::Error for RulesError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.io
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// A `QUESTION`: a variable the thresholds read, with its default value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -469,12 +489,8 @@ fn load_into(
 ) -> Result<(), RulesError> {
     let shown = path.display().to_string();
     let canonical = std::fs::canonicalize(path).map_err(|e| match from {
-        Some(f) => RulesError::new(
-            f,
-            None,
-            format!("the inherited file {shown} cannot be opened: {e}"),
-        ),
-        None => RulesError::new(&shown, None, format!("cannot open: {e}")),
+        Some(f) => RulesError::io(f, format!("the inherited file {shown} cannot be opened"), e),
+        None => RulesError::io(&shown, "cannot open", e),
     })?;
     if stack.contains(&canonical) {
         return Err(RulesError::new(
@@ -491,7 +507,7 @@ fn load_into(
         ));
     }
     let meta =
-        std::fs::metadata(&canonical).map_err(|e| RulesError::new(&shown, None, e.to_string()))?;
+        std::fs::metadata(&canonical).map_err(|e| RulesError::io(&shown, "cannot open", e))?;
     if meta.len() > MAX_RULES_BYTES {
         return Err(RulesError::new(
             &shown,
@@ -502,8 +518,7 @@ fn load_into(
             ),
         ));
     }
-    let bytes =
-        std::fs::read(&canonical).map_err(|e| RulesError::new(&shown, None, e.to_string()))?;
+    let bytes = std::fs::read(&canonical).map_err(|e| RulesError::io(&shown, "cannot read", e))?;
     let text = decode(&shown, &bytes)?;
     let file = RulesFile::parse(&shown, &text)?;
     let inherits = file.inherits.clone();

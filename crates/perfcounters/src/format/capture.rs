@@ -167,7 +167,7 @@ type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A capture that cannot be read: the file and what is wrong with it. When the problem is an
 /// [`io::Error`] or a block that does not decode ([`DecodeError`](crate::format::DecodeError)), that
-/// error is the [`source`](std::error::Error::source).
+/// error is the [`source`](std::error::Error::source) and the message does not repeat it.
 #[derive(Debug)]
 pub struct CaptureError {
     path: PathBuf,
@@ -184,10 +184,11 @@ impl CaptureError {
         }
     }
 
+    /// Reading `path` failed: a missing file is said to be missing, and `error` is the cause.
     fn io(path: PathBuf, error: io::Error) -> Self {
         let message = match error.kind() {
             io::ErrorKind::NotFound => "missing".to_string(),
-            _ => error.to_string(),
+            _ => String::new(),
         };
         CaptureError {
             path,
@@ -196,21 +197,16 @@ impl CaptureError {
         }
     }
 
-    /// Content that does not decode: `context` (what the file should hold; empty for none), then the
-    /// decoder's error.
+    /// Content that does not decode: `context` (what the file should hold; empty for none), and the
+    /// decoder's error as the cause.
     fn decode(
         path: PathBuf,
         context: &str,
         error: impl std::error::Error + Send + Sync + 'static,
     ) -> Self {
-        let message = if context.is_empty() {
-            error.to_string()
-        } else {
-            format!("{context}: {error}")
-        };
         CaptureError {
             path,
-            message,
+            message: context.to_owned(),
             source: Some(Box::new(error)),
         }
     }
@@ -220,7 +216,8 @@ impl CaptureError {
         &self.path
     }
 
-    /// What is wrong, without the path.
+    /// What is wrong, without the path; when another error is the cause (the
+    /// [`source`](std::error::Error::source)), what failed (empty when the cause says it all).
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -238,7 +235,11 @@ impl CaptureError {
 
 impl fmt::Display for CaptureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
+        write!(f, "{}", self.path.display())?;
+        if !self.message.is_empty() {
+            write!(f, ": {}", self.message)?;
+        }
+        Ok(())
     }
 }
 

@@ -27,6 +27,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::thread::JoinHandle;
 
+use crate::error_chain::ErrorChain;
 use crate::format::blg::values::{display_order, ColumnKey};
 use crate::format::blg::{BlgLog, Column, LogFileHeader, ReadError};
 use crate::log::error::LogError;
@@ -180,7 +181,7 @@ impl Pipe {
             if let Some(Err(panic)) = self.thread.take().map(JoinHandle::join) {
                 std::panic::resume_unwind(panic);
             }
-            Err(LogError::usage(source, "the decoder thread stopped"))
+            Err(LogError::internal(source, "the decoder thread stopped"))
         })
     }
 }
@@ -310,7 +311,7 @@ pub(super) fn end_warnings<R: Read>(
         let n = log.samples_read();
         warnings.push(format!(
             "{}; the log is read up to there ({n} samples)",
-            log_error(source, e)
+            ErrorChain(&log_error(source, e))
         ));
     }
     warnings.extend(log.warnings().iter().map(|w| format!("{source}: {w}")));
@@ -615,7 +616,7 @@ mod tests {
             match r.read_record(&mut record) {
                 Ok(true) => out.push(record),
                 Ok(false) => return (out, None),
-                Err(e) => return (out, Some(e.to_string())),
+                Err(e) => return (out, Some(ErrorChain(&e).to_string())),
             }
         }
     }

@@ -46,6 +46,7 @@
 use std::fmt;
 
 use crate::calc::FormatOptions;
+use crate::error_chain::ErrorChain;
 use crate::names::{NameTable, NameTables};
 use crate::path::{eq_ignore_case, CounterPath, PathError};
 use crate::suggest::{suggest, DidYouMean};
@@ -711,8 +712,9 @@ impl PipelineError {
         }
     }
 
-    /// The message, naming the parameters as a front end calls them: `counters_parameter` for the
-    /// counter paths (`-c / -cf`, `counters`), `names_parameter` for the name tables.
+    /// The message with its causes ([`ErrorChain`]), naming the parameters as a front end calls
+    /// them: `counters_parameter` for the counter paths (`-c / -cf`, `counters`), `names_parameter`
+    /// for the name tables.
     pub fn message(&self, counters_parameter: &str, names_parameter: &str) -> String {
         match self {
             PipelineError::NoMatch { unmatched, .. } => {
@@ -723,7 +725,8 @@ impl PipelineError {
                 }
                 text
             }
-            other => other.to_string(),
+            // The message and its causes, each once.
+            other => ErrorChain(other).to_string(),
         }
     }
 }

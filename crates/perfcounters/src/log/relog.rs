@@ -1023,10 +1023,10 @@ fn encode_in_order<W: Work>(
         let mut write_oldest = |received: &mut usize, spare: &mut Vec<W>| -> Result<(), LogError> {
             let rx = from_workers
                 .get(*received % workers)
-                .ok_or_else(|| LogError::usage("copy", "no encoder"))?;
+                .ok_or_else(|| LogError::internal("copy", "no encoder"))?;
             let (batch, r) = rx
                 .recv()
-                .map_err(|_| LogError::usage("copy", "an encoder stopped"))?;
+                .map_err(|_| LogError::internal("copy", "an encoder stopped"))?;
             *received += 1;
             // The records before an encoding error are written, as on one thread.
             writer.write_encoded(batch.bytes())?;
@@ -1038,7 +1038,7 @@ fn encode_in_order<W: Work>(
         let send = |batch: W, sent: &mut usize| -> Result<(), LogError> {
             if let Some(tx) = to_workers.get(*sent % workers) {
                 tx.send(batch)
-                    .map_err(|_| LogError::usage("copy", "an encoder stopped"))?;
+                    .map_err(|_| LogError::internal("copy", "an encoder stopped"))?;
                 *sent += 1;
             }
             Ok(())

@@ -269,10 +269,11 @@ mod tests {
             ["PhysicalDisk", "Disco físico"]
         );
         assert_eq!(t.base_index(), Some(1847));
+        // The table's error names the file kind; the INI error (line and problem) is its cause.
+        let err = NameTable::from_bytes(b"[PerfStrings_009]\nx=y\n").unwrap_err();
+        assert_eq!(err.to_string(), "PerfStringBackup.INI");
         assert_eq!(
-            NameTable::from_bytes(b"[PerfStrings_009]\nx=y\n")
-                .unwrap_err()
-                .to_string(),
+            crate::error_chain::ErrorChain(&err).to_string(),
             "PerfStringBackup.INI: line 2: index \"x\" is not a number"
         );
         let e = |s: &str| {

@@ -308,7 +308,8 @@ pub enum NameError {
 impl fmt::Display for NameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NameError::Ini(e) => write!(f, "PerfStringBackup.INI: {e}"),
+            // The line and the problem are the cause's (`source()`).
+            NameError::Ini(_) => f.write_str("PerfStringBackup.INI"),
             NameError::OddLength { offset } => write!(
                 f,
                 "name list: odd byte count, stray byte at offset {offset} (UTF-16 needs pairs)"
@@ -339,7 +340,14 @@ impl fmt::Display for NameError {
     }
 }
 
-impl std::error::Error for NameError {}
+impl std::error::Error for NameError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NameError::Ini(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// A short copy of offending text for an error.
 fn clip(text: &str) -> String {

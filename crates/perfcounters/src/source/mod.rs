@@ -285,21 +285,24 @@ pub(crate) type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 ///
 /// Displayed as `"/proc/stat: line 3: expected at least 4 numbers after 'cpu0'"`. When the problem
 /// comes from another error (an [`io::Error`], a [`DecodeError`](crate::format::DecodeError) of
-/// malformed data, …), the message quotes it and [`source`](std::error::Error::source) returns it, so
-/// a caller can downcast to the typed error:
+/// malformed data, …), the message says what failed and [`source`](std::error::Error::source)
+/// returns that error (it is not repeated in the message), so a caller can downcast to the typed
+/// error and [`ErrorChain`](crate::ErrorChain) prints both:
 ///
 /// ```
 /// use std::error::Error;
 /// use perfcounters::format::{v1::PerfDataBlock, DecodeError};
 /// use perfcounters::source::{SourceError, SourceErrorKind};
+/// use perfcounters::ErrorChain;
 ///
 /// let cause = PerfDataBlock::parse(&[0; 4]).unwrap_err();
 /// let e = SourceError::decode("RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"Global\")", cause);
 /// assert_eq!(e.kind(), SourceErrorKind::Decode);
 /// let decode = e.source().unwrap().downcast_ref::<DecodeError>().unwrap();
 /// assert_eq!((decode.structure(), decode.offset()), ("PERF_DATA_BLOCK", 0));
+/// assert_eq!(e.to_string(), "RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"Global\")");
 /// assert_eq!(
-///     e.to_string(),
+///     ErrorChain(&e).to_string(),
 ///     "RegQueryValueExW(HKEY_PERFORMANCE_DATA, \"Global\"): PERF_DATA_BLOCK at offset 0: \
 ///      buffer of 4 bytes is shorter than the 88-byte header"
 /// );
@@ -326,19 +329,20 @@ impl SourceError {
     }
 
     /// An I/O error on `path`; the [`io::Error`] is the [`source`](std::error::Error::source).
+    /// Displayed as the path alone (the cause says what went wrong).
     pub fn io(path: &Path, error: io::Error) -> Self {
         SourceError {
             kind: SourceErrorKind::Io,
             path: Some(path.to_path_buf()),
             line: None,
-            message: error.to_string(),
+            message: String::new(),
             source: Some(Box::new(error)),
         }
     }
 
     /// Malformed data: `context` says what returned or held it (a call, a file's role), `error` is the
     /// decoder's error (typically a [`DecodeError`](crate::format::DecodeError)). Displayed as
-    /// `"{context}: {error}"`; `error` is the [`source`](std::error::Error::source).
+    /// `context`; `error` is the [`source`](std::error::Error::source).
     pub fn decode(
         context: impl Into<String>,
         error: impl std::error::Error + Send + Sync + 'static,
@@ -346,25 +350,18 @@ impl SourceError {
         SourceError::caused_by(SourceErrorKind::Decode, context, error)
     }
 
-    /// An error of the given kind caused by `error`: displayed as `"{context}: {error}"` (or as
-    /// `error` alone when `context` is empty), with `error` as the
-    /// [`source`](std::error::Error::source).
+    /// An error of the given kind caused by `error`: displayed as `context` (what failed; it may
+    /// be empty), with `error` as the [`source`](std::error::Error::source).
     pub fn caused_by(
         kind: SourceErrorKind,
         context: impl Into<String>,
         error: impl std::error::Error + Send + Sync + 'static,
     ) -> Self {
-        let context = context.into();
-        let message = if context.is_empty() {
-            error.to_string()
-        } else {
-            format!("{context}: {error}")
-        };
         SourceError {
             kind,
             path: None,
             line: None,
-            message,
+            message: context.into(),
             source: Some(Box::new(error)),
         }
     }
@@ -395,8 +392,9 @@ impl SourceError {
         SourceError::new(SourceErrorKind::Os, format!("{call}: {what}"))
     }
 
-    /// An error of the given kind with a message and an optional underlying error (which the message
-    /// already quotes), as another error type of the crate hands its parts over.
+    /// An error of the given kind with a message (what failed) and an optional underlying error
+    /// (the cause, which the message does not repeat), as another error type of the crate hands its
+    /// parts over.
     pub(crate) fn from_parts(
         kind: SourceErrorKind,
         message: String,
@@ -454,7 +452,8 @@ impl SourceError {
         self.line
     }
 
-    /// The problem, without file and line.
+    /// What failed, without file and line (empty when the cause, the
+    /// [`source`](std::error::Error::source), says it all).
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -482,13 +481,14 @@ pub fn os_error_name(code: u32) -> Option<&'static str> {
 
 impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(p) = &self.path {
-            write!(f, "{}: ", p.display())?;
+        let mut parts = Vec::with_capacity(3);
+        let path = self.path.as_ref().map(|p| p.display().to_string());
+        parts.extend(path);
+        parts.extend(self.line.map(|l| format!("line {l}")));
+        if !self.message.is_empty() {
+            parts.push(self.message.clone());
         }
-        if let Some(l) = self.line {
-            write!(f, "line {l}: ")?;
-        }
-        f.write_str(&self.message)
+        f.write_str(&parts.join(": "))
     }
 }
 

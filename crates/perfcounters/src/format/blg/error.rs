@@ -8,7 +8,9 @@ use std::io;
 
 use crate::format::DecodeError;
 
-/// An error of [`BlgReader`](super::BlgReader): reading the file failed, or its bytes are malformed.
+/// An error of [`BlgReader`](super::BlgReader): reading the file failed (displayed as `read error`,
+/// the [`io::Error`] being the [`source`](std::error::Error::source)), or its bytes are malformed
+/// (displayed as the [`DecodeError`] itself).
 ///
 /// ```
 /// use perfcounters::format::blg::{BlgReader, ReadError};
@@ -32,7 +34,8 @@ pub enum ReadError {
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReadError::Io(e) => write!(f, "read error: {e}"),
+            // The cause (`source()`) says what went wrong.
+            ReadError::Io(_) => f.write_str("read error"),
             ReadError::Decode(e) => e.fmt(f),
             ReadError::NoCounterList => f.write_str("the log holds no counter list"),
         }
@@ -43,7 +46,8 @@ impl std::error::Error for ReadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ReadError::Io(e) => Some(e),
-            ReadError::Decode(e) => Some(e),
+            // Only a wrapper: displayed as the decoding error itself.
+            ReadError::Decode(e) => e.source(),
             ReadError::NoCounterList => None,
         }
     }

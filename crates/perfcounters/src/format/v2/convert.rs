@@ -79,7 +79,8 @@ pub enum ConvertError {
 impl fmt::Display for ConvertError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConvertError::Decode(e) => write!(f, "{e}"),
+            // Only a wrapper: the decoding error itself, displayed once.
+            ConvertError::Decode(e) => e.fmt(f),
             ConvertError::NoSpecification { index } => {
                 write!(f, "no counter identifier has index {index}")
             }
@@ -107,7 +108,7 @@ impl fmt::Display for ConvertError {
 impl std::error::Error for ConvertError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ConvertError::Decode(e) => Some(e),
+            ConvertError::Decode(e) => e.source(),
             _ => None,
         }
     }

@@ -171,7 +171,7 @@ pub struct LongLayout {
 impl LongLayout {
     /// The layout of `header`'s long form.
     pub fn new(header: &LogHeader) -> Result<Self, LogError> {
-        let err = |e: ArrowError| LogError::invalid(&header.source, None, e.to_string());
+        let err = |e: ArrowError| LogError::new(&header.source, None, e);
         let paths = || header.counters.iter().map(|c| &c.path);
         let raw = has_raw_columns(header);
         let index: Vec<Option<u32>> = paths().map(|p| p.index).collect();
@@ -523,7 +523,7 @@ pub fn long_batch(
     let source = &header.source;
     let n = records.len();
     let cells = CellArrays::new(source, layout.index.len(), layout.raw, records)?;
-    let err = |e: ArrowError| LogError::invalid(source, None, e.to_string());
+    let err = |e: ArrowError| LogError::new(source, None, e);
     let time = cells.time_array(layout.columns());
     let (value, raw) = cells.arrays();
     let mut arrays: Vec<ArrayRef> = vec![
@@ -735,7 +735,7 @@ impl WideBuilder {
             arrays.push(Arc::new(Float64Array::new(values.into(), valid.finish())));
         }
         RecordBatch::try_new(schema.clone(), arrays)
-            .map_err(|e| LogError::invalid(&header.source, None, e.to_string()))
+            .map_err(|e| LogError::new(&header.source, None, e))
     }
 }
 
@@ -943,8 +943,7 @@ fn wide_batch_of_columns(
         let nulls = Some(NullBuffer::new(not_nan(&column))).filter(|n| n.null_count() > 0);
         arrays.push(Arc::new(Float64Array::new(column.into(), nulls)));
     }
-    RecordBatch::try_new(schema.clone(), arrays)
-        .map_err(|e| LogError::invalid(&header.source, None, e.to_string()))
+    RecordBatch::try_new(schema.clone(), arrays).map_err(|e| LogError::new(&header.source, None, e))
 }
 
 impl<R: LogReader> Iterator for WideBatches<R> {

@@ -45,7 +45,7 @@ use super::{column, has_raw_columns, log_time, CellArrays, CellColumns, CellSpar
 use crate::atomic_file::PendingFile;
 use crate::counter_type::CounterType;
 use crate::format::blg::TimeZoneInformation;
-use crate::log::error::LogError;
+use crate::log::error::{Location, LogError};
 use crate::log::model::PARQUET_MAGIC;
 use crate::log::model::{
     Cell, CounterInfo, LogCounter, LogHeader, LogKind, LogReader, LogWriter, RawCell, Record,
@@ -340,15 +340,10 @@ pub fn header_from_metadata(source: &str, kv: &[(String, String)]) -> Result<Log
     })
 }
 
-/// A [`ParquetError`] as a [`LogError`] of `source`: I/O errors stay I/O errors.
+/// A [`ParquetError`] as a [`LogError`] of `source`: I/O errors stay I/O errors
+/// ([`LogErrorKind`](crate::log::LogErrorKind)'s conversion).
 pub(crate) fn parquet_error(source: &str, e: ParquetError) -> LogError {
-    match e {
-        ParquetError::External(inner) => match inner.downcast::<std::io::Error>() {
-            Ok(io) => LogError::io(source, None, *io),
-            Err(other) => LogError::invalid(source, None, format!("Parquet: {other}")),
-        },
-        other => LogError::invalid(source, None, format!("Parquet: {other}")),
-    }
+    LogError::new(source, None, e)
 }
 
 /// About how many rows (cells) a row group of a Parquet log holds: 65,536, in whole records (at
@@ -683,7 +678,7 @@ impl<W: Write + Send> ParquetLogWriter<W> {
         let source = &self.source;
         let (chunks, spare) = encoding
             .join()
-            .map_err(|_| LogError::invalid(source, None, "the Parquet encoder failed"))?
+            .map_err(|_| LogError::internal(source, "the Parquet encoder failed"))?
             .map_err(|e| parquet_error(source, e))?;
         let writer = self
             .writer
@@ -962,7 +957,7 @@ impl<T: ChunkReader + Clone + 'static> ParquetLogReader<T> {
             .build()
             .map_err(|e| parquet_error(source, e))?
             .collect::<Result<Vec<RecordBatch>, _>>()
-            .map_err(|e| LogError::invalid(source, None, format!("row group {group}: {e}")))
+            .map_err(|e| LogError::new(source, Some(Location::RowGroup { index: group }), e))
         })?;
         let mut out = Vec::new();
         for batch in &batches {

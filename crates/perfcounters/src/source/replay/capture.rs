@@ -82,7 +82,7 @@ impl CaptureRecording {
 
     fn with_root(capture: Capture, root: PathBuf) -> Result<Self, SourceError> {
         let decode_error = |rel: PathBuf, e: Cause| {
-            SourceError::from_parts(SourceErrorKind::Decode, e.to_string(), Some(e))
+            SourceError::from_parts(SourceErrorKind::Decode, String::new(), Some(e))
                 .with_path(&root.join(rel))
         };
         let table = |kind: NameKind| -> Result<Option<NameTable>, SourceError> {
@@ -156,7 +156,7 @@ impl CaptureRecording {
             )
         })?;
         let error = |v2: bool, e: Cause| {
-            SourceError::from_parts(SourceErrorKind::Decode, e.to_string(), Some(e))
+            SourceError::from_parts(SourceErrorKind::Decode, String::new(), Some(e))
                 .with_path(&self.root.join(sample_path(index + 1, v2)))
         };
         let v1 = match &sample.v1 {

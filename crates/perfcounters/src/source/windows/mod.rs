@@ -32,6 +32,7 @@ pub use perflib::{PerfLibApi, PerfLibSource, QueryHandle, Registered};
 pub use record::{record, RecordOptions};
 pub use registry::{PerfKey, PerfRegistry, RawNameTables, RegistrySource};
 
+use crate::error_chain::ErrorChain;
 use crate::path::eq_ignore_case;
 use crate::snapshot::Snapshot;
 use crate::source::snapshots::combine;
@@ -143,7 +144,7 @@ impl<R: PerfRegistry, P: PerfLibApi> WindowsSource<R, P> {
                     }
                 }
             }
-            Err(e) => self.v2_problem = Some(e.to_string()),
+            Err(e) => self.v2_problem = Some(ErrorChain(&e).to_string()),
         }
         if catalog.objects.is_empty() {
             let mut why = format!(

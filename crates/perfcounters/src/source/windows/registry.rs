@@ -5,6 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::grow::{fill_doubling, Filled, GrowPolicy};
+use crate::error_chain::ErrorChain;
 use crate::format::v1::PerfDataBlock;
 use crate::format::DecodeError;
 use crate::names::{parse_multi_sz, NameTable};
@@ -187,7 +188,7 @@ impl<R: PerfRegistry> RegistrySource<R> {
                     }
                     raw.counter = Some(bytes);
                 }
-                Err(e) => problem = Some(e.to_string()),
+                Err(e) => problem = Some(ErrorChain(&e).to_string()),
             }
             english.merge(NameTable::builtin_english());
             let mut help = NameTable::new();

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::codes::{ERROR_BUSY, ERROR_MORE_DATA, ERROR_NOT_ENOUGH_MEMORY};
 use super::*;
 use crate::counter_type::CounterType;
+use crate::error_chain::ErrorChain;
 use crate::format::v1::encode;
 use crate::format::v2::Guid;
 use crate::format::v2::{
@@ -320,9 +321,14 @@ fn registry_reports_malformed_blocks() {
         .collect(&Request::new().all_of("Processor"))
         .unwrap_err();
     assert_eq!(e.kind(), SourceErrorKind::Decode);
+    assert_eq!(
+        e.to_string(),
+        "HKEY_PERFORMANCE_DATA \"238\" returned a malformed block"
+    );
     assert!(
-        e.to_string()
-            .starts_with("HKEY_PERFORMANCE_DATA \"238\" returned a malformed block: "),
+        ErrorChain(&e).to_string().starts_with(
+            "HKEY_PERFORMANCE_DATA \"238\" returned a malformed block: PERF_DATA_BLOCK"
+        ),
         "{e}"
     );
     let e = src.collect(&Request::new().all_of("System")).unwrap_err();
@@ -363,6 +369,10 @@ fn registry_decode_errors_keep_the_decode_error() {
     );
     assert_eq!(
         e.to_string(),
+        "HKEY_PERFORMANCE_DATA \"238\" returned a malformed block"
+    );
+    assert_eq!(
+        ErrorChain(&e).to_string(),
         format!("HKEY_PERFORMANCE_DATA \"238\" returned a malformed block: {decode}")
     );
 }
