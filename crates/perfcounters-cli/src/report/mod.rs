@@ -1,4 +1,4 @@
-//! The report of `analyze`: its JSON form ([`json`]) and one self-contained HTML file ([`html`]:
+//! The report of `analyze`: its JSON form ([`json()`]) and one self-contained HTML file ([`html()`]:
 //! inline styles, the vendored uPlot chart library and the data; nothing fetched from the network).
 //!
 //! Text from a rules file is untrusted: descriptions (HTML) go through `ammonia`'s allow-list
