@@ -470,179 +470,44 @@ fn utf16_limit_position(s: &str, limit: usize) -> usize {
     s.chars().count()
 }
 
+/// Parses a full counter path, `\\machine\object(parent/instance#index)\counter` (machine and
+/// instance optional). Positions in errors are character indexes in `s`. All delimiters are ASCII,
+/// so byte offsets found by scanning bytes are always character boundaries.
 fn parse_path(s: &str) -> Result<CounterPath, PathError> {
-    use PathComponent::{Counter, Machine, Object};
-
-    if s.is_empty() {
-        return Err(PathError::new(0, PathErrorKind::Empty));
-    }
-    let length = s.encode_utf16().count();
-    if length > PDH_MAX_COUNTER_PATH {
-        return Err(PathError::new(
-            utf16_limit_position(s, PDH_MAX_COUNTER_PATH),
-            PathErrorKind::PathTooLong { length },
-        ));
-    }
-    let bytes = s.as_bytes();
-    let at = |byte: usize| char_pos(s, byte);
-    let found_at = |byte: usize| s.get(byte..).and_then(|r| r.chars().next());
-
-    if bytes.first() != Some(&b'\\') {
+    check_path_length(s)?;
+    if s.as_bytes().first() != Some(&b'\\') {
         return Err(PathError::new(
             0,
             PathErrorKind::Expected {
                 expected: "'\\' at the start of the path",
-                found: found_at(0),
+                found: s.chars().next(),
             },
         ));
     }
-
-    // Machine: `\\name\`. All delimiters are ASCII, so byte offsets found by scanning bytes are
-    // always character boundaries.
-    let (machine, object_sep) = if bytes.get(1) == Some(&b'\\') {
-        let start = 2;
-        let end = find_byte(bytes, start, |b| b == b'\\').unwrap_or(bytes.len());
-        let machine = s.get(start..end).unwrap_or("");
-        if machine.is_empty() {
-            return Err(PathError::new(at(start), PathErrorKind::EmptyName(Machine)));
-        }
-        if let Some(star) = find_byte(bytes, start, |b| b == b'*').filter(|&p| p < end) {
-            return Err(PathError::new(at(star), PathErrorKind::Wildcard(Machine)));
-        }
-        if end == bytes.len() {
-            return Err(PathError::new(
-                at(end),
-                PathErrorKind::Expected {
-                    expected: "'\\' after the machine name",
-                    found: None,
-                },
-            ));
-        }
-        (Some(machine), end)
-    } else {
-        (None, 0)
-    };
-
-    // Object: up to the first `(` or `\`.
-    let object_start = object_sep + 1;
-    let object_end =
-        find_byte(bytes, object_start, |b| b == b'(' || b == b'\\').unwrap_or(bytes.len());
-    let object = s.get(object_start..object_end).unwrap_or("");
-    if let Some(bad) =
-        find_byte(bytes, object_start, |b| b == b')' || b == b'*').filter(|&p| p < object_end)
-    {
-        let kind = if bytes.get(bad) == Some(&b'*') {
-            PathErrorKind::Wildcard(Object)
-        } else {
-            PathErrorKind::Unexpected {
-                found: ')',
-                component: Object,
-            }
-        };
-        return Err(PathError::new(at(bad), kind));
-    }
-    if object.is_empty() {
-        return Err(PathError::new(
-            at(object_start),
-            PathErrorKind::EmptyName(Object),
-        ));
-    }
+    let (machine, object_sep) = path_machine(s)?;
+    let (object, object_end) = path_object(s, object_sep + 1)?;
     let machine = machine.map(str::to_owned);
     let object = object.to_owned();
-
-    match bytes.get(object_end) {
+    match s.as_bytes().get(object_end) {
         None => Err(PathError::new(
-            at(object_end),
+            char_pos(s, object_end),
             PathErrorKind::Expected {
                 expected: "'\\' and a counter name after the object name",
                 found: None,
             },
         )),
-        Some(b'\\') => {
-            let counter_start = object_end + 1;
-            let counter = s.get(counter_start..).unwrap_or("");
-            if counter.is_empty() {
-                return Err(PathError::new(
-                    at(counter_start),
-                    PathErrorKind::EmptyName(Counter),
-                ));
-            }
-            if let Some(bs) = find_byte(bytes, counter_start, |b| b == b'\\') {
-                return Err(PathError::new(
-                    at(bs),
-                    PathErrorKind::Unexpected {
-                        found: '\\',
-                        component: Counter,
-                    },
-                ));
-            }
-            Ok(CounterPath {
-                machine,
-                object,
-                parent: None,
-                instance: None,
-                index: None,
-                counter: counter.to_owned(),
-            })
-        }
+        Some(b'\\') => Ok(CounterPath {
+            machine,
+            object,
+            parent: None,
+            instance: None,
+            index: None,
+            counter: path_counter(s, object_end + 1)?.to_owned(),
+        }),
         Some(_) => {
-            // `(` at object_end: the instance runs to the `)` just before the last `\`.
-            let open = object_end;
-            let inner_start = open + 1;
-            let last_bs = bytes
-                .iter()
-                .rposition(|&b| b == b'\\')
-                .filter(|&q| q > open);
-            let Some(q) = last_bs else {
-                let kind = if bytes.len() > inner_start && bytes.last() == Some(&b')') {
-                    PathErrorKind::Expected {
-                        expected: "'\\' and a counter name after the instance",
-                        found: None,
-                    }
-                } else {
-                    PathErrorKind::UnbalancedParenthesis {
-                        opened_at: at(open),
-                    }
-                };
-                return Err(PathError::new(at(bytes.len()), kind));
-            };
-            let close = q.wrapping_sub(1);
-            if close < inner_start || bytes.get(close) != Some(&b')') {
-                // Either the counter name contains `\` (a `)\` occurs earlier), or the `(` is never
-                // closed.
-                let last_close = (inner_start..q)
-                    .rev()
-                    .find(|&j| bytes.get(j) == Some(&b')') && bytes.get(j + 1) == Some(&b'\\'));
-                let err = match last_close {
-                    Some(j) => {
-                        let bs = find_byte(bytes, j + 2, |b| b == b'\\').unwrap_or(q);
-                        PathError::new(
-                            at(bs),
-                            PathErrorKind::Unexpected {
-                                found: '\\',
-                                component: Counter,
-                            },
-                        )
-                    }
-                    None => PathError::new(
-                        at(q),
-                        PathErrorKind::UnbalancedParenthesis {
-                            opened_at: at(open),
-                        },
-                    ),
-                };
-                return Err(err);
-            }
-            let counter_start = q + 1;
-            let counter = s.get(counter_start..).unwrap_or("");
-            if counter.is_empty() {
-                return Err(PathError::new(
-                    at(counter_start),
-                    PathErrorKind::EmptyName(Counter),
-                ));
-            }
-            let inner = s.get(inner_start..close).unwrap_or("");
-            let parts = split_instance(inner, at(inner_start))?;
+            let (inner, inner_start, counter_start) = path_instance(s, object_end)?;
+            let counter = path_counter(s, counter_start)?;
+            let parts = split_instance(inner, char_pos(s, inner_start))?;
             Ok(CounterPath {
                 machine,
                 object,
@@ -653,6 +518,156 @@ fn parse_path(s: &str) -> Result<CounterPath, PathError> {
             })
         }
     }
+}
+
+/// A path must not be empty, nor longer than [`PDH_MAX_COUNTER_PATH`] UTF-16 code units.
+fn check_path_length(s: &str) -> Result<(), PathError> {
+    if s.is_empty() {
+        return Err(PathError::new(0, PathErrorKind::Empty));
+    }
+    let length = s.encode_utf16().count();
+    if length > PDH_MAX_COUNTER_PATH {
+        return Err(PathError::new(
+            utf16_limit_position(s, PDH_MAX_COUNTER_PATH),
+            PathErrorKind::PathTooLong { length },
+        ));
+    }
+    Ok(())
+}
+
+/// The machine of a path that starts `\\name\`, and the byte offset of the `\` that ends it; no
+/// machine, and offset 0, for a path that starts with one `\`.
+fn path_machine(s: &str) -> Result<(Option<&str>, usize), PathError> {
+    let bytes = s.as_bytes();
+    if bytes.get(1) != Some(&b'\\') {
+        return Ok((None, 0));
+    }
+    let start = 2;
+    let end = find_byte(bytes, start, |b| b == b'\\').unwrap_or(bytes.len());
+    let machine = s.get(start..end).unwrap_or("");
+    if machine.is_empty() {
+        return Err(PathError::new(
+            char_pos(s, start),
+            PathErrorKind::EmptyName(PathComponent::Machine),
+        ));
+    }
+    if let Some(star) = find_byte(bytes, start, |b| b == b'*').filter(|&p| p < end) {
+        return Err(PathError::new(
+            char_pos(s, star),
+            PathErrorKind::Wildcard(PathComponent::Machine),
+        ));
+    }
+    if end == bytes.len() {
+        return Err(PathError::new(
+            char_pos(s, end),
+            PathErrorKind::Expected {
+                expected: "'\\' after the machine name",
+                found: None,
+            },
+        ));
+    }
+    Ok((Some(machine), end))
+}
+
+/// The object name that starts at byte `start` and runs up to the first `(` or `\`, and the byte
+/// offset where it ends. It must not be empty nor hold `)` or `*`.
+fn path_object(s: &str, start: usize) -> Result<(&str, usize), PathError> {
+    let bytes = s.as_bytes();
+    let end = find_byte(bytes, start, |b| b == b'(' || b == b'\\').unwrap_or(bytes.len());
+    if let Some(bad) = find_byte(bytes, start, |b| b == b')' || b == b'*').filter(|&p| p < end) {
+        let kind = if bytes.get(bad) == Some(&b'*') {
+            PathErrorKind::Wildcard(PathComponent::Object)
+        } else {
+            PathErrorKind::Unexpected {
+                found: ')',
+                component: PathComponent::Object,
+            }
+        };
+        return Err(PathError::new(char_pos(s, bad), kind));
+    }
+    let object = s.get(start..end).unwrap_or("");
+    if object.is_empty() {
+        return Err(PathError::new(
+            char_pos(s, start),
+            PathErrorKind::EmptyName(PathComponent::Object),
+        ));
+    }
+    Ok((object, end))
+}
+
+/// The instance in the parentheses that open at byte `open`: it runs to the `)` just before the
+/// last `\`. Returns the text between the parentheses, the byte offset where it starts, and the
+/// byte offset where the counter name starts.
+fn path_instance(s: &str, open: usize) -> Result<(&str, usize, usize), PathError> {
+    let bytes = s.as_bytes();
+    let at = |byte: usize| char_pos(s, byte);
+    let inner_start = open + 1;
+    let last_bs = bytes
+        .iter()
+        .rposition(|&b| b == b'\\')
+        .filter(|&q| q > open);
+    let Some(q) = last_bs else {
+        let kind = if bytes.len() > inner_start && bytes.last() == Some(&b')') {
+            PathErrorKind::Expected {
+                expected: "'\\' and a counter name after the instance",
+                found: None,
+            }
+        } else {
+            PathErrorKind::UnbalancedParenthesis {
+                opened_at: at(open),
+            }
+        };
+        return Err(PathError::new(at(bytes.len()), kind));
+    };
+    let close = q.wrapping_sub(1);
+    if close < inner_start || bytes.get(close) != Some(&b')') {
+        // Either the counter name contains `\` (a `)\` occurs earlier), or the `(` is never
+        // closed.
+        let last_close = (inner_start..q)
+            .rev()
+            .find(|&j| bytes.get(j) == Some(&b')') && bytes.get(j + 1) == Some(&b'\\'));
+        let err = match last_close {
+            Some(j) => {
+                let bs = find_byte(bytes, j + 2, |b| b == b'\\').unwrap_or(q);
+                PathError::new(
+                    at(bs),
+                    PathErrorKind::Unexpected {
+                        found: '\\',
+                        component: PathComponent::Counter,
+                    },
+                )
+            }
+            None => PathError::new(
+                at(q),
+                PathErrorKind::UnbalancedParenthesis {
+                    opened_at: at(open),
+                },
+            ),
+        };
+        return Err(err);
+    }
+    Ok((s.get(inner_start..close).unwrap_or(""), inner_start, q + 1))
+}
+
+/// The counter name: the rest of the path from byte `start`, not empty and without `\`.
+fn path_counter(s: &str, start: usize) -> Result<&str, PathError> {
+    let counter = s.get(start..).unwrap_or("");
+    if counter.is_empty() {
+        return Err(PathError::new(
+            char_pos(s, start),
+            PathErrorKind::EmptyName(PathComponent::Counter),
+        ));
+    }
+    if let Some(bs) = find_byte(s.as_bytes(), start, |b| b == b'\\') {
+        return Err(PathError::new(
+            char_pos(s, bs),
+            PathErrorKind::Unexpected {
+                found: '\\',
+                component: PathComponent::Counter,
+            },
+        ));
+    }
+    Ok(counter)
 }
 
 fn find_byte(bytes: &[u8], from: usize, pred: impl Fn(u8) -> bool) -> Option<usize> {

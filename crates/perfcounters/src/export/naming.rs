@@ -56,190 +56,207 @@ pub struct Rule {
 
 /// The rules for one displayable counter: usually one, two for a raw fraction (numerator and base),
 /// none for types that have no numeric meaning (text, no data, histograms, bases on their own).
+///
+/// The counter type's family picks the rule; the functions below make each family's rules.
 pub fn rule_for(counter: &str, ty: CounterType) -> Vec<Rule> {
     if !ty.is_displayable() || ty.kind() == TypeField::Text {
         return Vec::new();
     }
-    let base = snake(strip_avg(counter));
-    let rule = |name: String, kind, conversion, cumulative, unit, note| Rule {
-        name,
-        kind,
-        conversion,
-        cumulative,
-        unit,
-        note,
-    };
     match ty.kind() {
-        TypeField::Number => {
-            let (name, factor) = byte_unit(counter);
-            let scale = if ty.subtype() == Subtype::NumberDec1000 {
-                factor / 1000.0
-            } else {
-                factor
-            };
-            let unit = name.ends_with("_bytes").then_some("bytes");
-            vec![rule(
-                name,
-                MetricKind::Gauge,
-                Conversion::Scaled { factor: scale },
-                false,
-                unit,
-                "",
-            )]
-        }
+        TypeField::Number => vec![gauge_rule(counter, ty.subtype() == Subtype::NumberDec1000)],
         TypeField::Counter => match ty.subtype() {
-            Subtype::CounterValue if ty.is_delta() => {
-                // PERF_COUNTER_DELTA / LARGE_DELTA: the raw value is cumulative, PDH shows N1 − N0.
-                let stem = snake(strip_per_sec(counter));
-                vec![rule(
-                    format!("{}_total", stem.strip_suffix("_total").unwrap_or(&stem)),
-                    MetricKind::Counter,
-                    Conversion::Scaled { factor: 1.0 },
-                    true,
-                    None,
-                    "increase() over the interval is the value",
-                )]
-            }
-            Subtype::CounterValue => {
-                let (name, factor) = byte_unit(counter);
-                let unit = name.ends_with("_bytes").then_some("bytes");
-                vec![rule(
-                    name,
-                    MetricKind::Gauge,
-                    Conversion::Scaled { factor },
-                    false,
-                    unit,
-                    "",
-                )]
-            }
+            Subtype::CounterValue if ty.is_delta() => vec![delta_rule(counter)],
+            Subtype::CounterValue => vec![gauge_rule(counter, false)],
             Subtype::CounterRate | Subtype::CounterPrecision if is_timer(ty) => {
-                let stem = strip_time(&base);
-                if ty.is_inverse() {
-                    vec![rule(
-                        format!("{stem}_inverse_seconds_total"),
-                        MetricKind::Counter,
-                        Conversion::PerTimeBase,
-                        true,
-                        Some("seconds"),
-                        "an inverted timer: this is the time it does NOT count; the percentage is 100 × (1 − rate())",
-                    )]
-                } else {
-                    vec![rule(
-                        format!("{stem}_seconds_total"),
-                        MetricKind::Counter,
-                        Conversion::PerTimeBase,
-                        true,
-                        Some("seconds"),
-                        if ty.is_multi() {
-                            "a timer summed over several items; rate() is the busy fraction times the item count"
-                        } else {
-                            "rate() is the busy fraction"
-                        },
-                    )]
-                }
+                vec![timer_rule(counter, ty)]
             }
-            Subtype::CounterRate => {
-                let stem = snake(strip_per_sec(counter));
-                let name = if stem.ends_with("_total") {
-                    stem
-                } else {
-                    format!("{stem}_total")
-                };
-                vec![rule(
-                    name,
-                    MetricKind::Counter,
-                    Conversion::Scaled { factor: 1.0 },
-                    true,
-                    None,
-                    "rate() is the value per second",
-                )]
-            }
-            Subtype::CounterQueueLen => vec![rule(
-                format!("{base}_seconds_total"),
-                MetricKind::Counter,
-                Conversion::PerTimeBase,
-                true,
-                Some("seconds"),
-                "queue length × time; rate() is the average queue length",
-            )],
-            Subtype::CounterFraction => {
-                if ty.is_delta()
-                    || ty == CounterType::PERF_AVERAGE_TIMER
-                    || ty == CounterType::PERF_AVERAGE_BULK
-                {
-                    if ty == CounterType::PERF_AVERAGE_TIMER {
-                        vec![rule(
-                            format!("{}_duration_seconds", strip_sec_per(counter)),
-                            MetricKind::Summary,
-                            Conversion::Summary { time: true },
-                            true,
-                            Some("seconds"),
-                            "_sum is the total time, _count the operations; rate(_sum)/rate(_count) is the average",
-                        )]
-                    } else if ty == CounterType::PERF_AVERAGE_BULK {
-                        vec![rule(
-                            per_operation(counter),
-                            MetricKind::Summary,
-                            Conversion::Summary { time: false },
-                            true,
-                            None,
-                            "_sum is the total, _count the operations; rate(_sum)/rate(_count) is the average",
-                        )]
-                    } else {
-                        // PERF_SAMPLE_FRACTION: two cumulative counts.
-                        vec![
-                            rule(
-                                format!("{base}_total"),
-                                MetricKind::Counter,
-                                Conversion::Scaled { factor: 1.0 },
-                                true,
-                                None,
-                                "the numerator; the percentage is 100 × rate() / rate(_base_total)",
-                            ),
-                            rule(
-                                format!("{base}_base_total"),
-                                MetricKind::Counter,
-                                Conversion::Base { factor: 1.0 },
-                                true,
-                                None,
-                                "the denominator (base)",
-                            ),
-                        ]
-                    }
-                } else {
-                    // PERF_RAW_FRACTION / PERF_LARGE_RAW_FRACTION: two instantaneous values.
-                    vec![
-                        rule(
-                            base.clone(),
-                            MetricKind::Gauge,
-                            Conversion::Scaled { factor: 1.0 },
-                            false,
-                            None,
-                            "the numerator; the percentage is 100 × this / _base",
-                        ),
-                        rule(
-                            format!("{base}_base"),
-                            MetricKind::Gauge,
-                            Conversion::Base { factor: 1.0 },
-                            false,
-                            None,
-                            "the denominator (base)",
-                        ),
-                    ]
-                }
-            }
-            Subtype::CounterElapsed => vec![rule(
-                start_time_name(&base),
-                MetricKind::Gauge,
-                Conversion::StartTime,
-                false,
-                Some("seconds"),
-                "the start as a Unix time; time() minus this is the elapsed time",
-            )],
+            Subtype::CounterRate => vec![rate_rule(counter)],
+            Subtype::CounterQueueLen => vec![queue_length_rule(counter)],
+            Subtype::CounterFraction => fraction_rules(counter, ty),
+            Subtype::CounterElapsed => vec![start_time_rule(counter)],
             _ => Vec::new(),
         },
         _ => Vec::new(),
     }
+}
+
+impl Rule {
+    /// A rule; counters and summaries are cumulative, gauges are not.
+    fn new(
+        name: String,
+        kind: MetricKind,
+        conversion: Conversion,
+        unit: Option<&'static str>,
+        note: &'static str,
+    ) -> Rule {
+        Rule {
+            name,
+            kind,
+            conversion,
+            cumulative: kind != MetricKind::Gauge,
+            unit,
+            note,
+        }
+    }
+}
+
+/// The counter name as the stem of a metric name: snake case, without `Avg.`.
+fn stem(counter: &str) -> String {
+    snake(strip_avg(counter))
+}
+
+/// A number (PERF_COUNTER_RAWCOUNT …) or an instantaneous value (PERF_COUNTER_LARGE_RAWCOUNT …):
+/// a gauge, in bytes where the name gives a byte unit; `thousandths` for PERF_COUNTER_DEC1000.
+fn gauge_rule(counter: &str, thousandths: bool) -> Rule {
+    let (name, factor) = byte_unit(counter);
+    let factor = if thousandths { factor / 1000.0 } else { factor };
+    let unit = name.ends_with("_bytes").then_some("bytes");
+    Rule::new(
+        name,
+        MetricKind::Gauge,
+        Conversion::Scaled { factor },
+        unit,
+        "",
+    )
+}
+
+/// PERF_COUNTER_DELTA / LARGE_DELTA: the raw value is cumulative, PDH shows N1 − N0.
+fn delta_rule(counter: &str) -> Rule {
+    let stem = snake(strip_per_sec(counter));
+    Rule::new(
+        format!("{}_total", stem.strip_suffix("_total").unwrap_or(&stem)),
+        MetricKind::Counter,
+        Conversion::Scaled { factor: 1.0 },
+        None,
+        "increase() over the interval is the value",
+    )
+}
+
+/// A timer (`% Processor Time` …): the seconds it counts, or for an inverted timer the seconds it
+/// does not count.
+fn timer_rule(counter: &str, ty: CounterType) -> Rule {
+    let base = stem(counter);
+    let stem = strip_time(&base);
+    if ty.is_inverse() {
+        return Rule::new(
+            format!("{stem}_inverse_seconds_total"),
+            MetricKind::Counter,
+            Conversion::PerTimeBase,
+            Some("seconds"),
+            "an inverted timer: this is the time it does NOT count; the percentage is 100 × (1 − rate())",
+        );
+    }
+    Rule::new(
+        format!("{stem}_seconds_total"),
+        MetricKind::Counter,
+        Conversion::PerTimeBase,
+        Some("seconds"),
+        if ty.is_multi() {
+            "a timer summed over several items; rate() is the busy fraction times the item count"
+        } else {
+            "rate() is the busy fraction"
+        },
+    )
+}
+
+/// A rate (`Context Switches/sec` …): the cumulative count.
+fn rate_rule(counter: &str) -> Rule {
+    let stem = snake(strip_per_sec(counter));
+    let name = if stem.ends_with("_total") {
+        stem
+    } else {
+        format!("{stem}_total")
+    };
+    Rule::new(
+        name,
+        MetricKind::Counter,
+        Conversion::Scaled { factor: 1.0 },
+        None,
+        "rate() is the value per second",
+    )
+}
+
+/// A queue length: the sum of queue length × time.
+fn queue_length_rule(counter: &str) -> Rule {
+    Rule::new(
+        format!("{}_seconds_total", stem(counter)),
+        MetricKind::Counter,
+        Conversion::PerTimeBase,
+        Some("seconds"),
+        "queue length × time; rate() is the average queue length",
+    )
+}
+
+/// The fraction family: averages become summaries, a sample fraction two cumulative counts, a raw
+/// fraction two gauges (numerator and base).
+fn fraction_rules(counter: &str, ty: CounterType) -> Vec<Rule> {
+    if ty == CounterType::PERF_AVERAGE_TIMER {
+        return vec![Rule::new(
+            format!("{}_duration_seconds", strip_sec_per(counter)),
+            MetricKind::Summary,
+            Conversion::Summary { time: true },
+            Some("seconds"),
+            "_sum is the total time, _count the operations; rate(_sum)/rate(_count) is the average",
+        )];
+    }
+    if ty == CounterType::PERF_AVERAGE_BULK {
+        return vec![Rule::new(
+            per_operation(counter),
+            MetricKind::Summary,
+            Conversion::Summary { time: false },
+            None,
+            "_sum is the total, _count the operations; rate(_sum)/rate(_count) is the average",
+        )];
+    }
+    let base = stem(counter);
+    if ty.is_delta() {
+        // PERF_SAMPLE_FRACTION: two cumulative counts.
+        return vec![
+            Rule::new(
+                format!("{base}_total"),
+                MetricKind::Counter,
+                Conversion::Scaled { factor: 1.0 },
+                None,
+                "the numerator; the percentage is 100 × rate() / rate(_base_total)",
+            ),
+            Rule::new(
+                format!("{base}_base_total"),
+                MetricKind::Counter,
+                Conversion::Base { factor: 1.0 },
+                None,
+                "the denominator (base)",
+            ),
+        ];
+    }
+    // PERF_RAW_FRACTION / PERF_LARGE_RAW_FRACTION: two instantaneous values.
+    let base_name = format!("{base}_base");
+    vec![
+        Rule::new(
+            base,
+            MetricKind::Gauge,
+            Conversion::Scaled { factor: 1.0 },
+            None,
+            "the numerator; the percentage is 100 × this / _base",
+        ),
+        Rule::new(
+            base_name,
+            MetricKind::Gauge,
+            Conversion::Base { factor: 1.0 },
+            None,
+            "the denominator (base)",
+        ),
+    ]
+}
+
+/// An elapsed time (`System Up Time` …): the start as a Unix time.
+fn start_time_rule(counter: &str) -> Rule {
+    Rule::new(
+        start_time_name(&stem(counter)),
+        MetricKind::Gauge,
+        Conversion::StartTime,
+        Some("seconds"),
+        "the start as a Unix time; time() minus this is the elapsed time",
+    )
 }
 
 /// Timer types: the rate and precision subtypes whose display is a percentage.

@@ -41,6 +41,60 @@ struct Assembly {
     offset: usize,
 }
 
+/// A PDH event: where it is and which fragment of which record it holds.
+#[derive(Clone, Copy, Debug)]
+struct PdhEvent {
+    /// Offset of the event in the buffer.
+    at: usize,
+    /// File offset of the event.
+    offset: usize,
+    /// `Class.Type`: the record kind.
+    kind: u8,
+    /// The event's time stamp.
+    time: i64,
+    /// The fragment's number (1-based) and the record's count of fragments.
+    index: u32,
+    count: u32,
+    /// The fragment's data: the buffer from `data_start` to `data_end`.
+    data_start: usize,
+    data_end: usize,
+}
+
+impl PdhEvent {
+    /// The error for a fragment that is not the one expected.
+    fn out_of_order(&self, expected_index: u32, expected_count: u32) -> DecodeError {
+        DecodeError::new(
+            structure::PDH_EVENT,
+            self.offset + eth::LEN + pdh_event::FRAGMENT_INDEX,
+            ErrorKind::FragmentOutOfOrder {
+                index: self.index,
+                count: self.count,
+                expected_index,
+                expected_count,
+            },
+        )
+    }
+}
+
+/// What reading at the reader's place led to. It borrows nothing, so that the record is borrowed
+/// from the reader's buffers only once it is known.
+#[derive(Debug)]
+enum Step {
+    /// Read on.
+    Next,
+    /// A record of one event, its data in the buffer at `data`.
+    Whole {
+        kind: u8,
+        time: i64,
+        offset: usize,
+        data: std::ops::Range<usize>,
+    },
+    /// A record assembled from its fragments, its data in `stitch`.
+    Assembled { kind: u8, time: i64, offset: usize },
+    /// The reader stops: with an error, or at the end (`None`).
+    Stop(Option<ReadError>),
+}
+
 /// Reads a binary log buffer by buffer and hands out its PDH records in file order.
 ///
 /// Memory stays flat in the file's length: one buffer (64 KiB) and the record being assembled from
@@ -316,13 +370,16 @@ impl<R: Read> BlgReader<R> {
         Ok(true)
     }
 
-    fn fail<T>(&mut self, e: DecodeError) -> Option<Result<T, ReadError>> {
+    /// Stops the reader with a decoding error.
+    fn fail(&mut self, e: DecodeError) -> Step {
         self.report_foreign();
         self.stopped = true;
-        Some(Err(ReadError::Decode(e)))
+        Step::Stop(Some(ReadError::Decode(e)))
     }
 
-    fn at_end(&mut self) -> Option<Result<Record<'_>, ReadError>> {
+    /// Stops the reader at the end of the file: a record still under way is an error (or, in a
+    /// circular log, a warning), and the header's buffer count is checked.
+    fn at_end(&mut self) -> Step {
         if let Some(a) = self.assembly.take() {
             if self.header.is_circular() {
                 self.warn(
@@ -354,7 +411,7 @@ impl<R: Read> BlgReader<R> {
         }
         self.report_foreign();
         self.stopped = true;
-        None
+        Step::Stop(None)
     }
 
     /// Whether a part's reader stops at `offset`: past its end with no record under way.
@@ -362,10 +419,11 @@ impl<R: Read> BlgReader<R> {
         self.assembly.is_none() && self.part.is_some_and(|p| offset >= p.end)
     }
 
-    fn end_part(&mut self) -> Option<Result<Record<'_>, ReadError>> {
+    /// Stops a part's reader at its end.
+    fn end_part(&mut self) -> Step {
         self.report_foreign();
         self.stopped = true;
-        None
+        Step::Stop(None)
     }
 
     /// One warning for the PDH events of another log skipped (a count, not one per event).
@@ -392,237 +450,298 @@ impl<R: Read> BlgReader<R> {
             return None;
         }
         loop {
-            if self.pos + eth::LEN > self.filled {
-                if self.pos < self.filled {
-                    let offset = self.buf_offset + self.pos;
-                    let left = self.filled - self.pos;
-                    // Padding shorter than an event header at the end of the filled part.
-                    if self.buf[self.pos..self.filled].iter().any(|&b| b != 0) {
-                        return self.fail(DecodeError::new(
-                            structure::EVENT_TRACE_HEADER,
-                            offset,
-                            ErrorKind::Truncated {
-                                needed: eth::LEN as u64,
-                                available: left as u64,
-                            },
-                        ));
-                    }
-                }
-                if self.part_ends_at(self.next_offset) {
-                    return self.end_part();
-                }
-                match self.load_buffer() {
-                    Ok(true) => continue,
-                    Ok(false) => return self.at_end(),
-                    Err(e) => {
-                        self.stopped = true;
-                        return Some(Err(e));
-                    }
-                }
-            }
-            let at = self.pos;
-            let event_offset = self.buf_offset + at;
-            if self.part_ends_at(event_offset) {
-                return self.end_part();
-            }
-            let h = match EventHeader::parse(&self.buf[..self.filled], at) {
-                Ok(h) => h,
-                Err(e) => {
-                    let e = super::read::shift(e, self.buf_offset);
-                    return self.fail(e);
-                }
+            let step = if self.pos + eth::LEN > self.filled {
+                self.next_buffer()
+            } else {
+                self.next_event()
             };
-            let size = usize::from(h.size);
-            self.pos = (at + size).next_multiple_of(bh::ALIGNMENT);
-            if h.header_type != eth::TYPE_FULL_HEADER32 && h.header_type != eth::TYPE_FULL_HEADER64
-            {
-                self.warn(
-                    event_offset,
-                    format!(
-                        "event with header type {:#x} (not an EVENT_TRACE_HEADER); skipped",
-                        h.header_type
-                    ),
-                );
-                continue;
-            }
-            if h.guid != PDH_PROVIDER_GUID {
-                self.warn(
-                    event_offset,
-                    format!("event of provider {} (not PDH); skipped", h.guid),
-                );
-                continue;
-            }
-            if h.class_version != pdh_event::VERSION && !self.warned_version {
-                self.warned_version = true;
-                self.warn(
-                    event_offset,
-                    format!(
-                        "PDH event of version {:#x} (only {:#x} is known); read as usual",
-                        h.class_version,
-                        pdh_event::VERSION
-                    ),
-                );
-            }
-            if size < eth::LEN + pdh_event::LEN {
-                return self.fail(DecodeError::new(
-                    structure::PDH_EVENT,
-                    event_offset,
-                    ErrorKind::SizeTooSmall {
-                        size: size as u64,
-                        minimum: (eth::LEN + pdh_event::LEN) as u64,
-                    },
-                ));
-            }
-            let p = at + eth::LEN;
-            let mut g = [0u8; 16];
-            g.copy_from_slice(&self.buf[p + pdh_event::LOG_GUID..p + pdh_event::LOG_GUID + 16]);
-            let log_guid = Guid::from_bytes(g);
-            let index = super::read::le_u32(&self.buf, p + pdh_event::FRAGMENT_INDEX);
-            let count = super::read::le_u32(&self.buf, p + pdh_event::FRAGMENT_COUNT);
-            let data_start = p + pdh_event::LEN;
-            let data_end = at + size;
-            let starts_list =
-                RecordKind::from_class_type(h.class_type) == RecordKind::CounterList && index == 1;
-            match self.log_guid {
-                None => self.log_guid = Some(log_guid),
-                // The first counter list decides which log the file holds: events of another
-                // log before it (one that wrote to the file first) are passed on as they came, and
-                // the reader of the records skips samples that precede the counter list.
-                Some(known) if known != log_guid && starts_list && !self.list_seen => {
-                    self.log_guid = Some(log_guid);
+            match step {
+                Step::Next => {}
+                Step::Whole {
+                    kind,
+                    time,
+                    offset,
+                    data,
+                } => {
+                    return Some(Ok(Record::new(
+                        RecordKind::from_class_type(kind),
+                        time,
+                        offset,
+                        &self.buf[data],
+                        &self.fragments,
+                    )))
                 }
-                Some(known) if known != log_guid => {
-                    self.foreign += 1;
-                    self.foreign_first.get_or_insert((event_offset, log_guid));
-                    continue;
+                Step::Assembled { kind, time, offset } => {
+                    return Some(Ok(Record::new(
+                        RecordKind::from_class_type(kind),
+                        time,
+                        offset,
+                        &self.stitch,
+                        &self.fragments,
+                    )))
                 }
-                Some(_) => {}
-            }
-            self.list_seen |= starts_list;
-            let kind = h.class_type;
-            let out_of_order = |expected_index: u32, expected_count: u32| {
-                DecodeError::new(
-                    structure::PDH_EVENT,
-                    event_offset + eth::LEN + pdh_event::FRAGMENT_INDEX,
-                    ErrorKind::FragmentOutOfOrder {
-                        index,
-                        count,
-                        expected_index,
-                        expected_count,
-                    },
-                )
-            };
-            match self.assembly {
-                None => {
-                    if let Some(p) = self.part.as_mut().filter(|p| p.skipping) {
-                        if index != 1 {
-                            p.skipped += 1;
-                            continue;
-                        }
-                        p.skipping = false;
-                    }
-                    if index != 1 || count == 0 {
-                        let e = out_of_order(1, 0);
-                        if self.header.is_circular() && index > 1 && index <= count {
-                            self.warn(
-                                e.offset(),
-                                format!("{}; skipped (records cut by the wrap)", e.kind()),
-                            );
-                            continue;
-                        }
-                        return self.fail(e);
-                    }
-                    self.fragments.clear();
-                    self.fragments.push(Fragment {
-                        data_offset: 0,
-                        file_offset: self.buf_offset + data_start,
-                    });
-                    if count == 1 {
-                        if kind_is_unknown(kind) {
-                            self.warn(
-                                event_offset,
-                                format!("PDH record of unknown kind {kind:#x}"),
-                            );
-                        }
-                        return Some(Ok(Record::new(
-                            RecordKind::from_class_type(kind),
-                            h.time_stamp,
-                            event_offset,
-                            &self.buf[data_start..data_end],
-                            &self.fragments,
-                        )));
-                    }
-                    self.stitch.clear();
-                    self.stitch
-                        .extend_from_slice(&self.buf[data_start..data_end]);
-                    self.assembly = Some(Assembly {
-                        kind,
-                        count,
-                        received: 1,
-                        time: h.time_stamp,
-                        offset: event_offset,
-                    });
-                }
-                Some(a) => {
-                    if index != a.received + 1 || count != a.count || kind != a.kind {
-                        let e = out_of_order(a.received + 1, a.count);
-                        if self.header.is_circular() {
-                            self.warn(e.offset(), format!("{}; record skipped", e.kind()));
-                            self.assembly = None;
-                            // Re-read this event as the possible start of a new record.
-                            self.pos = at;
-                            continue;
-                        }
-                        return self.fail(e);
-                    }
-                    let len = data_end - data_start;
-                    let total = self.stitch.len().saturating_add(len);
-                    if total > MAX_RECORD_LEN {
-                        return self.fail(DecodeError::new(
-                            structure::PDH_EVENT,
-                            a.offset,
-                            ErrorKind::FieldExceeds {
-                                field: "assembled record length",
-                                value: total as u64,
-                                limit: Bound::Fixed {
-                                    size: MAX_RECORD_LEN as u64,
-                                    part: "record limit",
-                                },
-                            },
-                        ));
-                    }
-                    if let Some(p) = self.part.as_mut().filter(|p| event_offset >= p.end) {
-                        p.beyond += 1;
-                    }
-                    self.fragments.push(Fragment {
-                        data_offset: self.stitch.len(),
-                        file_offset: self.buf_offset + data_start,
-                    });
-                    self.stitch
-                        .extend_from_slice(&self.buf[data_start..data_end]);
-                    let received = a.received + 1;
-                    if received == a.count {
-                        self.assembly = None;
-                        if kind_is_unknown(kind) {
-                            self.warn(a.offset, format!("PDH record of unknown kind {kind:#x}"));
-                        }
-                        return Some(Ok(Record::new(
-                            RecordKind::from_class_type(kind),
-                            a.time,
-                            a.offset,
-                            &self.stitch,
-                            &self.fragments,
-                        )));
-                    }
-                    self.assembly = Some(Assembly { received, ..a });
-                }
+                Step::Stop(e) => return e.map(Err),
             }
         }
     }
-}
 
-fn kind_is_unknown(kind: u8) -> bool {
-    matches!(RecordKind::from_class_type(kind), RecordKind::Other(_))
+    /// At the end of a buffer's events: checks that what is left of its filled part is zero
+    /// padding, and loads the next buffer (or stops at the end of the file or of the part).
+    #[inline]
+    fn next_buffer(&mut self) -> Step {
+        if self.pos < self.filled {
+            let offset = self.buf_offset + self.pos;
+            let left = self.filled - self.pos;
+            // Padding shorter than an event header at the end of the filled part.
+            if self.buf[self.pos..self.filled].iter().any(|&b| b != 0) {
+                return self.fail(DecodeError::new(
+                    structure::EVENT_TRACE_HEADER,
+                    offset,
+                    ErrorKind::Truncated {
+                        needed: eth::LEN as u64,
+                        available: left as u64,
+                    },
+                ));
+            }
+        }
+        if self.part_ends_at(self.next_offset) {
+            return self.end_part();
+        }
+        match self.load_buffer() {
+            Ok(true) => Step::Next,
+            Ok(false) => self.at_end(),
+            Err(e) => {
+                self.stopped = true;
+                Step::Stop(Some(e))
+            }
+        }
+    }
+
+    /// Reads the event at `pos` and moves past it: what is not a PDH event of this log is stepped
+    /// over (with a warning where it says something about the file); a PDH event's fragment starts
+    /// a record or continues the one under way.
+    #[inline]
+    fn next_event(&mut self) -> Step {
+        let at = self.pos;
+        let event_offset = self.buf_offset + at;
+        if self.part_ends_at(event_offset) {
+            return self.end_part();
+        }
+        let h = match EventHeader::parse(&self.buf[..self.filled], at) {
+            Ok(h) => h,
+            Err(e) => {
+                let e = super::read::shift(e, self.buf_offset);
+                return self.fail(e);
+            }
+        };
+        let size = usize::from(h.size);
+        self.pos = (at + size).next_multiple_of(bh::ALIGNMENT);
+        if !self.is_pdh_event(&h, event_offset) {
+            return Step::Next;
+        }
+        if size < eth::LEN + pdh_event::LEN {
+            return self.fail(DecodeError::new(
+                structure::PDH_EVENT,
+                event_offset,
+                ErrorKind::SizeTooSmall {
+                    size: size as u64,
+                    minimum: (eth::LEN + pdh_event::LEN) as u64,
+                },
+            ));
+        }
+        let p = at + eth::LEN;
+        let mut g = [0u8; 16];
+        g.copy_from_slice(&self.buf[p + pdh_event::LOG_GUID..p + pdh_event::LOG_GUID + 16]);
+        let ev = PdhEvent {
+            at,
+            offset: event_offset,
+            kind: h.class_type,
+            time: h.time_stamp,
+            index: super::read::le_u32(&self.buf, p + pdh_event::FRAGMENT_INDEX),
+            count: super::read::le_u32(&self.buf, p + pdh_event::FRAGMENT_COUNT),
+            data_start: p + pdh_event::LEN,
+            data_end: at + size,
+        };
+        if !self.is_this_log(Guid::from_bytes(g), &ev) {
+            return Step::Next;
+        }
+        match self.assembly {
+            None => self.first_fragment(&ev),
+            Some(a) => self.next_fragment(&ev, a),
+        }
+    }
+
+    /// Whether the event is a PDH event; other events are stepped over with a warning. An unknown
+    /// version of the PDH event is warned about once, and read as usual.
+    #[inline]
+    fn is_pdh_event(&mut self, h: &EventHeader, event_offset: usize) -> bool {
+        if h.header_type != eth::TYPE_FULL_HEADER32 && h.header_type != eth::TYPE_FULL_HEADER64 {
+            self.warn(
+                event_offset,
+                format!(
+                    "event with header type {:#x} (not an EVENT_TRACE_HEADER); skipped",
+                    h.header_type
+                ),
+            );
+            return false;
+        }
+        if h.guid != PDH_PROVIDER_GUID {
+            self.warn(
+                event_offset,
+                format!("event of provider {} (not PDH); skipped", h.guid),
+            );
+            return false;
+        }
+        if h.class_version != pdh_event::VERSION && !self.warned_version {
+            self.warned_version = true;
+            self.warn(
+                event_offset,
+                format!(
+                    "PDH event of version {:#x} (only {:#x} is known); read as usual",
+                    h.class_version,
+                    pdh_event::VERSION
+                ),
+            );
+        }
+        true
+    }
+
+    /// Whether a PDH event of the log `log_guid` belongs to the log the reader reads; the events
+    /// of another log are counted (for one warning) and stepped over.
+    #[inline]
+    fn is_this_log(&mut self, log_guid: Guid, ev: &PdhEvent) -> bool {
+        let starts_list =
+            RecordKind::from_class_type(ev.kind) == RecordKind::CounterList && ev.index == 1;
+        match self.log_guid {
+            None => self.log_guid = Some(log_guid),
+            // The first counter list decides which log the file holds: events of another
+            // log before it (one that wrote to the file first) are passed on as they came, and
+            // the reader of the records skips samples that precede the counter list.
+            Some(known) if known != log_guid && starts_list && !self.list_seen => {
+                self.log_guid = Some(log_guid);
+            }
+            Some(known) if known != log_guid => {
+                self.foreign += 1;
+                self.foreign_first.get_or_insert((ev.offset, log_guid));
+                return false;
+            }
+            Some(_) => {}
+        }
+        self.list_seen |= starts_list;
+        true
+    }
+
+    /// The first fragment of a record: a record of one event is handed out borrowed from the
+    /// buffer; the first of several is copied to start the assembly.
+    #[inline]
+    fn first_fragment(&mut self, ev: &PdhEvent) -> Step {
+        if let Some(p) = self.part.as_mut().filter(|p| p.skipping) {
+            if ev.index != 1 {
+                p.skipped += 1;
+                return Step::Next;
+            }
+            p.skipping = false;
+        }
+        if ev.index != 1 || ev.count == 0 {
+            let e = ev.out_of_order(1, 0);
+            if self.header.is_circular() && ev.index > 1 && ev.index <= ev.count {
+                self.warn(
+                    e.offset(),
+                    format!("{}; skipped (records cut by the wrap)", e.kind()),
+                );
+                return Step::Next;
+            }
+            return self.fail(e);
+        }
+        self.fragments.clear();
+        self.fragments.push(Fragment {
+            data_offset: 0,
+            file_offset: self.buf_offset + ev.data_start,
+        });
+        if ev.count == 1 {
+            self.warn_unknown_kind(ev.kind, ev.offset);
+            return Step::Whole {
+                kind: ev.kind,
+                time: ev.time,
+                offset: ev.offset,
+                data: ev.data_start..ev.data_end,
+            };
+        }
+        self.stitch.clear();
+        self.stitch
+            .extend_from_slice(&self.buf[ev.data_start..ev.data_end]);
+        self.assembly = Some(Assembly {
+            kind: ev.kind,
+            count: ev.count,
+            received: 1,
+            time: ev.time,
+            offset: ev.offset,
+        });
+        Step::Next
+    }
+
+    /// A later fragment of the record under way `a`: appended, up to [`MAX_RECORD_LEN`]; the
+    /// last one completes the record. A fragment out of order is an error (in a circular log, the
+    /// record is dropped and the event read again as a possible start).
+    #[inline]
+    fn next_fragment(&mut self, ev: &PdhEvent, a: Assembly) -> Step {
+        if ev.index != a.received + 1 || ev.count != a.count || ev.kind != a.kind {
+            let e = ev.out_of_order(a.received + 1, a.count);
+            if self.header.is_circular() {
+                self.warn(e.offset(), format!("{}; record skipped", e.kind()));
+                self.assembly = None;
+                // Re-read this event as the possible start of a new record.
+                self.pos = ev.at;
+                return Step::Next;
+            }
+            return self.fail(e);
+        }
+        let len = ev.data_end - ev.data_start;
+        let total = self.stitch.len().saturating_add(len);
+        if total > MAX_RECORD_LEN {
+            return self.fail(DecodeError::new(
+                structure::PDH_EVENT,
+                a.offset,
+                ErrorKind::FieldExceeds {
+                    field: "assembled record length",
+                    value: total as u64,
+                    limit: Bound::Fixed {
+                        size: MAX_RECORD_LEN as u64,
+                        part: "record limit",
+                    },
+                },
+            ));
+        }
+        if let Some(p) = self.part.as_mut().filter(|p| ev.offset >= p.end) {
+            p.beyond += 1;
+        }
+        self.fragments.push(Fragment {
+            data_offset: self.stitch.len(),
+            file_offset: self.buf_offset + ev.data_start,
+        });
+        self.stitch
+            .extend_from_slice(&self.buf[ev.data_start..ev.data_end]);
+        let received = a.received + 1;
+        if received == a.count {
+            self.assembly = None;
+            self.warn_unknown_kind(ev.kind, a.offset);
+            return Step::Assembled {
+                kind: ev.kind,
+                time: a.time,
+                offset: a.offset,
+            };
+        }
+        self.assembly = Some(Assembly { received, ..a });
+        Step::Next
+    }
+
+    /// A warning for a record of a kind the reader does not know (handed out all the same).
+    #[inline]
+    fn warn_unknown_kind(&mut self, kind: u8, offset: usize) {
+        if matches!(RecordKind::from_class_type(kind), RecordKind::Other(_)) {
+            self.warn(offset, format!("PDH record of unknown kind {kind:#x}"));
+        }
+    }
 }
 
 /// Reads until `buf` is full or the source ends; returns the bytes read.

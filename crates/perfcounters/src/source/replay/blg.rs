@@ -20,8 +20,9 @@ use std::path::{Path, PathBuf};
 
 use super::Recording;
 use crate::counter_type::{CounterType, Subtype, TimeBase, TypeField};
-use crate::format::blg::{BlgLog, CounterSpec, ReadError, SampleValue};
-use crate::path::fold_case;
+use crate::format::blg::{BlgLog, Column, CounterSpec, ReadError, SampleValue};
+use crate::path::{fold_case, CounterPath};
+use crate::raw::RawCounter;
 use crate::snapshot::{
     CounterDefinition, Instance, Object, ObjectData, SampleClock, Snapshot, SystemTime, Value,
     ValueBytes,
@@ -183,7 +184,22 @@ fn counter_objects<R: std::io::Read>(
         if spec.is_whole_object() {
             continue;
         }
-        let folded = fold_case(&column.path.object).into_owned();
+        let b = Building::find_or_add(&mut objects, &column.path.object);
+        let position = b.definition(column);
+        if !v.status.is_success() {
+            continue;
+        }
+        b.set_clock(column, v.raw.second)?;
+        b.store(column, position, &v.raw);
+    }
+    Ok(objects.into_iter().map(Building::into_object).collect())
+}
+
+impl Building {
+    /// The object named `name` (compared by the case rule), added if it is new.
+    #[inline]
+    fn find_or_add<'a>(objects: &'a mut Vec<Building>, name: &str) -> &'a mut Building {
+        let folded = fold_case(name).into_owned();
         let o = match objects
             .iter()
             .position(|b| fold_case(&b.name) == folded.as_str())
@@ -191,7 +207,7 @@ fn counter_objects<R: std::io::Read>(
             Some(i) => i,
             None => {
                 objects.push(Building {
-                    name: column.path.object.clone(),
+                    name: name.to_owned(),
                     counters: Vec::new(),
                     positions: Vec::new(),
                     single: None,
@@ -205,56 +221,51 @@ fn counter_objects<R: std::io::Read>(
                 objects.len() - 1
             }
         };
-        let b = &mut objects[o];
-        let ty = column.info.counter_type;
-        // The counter's definition (and its base), found by name.
+        &mut objects[o]
+    }
+
+    /// The position of the column's counter definition, found by name; a new one is added (with
+    /// its base after it for types that need one), and the values so far widened to match.
+    #[inline]
+    fn definition(&mut self, column: &Column) -> usize {
         let counter_key = fold_case(&column.path.counter).into_owned();
-        let position = match b.positions.iter().find(|(k, _)| *k == counter_key) {
-            Some(&(_, p)) => p,
-            None => {
-                let p = b.counters.len();
-                let mut def = CounterDefinition::new(0, ty).named(column.path.counter.clone());
-                def.scale = column.info.default_scale;
-                b.counters.push(def);
-                if ty.needs_base() {
-                    let base = if ty.is_multi() {
-                        CounterType::PERF_COUNTER_MULTI_BASE
-                    } else {
-                        CounterType::PERF_LARGE_RAW_BASE
-                    };
-                    b.counters.push(CounterDefinition::new(0, base));
-                    b.counters[p].base = Some(p + 1);
-                }
-                b.positions.push((counter_key, p));
-                // Earlier instances have no value for the new definitions.
-                let width = b.counters.len();
-                if let Some(values) = &mut b.single {
-                    values.resize(width, Value::Bytes(ValueBytes::new()));
-                }
-                for i in &mut b.instances {
-                    i.values_mut()
-                        .resize(width, Value::Bytes(ValueBytes::new()));
-                }
-                p
-            }
-        };
-        if !v.status.is_success() {
-            continue;
+        if let Some(&(_, p)) = self.positions.iter().find(|(k, _)| *k == counter_key) {
+            return p;
         }
-        let raw = v.raw;
-        // The clock the formula reads the second value from must be the stored one.
-        let check = |set: &mut bool, slot: &mut i64, value: i64, what: &str| {
-            if *set && *slot != value {
-                return Err(format!(
-                    "the counters of {} have different {what} time stamps",
-                    column.path.object
-                ));
-            }
-            *set = true;
-            *slot = value;
-            Ok(())
-        };
-        // Which stored value the formula reads where, as `Snapshot::raw_counter` packs it.
+        let ty = column.info.counter_type;
+        let p = self.counters.len();
+        let mut def = CounterDefinition::new(0, ty).named(column.path.counter.clone());
+        def.scale = column.info.default_scale;
+        self.counters.push(def);
+        if ty.needs_base() {
+            let base = if ty.is_multi() {
+                CounterType::PERF_COUNTER_MULTI_BASE
+            } else {
+                CounterType::PERF_LARGE_RAW_BASE
+            };
+            self.counters.push(CounterDefinition::new(0, base));
+            self.counters[p].base = Some(p + 1);
+        }
+        self.positions.push((counter_key, p));
+        // Earlier instances have no value for the new definitions.
+        let width = self.counters.len();
+        if let Some(values) = &mut self.single {
+            values.resize(width, Value::Bytes(ValueBytes::new()));
+        }
+        for i in &mut self.instances {
+            i.values_mut()
+                .resize(width, Value::Bytes(ValueBytes::new()));
+        }
+        p
+    }
+
+    /// Sets the object's clock from the column's stored time stamp `stamp` (the second value),
+    /// which the formula reads back as `Snapshot::raw_counter` packs it. The counters of one object
+    /// must agree on it.
+    #[inline]
+    fn set_clock(&mut self, column: &Column, stamp: i64) -> Result<(), String> {
+        let ty = column.info.counter_type;
+        let object = &column.path.object;
         let counter_kind = ty.kind() == TypeField::Counter && !ty.is_base();
         let subtype = ty.subtype();
         let clocked = counter_kind
@@ -268,96 +279,128 @@ fn counter_objects<R: std::io::Read>(
         let object_clock = (clocked && ty.time_base() == TimeBase::Object)
             || (counter_kind && subtype == Subtype::CounterElapsed);
         if object_clock {
-            let pair = (raw.second, column.info.time_base);
-            if b.object_time.is_some_and(|t| t != pair) {
+            let pair = (stamp, column.info.time_base);
+            if self.object_time.is_some_and(|t| t != pair) {
                 return Err(format!(
-                    "the counters of {} have different object time stamps",
-                    column.path.object
+                    "the counters of {object} have different object time stamps"
                 ));
             }
-            b.object_time = Some(pair);
+            self.object_time = Some(pair);
         } else if clocked {
             match ty.time_base() {
-                TimeBase::Ns100 => check(
-                    &mut b.has_100ns,
-                    &mut b.clock.perf_time_100ns,
-                    raw.second,
+                TimeBase::Ns100 => same_stamp(
+                    &mut self.has_100ns,
+                    &mut self.clock.perf_time_100ns,
+                    stamp,
+                    object,
                     "100 ns",
                 )?,
                 _ => {
-                    check(&mut b.has_tick, &mut b.clock.perf_time, raw.second, "tick")?;
-                    let mut freq_set = b.clock.perf_freq != 0;
-                    check(
+                    same_stamp(
+                        &mut self.has_tick,
+                        &mut self.clock.perf_time,
+                        stamp,
+                        object,
+                        "tick",
+                    )?;
+                    let mut freq_set = self.clock.perf_freq != 0;
+                    same_stamp(
                         &mut freq_set,
-                        &mut b.clock.perf_freq,
+                        &mut self.clock.perf_freq,
                         column.info.time_base,
+                        object,
                         "frequency",
                     )?;
                 }
             }
         }
-        let width = b.counters.len();
-        let slot: &mut Vec<Value> = match &column.path.instance {
-            None => b
+        Ok(())
+    }
+
+    /// The values of the column's instance (named as the log names it, index included), added if
+    /// it is new; the object's single values when the column has no instance.
+    #[inline]
+    fn values_of(&mut self, path: &CounterPath) -> &mut Vec<Value> {
+        let width = self.counters.len();
+        let Some(name) = &path.instance else {
+            return self
                 .single
-                .get_or_insert_with(|| vec![Value::Bytes(ValueBytes::new()); width]),
-            Some(name) => {
-                let key = (
-                    column
-                        .path
-                        .parent
-                        .as_deref()
-                        .map(|p| fold_case(p).into_owned()),
-                    fold_case(name).into_owned(),
-                    column.path.index.unwrap_or(0),
-                );
-                let i = match b.keys.iter().find(|(k, _)| *k == key) {
-                    Some(&(_, i)) => i,
-                    None => {
-                        // Named as the log names it (`instance_name`), index included.
-                        b.instances.push(Instance::recorded(
-                            name,
-                            column.path.parent.as_deref(),
-                            column.path.index.unwrap_or(0),
-                            vec![Value::Bytes(ValueBytes::new()); width],
-                        ));
-                        b.keys.push((key, b.instances.len() - 1));
-                        b.instances.len() - 1
-                    }
-                };
-                b.instances[i].values_mut()
+                .get_or_insert_with(|| vec![Value::Bytes(ValueBytes::new()); width]);
+        };
+        let key = (
+            path.parent.as_deref().map(|p| fold_case(p).into_owned()),
+            fold_case(name).into_owned(),
+            path.index.unwrap_or(0),
+        );
+        let i = match self.keys.iter().find(|(k, _)| *k == key) {
+            Some(&(_, i)) => i,
+            None => {
+                self.instances.push(Instance::recorded(
+                    name,
+                    path.parent.as_deref(),
+                    path.index.unwrap_or(0),
+                    vec![Value::Bytes(ValueBytes::new()); width],
+                ));
+                self.keys.push((key, self.instances.len() - 1));
+                self.instances.len() - 1
             }
         };
+        self.instances[i].values_mut()
+    }
+
+    /// Stores the column's raw value at its definition's `position`, and the second value (or the
+    /// multi count) at its base's.
+    #[inline]
+    fn store(&mut self, column: &Column, position: usize, raw: &RawCounter) {
+        let base = self.counters[position].base;
+        let slot = self.values_of(&column.path);
         if let Some(x) = slot.get_mut(position) {
             *x = Value::U64(raw.first as u64);
         }
-        if let Some(base) = b.counters[position].base {
-            if let Some(x) = slot.get_mut(base) {
-                *x = if ty.is_multi() {
-                    Value::U64(u64::from(raw.multi_count))
-                } else {
-                    Value::U64(raw.second as u64)
-                };
-            }
+        if let Some(x) = base.and_then(|base| slot.get_mut(base)) {
+            *x = if column.info.counter_type.is_multi() {
+                Value::U64(u64::from(raw.multi_count))
+            } else {
+                Value::U64(raw.second as u64)
+            };
         }
     }
-    Ok(objects
-        .into_iter()
-        .map(|b| {
-            let mut o = Object::new(0).named(b.name);
-            o.counters = b.counters;
-            o.sample_clock = Some(b.clock);
-            if let Some((time, freq)) = b.object_time {
-                o.perf_time = time;
-                o.perf_freq = freq;
-            }
-            o.data = match b.single {
-                Some(values) if b.instances.is_empty() => ObjectData::Single(values),
-                _ => ObjectData::Instances(b.instances),
-            };
-            o
-        })
-        .collect())
+
+    /// The object, its clocks set.
+    fn into_object(self) -> Object {
+        let mut o = Object::new(0).named(self.name);
+        o.counters = self.counters;
+        o.sample_clock = Some(self.clock);
+        if let Some((time, freq)) = self.object_time {
+            o.perf_time = time;
+            o.perf_freq = freq;
+        }
+        o.data = match self.single {
+            Some(values) if self.instances.is_empty() => ObjectData::Single(values),
+            _ => ObjectData::Instances(self.instances),
+        };
+        o
+    }
+}
+
+/// Sets `slot` to the time stamp `value` if it is not `set` yet; a stamp that differs from the one
+/// set is an error naming the `object` and `what` stamp it is.
+#[inline]
+fn same_stamp(
+    set: &mut bool,
+    slot: &mut i64,
+    value: i64,
+    object: &str,
+    what: &str,
+) -> Result<(), String> {
+    if *set && *slot != value {
+        return Err(format!(
+            "the counters of {object} have different {what} time stamps"
+        ));
+    }
+    *set = true;
+    *slot = value;
+    Ok(())
 }
 
 impl Recording for BlgRecording {
