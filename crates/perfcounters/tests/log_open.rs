@@ -309,7 +309,7 @@ fn real_logs_are_recognised() {
             // Renamed to say nothing, it is still recognised.
             let renamed = d.path(&format!("log{seen}.dat"));
             std::fs::copy(&f, &renamed).unwrap();
-            let mut start = vec![0; log::open::DETECT_BYTES];
+            let mut start = vec![0; log::DETECT_BYTES];
             let n = std::io::Read::read(&mut std::fs::File::open(&renamed).unwrap(), &mut start)
                 .unwrap();
             assert_eq!(LogFormat::detect(&start[..n]), Some(format));

@@ -1,53 +1,56 @@
 //! Counter logs: the PDH-CSV / PDH-TSV text formats, the SQL log schema and Performance Monitor's
 //! binary logs (`.blg`, read), in one model.
 //!
-//! * [`open`](mod@open): [`LogFormat::detect`] recognises a log by its content (then its name),
+//! * opening and creating: [`LogFormat::detect`] recognises a log by its content (then its name),
 //!   [`open()`] opens any log (files, file-name patterns, `SQL:file.db!log`) as streaming readers
 //!   and [`create()`] the writer an output's name calls for;
-//! * [`model`]: the log model every format is read into: a [`LogHeader`] (format, time zone,
-//!   columns) and streamed [`Record`]s whose [`Cell`]s hold a cooked value, a raw sample, or nothing;
-//!   the [`LogReader`] and [`LogWriter`] traits. Every format has one column model: a parsed
+//! * the log model every format is read into: a [`LogHeader`] (format, time zone, columns) and
+//!   streamed [`Record`]s whose [`Cell`]s hold a cooked value, a raw sample, or nothing; the
+//!   [`LogReader`] and [`LogWriter`] traits. Every format has one column model: a parsed
 //!   [`CounterPath`](crate::CounterPath) and a [`CounterInfo`] per column ([`LogCounter`]).
-//! * [`blg`] reads Performance Monitor's binary logs (decoded by [`crate::format::blg`]);
+//! * [`BlgLogReader`] reads Performance Monitor's binary logs (decoded by [`crate::format::blg`]);
 //!   [`BlgTimesReader`] only their records' times;
-//! * [`pdh_csv`] writes PDH-CSV / PDH-TSV (typeperf's and relog's styles); [`pdh_csv_read`] reads
+//! * [`pdh_csv`] writes PDH-CSV / PDH-TSV (typeperf's and relog's styles); [`PdhCsvReader`] reads
 //!   what Windows machines wrote.
-//! * [`relog`]: the format-agnostic stages: merge several logs, filter counters, times and records,
-//!   compute raw samples, copy into a writer, summarize (relog's `-q`);
+//! * the format-agnostic stages of relog: merge several logs ([`Merge`]), filter counters, times
+//!   and records ([`RelogFilter`], [`Filtered`]), compute raw samples, copy into a writer
+//!   ([`copy`]), summarize (relog's `-q`, [`LogSummary`]); [`pipeline`] puts them together for
+//!   every front end;
 //! * [`sql_rows`]: the rows of the SQL log schema, decoded and encoded; `sql` (feature `sql`) reads
 //!   and writes SQL logs in SQLite;
 //! * `columnar` (feature `arrow`): the long and wide Arrow forms of a log, Parquet files and
 //!   Hive-partitioned Parquet datasets;
-//! * [`stats`]: minimum, average and maximum per counter over a log;
-//! * [`zone`]: the time model: a record's time is a UTC instant, the log's [`TimeZone`] (name, bias,
-//!   daylight-saving rules, a table of Windows zones) converts to and from its local time;
+//! * [`log_statistics`]: minimum, average and maximum per counter over a log;
+//! * the time model: a record's time is a UTC instant ([`LogTime`]), the log's [`TimeZone`]
+//!   (name, bias, daylight-saving rules, a table of Windows zones: [`windows_zone`]) converts to
+//!   and from its local time;
 //! * the text encodings of logs (byte-order marks, UTF-16, ANSI code pages) are in
 //!   [`crate::encoding`], which name tables share.
-//! * [`error`]: [`LogError`], which names the log and the line and column (text), byte offset
-//!   (binary) or row (SQL) of a problem.
+//! * [`LogError`] names the log and the line and column (text), byte offset (binary) or row (SQL)
+//!   of a problem.
 
-pub mod blg;
+mod blg;
 mod blg_times;
 #[cfg(feature = "arrow")]
 pub mod columnar;
-pub mod error;
+mod error;
 pub(crate) mod handover;
-pub mod model;
-pub mod open;
+pub(crate) mod model;
+mod open;
 pub mod pdh_csv;
 mod pdh_csv_chunks;
-pub mod pdh_csv_read;
+mod pdh_csv_read;
 mod pdh_csv_row;
 pub mod pipeline;
-pub mod relog;
+pub(crate) mod relog;
 #[cfg(feature = "sql")]
 pub mod sql;
 pub mod sql_rows;
-pub mod stats;
+mod stats;
 mod time;
-pub mod zone;
+mod zone;
 
-pub use blg::BlgLogReader;
+pub use blg::{BlgLogReader, PIPE_BATCH_CELLS, SCAN_PART_MIN};
 pub use blg_times::BlgTimesReader;
 pub use error::{Location, LogError, LogErrorKind};
 pub use model::{
@@ -56,6 +59,7 @@ pub use model::{
 };
 pub use open::{
     create, create_stream, expand, open, open_file, open_merged, CreateOptions, OpenOptions,
+    DETECT_BYTES,
 };
 pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvRowEncoder, PdhCsvWriter, ValueStyle};
 pub use pdh_csv_read::{CsvReadOptions, PdhCsvReader};

@@ -17,10 +17,10 @@ use crate::raw::RawCounter;
 use crate::status::PdhStatus;
 
 use super::error::LogError;
-pub use super::time::{LogTime, TICKS_PER_MINUTE, TICKS_PER_MS};
+pub use super::time::LogTime;
 
 /// The format of a log, as relog's `-q` summary names it. How a log is recognised, opened and
-/// created is in [`super::open`](mod@super::open) ([`LogFormat::detect`], [`super::open()`], [`super::create`]).
+/// created: [`LogFormat::detect`], [`super::open()`], [`super::create`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum LogFormat {

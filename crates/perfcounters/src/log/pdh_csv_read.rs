@@ -37,7 +37,6 @@ use std::sync::Arc;
 use crate::path::CounterPath;
 
 use super::pdh_csv_chunks::{self, Pipeline, Rows};
-pub use super::pdh_csv_row::parse_csv_time;
 use super::pdh_csv_row::{csv_error, csv_reader, row_line, RowParser, Tracked};
 
 use super::error::{quote, Location, LogError};

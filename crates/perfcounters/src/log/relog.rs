@@ -109,7 +109,7 @@ impl Default for RelogFilter {
     }
 }
 
-/// Logs merged in time order (see the [module documentation](self)).
+/// Logs merged in time order (`relog a.csv b.csv`).
 ///
 /// The output header takes the first log's format and time zone; the columns are the union of the
 /// logs' columns (the same path in two logs is one column, compared case-insensitively), in order of

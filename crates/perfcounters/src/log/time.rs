@@ -14,7 +14,7 @@ pub const TICKS_PER_MS: i64 = 10_000;
 
 /// A time in a log: 100 ns ticks since 1601-01-01 00:00, the unit of a `FILETIME`. A [`Record`](super::Record)'s
 /// time is a UTC instant (readers convert the wall-clock times a log stores with the log's zone
-/// rules, see [`super::zone`]); a local time of the log's zone, where one is meant, is said so
+/// rules, see [`TimeZone`](super::TimeZone)); a local time of the log's zone, where one is meant, is said so
 /// ([`TimeZone::to_local`](super::TimeZone::to_local), relog's `-b`/`-e`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct LogTime(pub i64);

@@ -1,25 +1,5 @@
-//! The time model of logs: a record's time is a UTC instant; the log's zone says how Windows shows
-//! it.
-//!
-//! Every reader turns the wall-clock times a log stores into UTC with the log's own zone rules,
-//! daylight saving time included, and puts the zone into the header ([`TimeZone`]) so a writer can
-//! show local time the way Windows does:
-//!
-//! * a `.blg` stores local times and its writer's `TIME_ZONE_INFORMATION`: those rules;
-//! * a PDH-CSV/TSV header cell names the zone and the bias in effect at the first record
-//!   (`(PDH-CSV 4.0) (Pacific Standard Time)(480)`, `(Eastern Daylight Time)(240)`): the rules of a
-//!   Windows zone of that name ([`windows_zone`]), or the fixed bias when the name is not one the
-//!   table knows (localized or cut off) — said in one warning;
-//! * a SQL log stores UTC times with `MinutesToUTC` and `TimeZoneName`: the same table.
-//!
-//! The table holds the rules Windows itself publishes for its zones (the `TZI` value under
-//! `HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Time Zones\<zone>`: a bias and two recurring
-//! transition dates), in the `TIME_ZONE_INFORMATION` form a `.blg` carries. One rule type serves
-//! every format, the names are the ones PDH writes (no second mapping onto the tz database), and the
-//! conversion is the one Windows applies when it writes a log. The rules are today's: a log written
-//! before a country changed its rules converts with the new ones, as it does on Windows without
-//! dynamic daylight-time data. Zones whose rules are not a recurring date (Israel, Morocco, Chile,
-//! Egypt …) are left out; they fall back to the fixed bias.
+//! The time model of logs: [`TimeZone`], [`LocalClock`] and the table of Windows zones
+//! ([`windows_zone`]).
 
 use super::time::{LogTime, TICKS_PER_MINUTE};
 use crate::format::blg::TimeZoneInformation;
@@ -27,6 +7,27 @@ use crate::snapshot::SystemTime;
 
 /// The time zone of a log: the name and bias in effect at its first record, as a PDH-CSV header
 /// cell shows them, and the rules that turn its local times into UTC and back.
+///
+/// A record's time is a UTC instant; the log's zone says how Windows shows it. Every reader turns
+/// the wall-clock times a log stores into UTC with the log's own zone rules, daylight saving time
+/// included, and puts the zone into the header ([`LogHeader::time_zone`](super::LogHeader::time_zone)) so a
+/// writer can show local time the way Windows does:
+///
+/// * a `.blg` stores local times and its writer's `TIME_ZONE_INFORMATION`: those rules;
+/// * a PDH-CSV/TSV header cell names the zone and the bias in effect at the first record
+///   (`(PDH-CSV 4.0) (Pacific Standard Time)(480)`, `(Eastern Daylight Time)(240)`): the rules of a
+///   Windows zone of that name ([`windows_zone`]), or the fixed bias when the name is not one the
+///   table knows (localized or cut off) — said in one warning;
+/// * a SQL log stores UTC times with `MinutesToUTC` and `TimeZoneName`: the same table.
+///
+/// The table holds the rules Windows itself publishes for its zones (the `TZI` value under
+/// `HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Time Zones\<zone>`: a bias and two recurring
+/// transition dates), in the `TIME_ZONE_INFORMATION` form a `.blg` carries. One rule type serves
+/// every format, the names are the ones PDH writes (no second mapping onto the tz database), and the
+/// conversion is the one Windows applies when it writes a log. The rules are today's: a log written
+/// before a country changed its rules converts with the new ones, as it does on Windows without
+/// dynamic daylight-time data. Zones whose rules are not a recurring date (Israel, Morocco, Chile,
+/// Egypt …) are left out; they fall back to the fixed bias.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TimeZone {
     /// The zone name as written, possibly localized (`Hora de verano romance`) or cut off at its first
@@ -626,11 +627,11 @@ fn daylight_name(standard: &str) -> String {
 
 /// The rules of the Windows zone named `name`: its registry key, its standard name or its daylight
 /// name (`Pacific Daylight Time`), compared ignoring ASCII case and surrounding blanks; `UTC` is
-/// also `Coordinated Universal Time`. `None` for a name the table does not know (see the [module
-/// documentation](self)).
+/// also `Coordinated Universal Time`. `None` for a name the table does not know (see [`TimeZone`] for
+/// the table).
 ///
 /// ```
-/// use perfcounters::log::zone::windows_zone;
+/// use perfcounters::log::windows_zone;
 /// let pacific = windows_zone("Pacific Daylight Time").unwrap();
 /// assert_eq!((pacific.bias, pacific.daylight_bias), (480, -60));
 /// assert_eq!(pacific.standard_name, "Pacific Standard Time");

@@ -12,7 +12,7 @@
 //! index of its own, from [`SYNTHETIC_BASE`] up (above any index Windows assigns, so that the
 //! tables never alias a real name table's entries), and returns one [`NameTable`] per locale. Every
 //! name of a locale shares the index of its English name, which is what name matching
-//! ([`crate::log::relog::CounterFilter::with_names`]) needs.
+//! ([`crate::log::CounterFilter::with_names`]) needs.
 
 use std::collections::HashMap;
 use std::fmt;
