@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use perfcounters::analyze::rules::RulesFile;
+use perfcounters::analyze::RulesFile;
 use perfcounters::analyze::{question_values, Script, ScriptValue};
 
 /// The target's checks on one input: panics when an invariant does not hold.

@@ -8,7 +8,7 @@ use crate::support::vec_log;
 
 use std::path::PathBuf;
 
-use perfcounters::analyze::rules::RulesFile;
+use perfcounters::analyze::RulesFile;
 use perfcounters::analyze::{analyze, analyze_logs, AnalyzeOptions, Interval, Pass, Report, Rules};
 use perfcounters::log::{
     BlgLogReader, Cell, CsvReadOptions, LogCounter, LogHeader, LogKind, LogReader, LogTime,

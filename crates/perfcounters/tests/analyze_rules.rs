@@ -7,7 +7,7 @@ use crate::support::shared_data;
 use std::collections::HashMap;
 use std::error::Error;
 
-use perfcounters::analyze::rules::RulesFile;
+use perfcounters::analyze::RulesFile;
 use perfcounters::analyze::{
     question_values, Analysis, AnalyzeError, Operator, Rules, Script, ScriptError, ScriptValue,
     StaticThreshold,

@@ -10,7 +10,7 @@ use crate::support::vec_log;
 
 use std::io::Cursor;
 
-use perfcounters::analyze::rules::RulesFile;
+use perfcounters::analyze::RulesFile;
 use perfcounters::analyze::{analyze, AnalyzeOptions, Interval, Rules};
 use perfcounters::log::{
     copy, create, Cell, CreateOptions, CsvReadOptions, LogCounter, LogHeader, LogKind, LogReader,

@@ -2,8 +2,8 @@
 //! (`blg_log.rs`), `\Object k(*)\*`, reading all its columns, with a value threshold and a trend
 //! threshold each. Included by path from the `blg` benchmark and the `analyze_blg` example.
 
-use perfcounters::analyze::rules::RulesFile;
 use perfcounters::analyze::Rules;
+use perfcounters::analyze::RulesFile;
 
 /// One analysis per object of the generated log, reading all its columns.
 pub fn bench_rules() -> Rules {

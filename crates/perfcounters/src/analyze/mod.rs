@@ -1,24 +1,35 @@
 //! `analyze`: PAL threshold files evaluated over a log.
 //!
-//! * [`rules`] reads PAL's XML threshold files (questions, analyses, data sources, thresholds,
-//!   descriptions, inheritance); [`Rules::builtin`] is PAL's `QuickSystemOverview.xml`, embedded.
-//! * [`script`] reads the PowerShell of a threshold's `CODE` as data and evaluates the subset the
-//!   files use, with bounded work; the code is never run.
-//! * [`eval`] reads a log once into time slices and raises alerts, with streaming statistics,
-//!   trends and chart data ([`analyze`], [`Report`]).
+//! * The rules: PAL's XML threshold files (questions, analyses, data sources, thresholds,
+//!   descriptions, inheritance) read into [`Rules`] ([`RulesFile`] is one file);
+//!   [`Rules::builtin`] is PAL's `QuickSystemOverview.xml`, embedded ([`QUICK_SYSTEM_OVERVIEW`]).
+//!   The files are untrusted: the XML is read with DTDs refused and bounded in size and node count
+//!   ([`MAX_RULES_BYTES`], [`MAX_NODES`]), and inheritance is followed to a bounded depth
+//!   ([`MAX_INHERITANCE_DEPTH`]) with cycles refused; a problem in a file is a [`RulesError`]
+//!   naming the file, the line and the column.
+//! * The code: a threshold's PowerShell `CODE` is read as data into a [`Script`] and the subset
+//!   the files use is evaluated with bounded work ([`MAX_CODE_BYTES`], [`MAX_DEPTH`],
+//!   [`MAX_STATEMENTS`]); the code is never run. What the subset holds is listed in
+//!   `docs/analyze.md`; anything else is a [`ScriptError`].
+//! * The evaluation: [`analyze`] and [`analyze_logs`] read a log once into time slices and raise
+//!   [`Alert`]s, with streaming statistics, trends and chart data ([`Report`]).
 //!
-//! PAL's files are MIT-licensed; [`rules::PAL_LICENSE`] is their notice.
+//! PAL's files are MIT-licensed; [`PAL_LICENSE`] is their notice.
 
-pub mod eval;
-pub mod rules;
-pub mod script;
+mod eval;
+mod rules;
+mod script;
 
 pub use eval::{
     analyze, analyze_logs, analyze_pipeline, auto_interval, auto_interval_seconds, question_values,
     Alert, AnalysisReport, AnalyzeError, AnalyzeOptions, AnalyzedLogs, CounterReport, Interval,
-    Pass, Report, ThresholdReport,
+    Pass, Report, ThresholdReport, AUTO_SLICES, MAX_KEPT,
 };
 pub use rules::{
     Analysis, DataSource, DataSourceKind, Question, Rules, RulesError, RulesFile, Threshold,
+    MAX_INHERITANCE_DEPTH, MAX_NODES, MAX_RULES_BYTES, PAL_LICENSE, QUICK_SYSTEM_OVERVIEW,
 };
-pub use script::{Operator, Script, ScriptError, ScriptValue, StaticThreshold};
+pub use script::{
+    evaluate, Operator, Script, ScriptError, ScriptValue, StaticThreshold, MAX_CODE_BYTES,
+    MAX_DEPTH, MAX_STATEMENTS,
+};
