@@ -5,7 +5,7 @@
 //! 1. **Plan** once per catalog: [`ExportConfig::plan`] (native names) or
 //!    [`compat::windows_exporter`] (windows_exporter's names) resolves objects and counters against
 //!    a [`Catalog`] and decides, per counter, the metric family, its type, labels and how the raw
-//!    value is converted ([`naming::rule_for`]). The plan is split into collectors, each with the
+//!    value is converted ([`rule_for`]). The plan is split into collectors, each with the
 //!    [`Request`] a source needs.
 //! 2. **Render** every collection: [`Exporter::render`] turns the snapshot of one collector into
 //!    [`MetricFamily`] samples. The exporter keeps state between collections so that cumulative
@@ -34,12 +34,13 @@
 
 pub mod compat;
 mod guard;
-pub mod naming;
-pub mod text;
+mod naming;
+mod text;
 
 use std::collections::{HashMap, HashSet};
 
 pub use guard::CounterGuard;
+pub use naming::{rule_for, Conversion, Rule};
 pub use text::{encode, TextFormat};
 
 use crate::counter_type::CounterType;
@@ -48,7 +49,7 @@ use crate::snapshot::{
     Instance, Object, ObjectData, Snapshot, Value, FILETIME_UNIX_EPOCH, FREQ_100NS,
 };
 use crate::source::{Catalog, ObjectInfo, Request};
-use naming::{rule_for, snake, Conversion, Rule};
+use naming::snake;
 
 /// The Prometheus metric types used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

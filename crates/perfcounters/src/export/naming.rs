@@ -57,7 +57,10 @@ pub struct Rule {
 /// The rules for one displayable counter: usually one, two for a raw fraction (numerator and base),
 /// none for types that have no numeric meaning (text, no data, histograms, bases on their own).
 ///
-/// The counter type's family picks the rule; the functions below make each family's rules.
+/// A metric is named `perfcounters_<object>_<counter>` in snake case, with the suffix and type the
+/// counter type calls for. The table of rules is in `docs/serve.md`; this is its only
+/// implementation. The counter type's family picks the rule; the functions below make each
+/// family's rules.
 pub fn rule_for(counter: &str, ty: CounterType) -> Vec<Rule> {
     if !ty.is_displayable() || ty.kind() == TypeField::Text {
         return Vec::new();

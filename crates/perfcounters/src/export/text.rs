@@ -1,19 +1,19 @@
-//! The exposition formats: Prometheus text 0.0.4 and OpenMetrics 1.0.
-//!
-//! Both are written from the same [`MetricFamily`] list. The differences the encoder handles:
-//!
-//! | | text 0.0.4 | OpenMetrics 1.0 |
-//! |---|---|---|
-//! | counter family name in `# TYPE`/`# HELP` | the sample name (`x_total`) | without `_total` (`x`) |
-//! | `# UNIT` | not written | written when the family name ends with the unit |
-//! | HELP escapes | `\\` and newline | `\\`, newline and `"` |
-//! | end | — | `# EOF` |
+//! The exposition formats: Prometheus text 0.0.4 and OpenMetrics 1.0 ([`TextFormat`], [`encode`]).
 
 use std::fmt::Write;
 
 use super::{MetricFamily, MetricKind};
 
-/// An exposition format.
+/// An exposition format: Prometheus text 0.0.4 or OpenMetrics 1.0.
+///
+/// Both are written from the same [`MetricFamily`] list. The differences the encoder handles:
+///
+/// | | text 0.0.4 | OpenMetrics 1.0 |
+/// |---|---|---|
+/// | counter family name in `# TYPE`/`# HELP` | the sample name (`x_total`) | without `_total` (`x`) |
+/// | `# UNIT` | not written | written when the family name ends with the unit |
+/// | HELP escapes | `\\` and newline | `\\`, newline and `"` |
+/// | end | — | `# EOF` |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TextFormat {
