@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use perfcounters::format::blg::timezone::resolve_name;
 use perfcounters::format::blg::{
-    Column, CounterSpec, LogFileHeader, SampleValue, TimeZoneInformation, TrailerSummary,
+    BlgCounterSpec, Column, LogFileHeader, SampleValue, TimeZoneInformation, TrailerSummary,
 };
 use perfcounters::format::capture::NameTableFile;
 use perfcounters::format::v2::{
@@ -556,7 +556,7 @@ pub struct BlgSpec<'a> {
 
 impl<'a> BlgSpec<'a> {
     /// The document of the entry `s`.
-    pub fn new(s: &'a CounterSpec) -> Self {
+    pub fn new(s: &'a BlgCounterSpec) -> Self {
         BlgSpec {
             counter: &s.counter,
             default_scale: s.default_scale,

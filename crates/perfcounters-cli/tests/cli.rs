@@ -702,11 +702,11 @@ fn replay_refuses_counter_logs_and_a_binary_log_among_blocks() {
 /// second apart from 2020-01-17 00:00:00 local time; the second sample has a NO_MACHINE value.
 fn blg_log() -> Vec<u8> {
     use perfcounters::format::blg::encode::{InstanceEntry, RawEntry, SampleEntry};
-    use perfcounters::format::blg::CounterSpec;
+    use perfcounters::format::blg::BlgCounterSpec;
     use perfcounters::PdhStatus;
     let specs = [
         available_bytes_spec(),
-        CounterSpec {
+        BlgCounterSpec {
             flags: 1,
             counter_type: CounterType::PERF_100NSEC_TIMER_INV,
             time_base: 10_000_000,

@@ -311,12 +311,12 @@ fn real_logs_convert_filter_and_summarize() {
 /// 2020-01-17 00:00:00 local time (US Pacific).
 fn blg_log() -> Vec<u8> {
     use perfcounters::format::blg::encode::{RawEntry, SampleEntry};
-    use perfcounters::format::blg::CounterSpec;
+    use perfcounters::format::blg::BlgCounterSpec;
     use perfcounters::CounterType;
     let sec = 10_000_000i64;
     let specs = [
         available_bytes_spec(),
-        CounterSpec {
+        BlgCounterSpec {
             counter_type: CounterType::PERF_100NSEC_TIMER_INV,
             time_base: 10_000_000,
             machine: r"\\HOST".into(),

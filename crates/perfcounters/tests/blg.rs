@@ -12,7 +12,7 @@ use perfcounters::format::blg::encode::{
 };
 use perfcounters::format::blg::timezone::resolve_name;
 use perfcounters::format::blg::{
-    BlgLog, BlgReader, CounterSpec, ReadError, RecordKind, SubRecord, DEFAULT_BUFFER_SIZE,
+    BlgCounterSpec, BlgLog, BlgReader, ReadError, RecordKind, SubRecord, DEFAULT_BUFFER_SIZE,
 };
 use perfcounters::format::v1;
 use perfcounters::format::{DecodeError, ErrorKind};
@@ -98,8 +98,8 @@ fn paths(log: &BlgLog<&[u8]>) -> Vec<String> {
         .collect()
 }
 
-fn spec(machine: &str, object: &str, instance: Option<&str>, counter: &str) -> CounterSpec {
-    CounterSpec {
+fn spec(machine: &str, object: &str, instance: Option<&str>, counter: &str) -> BlgCounterSpec {
+    BlgCounterSpec {
         machine: machine.into(),
         object: object.into(),
         instance: instance.map(Into::into),
@@ -505,7 +505,7 @@ fn vista_whole_objects_named_from_the_embedded_table() {
 // ------------------------------------------------------------------------------------------------
 // Encoded logs.
 
-fn single_specs() -> Vec<CounterSpec> {
+fn single_specs() -> Vec<BlgCounterSpec> {
     let mut a = spec(r"\\HOST", "Memory", None, "Available Bytes");
     a.counter_type = CounterType::PERF_COUNTER_RAWCOUNT;
     let mut b = spec(r"\\HOST", "Processor", Some("_Total"), "% Processor Time");

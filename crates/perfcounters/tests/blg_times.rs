@@ -11,7 +11,7 @@ use perfcounters::format::blg::encode::{
     encode_counter_list, encode_sample, encode_trailer, BlgWriter, EncodeOptions, InstanceEntry,
     RawEntry, SampleEntry,
 };
-use perfcounters::format::blg::{CounterSpec, RecordKind};
+use perfcounters::format::blg::{BlgCounterSpec, RecordKind};
 use perfcounters::log::{
     BlgLogReader, BlgTimesReader, LogHeader, LogReader, LogTime, OpenOptions, Record,
 };
@@ -67,14 +67,14 @@ const SEC: i64 = 10_000_000;
 /// trailer.
 fn encoded_log(n: usize) -> Vec<u8> {
     let specs = [
-        CounterSpec {
+        BlgCounterSpec {
             machine: r"\\HOST".into(),
             object: "Memory".into(),
             counter: "Available Bytes".into(),
             counter_type: CounterType::PERF_COUNTER_LARGE_RAWCOUNT,
             ..Default::default()
         },
-        CounterSpec {
+        BlgCounterSpec {
             machine: r"\\HOST".into(),
             object: "Process".into(),
             instance: Some("*".into()),

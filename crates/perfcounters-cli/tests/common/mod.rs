@@ -169,8 +169,8 @@ pub fn write_blocks(dir: &Path) -> Vec<String> {
 pub const BLG_T0: i64 = 132_236_928_000_000_000;
 
 /// `\\HOST\Memory\Available Bytes`, a raw count, as a binary log's counter list names it.
-pub fn available_bytes_spec() -> perfcounters::format::blg::CounterSpec {
-    perfcounters::format::blg::CounterSpec {
+pub fn available_bytes_spec() -> perfcounters::format::blg::BlgCounterSpec {
+    perfcounters::format::blg::BlgCounterSpec {
         counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
         machine: r"\\HOST".into(),
         object: "Memory".into(),
@@ -182,7 +182,7 @@ pub fn available_bytes_spec() -> perfcounters::format::blg::CounterSpec {
 /// The bytes of a binary log (`.blg`): the counter list of `specs` at [`BLG_T0`], then each
 /// `(time, entries)` as one sample record.
 pub fn blg_bytes(
-    specs: &[perfcounters::format::blg::CounterSpec],
+    specs: &[perfcounters::format::blg::BlgCounterSpec],
     samples: Vec<(i64, Vec<SampleEntry>)>,
 ) -> Vec<u8> {
     let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();

@@ -20,7 +20,7 @@ use perfcounters::format::blg::encode::{
     encode_counter_list, encode_sample_into, BlgWriter, EncodeOptions, InstanceEntry, RawEntry,
     SampleEntry,
 };
-use perfcounters::format::blg::{CounterSpec, RecordKind};
+use perfcounters::format::blg::{BlgCounterSpec, RecordKind};
 use perfcounters::{CounterType, PdhStatus};
 
 const SINGLE: usize = 100;
@@ -38,12 +38,12 @@ fn types(i: usize) -> (CounterType, i64) {
     }
 }
 
-fn specs() -> Vec<CounterSpec> {
+fn specs() -> Vec<BlgCounterSpec> {
     let mut v = Vec::new();
     for i in 0..SINGLE + WILDCARD {
         let (counter_type, time_base) = types(i);
         let wildcard = i >= SINGLE;
-        v.push(CounterSpec {
+        v.push(BlgCounterSpec {
             flags: u32::from(wildcard),
             counter_type,
             time_base,

@@ -585,7 +585,7 @@ mod tests {
         encode_counter_list, encode_sample, encode_trailer, BlgWriter, EncodeOptions,
         InstanceEntry, RawEntry, SampleEntry,
     };
-    use crate::format::blg::{CounterSpec, RecordKind};
+    use crate::format::blg::{BlgCounterSpec, RecordKind};
     use crate::status::PdhStatus;
 
     /// A log file of the test, removed when dropped.
@@ -650,10 +650,10 @@ mod tests {
         fragment: usize,
         trailer: Option<u32>,
     ) -> Vec<u8> {
-        let specs: Vec<CounterSpec> = wild
+        let specs: Vec<BlgCounterSpec> = wild
             .iter()
             .enumerate()
-            .map(|(i, &w)| CounterSpec {
+            .map(|(i, &w)| BlgCounterSpec {
                 machine: r"\\HOST".into(),
                 object: format!("Object{i}"),
                 instance: w.then(|| "*".into()),

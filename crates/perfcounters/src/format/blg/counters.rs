@@ -234,8 +234,8 @@ impl<'a> CounterEntry<'a> {
     }
 
     /// The owned form of the entry.
-    pub fn to_spec(&self) -> CounterSpec {
-        CounterSpec {
+    pub fn to_spec(&self) -> BlgCounterSpec {
+        BlgCounterSpec {
             flags: self.flags(),
             user_data: self.user_data(),
             counter_type: self.counter_type(),
@@ -252,10 +252,10 @@ impl<'a> CounterEntry<'a> {
 }
 
 /// A counter-list entry in owned form, as written: what the encoder writes and what `decode` prints.
-/// Its columns ([`Column`](super::Column)) carry the parsed path ([`CounterSpec::path`]) and the
-/// counter info ([`CounterSpec::info`]).
+/// Its columns ([`Column`](super::Column)) carry the parsed path ([`BlgCounterSpec::path`]) and the
+/// counter info ([`BlgCounterSpec::info`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct CounterSpec {
+pub struct BlgCounterSpec {
     /// `Flags` (see [`CounterEntry::flags`]).
     pub flags: u32,
     /// The third field (see [`CounterEntry::user_data`]).
@@ -280,7 +280,7 @@ pub struct CounterSpec {
     pub counter: String,
 }
 
-impl CounterSpec {
+impl BlgCounterSpec {
     /// The entry as a counter path (`\\MACHINE\Object(parent/instance#n)\Counter`).
     pub fn path(&self) -> CounterPath {
         let machine = self.machine.strip_prefix("\\\\").unwrap_or(&self.machine);

@@ -8,10 +8,10 @@
 //!
 //! ```
 //! use perfcounters::format::blg::encode::*;
-//! use perfcounters::format::blg::{BlgReader, CounterSpec, RecordKind};
+//! use perfcounters::format::blg::{BlgReader, BlgCounterSpec, RecordKind};
 //! use perfcounters::{CounterType, PdhStatus};
 //!
-//! let spec = CounterSpec {
+//! let spec = BlgCounterSpec {
 //!     counter_type: CounterType::PERF_COUNTER_RAWCOUNT,
 //!     machine: r"\\HOST".into(),
 //!     object: "Memory".into(),
@@ -36,7 +36,7 @@
 use std::io::{self, Seek, SeekFrom, Write};
 
 use super::container::{LogFileHeader, TimeZoneInformation};
-use super::counters::CounterSpec;
+use super::counters::BlgCounterSpec;
 use super::layout::{
     buffer_header as bh, counter_entry as ce, counter_list as cl, event_trace_header as eth,
     logfile_header as lf, pdh_event, pdh_raw_counter as prc, raw_counter_array as rca,
@@ -372,7 +372,7 @@ fn header_buffer(h: &LogFileHeader, buffer_size: usize, buffers: u32) -> io::Res
 }
 
 /// The counter-list record of `specs`, strings laid out machine, object, instance, parent, counter.
-pub fn encode_counter_list(specs: &[CounterSpec]) -> Vec<u8> {
+pub fn encode_counter_list(specs: &[BlgCounterSpec]) -> Vec<u8> {
     let mut out = Writer::reuse(Vec::with_capacity(8 + specs.len() * 160), Endian::Little);
     out.u32(cl::SIGNATURE);
     for w in cl::PREFIX_WORDS {

@@ -1,9 +1,11 @@
 //! The layout of a binary log, declared once: the offsets, sizes and fixed values of the ETW
 //! container's structures (`WMI_BUFFER_HEADER`, `SYSTEM_TRACE_HEADER`, `TRACE_LOGFILE_HEADER`,
 //! `TIME_ZONE_INFORMATION`, `EVENT_TRACE_HEADER`) and of the PDH records inside them. The reader
-//! ([`container`](super::container), [`record`](super::record), [`counters`](super::counters),
-//! [`sample`](super::sample), [`trailer`](super::trailer)), the writer ([`encode`](super::encode))
-//! and the sniffing ([`looks_like_blg`](super::looks_like_blg)) use these and no literal offsets.
+//! ([`BlgReader`](super::BlgReader) and the views of its records:
+//! [`LogFileHeader`](super::LogFileHeader), [`PdhRecord`](super::PdhRecord),
+//! [`CounterList`](super::CounterList), [`Sample`](super::Sample), [`Trailer`](super::Trailer)),
+//! the writer ([`encode`](super::encode)) and the sniffing ([`looks_like_blg`](super::looks_like_blg))
+//! use these and no literal offsets.
 //!
 //! Offsets are from the start of each structure, little-endian. The container's structures are
 //! documented by Microsoft and Geoff Chappell; the PDH records were learned from real logs

@@ -6,12 +6,12 @@
 //! container; `docs/blg.md` describes every structure, how sure each part is, and what is still
 //! unknown.
 //!
-//! * The container ([`container`]): an ETW trace file of 64 KiB buffers. The first buffer holds the
+//! * The container: an ETW trace file of 64 KiB buffers ([`BufferHeader`]). The first buffer holds the
 //!   log-file header ([`LogFileHeader`]: Windows build, pointer size, performance-counter frequency,
 //!   start and end time, time zone, logger name and original path).
 //! * The events: every event of the PDH provider ([`PDH_PROVIDER_GUID`]) carries the log GUID, a
 //!   fragment index and count, and a part of a record; [`BlgReader`] puts the fragments together and
-//!   hands out [`Record`]s in file order.
+//!   hands out [`PdhRecord`]s in file order.
 //! * The records ([`RecordKind`]): the counter list ([`CounterList`]), the samples ([`Sample`]: one
 //!   `PDH_RAW_COUNTER`, the instances of a wildcard counter, or a whole V1 `PERF_DATA_BLOCK` per
 //!   entry), the name-table chunks of logs of whole objects ([`NameChunk`]) and a trailer
@@ -25,30 +25,31 @@
 //! [`DecodeError`] naming it and its byte offset in the file. The reader never sizes an allocation
 //! from a count in the data.
 
-pub mod container;
-pub mod counters;
+mod container;
+mod counters;
 pub mod encode;
 mod error;
 pub mod layout;
-pub mod names;
+mod names;
 mod read;
 mod reader;
-pub mod record;
-pub mod sample;
+mod record;
+mod sample;
 pub mod timezone;
-pub mod trailer;
-pub mod values;
+mod trailer;
+pub(crate) mod values;
 
 pub use crate::format::{DecodeError, ErrorKind};
-pub use container::{EventHeader, LogFileHeader, TimeZoneInformation};
-pub use counters::{CounterEntry, CounterList, CounterSpec};
+pub use container::{BufferHeader, EventHeader, LogFileHeader, TimeZoneInformation};
+pub use counters::{BlgCounterSpec, CounterEntry, CounterList};
 pub use error::{ReadError, Warning};
 pub use layout::buffer_header::DEFAULT_BUFFER_SIZE;
 pub use names::NameChunk;
 pub use reader::{BlgReader, MAX_RECORD_LEN, MAX_WARNINGS};
-pub use record::{Fragment, Record, RecordKind};
+pub use record::{Fragment, PdhRecord, RecordKind};
 pub use sample::{
-    BlockRecord, InstanceArray, InstanceItem, RawCounterRecord, Sample, SubRecord, SubRecords,
+    BlockRecord, InstanceArray, InstanceItem, InstanceItems, RawCounterRecord, Sample, SubRecord,
+    SubRecords,
 };
 pub use trailer::Trailer;
 pub use values::{BlgLog, Column, LogSample, SampleValue, TrailerSummary};

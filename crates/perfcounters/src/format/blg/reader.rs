@@ -5,7 +5,7 @@ use std::io::{self, Read};
 use super::container::{BufferHeader, EventHeader, LogFileHeader};
 use super::error::{ReadError, Warning};
 use super::layout::{buffer_header as bh, event_trace_header as eth, pdh_event};
-use super::record::{Fragment, Record, RecordKind};
+use super::record::{Fragment, PdhRecord, RecordKind};
 use super::PDH_PROVIDER_GUID;
 use crate::format::structure;
 use crate::format::v2::Guid;
@@ -445,7 +445,7 @@ impl<R: Read> BlgReader<R> {
 
     /// The next record, or `None` at the end of the log (or after an error).
     #[allow(clippy::should_implement_trait)]
-    pub fn next_record(&mut self) -> Option<Result<Record<'_>, ReadError>> {
+    pub fn next_record(&mut self) -> Option<Result<PdhRecord<'_>, ReadError>> {
         if self.stopped {
             return None;
         }
@@ -463,7 +463,7 @@ impl<R: Read> BlgReader<R> {
                     offset,
                     data,
                 } => {
-                    return Some(Ok(Record::new(
+                    return Some(Ok(PdhRecord::new(
                         RecordKind::from_class_type(kind),
                         time,
                         offset,
@@ -472,7 +472,7 @@ impl<R: Read> BlgReader<R> {
                     )))
                 }
                 Step::Assembled { kind, time, offset } => {
-                    return Some(Ok(Record::new(
+                    return Some(Ok(PdhRecord::new(
                         RecordKind::from_class_type(kind),
                         time,
                         offset,

@@ -70,7 +70,7 @@ pub struct Fragment {
 /// One PDH record, borrowed from the reader: its kind, the time stamp of its first event, and its
 /// data (the fragments' data put together).
 #[derive(Clone, Copy, Debug)]
-pub struct Record<'a> {
+pub struct PdhRecord<'a> {
     /// The record kind.
     pub kind: RecordKind,
     /// The `TimeStamp` of the first event, a FILETIME. PDH writes the **local** time of the sample
@@ -84,7 +84,7 @@ pub struct Record<'a> {
     fragments: &'a [Fragment],
 }
 
-impl<'a> Record<'a> {
+impl<'a> PdhRecord<'a> {
     /// A record over `data`, whose fragments are described by `fragments` (at least one, sorted).
     pub fn new(
         kind: RecordKind,
@@ -93,7 +93,7 @@ impl<'a> Record<'a> {
         data: &'a [u8],
         fragments: &'a [Fragment],
     ) -> Self {
-        Record {
+        PdhRecord {
             kind,
             time,
             offset,

@@ -19,11 +19,11 @@ use std::collections::HashMap;
 use std::io::Read;
 
 use super::container::LogFileHeader;
-use super::counters::CounterSpec;
+use super::counters::BlgCounterSpec;
 use super::error::{ReadError, Warning};
 use super::read::shift;
 use super::reader::BlgReader;
-use super::record::{Record, RecordKind};
+use super::record::{PdhRecord, RecordKind};
 use super::sample::{InstanceArray, SubRecord};
 use crate::counter_type::CounterInfo;
 use crate::format::DecodeError;
@@ -145,7 +145,7 @@ impl Default for Group {
 #[derive(Debug)]
 pub struct BlgLog<R> {
     reader: BlgReader<R>,
-    specs: Vec<CounterSpec>,
+    specs: Vec<BlgCounterSpec>,
     names: NameTable,
     columns: Vec<Column>,
     entries: Vec<EntryColumns>,
@@ -250,7 +250,7 @@ impl<R: Read> BlgLog<R> {
     pub fn new(src: R) -> Result<BlgLog<R>, ReadError> {
         let mut reader = BlgReader::new(src)?;
         let mut names = NameTable::new();
-        let mut list: Option<(Vec<CounterSpec>, usize)> = None;
+        let mut list: Option<(Vec<BlgCounterSpec>, usize)> = None;
         // The first sample before the counter list, and how many there are.
         let mut early: Option<(usize, u64)> = None;
         while list.is_none() {
@@ -318,7 +318,7 @@ impl<R: Read> BlgLog<R> {
     }
 
     /// The counter-list entries.
-    pub fn specs(&self) -> &[CounterSpec] {
+    pub fn specs(&self) -> &[BlgCounterSpec] {
         &self.specs
     }
 
@@ -495,9 +495,13 @@ impl<R: Read> BlgLog<R> {
 }
 
 /// The columns in the order relog prints them ([`BlgLog::display_order`]).
-pub(crate) fn display_order(specs: &[CounterSpec], columns: &[Column]) -> Vec<usize> {
+pub(crate) fn display_order(specs: &[BlgCounterSpec], columns: &[Column]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..columns.len()).collect();
-    let whole = |c: &Column| specs.get(c.entry).is_some_and(CounterSpec::is_whole_object);
+    let whole = |c: &Column| {
+        specs
+            .get(c.entry)
+            .is_some_and(BlgCounterSpec::is_whole_object)
+    };
     order.sort_by(|&a, &b| {
         let (ca, cb) = (&columns[a], &columns[b]);
         ca.entry.cmp(&cb.entry).then_with(|| {
@@ -536,7 +540,7 @@ impl UtcMemo {
 
 /// Decodes one sample into values, adding columns as they appear.
 struct Decoder<'s> {
-    specs: &'s [CounterSpec],
+    specs: &'s [BlgCounterSpec],
     names: &'s NameTable,
     columns: &'s mut Vec<Column>,
     entries: &'s mut Vec<EntryColumns>,
@@ -556,7 +560,7 @@ struct Decoder<'s> {
 }
 
 impl Decoder<'_> {
-    fn decode(&mut self, record: &Record<'_>) -> Result<(), DecodeError> {
+    fn decode(&mut self, record: &PdhRecord<'_>) -> Result<(), DecodeError> {
         self.values.clear();
         *self.objects = None;
         let sample = record.sample()?;

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use super::Recording;
 use crate::counter_type::{CounterType, Subtype, TimeBase, TypeField};
-use crate::format::blg::{BlgLog, Column, CounterSpec, ReadError, SampleValue};
+use crate::format::blg::{BlgCounterSpec, BlgLog, Column, ReadError, SampleValue};
 use crate::path::{fold_case, CounterPath};
 use crate::raw::RawCounter;
 use crate::snapshot::{
@@ -173,7 +173,7 @@ fn counter_objects<R: std::io::Read>(
     values: &[SampleValue],
 ) -> Result<Vec<Object>, String> {
     let mut objects: Vec<Building> = Vec::new();
-    let specs: &[CounterSpec] = log.specs();
+    let specs: &[BlgCounterSpec] = log.specs();
     for v in values {
         let Some(column) = log.columns().get(v.column) else {
             continue;
