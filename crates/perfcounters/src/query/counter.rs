@@ -21,10 +21,12 @@ pub struct QueryCounter {
     /// added path did, which may be in the machine's language.
     pub(super) object: String,
     pub(super) counter: String,
-    /// The instance's name as its source named it ([`Instance::name`](crate::snapshot::Instance::name)), found again in later
-    /// collections ignoring case; `None` for a single-instance object.
+    /// The instance's name as its source named it
+    /// ([`Instance::name`](crate::snapshot::Instance::name)), found again in later collections
+    /// ignoring case; `None` for a single-instance object.
     pub(super) instance: Option<String>,
-    /// Where expansion found the object, counter and instance; [`Plan`](super::plan::Plan) starts from them.
+    /// Where expansion found the object, counter and instance; [`Plan`](super::plan::Plan)
+    /// starts from them.
     pub(super) object_pos: usize,
     pub(super) counter_pos: usize,
     pub(super) instance_pos: usize,

@@ -16,8 +16,9 @@
 //! Semantics follow PDH:
 //! * wildcards are expanded on the first update (like typeperf, which fixes its columns once); a path
 //!   without wildcards names exactly one instance, which may come and go;
-//! * an instance is found by the name its source gave it ([`Instance::name`], with `parent/` and `#n`
-//!   from [`crate::snapshot::name_instances`]), compared ignoring case like every name; the column
+//! * an instance is found by the name its source gave it
+//!   ([`Instance::name`](crate::snapshot::Instance::name), with `parent/` and `#n` from
+//!   [`crate::snapshot::name_instances`]), compared ignoring case like every name; the column
 //!   reads whichever instance holds that name in each collection, as PDH does;
 //! * an instance that is missing in a collection yields `PDH_CSTATUS_NO_INSTANCE`; its previous sample is
 //!   dropped, so when it returns the first collection primes it again;

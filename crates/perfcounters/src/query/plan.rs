@@ -14,8 +14,8 @@ use super::view::PERF_NO_UNIQUE_ID;
 /// What a collection reads and writes for one counter besides its value, kept apart from the
 /// [`QueryCounter`] (paths, names, errors) so that a collection walks compact arrays: the
 /// counter's instance and the `unique_id` of the instance its last raw sample came from. That
-/// sample itself is the counter's entry in [`Query::values`], which the next collection pairs
-/// with its own (a collection reads and writes each value once, in place).
+/// sample itself is the counter's entry in [`Query::values`](super::Query::values), which the
+/// next collection pairs with its own (a collection reads and writes each value once, in place).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct CounterState {
     /// This counter's instance in [`Plan::instances`]; `NO_SLOT` for no instance.
@@ -33,8 +33,8 @@ pub(super) struct Run {
     /// The run's entries in [`Plan::objects`] and [`Plan::counters`].
     pub(super) object_slot: u32,
     pub(super) counter_slot: u32,
-    /// Where the run ends in [`Query::state`] and [`Query::values`] (exclusive); it starts where
-    /// the previous one ends.
+    /// Where the run ends in [`Query::state`](super::Query::state) and
+    /// [`Query::values`](super::Query::values) (exclusive); it starts where the previous one ends.
     pub(super) end: usize,
 }
 
@@ -56,8 +56,8 @@ pub(super) struct Slot {
 
 /// The distinct names the expanded counters refer to. Many counters read the same object, counter
 /// and instance (a wildcard over 500 processes and 30 counters is 15,000 counters but 1 object, 30
-/// counter names and 500 instance names), so [`Query::update`] resolves each name once per collection
-/// and each counter then reads its value through positions.
+/// counter names and 500 instance names), so [`Query::update`](super::Query::update) resolves
+/// each name once per collection and each counter then reads its value through positions.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Plan {
     pub(super) objects: Vec<Slot>,
@@ -66,8 +66,8 @@ pub(super) struct Plan {
     /// The slots' names, one after the other: when the instance names change, the slots are
     /// compared with them in one pass over two buffers rather than one allocation each.
     pub(super) text: String,
-    /// For each object slot, the [`View::names_id`] of the names the instance slots were last
-    /// resolved against.
+    /// For each object slot, the [`View::names_id`](super::view::View::names_id) of the names
+    /// the instance slots were last resolved against.
     pub(super) names: Vec<Option<u64>>,
 }
 

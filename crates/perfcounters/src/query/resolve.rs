@@ -12,7 +12,8 @@ use super::plan::Plan;
 use super::view::View;
 
 /// Where the plan's objects and counters are in one snapshot (`None`: not there); `F` as in
-/// [`Prepared`]. The instances' positions are kept in their slots ([`Slot::found`]).
+/// [`Prepared`]. The instances' positions are kept in their slots
+/// ([`Slot::found`](super::plan::Slot::found)).
 pub(super) struct Resolved<F> {
     pub(super) objects: Vec<Option<usize>>,
     pub(super) counters: Vec<Option<Prepared<F>>>,
