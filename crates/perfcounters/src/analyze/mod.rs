@@ -16,9 +16,15 @@
 //!
 //! PAL's files are MIT-licensed; [`PAL_LICENSE`] is their notice.
 
+mod error;
 mod eval;
+mod interval;
+mod plan;
+mod report;
 mod rules;
 mod script;
+mod slices;
+mod stats;
 
 pub use eval::{
     analyze, analyze_logs, analyze_pipeline, auto_interval, auto_interval_seconds, question_values,

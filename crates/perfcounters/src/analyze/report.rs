@@ -1,0 +1,265 @@
+//! What an analysis reports (analyses, thresholds, alerts, counters' statistics and chart data)
+//! and its assembly once the log is read.
+
+use crate::log::model::{LogHeader, LogTime, TimeZone};
+use crate::names::NameTable;
+use crate::path::{eq_ignore_case, CounterPath};
+
+use super::script::{Operator, ScriptValue, StaticThreshold};
+use super::stats::{ColumnState, Subsample};
+
+/// One threshold of an analysis as evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThresholdReport {
+    /// `NAME`.
+    pub name: String,
+    /// `CONDITION`.
+    pub condition: String,
+    /// `PRIORITY`.
+    pub priority: i32,
+    /// The `StaticThreshold` calls its code made.
+    pub calls: Vec<StaticThreshold>,
+}
+
+/// One analysis of the rules, evaluated or not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalysisReport {
+    /// `NAME`.
+    pub name: String,
+    /// `CATEGORY`.
+    pub category: String,
+    /// `DESCRIPTION` (HTML from the rules file, untrusted).
+    pub description: String,
+    /// Why it was not evaluated; `None` when it was.
+    pub reason: Option<String>,
+    /// The counters it looked at: indexes into [`Report::counters`].
+    pub counters: Vec<usize>,
+    /// The thresholds (empty when not evaluated).
+    pub thresholds: Vec<ThresholdReport>,
+    /// How many alerts it raised.
+    pub alerts: usize,
+}
+
+impl AnalysisReport {
+    /// Whether the analysis was evaluated.
+    pub fn evaluated(&self) -> bool {
+        self.reason.is_none()
+    }
+}
+
+/// An alert: a threshold broken in a slice by one counter instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alert {
+    /// Index into [`Report::analyses`].
+    pub analysis: usize,
+    /// `CONDITION` of the threshold (`Warning`, `Critical`).
+    pub condition: String,
+    /// `PRIORITY` of the threshold.
+    pub priority: i32,
+    /// `NAME` of the threshold.
+    pub threshold_name: String,
+    /// The comparison.
+    pub operator: Operator,
+    /// The threshold value.
+    pub threshold: f64,
+    /// Index into [`Report::counters`].
+    pub counter: usize,
+    /// The slice: its start (included) and end (excluded).
+    pub start: LogTime,
+    /// The end of the slice.
+    pub end: LogTime,
+    /// The slice's minimum.
+    pub min: f64,
+    /// The slice's average.
+    pub avg: f64,
+    /// The slice's maximum.
+    pub max: f64,
+    /// For a trend threshold, the trend (per hour) that broke it.
+    pub trend: Option<f64>,
+}
+
+/// Statistics of one counter instance over the range analysed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CounterReport {
+    /// The column's path as relog names it, in English when name tables translated it.
+    pub path: String,
+    /// The path as the log writes it.
+    pub log_path: String,
+    /// Values seen.
+    pub count: u64,
+    /// Minimum (`None` without values).
+    pub min: Option<f64>,
+    /// Arithmetic mean.
+    pub avg: Option<f64>,
+    /// Maximum.
+    pub max: Option<f64>,
+    /// 90th percentile, by the nearest-rank method over at most [`MAX_KEPT`](super::MAX_KEPT)
+    /// values: every value while there are no more, beyond that a regular subsample (every 2nd,
+    /// then every 4th … value in time order).
+    pub p90: Option<f64>,
+    /// 95th percentile.
+    pub p95: Option<f64>,
+    /// Slope of the least-squares line, per hour (`None` with fewer than two distinct times).
+    pub trend: Option<f64>,
+    /// The chart data: at most [`MAX_KEPT`](super::MAX_KEPT) (time, value) points in time order:
+    /// every value while they fit, beyond that the minimum and the maximum of each span of
+    /// consecutive values (spans of 2, 4 … values), so that a spike stays visible.
+    pub points: Vec<(LogTime, f64)>,
+}
+
+/// The result of [`analyze`](super::analyze()).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The logs read (the header's source).
+    pub source: String,
+    /// The machines the columns name.
+    pub machines: Vec<String>,
+    /// The first and last record's time (UTC instants, like every time of the report), `None` for
+    /// a log without records.
+    pub range: Option<(LogTime, LogTime)>,
+    /// The log's time zone, which shows the report's times in the log's local time (as relog
+    /// does); `None` when the log names none.
+    pub time_zone: Option<TimeZone>,
+    /// Records read.
+    pub records: u64,
+    /// The slice width in seconds.
+    pub interval_seconds: u64,
+    /// The questions' values used.
+    pub questions: Vec<(String, String)>,
+    /// Every enabled analysis, in the rules' order.
+    pub analyses: Vec<AnalysisReport>,
+    /// The alerts, in time order (then by analysis).
+    pub alerts: Vec<Alert>,
+    /// The counters the analyses looked at.
+    pub counters: Vec<CounterReport>,
+}
+
+/// Translates names to English through the tables.
+#[derive(Debug)]
+pub(super) struct Translator<'a> {
+    names: &'a [NameTable],
+    english: Vec<&'a NameTable>,
+}
+
+impl<'a> Translator<'a> {
+    /// Translates from the languages of `names` (none: names stay as they are) through the built-in
+    /// English table and `english`.
+    pub(super) fn new(names: &'a [NameTable], english: &'a [NameTable]) -> Self {
+        let mut tables: Vec<&NameTable> = vec![NameTable::builtin_english()];
+        tables.extend(english.iter());
+        Translator {
+            names,
+            english: tables,
+        }
+    }
+
+    fn english_of(&self, name: &str) -> String {
+        crate::names::english_name(&self.english, self.names, name)
+    }
+
+    fn path(&self, p: &CounterPath) -> CounterPath {
+        if self.names.is_empty() {
+            return p.clone();
+        }
+        let mut q = p.clone();
+        q.object = self.english_of(&p.object);
+        q.counter = self.english_of(&p.counter);
+        q
+    }
+}
+
+/// The machines the columns of `header` name, each once (ignoring case), in column order.
+pub(super) fn machines(header: &LogHeader) -> Vec<String> {
+    let mut machines: Vec<String> = Vec::new();
+    for c in &header.counters {
+        if let Some(m) = &c.path.machine {
+            if !machines.iter().any(|x| eq_ignore_case(x, m)) {
+                machines.push(m.clone());
+            }
+        }
+    }
+    machines
+}
+
+/// The questions' values as text.
+pub(super) fn question_texts(questions: &[(String, ScriptValue)]) -> Vec<(String, String)> {
+    questions
+        .iter()
+        .map(|(n, v)| {
+            (
+                n.clone(),
+                match v {
+                    ScriptValue::Number(x) => x.to_string(),
+                    ScriptValue::Str(s) => s.clone(),
+                    ScriptValue::Bool(b) => b.to_string(),
+                    _ => String::new(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// `alerts` in time order (then by analysis, priority first, then by counter), each counted in its
+/// analysis's [`AnalysisReport::alerts`].
+pub(super) fn order_alerts(mut alerts: Vec<Alert>, analyses: &mut [AnalysisReport]) -> Vec<Alert> {
+    alerts.sort_by(|a, b| {
+        a.start
+            .cmp(&b.start)
+            .then(a.analysis.cmp(&b.analysis))
+            .then(b.priority.cmp(&a.priority))
+            .then(a.counter.cmp(&b.counter))
+    });
+    for a in &alerts {
+        if let Some(r) = analyses.get_mut(a.analysis) {
+            r.alerts += 1;
+        }
+    }
+    alerts
+}
+
+/// The statistics and chart data of each counter from its state at the end of the pass: counter
+/// `i` is log column `log_columns[i]` of `header`, or the generated series of `generated` whose
+/// first item is `i`.
+pub(super) fn counters(
+    header: &LogHeader,
+    log_columns: &[usize],
+    generated: &[(usize, (usize, usize), CounterPath)],
+    states: Vec<ColumnState>,
+    translator: &Translator<'_>,
+) -> Vec<CounterReport> {
+    log_columns
+        .iter()
+        .zip(states)
+        .enumerate()
+        .map(|(i, (&col, s))| {
+            let c = header.counters.get(col);
+            let generated_path = generated
+                .iter()
+                .find(|g| g.0 == i)
+                .map(|g| translator.path(&g.2).to_string());
+            let mut sorted: Vec<f64> = s.sample.points.iter().map(|p| p.1).collect();
+            sorted.sort_by(f64::total_cmp);
+            let has = s.total.n > 0;
+            CounterReport {
+                path: match &generated_path {
+                    Some(p) => p.clone(),
+                    None => c
+                        .map(|c| translator.path(&c.path).to_string())
+                        .unwrap_or_default(),
+                },
+                log_path: match generated_path {
+                    Some(p) => p,
+                    None => c.map(|c| c.name.clone()).unwrap_or_default(),
+                },
+                count: s.total.n,
+                min: has.then_some(s.total.min),
+                avg: has.then(|| s.total.sum / s.total.n as f64),
+                max: has.then_some(s.total.max),
+                p90: Subsample::percentile(&sorted, 90.0),
+                p95: Subsample::percentile(&sorted, 95.0),
+                trend: s.total.slope(),
+                points: s.chart.points(),
+            }
+        })
+        .collect()
+}
