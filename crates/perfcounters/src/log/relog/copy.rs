@@ -1,0 +1,320 @@
+//! Records copied into a writer, encoded on the machine's other cores.
+
+use crate::log::error::LogError;
+use crate::log::handover::RecordBatch;
+use crate::log::model::{LogReader, LogWriter, Record, RecordEncoder, ValueRows};
+
+/// Copies every record of `reader` into `writer` (header, records, finish). Returns the number of
+/// records written.
+///
+/// A writer with a [`record_encoder`](LogWriter::record_encoder) (PDH-CSV / PDH-TSV) has its
+/// records encoded on the machine's other cores while this thread reads ([`copy_with`] with the
+/// default [`CopyOptions`]); the bytes are the same as one thread writes.
+pub fn copy(reader: &mut dyn LogReader, writer: &mut dyn LogWriter) -> Result<u64, LogError> {
+    copy_with(reader, writer, &CopyOptions::default())
+}
+
+/// How [`copy_with`] shares the work among threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopyOptions {
+    /// Threads that encode records besides the reading thread; 0 encodes on the reading thread.
+    pub encoders: usize,
+    /// Cells (records × columns) per batch handed to an encoder, at least one record; a log of
+    /// one batch or less is copied on the reading thread alone.
+    pub batch_cells: usize,
+}
+
+impl Default for CopyOptions {
+    /// One encoder per core (the reading thread shares a core with one), batches of 16,384 cells
+    /// (under 1 MB of records).
+    fn default() -> Self {
+        CopyOptions {
+            encoders: crate::log::cores(),
+            batch_cells: 1 << 14,
+        }
+    }
+}
+
+impl CopyOptions {
+    /// Everything on the calling thread.
+    pub fn single_threaded() -> Self {
+        CopyOptions {
+            encoders: 0,
+            ..Self::default()
+        }
+    }
+}
+
+/// [`copy`] with the work shared as `options` say.
+///
+/// With encoders, this thread reads records into batches and hands batch i to encoder i mod n; it
+/// writes the encoded batches in their order as they come back, with at most two batches per
+/// encoder under way, so memory stays a few batches whatever the log's length. A reading error
+/// ends the copy after the records before it are written, as on one thread.
+pub fn copy_with(
+    reader: &mut dyn LogReader,
+    writer: &mut dyn LogWriter,
+    options: &CopyOptions,
+) -> Result<u64, LogError> {
+    writer.write_header(reader.header())?;
+    let encoder = match writer.record_encoder() {
+        Some(e) if options.encoders > 0 => e,
+        _ => {
+            let mut record = Record::default();
+            let mut n = 0u64;
+            while reader.read_record(&mut record)? {
+                writer.write_record(&record)?;
+                n += 1;
+            }
+            writer.finish()?;
+            return Ok(n);
+        }
+    };
+    let encoder: &dyn RecordEncoder = &*encoder;
+    // A reader of values hands them over without a record per row.
+    let mut first = Values {
+        rows: ValueRows::default(),
+        bytes: Vec::new(),
+    };
+    let n = match first.fill(reader, options.batch_cells) {
+        Ok(true) => {
+            // A log that ends within the first batch is written here, with no thread started.
+            let mut second = Values {
+                rows: ValueRows::default(),
+                bytes: Vec::new(),
+            };
+            match second.fill(reader, options.batch_cells) {
+                Ok(false) => {
+                    first.encode(encoder)?;
+                    writer.write_encoded(&first.bytes)?;
+                    first.len() as u64
+                }
+                Ok(true) => {
+                    let n = encode_in_order(reader, writer, encoder, options, vec![first, second])?;
+                    writer.finish()?;
+                    return Ok(n);
+                }
+                Err(e) => {
+                    // The records before the error are written, as on one thread.
+                    first.encode(encoder)?;
+                    writer.write_encoded(&first.bytes)?;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(false) if first.supported() => 0,
+        Ok(false) => {
+            let columns = reader.header().counters.len().max(1);
+            let per_batch = (options.batch_cells / columns).max(1);
+            // The first batch decides: a log that ends within it is written here, with no
+            // thread started.
+            let mut first = Batch {
+                per_batch,
+                ..Batch::default()
+            };
+            let ended = first.fill(reader, options.batch_cells);
+            if ended.is_err() || first.len() < per_batch {
+                let mut n = 0u64;
+                for record in first.records.records() {
+                    writer.write_record(record)?;
+                    n += 1;
+                }
+                ended?;
+                n
+            } else {
+                let n = encode_in_order(reader, writer, encoder, options, vec![first])?;
+                writer.finish()?;
+                return Ok(n);
+            }
+        }
+        Err(e) => return Err(e),
+    };
+    writer.finish()?;
+    Ok(n)
+}
+
+/// A batch of work for [`encode_in_order`]: read on the reading thread, encoded on another.
+trait Work: Default + Send {
+    /// Reads the next records (about `cells` cells); false when the log ended before any. On a
+    /// reading error, the records before it stay in the batch.
+    fn fill(&mut self, reader: &mut dyn LogReader, cells: usize) -> Result<bool, LogError>;
+    /// The records held.
+    fn len(&self) -> usize;
+    /// Encodes them into [`bytes`](Work::bytes).
+    fn encode(&mut self, encoder: &dyn RecordEncoder) -> Result<(), LogError>;
+    /// The encoded bytes.
+    fn bytes(&self) -> &[u8];
+}
+
+/// Encodes the batches `pending` (in order, the last one with more records possibly to follow)
+/// and every further batch of `reader` on `options.encoders` threads, and writes them in order.
+///
+/// This thread reads records into batches and hands batch i to encoder i mod n; it writes the
+/// encoded batches in their order as they come back, with at most two batches per encoder under
+/// way, so memory stays a few batches whatever the log's length. A reading error ends the copy
+/// after the records before it are written, as on one thread.
+fn encode_in_order<W: Work>(
+    reader: &mut dyn LogReader,
+    writer: &mut dyn LogWriter,
+    encoder: &dyn RecordEncoder,
+    options: &CopyOptions,
+    pending: Vec<W>,
+) -> Result<u64, LogError> {
+    std::thread::scope(|scope| {
+        let mut to_workers = Vec::with_capacity(options.encoders);
+        let mut from_workers = Vec::with_capacity(options.encoders);
+        for _ in 0..options.encoders {
+            let (batch_tx, batch_rx) = std::sync::mpsc::channel::<W>();
+            let (done_tx, done_rx) = std::sync::mpsc::channel::<(W, Result<(), LogError>)>();
+            scope.spawn(move || {
+                while let Ok(mut batch) = batch_rx.recv() {
+                    let r = batch.encode(encoder);
+                    if done_tx.send((batch, r)).is_err() {
+                        break;
+                    }
+                }
+            });
+            to_workers.push(batch_tx);
+            from_workers.push(done_rx);
+        }
+        let workers = to_workers.len();
+        let mut written = 0u64;
+        let (mut sent, mut received) = (0usize, 0usize);
+        let mut spare: Vec<W> = Vec::new();
+        let mut failure = None;
+        // The oldest batch under way, written when it comes back; its buffers are reused.
+        let mut write_oldest = |received: &mut usize, spare: &mut Vec<W>| -> Result<(), LogError> {
+            let rx = from_workers
+                .get(*received % workers)
+                .ok_or_else(|| LogError::internal("copy", "no encoder"))?;
+            let (batch, r) = rx
+                .recv()
+                .map_err(|_| LogError::internal("copy", "an encoder stopped"))?;
+            *received += 1;
+            // The records before an encoding error are written, as on one thread.
+            writer.write_encoded(batch.bytes())?;
+            r?;
+            written += batch.len() as u64;
+            spare.push(batch);
+            Ok(())
+        };
+        let send = |batch: W, sent: &mut usize| -> Result<(), LogError> {
+            if let Some(tx) = to_workers.get(*sent % workers) {
+                tx.send(batch)
+                    .map_err(|_| LogError::internal("copy", "an encoder stopped"))?;
+                *sent += 1;
+            }
+            Ok(())
+        };
+        for batch in pending {
+            if batch.len() > 0 {
+                send(batch, &mut sent)?;
+            }
+        }
+        loop {
+            if sent - received >= 2 * workers {
+                write_oldest(&mut received, &mut spare)?;
+            }
+            let mut batch = spare.pop().unwrap_or_default();
+            let more = match batch.fill(reader, options.batch_cells) {
+                Ok(more) => more,
+                Err(e) => {
+                    failure = Some(e);
+                    false
+                }
+            };
+            if batch.len() > 0 {
+                send(batch, &mut sent)?;
+            }
+            if !more {
+                break;
+            }
+        }
+        while received < sent {
+            write_oldest(&mut received, &mut spare)?;
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(written),
+        }
+    })
+}
+
+/// Records read for an encoder, and their bytes once encoded.
+#[derive(Default)]
+struct Batch {
+    records: RecordBatch,
+    /// Records per batch.
+    per_batch: usize,
+    bytes: Vec<u8>,
+}
+
+impl Work for Batch {
+    fn fill(&mut self, reader: &mut dyn LogReader, cells: usize) -> Result<bool, LogError> {
+        if self.per_batch == 0 {
+            self.per_batch = (cells / reader.header().counters.len().max(1)).max(1);
+        }
+        self.records
+            .fill(self.per_batch, |record| reader.read_record(record))
+    }
+
+    fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    fn encode(&mut self, encoder: &dyn RecordEncoder) -> Result<(), LogError> {
+        self.bytes.clear();
+        for record in self.records.records() {
+            encoder.encode(record, &mut self.bytes)?;
+        }
+        Ok(())
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Values read for an encoder ([`LogReader::read_values`]), and their bytes once encoded.
+#[derive(Default)]
+struct Values {
+    rows: ValueRows,
+    bytes: Vec<u8>,
+}
+
+impl Values {
+    /// Whether the reader read values (after a [`fill`](Work::fill)): it set the width.
+    fn supported(&self) -> bool {
+        self.rows.columns != usize::MAX
+    }
+}
+
+impl Work for Values {
+    fn fill(&mut self, reader: &mut dyn LogReader, cells: usize) -> Result<bool, LogError> {
+        self.rows.columns = usize::MAX;
+        match reader.read_values(&mut self.rows, cells) {
+            Ok(Some(n)) => Ok(n > 0),
+            Ok(None) => {
+                self.rows.clear();
+                Ok(false)
+            }
+            Err(e) => {
+                self.rows.clear();
+                Err(e)
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn encode(&mut self, encoder: &dyn RecordEncoder) -> Result<(), LogError> {
+        self.bytes.clear();
+        encoder.encode_values(&self.rows, &mut self.bytes)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
