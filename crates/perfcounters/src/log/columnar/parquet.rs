@@ -40,8 +40,10 @@ use parquet::file::writer::SerializedRowGroupWriter;
 use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
 use super::cells::{delta_chunk, double_chunk};
+use super::long::{has_raw_columns, LongLayout};
 use super::runs::{cell_runs_chunk, run_chunk, time_chunk};
-use super::{column, has_raw_columns, log_time, CellArrays, CellColumns, CellSpare, LongLayout};
+use super::staging::{CellArrays, CellColumns, CellSpare};
+use super::time::log_time;
 use crate::atomic_file::PendingFile;
 use crate::counter_type::CounterType;
 use crate::format::blg::TimeZoneInformation;
@@ -1256,6 +1258,11 @@ impl Pivot {
         }
         Ok(records)
     }
+}
+
+/// The long form's column `name` of `batch`, if present.
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> Option<&'a dyn Array> {
+    batch.column_by_name(name).map(|a| a.as_ref())
 }
 
 #[cfg(test)]
