@@ -4,9 +4,11 @@
 //! * [`Filtered`]: the counters kept (`-c` / `-cf`, wildcards as in `watch`, names translated across
 //!   languages through name tables), the time range (`-b` / `-e`), every n-th record (`-t`), and the
 //!   raw samples turned into values by [`calc`](crate::calc);
-//! * [`copy`] into any [`LogWriter`](crate::log::model::LogWriter), and [`LogSummary`] for relog's `-q`.
+//! * [`copy`] into any [`LogWriter`](crate::log::LogWriter), and [`LogSummary`] for
+//!   relog's `-q`.
 //!
-//! Both stages are themselves [`LogReader`](crate::log::model::LogReader)s, so statistics and writers consume them like any log.
+//! Both stages are themselves [`LogReader`](crate::log::LogReader)s, so statistics and
+//! writers consume them like any log.
 
 mod copy;
 mod counter_filter;

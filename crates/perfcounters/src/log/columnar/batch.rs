@@ -24,7 +24,7 @@ pub(super) fn fill(
     Ok(n)
 }
 
-/// The records per batch of [`LongBatches`] and [`WideBatches`] for a log of `columns` columns:
+/// The records per batch of [`LongBatches`](super::LongBatches) and [`WideBatches`](super::WideBatches) for a log of `columns` columns:
 /// about a million cells, at least one record.
 pub fn records_per_batch(columns: usize) -> usize {
     (ROWS_PER_BATCH / columns.max(1)).max(1)

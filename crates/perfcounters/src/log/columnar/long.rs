@@ -212,7 +212,7 @@ pub fn long_batch(
     RecordBatch::try_new(layout.schema.clone(), arrays).map_err(err)
 }
 
-/// A log's long form, streamed: each item is a batch of about [`ROWS_PER_BATCH`] rows
+/// A log's long form, streamed: each item is a batch of about [`ROWS_PER_BATCH`](super::ROWS_PER_BATCH) rows
 /// (whole records).
 pub struct LongBatches<R: LogReader> {
     reader: R,

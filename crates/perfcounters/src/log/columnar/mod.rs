@@ -6,7 +6,7 @@
 //!   `instance_index`), and `value` (null when the cell is blank or its sample has no value). Logs
 //!   that keep raw samples (`.blg`, SQL) add `counter_type`, `raw_first`, `raw_second`,
 //!   `multi_count` and `status`. Strings are dictionary-encoded. [`long_schema`] and [`long_batch`]
-//!   build it; [`LongBatches`] streams a whole [`LogReader`].
+//!   build it; [`LongBatches`] streams a whole [`LogReader`](crate::log::LogReader).
 //! * The **wide form** is relog's shape: `time`, then one float64 column per counter path
 //!   ([`wide_schema`], [`WideBatches`]).
 //! * [`parquet`]: a log as a Parquet file of the long form ([`ParquetLogWriter`],

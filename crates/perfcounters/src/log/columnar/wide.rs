@@ -120,7 +120,7 @@ impl WideBuilder {
     }
 }
 
-/// A log's wide form, streamed in batches of about [`ROWS_PER_BATCH`] cells.
+/// A log's wide form, streamed in batches of about [`ROWS_PER_BATCH`](super::ROWS_PER_BATCH) cells.
 pub struct WideBatches<R: LogReader> {
     reader: R,
     schema: SchemaRef,
