@@ -4,7 +4,7 @@
 //! * [`Filtered`]: the counters kept (`-c` / `-cf`, wildcards as in `watch`, names translated across
 //!   languages through name tables), the time range (`-b` / `-e`), every n-th record (`-t`), and the
 //!   raw samples turned into values by [`calc`](crate::calc);
-//! * [`copy`] into any [`LogWriter`](crate::log::LogWriter), and [`LogSummary`] for
+//! * [`copy()`] into any [`LogWriter`](crate::log::LogWriter), and [`LogSummary`] for
 //!   relog's `-q`.
 //!
 //! Both stages are themselves [`LogReader`](crate::log::LogReader)s, so statistics and
