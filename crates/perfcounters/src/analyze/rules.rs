@@ -481,13 +481,26 @@ fn analysis_key(a: &Analysis) -> String {
     }
 }
 
+/// `path` as people write it: without the `\\?\` prefix that `canonicalize` puts before the paths of
+/// inherited files on Windows (their folder is the inheriting file's canonical one).
+fn shown_path(path: &Path) -> String {
+    let text = path.display().to_string();
+    match text.strip_prefix(r"\\?\") {
+        Some(rest) => match rest.strip_prefix(r"UNC\") {
+            Some(share) => format!(r"\\{share}"),
+            None => rest.to_owned(),
+        },
+        None => text,
+    }
+}
+
 fn load_into(
     path: &Path,
     rules: &mut Rules,
     stack: &mut Vec<PathBuf>,
     from: Option<&str>,
 ) -> Result<(), RulesError> {
-    let shown = path.display().to_string();
+    let shown = shown_path(path);
     let canonical = std::fs::canonicalize(path).map_err(|e| match from {
         Some(f) => RulesError::io(f, format!("the inherited file {shown} cannot be opened"), e),
         None => RulesError::io(&shown, "cannot open", e),

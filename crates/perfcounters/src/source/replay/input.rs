@@ -591,7 +591,8 @@ mod tests {
     fn refusals_say_what_is_wrong_and_where() {
         let dir = files("refusals");
         let p = |name: &str| dir.join(name);
-        let d = dir.display();
+        // The folder with its separator: joined paths show the platform's (`\\` on Windows).
+        let d = format!("{}{}", dir.display(), std::path::MAIN_SEPARATOR);
         let message = |paths: &[PathBuf]| classify(paths).unwrap_err().to_string();
         let flagged = |paths: &[PathBuf]| {
             classify(paths)
@@ -609,38 +610,40 @@ mod tests {
                 ..
             }
         ));
+        let c = p("c.dat");
+        let c = c.display();
         let expected = format!(
-            "{d}/c.dat is a CSV log, not raw data (block files, a capture directory, a .blg \
-             log): read it with `perfcounters relog {d}/c.dat`"
+            "{c} is a CSV log, not raw data (block files, a capture directory, a .blg \
+             log): read it with `perfcounters relog {c}`"
         );
         assert_eq!(message(&mixed), expected);
         assert_eq!(flagged(&mixed), expected);
         let two = [p("log.bin"), p("1.blk")];
         assert_eq!(
             message(&two),
-            format!("{d}/log.bin is a binary log: it must be the only path in `paths`")
+            format!("{d}log.bin is a binary log: it must be the only path in `paths`")
         );
         assert_eq!(
             flagged(&two),
-            format!("{d}/log.bin is a binary log: it must be the only --replay path")
+            format!("{d}log.bin is a binary log: it must be the only --replay path")
         );
         let two = [p("1.blk"), p("capture")];
         assert_eq!(
             message(&two),
             format!(
-                "{d}/capture is a directory: a capture directory must be the only path in `paths`"
+                "{d}capture is a directory: a capture directory must be the only path in `paths`"
             )
         );
         assert_eq!(
             flagged(&two),
             format!(
-                "{d}/capture is a directory: a capture directory must be the only --replay path"
+                "{d}capture is a directory: a capture directory must be the only --replay path"
             )
         );
         // A pattern that matches nothing: the log layer's error.
         let e = classify(&[p("*.nothing")]).unwrap_err();
         assert!(matches!(e.kind(), ReplayErrorKind::Log(_)));
-        assert_eq!(e.to_string(), format!("{d}/*.nothing: no file matches"));
+        assert_eq!(e.to_string(), format!("{d}*.nothing: no file matches"));
 
         // Opening: a log is not raw data; a name table applies to block files only.
         let names = p("names.txt");
@@ -654,32 +657,32 @@ mod tests {
         assert_eq!(
             open("logs.db", None).1,
             format!(
-                "{d}/logs.db is a SQL log, not raw data (block files, a capture directory, a \
-                 .blg log): read it with `perfcounters relog {d}/logs.db`"
+                "{d}logs.db is a SQL log, not raw data (block files, a capture directory, a \
+                 .blg log): read it with `perfcounters relog {d}logs.db`"
             )
         );
         assert_eq!(
             open("capture", Some(&names)),
             (
                 format!(
-                    "`names` applies to block files; the capture {d}/capture carries its own name \
+                    "`names` applies to block files; the capture {d}capture carries its own name \
                      tables"
                 ),
                 format!(
-                    "--names applies to block files; the capture {d}/capture carries its own name \
+                    "--names applies to block files; the capture {d}capture carries its own name \
                      tables"
                 )
             )
         );
         assert_eq!(
             open("log.bin", Some(&names)).1,
-            format!("--names applies to block files; the binary log {d}/log.bin names its counters itself")
+            format!("--names applies to block files; the binary log {d}log.bin names its counters itself")
         );
         let input = classify(&[p("b.csv")]).unwrap();
         assert_eq!(
             input.check_names(Some(&names)).unwrap_err().to_string(),
             format!(
-                "`names` applies to block files; the TSV log {d}/b.csv names its counters itself"
+                "`names` applies to block files; the TSV log {d}b.csv names its counters itself"
             )
         );
         input.check_names(None).unwrap();
@@ -690,7 +693,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             e.to_string(),
-            format!("cannot read name table {d}/names.txt")
+            format!("cannot read name table {d}names.txt")
         );
         let cause = std::error::Error::source(&e)
             .and_then(|c| c.downcast_ref::<io::Error>())
