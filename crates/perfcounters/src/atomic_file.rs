@@ -142,6 +142,7 @@ mod tests {
         fs::write(&target, b"old").unwrap();
         let (pending, mut file) = PendingFile::create(&target).unwrap();
         file.write_all(b"new").unwrap();
+        drop(file);
         let e = pending.commit(false).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
         assert!(e.to_string().contains("exists and is left alone"), "{e}");

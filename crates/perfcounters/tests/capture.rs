@@ -791,7 +791,13 @@ fn arb_names() -> impl Strategy<Value = Vec<NameTableFile>> {
             } else {
                 NameKind::Help
             };
-            if out.iter().any(|n| n.kind == kind && n.language == language) {
+            // A capture names each table's file after its language; on a file system that ignores
+            // case (Windows) two languages that differ only in case would be one file. Windows'
+            // language ids are hex numbers (`009`), so the generated ones differ ignoring case too.
+            if out
+                .iter()
+                .any(|n| n.kind == kind && n.language.eq_ignore_ascii_case(&language))
+            {
                 continue;
             }
             let pairs: Vec<(u32, &str)> = pairs.iter().map(|(i, s)| (*i, s.as_str())).collect();
