@@ -13,9 +13,13 @@
 //!   `docs/analyze.md`; anything else is a [`ScriptError`].
 //! * The evaluation: [`analyze`] and [`analyze_logs`] read a log once into time slices and raise
 //!   [`Alert`]s, with streaming statistics, trends and chart data ([`Report`]).
+//! * The comparison: [`compare()`] reads a baseline and a candidate and says what changed:
+//!   every counter (statistics, change ratios, an effect size, a class, ranked) and every
+//!   analysis (alerts on each side, a verdict) ([`Comparison`]).
 //!
 //! PAL's files are MIT-licensed; [`PAL_LICENSE`] is their notice.
 
+mod compare;
 mod error;
 mod eval;
 mod interval;
@@ -26,6 +30,10 @@ mod script;
 mod slices;
 mod stats;
 
+pub use compare::{
+    compare, AlertCounts, AnalysisChange, BadDirection, ChangeBounds, ChangeClass, CompareError,
+    CompareOptions, Compared, Comparison, CounterChange, Side, SideStats, SideSummary, Verdict,
+};
 pub use eval::{
     analyze, analyze_logs, analyze_pipeline, auto_interval, auto_interval_seconds, question_values,
     Alert, AnalysisReport, AnalyzeError, AnalyzeOptions, AnalyzedLogs, CounterReport, Interval,

@@ -287,7 +287,9 @@ fn data_source_columns(
     out
 }
 
-fn excluded(excludes: &[String], path: &CounterPath) -> bool {
+/// Whether a data source's `EXCLUDE INSTANCE` names (`excludes`) leave out `path`'s instance (by
+/// name, or `parent/name`, ignoring case).
+pub(super) fn excluded(excludes: &[String], path: &CounterPath) -> bool {
     let Some(instance) = &path.instance else {
         return false;
     };

@@ -137,10 +137,20 @@ struct Span {
 pub(super) struct Chart {
     spans: Vec<Span>,
     span: u64,
+    /// The most spans kept; 0 for [`MAX_KEPT`] / 2.
+    cap: usize,
 }
 
 impl Chart {
-    fn push(&mut self, t: LogTime, v: f64) {
+    /// A chart of at most `spans` spans (`2 × spans` points) rather than [`MAX_KEPT`] / 2.
+    pub(super) fn with_spans(spans: usize) -> Self {
+        Chart {
+            cap: spans.max(1),
+            ..Chart::default()
+        }
+    }
+
+    pub(super) fn push(&mut self, t: LogTime, v: f64) {
         let span = self.span.max(1);
         if let Some(last) = self.spans.last_mut().filter(|s| s.n < span) {
             last.n += 1;
@@ -152,7 +162,8 @@ impl Chart {
             }
             return;
         }
-        if self.spans.len() == MAX_KEPT / 2 {
+        let cap = if self.cap == 0 { MAX_KEPT / 2 } else { self.cap };
+        if self.spans.len() >= cap {
             self.spans = self
                 .spans
                 .chunks(2)
