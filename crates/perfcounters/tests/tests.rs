@@ -15,6 +15,7 @@ mod calc;
 mod capture;
 mod case_rule;
 mod columnar;
+mod compare;
 mod export;
 mod format_errors;
 mod fuzz_regressions;

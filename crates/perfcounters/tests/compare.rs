@@ -1,0 +1,303 @@
+//! `analyze::compare` over the real logs of `../shared/data`: a log against itself, the same log
+//! with one counter tripled in its second half (written by the library's PDH-CSV writer), a German
+//! baseline through a `PerfStringBackup.INI` against the English candidate, and the errors.
+
+use crate::support::shared_data;
+
+use std::path::{Path, PathBuf};
+
+use perfcounters::analyze::{
+    compare, ChangeClass, CompareError, CompareOptions, Compared, Rules, Side, Verdict,
+};
+use perfcounters::log::{
+    create, Cell, CreateOptions, LogReader, LogTime, Pipeline, Record, TimeBound,
+};
+use perfcounters::names::ini::parse_perf_string_backup;
+use perfcounters::names::NameTables;
+
+/// The Tx log: 601 samples a second apart; 5 PhysicalDisk counters and 5 Processor instances.
+fn tx() -> Option<PathBuf> {
+    Some(shared_data::dir("the real Windows logs")?.join("blg/tx-win8-BasicPerfCounters.blg"))
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pc-compare-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(baseline: Pipeline, candidate: Pipeline) -> Compared {
+    compare(
+        &baseline,
+        &candidate,
+        &Rules::builtin(),
+        &CompareOptions::default(),
+    )
+    .unwrap()
+}
+
+fn pipeline(path: &Path) -> Pipeline {
+    Pipeline::new([path.to_str().unwrap()])
+}
+
+/// The Tx log's values (as relog computes them) written as PDH-CSV to `out`: the column whose
+/// path ends with `tripled` multiplied by 3 from record `from` on, and the columns renamed by
+/// `rename`. Returns the values of the tripled column before and after, in record order.
+fn rewrite(
+    log: &Path,
+    out: &Path,
+    tripled: Option<(&str, usize)>,
+    rename: &dyn Fn(&str) -> String,
+) -> (Vec<f64>, Vec<f64>) {
+    let mut opened = pipeline(log).open().unwrap();
+    let mut header = opened.header().clone();
+    let column = tripled.map(|(end, from)| {
+        let i = header
+            .counters
+            .iter()
+            .position(|c| c.name.ends_with(end))
+            .unwrap();
+        (i, from)
+    });
+    for c in &mut header.counters {
+        c.name = rename(&c.name);
+        c.path = perfcounters::path::CounterPath::parse(&c.name).unwrap();
+    }
+    header.source = out.display().to_string();
+    let mut writer = create(out.to_str().unwrap(), &CreateOptions::default()).unwrap();
+    writer.write_header(&header).unwrap();
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let mut record = Record::default();
+    let mut n = 0usize;
+    while opened.read_record(&mut record).unwrap() {
+        let mut cells: Vec<Cell> = record
+            .cells
+            .iter()
+            .map(|c| c.value().map_or(Cell::Blank, Cell::Value))
+            .collect();
+        if let Some((i, from)) = column {
+            if let Some(v) = cells[i].value() {
+                before.push(v);
+                let v = if n >= from { v * 3.0 } else { v };
+                after.push(v);
+                cells[i] = Cell::Value(v);
+            }
+        }
+        writer
+            .write_record(&Record {
+                time: record.time,
+                cells,
+            })
+            .unwrap();
+        n += 1;
+    }
+    writer.finish().unwrap();
+    (before, after)
+}
+
+/// A log compared with itself: every counter unchanged (effect 0, ratios 1), every analysis the
+/// same; counters named without the machine.
+#[test]
+fn a_log_against_itself() {
+    let Some(log) = tx() else { return };
+    let r = run(pipeline(&log), pipeline(&log));
+    let c = &r.comparison;
+    assert_eq!(c.counters.len(), 10);
+    for x in &c.counters {
+        assert_eq!(x.class, ChangeClass::Unchanged, "{x:?}");
+        assert_eq!(x.effect, Some(0.0), "{}", x.counter);
+        assert_eq!(x.avg_ratio, Some(1.0), "{}", x.counter);
+        assert_eq!(x.p95_ratio, Some(1.0), "{}", x.counter);
+        assert_eq!(x.baseline, x.candidate);
+        assert!(x.baseline.as_ref().unwrap().points.is_empty());
+        assert!(x.counter.starts_with(r"\P"), "{}", x.counter);
+    }
+    let cpu = c
+        .counters
+        .iter()
+        .find(|x| x.counter == r"\Processor(_Total)\% Processor Time")
+        .unwrap();
+    let s = cpu.baseline.as_ref().unwrap();
+    // 601 samples, the first of a rate without a value: every value kept, percentiles exact.
+    assert_eq!(s.count, 600);
+    assert!(s.exact);
+    assert_eq!(cpu.analyses, ["Processor % Processor Time"]);
+    assert_eq!(cpu.bad, Some(perfcounters::analyze::BadDirection::Up));
+    assert_eq!(c.analyses.len(), 72);
+    assert!(c.analyses.iter().all(|a| a.verdict == Verdict::Same));
+    let p = c
+        .analyses
+        .iter()
+        .find(|a| a.name == "Processor % Processor Time")
+        .unwrap();
+    assert!(p.candidate.total() > 0);
+    assert_eq!(p.baseline, p.candidate);
+    assert_eq!(c.baseline.records, 601);
+    assert_eq!(c.baseline.machines, ["GEORGIS3"]);
+    assert_eq!(c.baseline, c.candidate);
+    assert_eq!(r.baseline.report.interval_seconds, 20);
+    assert_eq!(r.baseline.report.alerts, r.candidate.report.alerts);
+}
+
+/// The pairs (candidate, baseline) counted by Cliff's definition.
+fn brute_delta(b: &[f64], c: &[f64]) -> f64 {
+    let mut s = 0i64;
+    for x in c {
+        for y in b {
+            s += (x > y) as i64 - (x < y) as i64;
+        }
+    }
+    s as f64 / (b.len() * c.len()) as f64
+}
+
+/// `_Total`'s `% Processor Time` tripled in the second half: ranked first and worse (its
+/// thresholds are `gt`), its analysis worse, every other counter unchanged.
+#[test]
+fn one_counter_tripled_in_its_second_half() {
+    let Some(log) = tx() else { return };
+    let dir = tempdir("tripled");
+    let (base, cand) = (dir.join("base.csv"), dir.join("cand.csv"));
+    let same = |s: &str| s.to_owned();
+    rewrite(&log, &base, None, &same);
+    let counter = r"Processor(_Total)\% Processor Time";
+    let (before, after) = rewrite(&log, &cand, Some((counter, 301)), &same);
+    let r = run(pipeline(&base), pipeline(&cand));
+    let c = &r.comparison;
+    let top = &c.counters[0];
+    assert_eq!(top.counter, format!(r"\{counter}"));
+    assert_eq!(top.class, ChangeClass::Worse);
+    let (b, k) = (top.baseline.as_ref().unwrap(), top.candidate.as_ref().unwrap());
+    assert_eq!((b.count, k.count), (600, 600));
+    let avg = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert_eq!(b.avg, avg(&before));
+    assert_eq!(k.avg, avg(&after));
+    assert_eq!(top.avg_ratio, Some(avg(&after) / avg(&before)));
+    assert_eq!(k.max, after.iter().copied().fold(f64::MIN, f64::max));
+    // Every value kept: the delta is Cliff's, pair by pair.
+    assert_eq!(top.effect_error, Some(0.0));
+    let exact = brute_delta(&before, &after);
+    assert_eq!(top.effect, Some(exact));
+    assert!(exact > 0.33, "{exact}");
+    // The chart points of both sides, for the report.
+    assert!(!b.points.is_empty() && !k.points.is_empty());
+    for x in &c.counters[1..] {
+        assert_eq!(x.class, ChangeClass::Unchanged, "{x:?}");
+        assert_eq!(x.effect, Some(0.0));
+    }
+    let cpu = c
+        .analyses
+        .iter()
+        .find(|a| a.name == "Processor % Processor Time")
+        .unwrap();
+    assert!(matches!(cpu.verdict, Verdict::Worse | Verdict::New), "{cpu:?}");
+    assert!(cpu.candidate.total() > cpu.baseline.total());
+    for a in c
+        .analyses
+        .iter()
+        .filter(|a| a.name != "Processor % Processor Time")
+    {
+        assert_eq!(a.verdict, Verdict::Same, "{a:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A German baseline (names from `de-en-PerfStringBackup-cp1252.INI`) against the English
+/// candidate: matched through the name tables, every counter unchanged. Without the tables the
+/// sides share nothing, and the error says the baseline looks localized.
+#[test]
+fn a_localized_baseline_through_names() {
+    let Some(data) = shared_data::dir("the real Windows logs") else {
+        return;
+    };
+    let log = data.join("blg/tx-win8-BasicPerfCounters.blg");
+    let ini_path = data.join("names/de-en-PerfStringBackup-cp1252.INI");
+    let ini = parse_perf_string_backup(&std::fs::read(&ini_path).unwrap(), None).unwrap();
+    let (de, en) = (
+        ini.language("007").unwrap().names.clone(),
+        ini.language("009").unwrap().names.clone(),
+    );
+    let german = |name: &str| de.name(en.index_of(name).unwrap()).unwrap().to_owned();
+    let rename = |s: &str| {
+        let mut p = perfcounters::path::CounterPath::parse(s).unwrap();
+        p.object = german(&p.object);
+        p.counter = german(&p.counter);
+        p.to_string()
+    };
+    assert_eq!(german("Processor"), "Prozessor");
+    let dir = tempdir("german");
+    let (base, cand) = (dir.join("de.csv"), dir.join("en.csv"));
+    rewrite(&log, &base, None, &rename);
+    rewrite(&log, &cand, None, &|s: &str| s.to_owned());
+    let names = NameTables::load(&[&ini_path], None).unwrap();
+    let r = run(pipeline(&base).names(names.clone()), pipeline(&cand).names(names));
+    let c = &r.comparison;
+    assert_eq!(c.counters.len(), 10);
+    assert!(c
+        .counters
+        .iter()
+        .all(|x| x.class == ChangeClass::Unchanged && x.effect == Some(0.0)));
+    assert!(c
+        .counters
+        .iter()
+        .any(|x| x.counter == r"\Processor(_Total)\% Processor Time"));
+    assert!(c.analyses.iter().all(|a| a.verdict == Verdict::Same));
+    // Without the tables: nothing shared, the baseline named as the localized side.
+    let e = compare(
+        &pipeline(&base),
+        &pipeline(&cand),
+        &Rules::builtin(),
+        &CompareOptions::default(),
+    )
+    .unwrap_err();
+    let CompareError::NothingShared {
+        baseline,
+        candidate,
+        localized,
+    } = &e
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(*localized, Some(Side::Baseline));
+    assert_eq!(baseline.len(), 5);
+    assert_eq!(candidate.len(), 5);
+    let m = e.message("--names");
+    assert!(m.contains(&baseline[0]) && m.contains(&candidate[0]), "{m}");
+    assert!(m.contains("give its name tables with --names"), "{m}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A side without records after the end time is an error naming the side.
+#[test]
+fn an_empty_side_is_named() {
+    let Some(log) = tx() else { return };
+    let early = LogTime::from_parts(2000, 1, 1, 0, 0, 0, 0).unwrap();
+    let e = compare(
+        &pipeline(&log),
+        &pipeline(&log).end(Some(TimeBound::Local(early))),
+        &Rules::builtin(),
+        &CompareOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.side(), Some(Side::Candidate), "{e}");
+    assert!(e.to_string().starts_with("the candidate ("), "{e}");
+    let e = compare(
+        &pipeline(&log).begin(Some(TimeBound::Local(
+            LogTime::from_parts(2030, 1, 1, 0, 0, 0, 0).unwrap(),
+        ))),
+        &pipeline(&log),
+        &Rules::builtin(),
+        &CompareOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.side(), Some(Side::Baseline), "{e}");
+    // A missing log names its side too.
+    let e = compare(
+        &Pipeline::new(["/nonexistent/base.blg"]),
+        &pipeline(&log),
+        &Rules::builtin(),
+        &CompareOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("baseline: "), "{e}");
+}
