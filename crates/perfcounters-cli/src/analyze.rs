@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
 
-use perfcounters::analyze::{analyze_pipeline, AnalyzeError, Interval, Rules};
+use perfcounters::analyze::{
+    analyze_pipeline, compare, AnalyzeError, CompareError, CompareOptions, Comparison, Interval,
+    Rules,
+};
 use perfcounters::log::{parse_relog_time, Pipeline, TimeBound};
 use perfcounters::names::NameTables;
 
@@ -34,7 +37,8 @@ it understands and the semantics of slices, alerts and trends.
 Examples:
   perfcounters analyze server.blg -o report.html
   perfcounters analyze day1.csv day2.csv --set PhysicalMemory=64 --format json -o report.json
-  perfcounters analyze log.blg --rules SQLServer.xml --interval 300 -b \"2/1/2014 08:00\""
+  perfcounters analyze log.blg --rules SQLServer.xml --interval 300 -b \"2/1/2014 08:00\"
+  perfcounters analyze sick.blg --baseline healthy.blg -o changes.html"
 )]
 pub struct AnalyzeArgs {
     /// Logs to analyse (PDH-CSV/TSV, .blg, SQL:file!log; wildcards allowed); several are merged
@@ -73,6 +77,11 @@ pub struct AnalyzeArgs {
     /// Overwrite the output file if it exists
     #[arg(short = 'y', long = "overwrite")]
     pub overwrite: bool,
+    /// Logs of a baseline (a time when all was well) to compare the analysed logs with: every
+    /// counter (matched by object, instance and counter; the machine ignored) and every analysis;
+    /// -c, -b/-e and --names apply to both
+    #[arg(long = "baseline", value_name = "LOG", num_args = 1..)]
+    pub baseline: Vec<String>,
     /// ANSI code page of text logs without a byte-order mark (default 1252)
     #[arg(long = "code-page", value_name = "N")]
     pub code_page: Option<u16>,
@@ -114,6 +123,33 @@ fn flag_error(e: AnalyzeError) -> anyhow::Error {
     }
 }
 
+/// `analyze --baseline`: the candidate (`pipeline`) compared with the baseline; the candidate's
+/// analysis as without a baseline, the baseline's warnings printed with its name.
+fn compared(
+    args: &AnalyzeArgs,
+    rules: &Rules,
+    baseline: &Pipeline,
+    pipeline: &Pipeline,
+) -> Result<(perfcounters::analyze::AnalyzedLogs, Comparison)> {
+    let opts = CompareOptions {
+        interval: args.interval,
+        set: args.set.clone(),
+        charts: report::COMPARISON_CHARTS,
+        ..CompareOptions::default()
+    };
+    let compared = compare(baseline, pipeline, rules, &opts).map_err(|e| match e {
+        CompareError::Analyze { side, error } => flag_error(error).context(format!("{side}")),
+        CompareError::Inputs { side, error } => {
+            anyhow!("{side}: {}", error.message("-c", "--names"))
+        }
+        other => anyhow!(other.message("--names")),
+    })?;
+    for w in &compared.baseline.warnings {
+        eprintln!("perfcounters: warning: baseline: {w}");
+    }
+    Ok((compared.candidate, compared.comparison))
+}
+
 /// Runs `analyze`.
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
     if let Some(o) = &args.output {
@@ -137,27 +173,48 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             .map(|s| parse_relog_time(s).map_err(|e| anyhow!("invalid time for -{flag}: {e}")))
             .transpose()
     };
-    let pipeline = Pipeline::new(args.logs.iter().cloned())
-        .code_page(args.code_page)
-        .counters(args.counters.iter().cloned())
-        .names(NameTables::load(&args.names, args.code_page)?)
-        .begin(time("b", &args.begin)?.map(TimeBound::Local))
-        .end(time("e", &args.end)?.map(TimeBound::Local));
-    let analyzed =
-        analyze_pipeline(&pipeline, &rules, args.interval, &args.set).map_err(flag_error)?;
+    let names = NameTables::load(&args.names, args.code_page)?;
+    let (begin, end) = (time("b", &args.begin)?, time("e", &args.end)?);
+    let pipeline_of = |logs: &[String]| {
+        Pipeline::new(logs.iter().cloned())
+            .code_page(args.code_page)
+            .counters(args.counters.iter().cloned())
+            .names(names.clone())
+            .begin(begin.map(TimeBound::Local))
+            .end(end.map(TimeBound::Local))
+    };
+    let pipeline = pipeline_of(&args.logs);
+    let (analyzed, comparison) = if args.baseline.is_empty() {
+        let analyzed =
+            analyze_pipeline(&pipeline, &rules, args.interval, &args.set).map_err(flag_error)?;
+        (analyzed, None)
+    } else {
+        let (analyzed, comparison) = compared(args, &rules, &pipeline_of(&args.baseline), &pipeline)?;
+        (analyzed, Some(comparison))
+    };
     for w in &analyzed.warnings {
         eprintln!("perfcounters: warning: {w}");
     }
     let logs: Vec<String> = analyzed.logs.iter().map(|l| l.source.clone()).collect();
     let result = analyzed.report;
-    let text = match args.format {
-        ReportFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&report::json(&result, &logs, &rules))?;
+    let text = match (args.format, &comparison) {
+        (ReportFormat::Json, _) => {
+            let mut json = report::json(&result, &logs, &rules);
+            if let Some(c) = &comparison {
+                json = json.with_comparison(c);
+            }
+            let mut s = serde_json::to_string_pretty(&json)?;
             s.push('\n');
             s
         }
-        ReportFormat::Html => report::html(&result, &logs, &rules),
+        (ReportFormat::Html, Some(c)) => report::html_compared(&result, &logs, &rules, c),
+        (ReportFormat::Html, None) => report::html(&result, &logs, &rules),
     };
+    if let Some(c) = &comparison {
+        for line in report::comparison_lines(c) {
+            eprintln!("perfcounters: {line}");
+        }
+    }
     match &args.output {
         Some(o) => {
             std::fs::write(o, text).with_context(|| format!("cannot write {}", o.display()))?

@@ -7,7 +7,7 @@
 //! is Rust, so the page's parts are ordinary functions, and it writes no whitespace of its own.)
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
-use perfcounters::analyze::{AnalysisReport, Report, Rules};
+use perfcounters::analyze::{AnalysisReport, Comparison, Report, Rules};
 
 use super::json::{ChartJson, LineJson, SeriesJson};
 use super::{chart_seconds, fmt_num, iso, sanitize};
@@ -16,15 +16,20 @@ use crate::assets::{UPLOT_CSS, UPLOT_JS};
 const REPORT_JS: &str = include_str!("report.js");
 const REPORT_CSS: &str = include_str!("report.css");
 
-/// The report as one self-contained HTML page.
-pub fn page(r: &Report, logs: &[String], rules: &Rules) -> String {
+/// The report as one self-contained HTML page; with a comparison, "What changed" comes first.
+pub fn page(r: &Report, logs: &[String], rules: &Rules, comparison: Option<&Comparison>) -> String {
     let sections = categories(r);
-    let charts: Vec<ChartJson> = sections
+    let mut charts: Vec<ChartJson> = sections
         .iter()
         .flat_map(|(_, list)| list)
         .filter(|a| a.chart.is_some())
         .map(|a| chart(r, a.analysis))
         .collect();
+    let changes = comparison.map(|c| {
+        let section = super::compare::section(c, r, charts.len());
+        charts.extend(super::compare::charts(c));
+        section
+    });
     html! {
         (DOCTYPE) "\n"
         html lang="en" {
@@ -38,6 +43,7 @@ pub fn page(r: &Report, logs: &[String], rules: &Rules) -> String {
             body {
                 "\n"
                 h1 { "Performance analysis" } "\n"
+                @if let Some(changes) = &changes { (changes) "\n" }
                 (summary(r, logs, rules)) "\n"
                 (alerts(r)) "\n"
                 @for (category, list) in &sections {
@@ -252,6 +258,7 @@ fn chart<'a>(r: &'a Report, a: &AnalysisReport) -> ChartJson<'a> {
                 value: c.threshold,
             })
             .collect(),
+        starts: None,
     }
 }
 

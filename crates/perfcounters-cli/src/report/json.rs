@@ -6,10 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use perfcounters::analyze::StaticThreshold;
+use perfcounters::analyze::{Comparison, StaticThreshold};
 use perfcounters::analyze::{Alert, AnalysisReport, CounterReport, Report, Rules, ThresholdReport};
 use serde::Serialize;
 
+use super::compare::ComparisonJson;
 use super::iso;
 
 /// The report.
@@ -17,6 +18,9 @@ use super::iso;
 pub struct ReportJson<'a> {
     alerts: Vec<AlertJson<'a>>,
     analyses: Vec<AnalysisJson<'a>>,
+    /// The comparison with a baseline (`analyze --baseline`), left out without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comparison: Option<ComparisonJson<'a>>,
     /// The end of the time range, `null` without records.
     end: Option<String>,
     interval_seconds: u64,
@@ -38,6 +42,7 @@ impl<'a> ReportJson<'a> {
         ReportJson {
             alerts: r.alerts.iter().map(|a| AlertJson::new(r, a)).collect(),
             analyses: r.analyses.iter().map(|a| AnalysisJson::new(r, a)).collect(),
+            comparison: None,
             end: r.range.map(|x| iso(zone, x.1)),
             interval_seconds: r.interval_seconds,
             logs,
@@ -52,6 +57,14 @@ impl<'a> ReportJson<'a> {
             start: r.range.map(|x| iso(zone, x.0)),
             statistics: r.counters.iter().map(StatisticJson::new).collect(),
         }
+    }
+}
+
+impl<'a> ReportJson<'a> {
+    /// The document with the comparison `c` of the report's logs with a baseline.
+    pub fn with_comparison(mut self, c: &'a Comparison) -> Self {
+        self.comparison = Some(ComparisonJson::new(c));
+        self
     }
 }
 
@@ -208,6 +221,11 @@ pub struct ChartJson<'a> {
     pub series: Vec<SeriesJson<'a>>,
     /// One horizontal line per threshold that is not a trend.
     pub thresholds: Vec<LineJson>,
+    /// For a chart on a relative time axis (a comparison's: seconds since each side's start),
+    /// each series' start on the axis of local times, so that the tooltip shows absolute times;
+    /// left out for the charts of absolute times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starts: Option<Vec<f64>>,
 }
 
 /// A counter's points in a chart.

@@ -5,14 +5,16 @@
 //! sanitizer, every other string is escaped by the HTML template, and the chart data is JSON with
 //! `<` escaped so that nothing in it can close the `<script>` element that carries it.
 
+mod compare;
 mod html;
 mod json;
 
-use perfcounters::analyze::{Report, Rules};
+use perfcounters::analyze::{Comparison, Report, Rules};
 use perfcounters::log::{LogTime, TimeZone};
 use perfcounters::snapshot::{FILETIME_UNIX_EPOCH, FREQ_100NS};
 use perfcounters::time_text::TimeStyle;
 
+pub use compare::TOP as COMPARISON_CHARTS;
 pub use json::ReportJson;
 
 /// A time (a UTC instant) as the local time of the log's zone `zone`, ISO 8601 with milliseconds
@@ -38,7 +40,18 @@ pub fn json<'a>(r: &'a Report, logs: &'a [String], rules: &'a Rules) -> ReportJs
 
 /// The report as one self-contained HTML page.
 pub fn html(r: &Report, logs: &[String], rules: &Rules) -> String {
-    html::page(r, logs, rules)
+    html::page(r, logs, rules, None)
+}
+
+/// The report of the candidate with its comparison with a baseline ("What changed" first).
+pub fn html_compared(r: &Report, logs: &[String], rules: &Rules, c: &Comparison) -> String {
+    html::page(r, logs, rules, Some(c))
+}
+
+/// What `analyze --baseline` prints on standard error about the comparison: the counts of each
+/// class, the top changes and the analyses that got worse or new, one line each.
+pub fn comparison_lines(c: &Comparison) -> Vec<String> {
+    compare::summary_lines(c)
 }
 
 /// A rules file's HTML description, reduced to harmless markup (no script, no event handler, no

@@ -1,34 +1,58 @@
 // Draws each analysis's chart with the embedded uPlot: one series per counter instance (at most
 // 2,000 points: every value, or each span's min and max), the thresholds as horizontal lines.
 // Times are the log's local wall clock, drawn in UTC so the axis shows them as the log does.
+// A comparison's chart (c.starts) overlays the baseline and the candidate on one axis of seconds
+// since each side's start; its tooltip shows each side's absolute time.
 (function () {
   "use strict";
   var charts = JSON.parse(document.getElementById("charts").textContent);
   var palette = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#ff7f0e", "#393b79"];
   var drawn = 0;
+  function elapsed(s) {
+    var sign = s < 0 ? "-" : "+";
+    s = Math.abs(Math.round(s));
+    var h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
+    return sign + h + ":" + (m < 10 ? "0" : "") + m + ":" + (r < 10 ? "0" : "") + r;
+  }
+  function absolute(start, s) {
+    return new Date((start + s) * 1e3).toISOString().replace("Z", "").replace(/\.\d+$/, "");
+  }
   document.querySelectorAll("div.chart").forEach(function (div) {
     var c = charts[Number(div.dataset.chart)];
     if (!c || c.series.length === 0) return;
     var tables = c.series.map(function (s) { return [s.t, s.v]; });
     var data = tables.length > 1 ? uPlot.join(tables) : [tables[0][0], tables[0][1]];
     var xs = data[0];
-    var series = [{}];
+    var relative = Array.isArray(c.starts);
+    var series = [relative ? { label: "since start", value: function (u, v) { return v == null ? "" : elapsed(v); } } : {}];
     c.series.forEach(function (s, i) {
-      series.push({ label: s.name, stroke: palette[i % palette.length], width: 1.5, spanGaps: true });
+      var one = { label: s.name, stroke: relative ? (i === 0 ? "#1f77b4" : "#cf222e") : palette[i % palette.length], width: 1.5, spanGaps: true };
+      if (relative) {
+        one.value = function (u, v, si, idx) {
+          if (v == null || idx == null) return "";
+          return v.toPrecision(6) + " at " + absolute(c.starts[i], u.data[0][idx]);
+        };
+      }
+      series.push(one);
     });
     c.thresholds.forEach(function (t) {
       data.push(xs.map(function () { return t.value; }));
       series.push({ label: t.name, stroke: t.condition === "critical" ? "#cf222e" : "#d4a000", width: 1, dash: [6, 4], points: { show: false } });
     });
     var width = Math.max(320, Math.min(1150, div.clientWidth || 1000));
-    new uPlot({
+    var opts = {
       width: width,
       height: 280,
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"); },
       series: series,
       axes: [{}, { size: 70 }],
       legend: { live: true },
-    }, data, div);
+    };
+    if (relative) {
+      opts.scales = { x: { time: false } };
+      opts.axes = [{ label: "time since each log's start", values: function (u, vals) { return vals.map(elapsed); } }, { size: 70 }];
+    }
+    new uPlot(opts, data, div);
     drawn += 1;
   });
   document.body.dataset.charts = String(drawn);

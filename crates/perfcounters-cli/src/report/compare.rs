@@ -1,0 +1,374 @@
+//! The comparison with a baseline in the report: its JSON (`"comparison"`), the HTML section
+//! "What changed" (the top changes, each with a chart of both sides on one relative time axis,
+//! then the analyses that got worse or new), and the lines the command prints on standard error.
+//!
+//! Fields of the JSON types are declared in alphabetical order, as in `json.rs`.
+
+use maud::{html, Markup};
+use perfcounters::analyze::{
+    AlertCounts, AnalysisChange, BadDirection, ChangeClass, Comparison, CounterChange, Report,
+    SideStats, SideSummary, Verdict,
+};
+use perfcounters::log::LogTime;
+use serde::Serialize;
+
+use super::json::{ChartJson, SeriesJson};
+use super::{chart_seconds, fmt_num, iso};
+
+/// The top changes shown in the HTML report and on standard error.
+pub const TOP: usize = 10;
+/// The top changes printed on standard error.
+const TOP_PRINTED: usize = 5;
+
+/// `"comparison"` of the JSON report.
+#[derive(Serialize)]
+pub struct ComparisonJson<'a> {
+    analyses: Vec<AnalysisChangeJson<'a>>,
+    baseline: SideJson<'a>,
+    counters: Vec<CounterChangeJson<'a>>,
+}
+
+impl<'a> ComparisonJson<'a> {
+    /// The comparison `c` as JSON.
+    pub fn new(c: &'a Comparison) -> Self {
+        ComparisonJson {
+            analyses: c.analyses.iter().map(AnalysisChangeJson::new).collect(),
+            baseline: SideJson::new(&c.baseline),
+            counters: c.counters.iter().map(CounterChangeJson::new).collect(),
+        }
+    }
+}
+
+/// The baseline as read.
+#[derive(Serialize)]
+struct SideJson<'a> {
+    end: Option<String>,
+    logs: &'a [String],
+    machines: &'a [String],
+    records: u64,
+    start: Option<String>,
+}
+
+impl<'a> SideJson<'a> {
+    fn new(s: &'a SideSummary) -> Self {
+        let zone = s.time_zone.as_ref();
+        SideJson {
+            end: s.range.map(|r| iso(zone, r.1)),
+            logs: &s.logs,
+            machines: &s.machines,
+            records: s.records,
+            start: s.range.map(|r| iso(zone, r.0)),
+        }
+    }
+}
+
+/// One side's statistics of a counter.
+#[derive(Serialize)]
+struct StatsJson {
+    avg: Option<f64>,
+    count: u64,
+    max: Option<f64>,
+    min: Option<f64>,
+    p50: Option<f64>,
+    p95: Option<f64>,
+}
+
+/// A value that is not finite has no JSON number: `null`.
+fn num(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+impl StatsJson {
+    fn new(s: &SideStats) -> Self {
+        StatsJson {
+            avg: num(s.avg),
+            count: s.count,
+            max: num(s.max),
+            min: num(s.min),
+            p50: num(s.p50),
+            p95: num(s.p95),
+        }
+    }
+}
+
+/// One counter compared.
+#[derive(Serialize)]
+struct CounterChangeJson<'a> {
+    analyses: &'a [String],
+    avg_ratio: Option<f64>,
+    /// `up` or `down`: the direction its thresholds call bad; `null` without one.
+    bad: Option<&'static str>,
+    baseline: Option<StatsJson>,
+    candidate: Option<StatsJson>,
+    class: &'static str,
+    counter: &'a str,
+    effect: Option<f64>,
+    effect_error: Option<f64>,
+    p95_ratio: Option<f64>,
+}
+
+impl<'a> CounterChangeJson<'a> {
+    fn new(c: &'a CounterChange) -> Self {
+        CounterChangeJson {
+            analyses: &c.analyses,
+            avg_ratio: c.avg_ratio.and_then(num),
+            bad: c.bad.map(|b| match b {
+                BadDirection::Up => "up",
+                BadDirection::Down => "down",
+            }),
+            baseline: c.baseline.as_ref().map(StatsJson::new),
+            candidate: c.candidate.as_ref().map(StatsJson::new),
+            class: c.class.name(),
+            counter: &c.counter,
+            effect: c.effect,
+            effect_error: c.effect_error,
+            p95_ratio: c.p95_ratio.and_then(num),
+        }
+    }
+}
+
+/// Alerts of an analysis on one side.
+#[derive(Serialize)]
+struct CountsJson {
+    critical: usize,
+    evaluated: bool,
+    warning: usize,
+}
+
+impl CountsJson {
+    fn new(c: &AlertCounts) -> Self {
+        CountsJson {
+            critical: c.critical,
+            evaluated: c.evaluated,
+            warning: c.warning,
+        }
+    }
+}
+
+/// One analysis compared.
+#[derive(Serialize)]
+struct AnalysisChangeJson<'a> {
+    baseline: CountsJson,
+    candidate: CountsJson,
+    name: &'a str,
+    verdict: &'static str,
+}
+
+impl<'a> AnalysisChangeJson<'a> {
+    fn new(a: &'a AnalysisChange) -> Self {
+        AnalysisChangeJson {
+            baseline: CountsJson::new(&a.baseline),
+            candidate: CountsJson::new(&a.candidate),
+            name: &a.name,
+            verdict: a.verdict.name(),
+        }
+    }
+}
+
+/// The top changes: counters on both sides that changed, or on one side only.
+fn top(c: &Comparison) -> impl Iterator<Item = &CounterChange> {
+    c.counters
+        .iter()
+        .filter(|x| x.class != ChangeClass::Unchanged)
+        .take(TOP)
+}
+
+/// How many counters of each class, as `1 worse, 2 changed` (classes without any left out).
+fn class_counts(c: &Comparison) -> String {
+    let classes = [
+        ChangeClass::Worse,
+        ChangeClass::Better,
+        ChangeClass::Changed,
+        ChangeClass::New,
+        ChangeClass::Gone,
+        ChangeClass::Unchanged,
+    ];
+    let parts: Vec<String> = classes
+        .iter()
+        .map(|&k| (k, c.counters.iter().filter(|x| x.class == k).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{n} {}", k.name()))
+        .collect();
+    parts.join(", ")
+}
+
+/// The analyses that got worse or are new.
+fn worse_analyses(c: &Comparison) -> impl Iterator<Item = (usize, &AnalysisChange)> {
+    c.analyses
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| matches!(a.verdict, Verdict::New | Verdict::Worse))
+}
+
+/// A ratio as `×2.00` (`from 0` when the baseline's is 0).
+fn ratio_text(r: Option<f64>) -> String {
+    r.map_or_else(|| "from 0".to_owned(), |r| format!("×{r:.2}"))
+}
+
+/// One change as a line: class, counter, averages, ratio and effect.
+fn change_line(x: &CounterChange) -> String {
+    let avg = |s: &Option<SideStats>| fmt_num(s.as_ref().map(|s| s.avg));
+    let mut s = format!("{} {}: avg {}", x.class.name(), x.counter, avg(&x.baseline));
+    s.push_str(&format!(" → {}", avg(&x.candidate)));
+    if x.class.is_change() {
+        s.push_str(&format!(" ({})", ratio_text(x.avg_ratio)));
+        if let Some(e) = x.effect {
+            s.push_str(&format!(", effect {e:+.2}"));
+        }
+    }
+    s
+}
+
+/// What the command prints on standard error about the comparison: the counts, then the top
+/// changes and the analyses that got worse or new.
+pub fn summary_lines(c: &Comparison) -> Vec<String> {
+    let mut out = vec![format!(
+        "compared with the baseline ({}, {} records): {}",
+        c.baseline.logs.join(", "),
+        c.baseline.records,
+        class_counts(c)
+    )];
+    for x in top(c).take(TOP_PRINTED) {
+        out.push(format!("  {}", change_line(x)));
+    }
+    for (_, a) in worse_analyses(c) {
+        out.push(format!(
+            "  analysis {}: {} (alerts critical/warning {}/{} → {}/{})",
+            a.name,
+            a.verdict.name(),
+            a.baseline.critical,
+            a.baseline.warning,
+            a.candidate.critical,
+            a.candidate.warning
+        ));
+    }
+    out
+}
+
+/// The chart of a change: the baseline and the candidate on one axis of seconds since each
+/// side's start; the start of each (the axis's local time) lets the tooltip show absolute times.
+fn chart<'a>(c: &'a Comparison, x: &'a CounterChange) -> ChartJson<'a> {
+    let mut series = Vec::new();
+    let mut starts = Vec::new();
+    for (name, side, stats) in [
+        ("baseline", &c.baseline, &x.baseline),
+        ("candidate", &c.candidate, &x.candidate),
+    ] {
+        let (Some(s), Some((start, _))) = (stats, side.range) else {
+            continue;
+        };
+        let zone = side.time_zone.as_ref();
+        let origin = chart_seconds(zone, start);
+        let at = |t: LogTime| chart_seconds(zone, t) - origin;
+        series.push(SeriesJson {
+            name,
+            t: s.points.iter().map(|p| at(p.0)).collect(),
+            v: s.points.iter().map(|p| p.1).collect(),
+        });
+        starts.push(origin);
+    }
+    ChartJson {
+        series,
+        thresholds: Vec::new(),
+        starts: Some(starts),
+    }
+}
+
+/// The charts of the section, in the order [`section`] numbers them from `first`.
+pub fn charts<'a>(c: &'a Comparison) -> Vec<ChartJson<'a>> {
+    top(c).map(|x| chart(c, x)).collect()
+}
+
+/// A side's average and p95 as a table cell's text.
+fn stats_text(s: &Option<SideStats>) -> String {
+    match s {
+        Some(s) => format!("{} / {}", fmt_num(Some(s.avg)), fmt_num(Some(s.p95))),
+        None => "–".into(),
+    }
+}
+
+/// The section "What changed", its charts numbered from `first`; `r` is the candidate's report
+/// (its analyses' anchors).
+pub fn section(c: &Comparison, r: &Report, first: usize) -> Markup {
+    let zone = c.baseline.time_zone.as_ref();
+    let anchor = |name: &str| r.analyses.iter().position(|a| a.name == name);
+    html! {
+        section id="changes" {
+            h2 { "What changed" }
+            p {
+                "Compared with the baseline " (c.baseline.logs.join(", "))
+                @if let Some((a, b)) = c.baseline.range { " (" (iso(zone, a)) " – " (iso(zone, b)) ")" }
+                ", " (c.baseline.records) " records: " (class_counts(c)) "."
+            }
+            @if top(c).next().is_none() {
+                p { "No counter changed beyond the bounds." }
+            }
+            @for (i, x) in top(c).enumerate() {
+                article class="change" {
+                    h3 {
+                        span class={ "class " (x.class.name()) } { (x.class.name()) } " " (x.counter)
+                    }
+                    table class="stats" {
+                        thead {
+                            tr {
+                                th { "" } th { "Values" } th { "Min" } th { "Avg" } th { "P50" }
+                                th { "P95" } th { "Max" }
+                            }
+                        }
+                        tbody {
+                            @for (name, s) in [("Baseline", &x.baseline), ("Candidate", &x.candidate)] {
+                                tr {
+                                    td { (name) }
+                                    @if let Some(s) = s {
+                                        td { (s.count) } td { (fmt_num(Some(s.min))) } td { (fmt_num(Some(s.avg))) }
+                                        td { (fmt_num(Some(s.p50))) } td { (fmt_num(Some(s.p95))) }
+                                        td { (fmt_num(Some(s.max))) }
+                                    } @else {
+                                        td colspan="6" { "not in this log" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    @if x.class.is_change() {
+                        p class="effect" {
+                            "Average " (ratio_text(x.avg_ratio)) ", p95 " (ratio_text(x.p95_ratio))
+                            @if let Some(e) = x.effect { ", effect (Cliff's delta) " (format!("{e:+.3}")) }
+                            @if !x.analyses.is_empty() { "; analyses: " (x.analyses.join(", ")) }
+                            " (avg / p95: " (stats_text(&x.baseline)) " → " (stats_text(&x.candidate)) ")"
+                        }
+                    }
+                    div class="chart" data-chart=(first + i) {}
+                }
+            }
+            h3 { "Analyses that got worse or are new" }
+            @if worse_analyses(c).next().is_none() {
+                p { "None." }
+            } @else {
+                table {
+                    thead {
+                        tr {
+                            th { "Analysis" } th { "Verdict" } th { "Baseline critical / warning" }
+                            th { "Candidate critical / warning" }
+                        }
+                    }
+                    tbody {
+                        @for (_, a) in worse_analyses(c) {
+                            tr {
+                                td {
+                                    @match anchor(&a.name) {
+                                        Some(k) => a href={ "#a" (k) } { (a.name) },
+                                        None => (a.name),
+                                    }
+                                }
+                                td { (a.verdict.name()) }
+                                td { (a.baseline.critical) " / " (a.baseline.warning) }
+                                td { (a.candidate.critical) " / " (a.candidate.warning) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
