@@ -212,7 +212,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     };
     if let Some(c) = &comparison {
         for line in report::comparison_lines(c) {
-            eprintln!("perfcounters: {line}");
+            eprintln!("{line}");
         }
     }
     match &args.output {

@@ -10,6 +10,7 @@ mod common;
 mod analyze;
 mod case_rule;
 mod cli;
+mod compare;
 mod grammar;
 mod local_names;
 mod parquet;
