@@ -8,6 +8,7 @@
 //! builds and releases; `pyo3-arrow` would pin a second set of arrow and PyO3 versions to keep in
 //! step with the library's.
 
+mod compare;
 mod live;
 
 use std::sync::Arc;
@@ -279,10 +280,8 @@ impl From<PipelineError> for Failure {
     }
 }
 
-/// Opens, merges and filters the logs through the library's pipeline, and reads them into batches
-/// of the wide or long form.
-fn read(request: &ReadRequest) -> Result<Batches, Failure> {
-    let mut pipeline = pipeline(request)?;
+/// `pipeline` with the request's time range.
+fn with_bounds(mut pipeline: Pipeline, request: &ReadRequest) -> Result<Pipeline, Failure> {
     if request.begin.is_some() || request.end.is_some() {
         let bound = |b: TimeBound| {
             log_time(b.micros)
@@ -301,6 +300,13 @@ fn read(request: &ReadRequest) -> Result<Batches, Failure> {
             .begin(request.begin.map(bound).transpose()?)
             .end(request.end.map(bound).transpose()?);
     }
+    Ok(pipeline)
+}
+
+/// Opens, merges and filters the logs through the library's pipeline, and reads them into batches
+/// of the wide or long form.
+fn read(request: &ReadRequest) -> Result<Batches, Failure> {
+    let pipeline = with_bounds(pipeline(request)?, request)?;
     let opened = pipeline.open()?;
     let mut warnings: Vec<String> = opened.warnings().to_vec();
     warnings.extend(opened.unmatched().iter().map(|u| u.message("`names`")));
@@ -417,6 +423,7 @@ fn _perfcounters(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DecodeError", py.get_type::<DecodeError>())?;
     m.add_class::<ArrowStream>()?;
     m.add_function(wrap_pyfunction!(read_log, m)?)?;
+    m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_class::<live::Query>()?;
     m.add_function(wrap_pyfunction!(live::list_counters, m)?)?;
     Ok(())

@@ -17,7 +17,7 @@ import pyarrow as pa
 from ._perfcounters import DecodeError, LogError
 from . import _perfcounters as _ext
 
-__all__ = ["read_log", "Query", "list_counters", "LogError", "DecodeError", "LogWarning"]
+__all__ = ["read_log", "compare", "Query", "list_counters", "LogError", "DecodeError", "LogWarning"]
 
 
 class LogWarning(UserWarning):
@@ -101,6 +101,53 @@ def read_log(
         end=_bound(end, "end"),
         tidy=tidy,
         code_page=code_page,
+    )
+    for message in stream.warnings:
+        _warnings.warn(message, LogWarning, stacklevel=2)
+    return pa.table(stream)
+
+
+def compare(
+    baseline: Union[PathLike, Sequence[PathLike]],
+    candidate: Union[PathLike, Sequence[PathLike]],
+    *,
+    counters: Optional[Sequence[str]] = None,
+    names: Union[PathLike, Sequence[PathLike], None] = None,
+    begin: Optional[_dt.datetime] = None,
+    end: Optional[_dt.datetime] = None,
+    code_page: Optional[int] = None,
+    rules: Union[PathLike, Sequence[PathLike], None] = None,
+) -> pa.Table:
+    """What changed between ``baseline`` (logs of a time when all was well) and ``candidate``, as
+    ``perfcounters analyze CANDIDATE --baseline BASELINE`` compares them: a ``pyarrow.Table`` with
+    one row per counter, ranked (worse first, then better and changed by the size of the effect,
+    then new, gone, unchanged).
+
+    Each side is read as ``read_log`` reads its paths (several logs merged; ``counters``, ``names``,
+    ``begin``, ``end`` and ``code_page`` apply to both). Counters match by object, instance and
+    counter in English, the machine ignored. Columns: ``counter`` (the English path without the
+    machine), ``class`` (``worse``, ``better``, ``changed``, ``new``, ``gone``, ``unchanged``),
+    ``effect`` (Cliff's delta of the candidate against the baseline, in [-1, 1]) and
+    ``effect_error`` (a bound on its error, 0 when exact), ``avg_ratio`` and ``p95_ratio``
+    (candidate over baseline), ``bad`` (``up``/``down``: the direction PAL's thresholds call bad,
+    null without one), ``analyses`` (the analyses that read the counter), then
+    ``baseline_count``, ``baseline_min``, ``baseline_avg``, ``baseline_p50``, ``baseline_p95``,
+    ``baseline_max`` and the same for ``candidate_``. ``rules`` are PAL threshold files (default:
+    the built-in QuickSystemOverview). docs/analyze.md gives the semantics and bounds.
+
+    Raises as ``read_log`` does, the message naming the side (``baseline: …``); ``ValueError`` when
+    a side has no record in the range or the two share no counter (naming a few counters of each and
+    suggesting ``names`` when one side is localized).
+    """
+    stream = _ext.compare(
+        _paths(baseline),
+        _paths(candidate),
+        counters=None if counters is None else list(counters),
+        names=[] if names is None else _paths(names),
+        begin=_bound(begin, "begin"),
+        end=_bound(end, "end"),
+        code_page=code_page,
+        rules=[] if rules is None else _paths(rules),
     )
     for message in stream.warnings:
         _warnings.warn(message, LogWarning, stacklevel=2)

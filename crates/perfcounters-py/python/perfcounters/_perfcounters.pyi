@@ -1,7 +1,8 @@
 """The extension module that ``perfcounters`` wraps: its classes and functions as the package calls them.
 
-The package's own API (``read_log``, ``Query``, ``list_counters``) is annotated in ``__init__.py``; a type
-checker reads those annotations there and this file for what crosses into the extension.
+The package's own API (``read_log``, ``compare``, ``Query``, ``list_counters``) is annotated in
+``__init__.py``; a type checker reads those annotations there and this file for what crosses into
+the extension.
 """
 
 from typing import Any, Dict, List, Optional, Tuple
@@ -34,6 +35,17 @@ def read_log(
     end: Optional[Tuple[int, bool]] = None,
     tidy: bool = False,
     code_page: Optional[int] = None,
+) -> ArrowStream: ...
+
+def compare(
+    baseline: List[str],
+    candidate: List[str],
+    counters: Optional[List[str]] = None,
+    names: List[str] = ...,
+    begin: Optional[Tuple[int, bool]] = None,
+    end: Optional[Tuple[int, bool]] = None,
+    code_page: Optional[int] = None,
+    rules: List[str] = ...,
 ) -> ArrowStream: ...
 
 class Query:
