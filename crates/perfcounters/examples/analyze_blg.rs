@@ -10,7 +10,10 @@
 //! ```
 //!
 //! Cases: `relog_csv`, `analyze` (`--interval auto`: the times first, then the analysis),
-//! `analyze_first_pass` (the times alone).
+//! `analyze_first_pass` (the times alone); `analyze_both` (a second log of the same size, a copy
+//! beside the first, and the first analysed one after the other through the pipeline, as
+//! `perfcounters analyze` does) and `compare` (the copy as the baseline of the first: what
+//! `perfcounters analyze LOG --baseline COPY` does).
 
 #[path = "../benches/support/analyze_rules.rs"]
 mod analyze_rules;
@@ -20,10 +23,13 @@ mod blg_log;
 use std::io::BufWriter;
 use std::time::Instant;
 
-use perfcounters::analyze::{analyze_logs, auto_interval, AnalyzeOptions, Pass};
+use perfcounters::analyze::{
+    analyze_logs, analyze_pipeline, auto_interval, compare, AnalyzeOptions, CompareOptions,
+    Interval, Pass,
+};
 use perfcounters::log::{
     copy, BlgLogReader, BlgTimesReader, CounterFilter, CsvFlavor, Filtered, LogError, LogReader,
-    PdhCsvLogWriter, RelogFilter,
+    PdhCsvLogWriter, Pipeline, RelogFilter,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -60,6 +66,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let mut filtered = Filtered::new(BlgTimesReader::open(&path)?, &times)?;
             format!("interval {:?} s", auto_interval(&mut filtered)?)
+        }
+        "analyze_both" | "compare" => {
+            let second = path.with_extension("copy.blg");
+            if std::fs::metadata(&second).map(|m| m.len()).ok() != Some(len) {
+                std::fs::copy(&path, &second)?;
+            }
+            let (first, second) = (
+                Pipeline::new([path.to_str().unwrap_or_default()]),
+                Pipeline::new([second.to_str().unwrap_or_default()]),
+            );
+            let rules = analyze_rules::bench_rules();
+            if case == "compare" {
+                let c = compare(&second, &first, &rules, &CompareOptions::default())?;
+                let changed = c
+                    .comparison
+                    .counters
+                    .iter()
+                    .filter(|x| x.class.is_change())
+                    .count();
+                format!(
+                    "{} counters, {changed} changed, {} alerts",
+                    c.comparison.counters.len(),
+                    c.candidate.report.alerts.len()
+                )
+            } else {
+                let a = analyze_pipeline(&second, &rules, Interval::Auto, &[])?;
+                let b = analyze_pipeline(&first, &rules, Interval::Auto, &[])?;
+                format!(
+                    "{} + {} records, {} alerts",
+                    a.report.records,
+                    b.report.records,
+                    b.report.alerts.len()
+                )
+            }
         }
         other => return Err(format!("unknown case {other}").into()),
     };

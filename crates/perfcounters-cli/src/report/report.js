@@ -26,7 +26,10 @@
     var relative = Array.isArray(c.starts);
     var series = [relative ? { label: "since start", value: function (u, v) { return v == null ? "" : elapsed(v); } } : {}];
     c.series.forEach(function (s, i) {
-      var one = { label: s.name, stroke: relative ? (i === 0 ? "#1f77b4" : "#cf222e") : palette[i % palette.length], width: 1.5, spanGaps: true };
+      // In a comparison the baseline is drawn first and wider, so that it shows where both agree.
+      var one = relative
+        ? { label: s.name, stroke: i === 0 ? "#1f77b4" : "#cf222e", width: i === 0 ? 3.5 : 1.25, spanGaps: true }
+        : { label: s.name, stroke: palette[i % palette.length], width: 1.5, spanGaps: true };
       if (relative) {
         one.value = function (u, v, si, idx) {
           if (v == null || idx == null) return "";
