@@ -189,7 +189,8 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             analyze_pipeline(&pipeline, &rules, args.interval, &args.set).map_err(flag_error)?;
         (analyzed, None)
     } else {
-        let (analyzed, comparison) = compared(args, &rules, &pipeline_of(&args.baseline), &pipeline)?;
+        let (analyzed, comparison) =
+            compared(args, &rules, &pipeline_of(&args.baseline), &pipeline)?;
         (analyzed, Some(comparison))
     };
     for w in &analyzed.warnings {

@@ -117,11 +117,15 @@ fn a_tripled_counter_comes_first() {
         .iter()
         .find(|a| a["name"] == "Processor % Processor Time")
         .unwrap();
-    assert!(cpu["verdict"] == "worse" || cpu["verdict"] == "new", "{cpu}");
+    assert!(
+        cpu["verdict"] == "worse" || cpu["verdict"] == "new",
+        "{cpu}"
+    );
     let err = stderr(&o);
     let lines: Vec<&str> = err.lines().collect();
     assert!(
-        lines[0].starts_with("compared with the baseline (") && lines[0].ends_with("1 worse, 9 unchanged"),
+        lines[0].starts_with("compared with the baseline (")
+            && lines[0].ends_with("1 worse, 9 unchanged"),
         "{err}"
     );
     assert!(
@@ -129,7 +133,9 @@ fn a_tripled_counter_comes_first() {
         "{err}"
     );
     assert!(
-        lines.iter().any(|l| l.starts_with("  analysis Processor % Processor Time: ")),
+        lines
+            .iter()
+            .any(|l| l.starts_with("  analysis Processor % Processor Time: ")),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -168,7 +174,14 @@ fn a_german_baseline_through_names() {
         ini.to_str().unwrap(),
     );
     let v = json_of(&[
-        "analyze", en, "--baseline", de, "--names", ini, "--format", "json",
+        "analyze",
+        en,
+        "--baseline",
+        de,
+        "--names",
+        ini,
+        "--format",
+        "json",
     ]);
     let counters = v["comparison"]["counters"].as_array().unwrap();
     let total = counters
@@ -178,7 +191,10 @@ fn a_german_baseline_through_names() {
     assert_eq!(total["class"], "unchanged");
     assert_eq!(total["effect"], 0.0);
     assert_eq!(total["baseline"]["count"], 600);
-    assert!(counters.iter().all(|x| x["class"] == "unchanged"), "{counters:?}");
+    assert!(
+        counters.iter().all(|x| x["class"] == "unchanged"),
+        "{counters:?}"
+    );
     // Without --names: nothing shared.
     let o = run(&["analyze", en, "--baseline", de, "--format", "json"]);
     assert!(!o.status.success());
@@ -193,8 +209,15 @@ fn a_german_baseline_through_names() {
         err.contains(r"the candidate has \PhysicalDisk(0 C:)\Avg. Disk Bytes/Read, "),
         "{err}"
     );
-    assert_eq!(err.matches(r"\Physikalischer Datenträger(").count(), 5, "{err}");
-    assert!(err.contains("the baseline's names are not English"), "{err}");
+    assert_eq!(
+        err.matches(r"\Physikalischer Datenträger(").count(),
+        5,
+        "{err}"
+    );
+    assert!(
+        err.contains("the baseline's names are not English"),
+        "{err}"
+    );
     assert!(err.contains("--names"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -261,7 +284,9 @@ fn chromium_draws_what_changed() {
     let html = std::fs::read_to_string(&report).unwrap();
     let changes = html.find("<section id=\"changes\">").unwrap();
     assert!(changes < html.find("<section id=\"summary\">").unwrap());
-    assert!(html.contains("<span class=\"class worse\">worse</span> \\Processor(_Total)\\% Processor Time"));
+    assert!(html.contains(
+        "<span class=\"class worse\">worse</span> \\Processor(_Total)\\% Processor Time"
+    ));
     assert_eq!(html.matches("<article class=\"change\">").count(), 1);
     let divs = html.matches("<div class=\"chart\"").count() as u64;
     let Some(chromium) = chromium() else {
@@ -292,7 +317,10 @@ fn chromium_draws_what_changed() {
         .unwrap();
     let dom = String::from_utf8_lossy(&out.stdout);
     let key = "data-charts=\"";
-    let start = dom.find(key).unwrap_or_else(|| panic!("no charts drawn: {dom}")) + key.len();
+    let start = dom
+        .find(key)
+        .unwrap_or_else(|| panic!("no charts drawn: {dom}"))
+        + key.len();
     let drawn: u64 = dom[start..].split('"').next().unwrap().parse().unwrap();
     assert_eq!(drawn, divs);
     assert!(dom.contains("time since each log's start"));

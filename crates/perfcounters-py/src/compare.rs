@@ -83,17 +83,22 @@ fn batch(counters: &[CounterChange]) -> Result<RecordBatch, Failure> {
         }
     }
     let [mut base_count, mut cand_count] = counts;
-    let mut columns: Vec<ArrayRef> = vec![
-        Arc::new(counter.finish()),
-        Arc::new(class.finish()),
-    ];
+    let mut columns: Vec<ArrayRef> = vec![Arc::new(counter.finish()), Arc::new(class.finish())];
     columns.extend(floats.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef));
     columns.push(Arc::new(bad.finish()));
     columns.push(Arc::new(analyses.finish()));
     columns.push(Arc::new(base_count.finish()));
-    columns.extend(stats[..5].iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef));
+    columns.extend(
+        stats[..5]
+            .iter_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef),
+    );
     columns.push(Arc::new(cand_count.finish()));
-    columns.extend(stats[5..].iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef));
+    columns.extend(
+        stats[5..]
+            .iter_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef),
+    );
     RecordBatch::try_new(schema(), columns).map_err(|e| Failure::Value(e.to_string()))
 }
 
@@ -141,8 +146,8 @@ fn run(request: &CompareRequest) -> Result<Batches, Failure> {
     let rules = rules(&request.rules)?;
     let side = |r: &ReadRequest| with_bounds(pipeline(r)?, r);
     let (baseline, candidate) = (side(&request.baseline)?, side(&request.candidate)?);
-    let compared = compare_logs(&baseline, &candidate, &rules, &CompareOptions::default())
-        .map_err(failure)?;
+    let compared =
+        compare_logs(&baseline, &candidate, &rules, &CompareOptions::default()).map_err(failure)?;
     let mut warnings: Vec<String> = compared
         .baseline
         .warnings

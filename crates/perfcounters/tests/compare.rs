@@ -167,7 +167,10 @@ fn one_counter_tripled_in_its_second_half() {
     let top = &c.counters[0];
     assert_eq!(top.counter, format!(r"\{counter}"));
     assert_eq!(top.class, ChangeClass::Worse);
-    let (b, k) = (top.baseline.as_ref().unwrap(), top.candidate.as_ref().unwrap());
+    let (b, k) = (
+        top.baseline.as_ref().unwrap(),
+        top.candidate.as_ref().unwrap(),
+    );
     assert_eq!((b.count, k.count), (600, 600));
     let avg = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     assert_eq!(b.avg, avg(&before));
@@ -190,7 +193,10 @@ fn one_counter_tripled_in_its_second_half() {
         .iter()
         .find(|a| a.name == "Processor % Processor Time")
         .unwrap();
-    assert!(matches!(cpu.verdict, Verdict::Worse | Verdict::New), "{cpu:?}");
+    assert!(
+        matches!(cpu.verdict, Verdict::Worse | Verdict::New),
+        "{cpu:?}"
+    );
     assert!(cpu.candidate.total() > cpu.baseline.total());
     for a in c
         .analyses
@@ -230,7 +236,10 @@ fn a_localized_baseline_through_names() {
     rewrite(&log, &base, None, &rename);
     rewrite(&log, &cand, None, &|s: &str| s.to_owned());
     let names = NameTables::load(&[&ini_path], None).unwrap();
-    let r = run(pipeline(&base).names(names.clone()), pipeline(&cand).names(names));
+    let r = run(
+        pipeline(&base).names(names.clone()),
+        pipeline(&cand).names(names),
+    );
     let c = &r.comparison;
     assert_eq!(c.counters.len(), 10);
     assert!(c

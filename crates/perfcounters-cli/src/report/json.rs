@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use perfcounters::analyze::{Comparison, StaticThreshold};
 use perfcounters::analyze::{Alert, AnalysisReport, CounterReport, Report, Rules, ThresholdReport};
+use perfcounters::analyze::{Comparison, StaticThreshold};
 use serde::Serialize;
 
 use super::compare::ComparisonJson;

@@ -162,7 +162,11 @@ impl Chart {
             }
             return;
         }
-        let cap = if self.cap == 0 { MAX_KEPT / 2 } else { self.cap };
+        let cap = if self.cap == 0 {
+            MAX_KEPT / 2
+        } else {
+            self.cap
+        };
         if self.spans.len() >= cap {
             self.spans = self
                 .spans

@@ -4,10 +4,10 @@
 
 use std::collections::HashMap;
 
+use crate::log::model::TimeZone;
 use crate::log::model::{LogReader, LogTime, Record, ValueRows};
 use crate::log::pipeline::{Pipeline, PipelineError};
 use crate::log::LogError;
-use crate::log::model::TimeZone;
 use crate::names::{english_name, NameTable};
 use crate::path::{eq_ignore_case, CounterPath};
 
@@ -53,7 +53,11 @@ pub(super) fn key(path: &CounterPath) -> String {
 
 /// The English path of `path` without its machine: object and counter translated through the
 /// pipeline's tables (`languages` to the built-in English table and `english`).
-fn english_path(path: &CounterPath, languages: &[NameTable], english: &[&NameTable]) -> CounterPath {
+fn english_path(
+    path: &CounterPath,
+    languages: &[NameTable],
+    english: &[&NameTable],
+) -> CounterPath {
     let mut p = path.clone();
     p.machine = None;
     if !languages.is_empty() {

@@ -85,7 +85,8 @@ impl Window {
             if hi - lo < MAX_BINS as u64 {
                 if k < self.lo {
                     let grow = (self.lo - k) as usize;
-                    self.bins.splice(0..0, std::iter::repeat_n(Bin::EMPTY, grow));
+                    self.bins
+                        .splice(0..0, std::iter::repeat_n(Bin::EMPTY, grow));
                     self.lo = k;
                 } else {
                     self.bins.resize((k - self.lo + 1) as usize, Bin::EMPTY);
@@ -407,7 +408,9 @@ mod tests {
     /// exact one, and a side compared with itself is 0 exactly.
     #[test]
     fn binned_delta_within_its_bound() {
-        let b: Vec<f64> = (0..20_000).map(|i| ((i * 7919) % 10_007) as f64 / 37.0).collect();
+        let b: Vec<f64> = (0..20_000)
+            .map(|i| ((i * 7919) % 10_007) as f64 / 37.0)
+            .collect();
         let c: Vec<f64> = (0..20_000)
             .map(|i| ((i * 104_729) % 10_009) as f64 / 31.0 - 20.0)
             .collect();
@@ -428,7 +431,10 @@ mod tests {
             let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
             let want = sorted[rank - 1];
             let got = vb.percentile(p).unwrap();
-            assert!((got - want).abs() <= want.abs() / 256.0, "{p}: {got} {want}");
+            assert!(
+                (got - want).abs() <= want.abs() / 256.0,
+                "{p}: {got} {want}"
+            );
         }
     }
 
