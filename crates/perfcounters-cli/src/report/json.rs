@@ -10,7 +10,7 @@ use perfcounters::analyze::{Alert, AnalysisReport, CounterReport, Report, Rules,
 use perfcounters::analyze::{Comparison, StaticThreshold};
 use serde::Serialize;
 
-use super::compare::ComparisonJson;
+use super::compare_json::ComparisonJson;
 use super::iso;
 
 /// The report.

@@ -6,6 +6,7 @@
 //! `<` escaped so that nothing in it can close the `<script>` element that carries it.
 
 mod compare;
+mod compare_json;
 mod html;
 mod json;
 
