@@ -352,3 +352,74 @@ pub(super) fn analyses(base: &Report, cand: &Report) -> Vec<AnalysisChange> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(critical: usize, warning: usize) -> AlertCounts {
+        AlertCounts {
+            evaluated: true,
+            critical,
+            warning,
+        }
+    }
+
+    #[test]
+    fn verdicts() {
+        assert_eq!(verdict(&counts(0, 0), &counts(0, 0)), Verdict::Same);
+        assert_eq!(verdict(&counts(0, 0), &counts(0, 1)), Verdict::New);
+        assert_eq!(verdict(&counts(2, 0), &counts(0, 0)), Verdict::Resolved);
+        assert_eq!(verdict(&counts(1, 5), &counts(1, 5)), Verdict::Same);
+        assert_eq!(verdict(&counts(1, 5), &counts(1, 6)), Verdict::Worse);
+        // A critical alert outweighs any number of warnings.
+        assert_eq!(verdict(&counts(0, 50), &counts(1, 0)), Verdict::Worse);
+        assert_eq!(verdict(&counts(1, 0), &counts(0, 50)), Verdict::Better);
+    }
+
+    #[test]
+    fn classes_need_both_bounds() {
+        let b = ChangeBounds::default();
+        let up = Some(BadDirection::Up);
+        let down = Some(BadDirection::Down);
+        let r = |x: f64| Some(x);
+        assert_eq!(
+            class_of(&b, Some(0.5), [r(2.0), r(2.0)], up),
+            ChangeClass::Worse
+        );
+        assert_eq!(
+            class_of(&b, Some(0.5), [r(2.0), r(2.0)], down),
+            ChangeClass::Better
+        );
+        assert_eq!(
+            class_of(&b, Some(-0.5), [r(0.5), r(0.5)], down),
+            ChangeClass::Worse
+        );
+        assert_eq!(
+            class_of(&b, Some(0.5), [r(2.0), r(2.0)], None),
+            ChangeClass::Changed
+        );
+        // A large effect with a move under 10 %: unchanged; and the other way round.
+        assert_eq!(
+            class_of(&b, Some(0.9), [r(1.05), r(0.95)], up),
+            ChangeClass::Unchanged
+        );
+        assert_eq!(
+            class_of(&b, Some(0.2), [r(3.0), r(3.0)], up),
+            ChangeClass::Unchanged
+        );
+        // From 0 to anything counts as a move; the effect's bound is inclusive.
+        assert_eq!(
+            class_of(&b, Some(0.33), [None, r(1.0)], up),
+            ChangeClass::Worse
+        );
+        assert_eq!(
+            class_of(&b, Some(-0.33), [r(0.8), r(1.0)], up),
+            ChangeClass::Better
+        );
+        assert_eq!(class_of(&b, None, [None, None], up), ChangeClass::Unchanged);
+        assert_eq!(ratio(0.0, 0.0), Some(1.0));
+        assert_eq!(ratio(0.0, 2.0), None);
+        assert_eq!(ratio(4.0, 2.0), Some(0.5));
+    }
+}
