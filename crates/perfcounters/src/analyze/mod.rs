@@ -44,6 +44,6 @@ pub use rules::{
     MAX_INHERITANCE_DEPTH, MAX_NODES, MAX_RULES_BYTES, PAL_LICENSE, QUICK_SYSTEM_OVERVIEW,
 };
 pub use script::{
-    evaluate, Operator, Script, ScriptError, ScriptValue, StaticThreshold, MAX_CODE_BYTES,
-    MAX_DEPTH, MAX_STATEMENTS,
+    evaluate, CounterInstance, Operator, Script, ScriptError, ScriptValue, StaticThreshold,
+    MAX_CELLS, MAX_CODE_BYTES, MAX_DEPTH, MAX_STATEMENTS, MAX_STRING_BYTES,
 };

@@ -7,6 +7,9 @@ pub(super) enum Tok {
     Var(String),
     Num(f64),
     Str(String),
+    /// A double-quoted string with `$` in it: its text, to expand (backtick escapes resolved, a
+    /// `` `$ `` kept as `\u{0}$` so that it does not expand).
+    Expand(String),
     /// A bare word: a keyword, a command or a label.
     Word(String),
     /// `-eq`, `-Operator` …: a dash followed by letters.
@@ -16,6 +19,10 @@ pub(super) enum Tok {
     Punct(char),
     /// `::`
     Scope,
+    /// `++` / `--`.
+    Incr(bool),
+    /// `+=`, `-=`, `*=`, `/=`, `%=`: the operator's character.
+    AssignOp(char),
     Newline,
 }
 
@@ -51,8 +58,14 @@ pub(super) fn lex(code: &str) -> Result<Vec<Token>, ScriptError> {
             '#' => lexer.comment(),
             '$' => lexer.variable()?,
             '\'' | '"' => lexer.string(c)?,
+            '[' if lexer.indexes() => lexer.push(Tok::Punct('['), 1),
             '[' => lexer.type_name(),
             ':' if lexer.at(1) == Some(':') => lexer.push(Tok::Scope, 2),
+            '+' if lexer.at(1) == Some('+') => lexer.push(Tok::Incr(true), 2),
+            '-' if lexer.at(1) == Some('-') && lexer.indexes() => lexer.push(Tok::Incr(false), 2),
+            '+' | '-' | '*' | '/' | '%' if lexer.at(1) == Some('=') => {
+                lexer.push(Tok::AssignOp(c), 2)
+            }
             '-' if lexer.at(1).is_some_and(|c| c.is_ascii_alphabetic()) => lexer.dash(),
             c if c.is_ascii_digit()
                 || (c == '.' && lexer.at(1).is_some_and(|c| c.is_ascii_digit())) =>
@@ -120,6 +133,17 @@ impl Lexer {
         j
     }
 
+    /// Whether `==>` and a letter stand at `j`: PAL's collection names hold it
+    /// (`$CollectionOfMSExchangeDatabase==>InstancesLogGenerationCheckpointDepth`).
+    fn arrow_at(&self, j: usize) -> bool {
+        self.chars.get(j..j + 4).is_some_and(|w| {
+            w.first() == Some(&'=')
+                && w.get(1) == Some(&'=')
+                && w.get(2) == Some(&'>')
+                && w.get(3).is_some_and(|&c| is_word(c))
+        })
+    }
+
     /// `# …` to the end of the line (the newline stays).
     fn comment(&mut self) {
         self.i = self.run_end(self.i, |c| c != '\n');
@@ -130,11 +154,14 @@ impl Lexer {
     fn variable(&mut self) -> Result<(), ScriptError> {
         let start = self.i + 1;
         let mut j = start;
-        while self
-            .chars
-            .get(j)
-            .is_some_and(|&c| is_word(c) || (c == ':' && self.chars.get(j + 1) != Some(&':')))
-        {
+        while self.chars.get(j).is_some_and(|&c| {
+            is_word(c)
+                || (c == ':' && j > start && self.chars.get(j + 1) != Some(&':'))
+                || (c == '#' && j > start && self.chars.get(j + 1).is_some_and(|&n| is_word(n)))
+                || (j > start && self.arrow_at(j))
+                || (j > start + 1 && self.arrow_at(j - 1) && c == '=')
+                || (j > start + 2 && self.arrow_at(j - 2) && c == '>')
+        }) {
             j += 1;
         }
         if j == start {
@@ -152,45 +179,103 @@ impl Lexer {
         Ok(())
     }
 
-    /// A string in `quote`s; a doubled quote stands for one. Double quotes must not expand
-    /// (`$`, `` ` ``). A string over several lines is a token of its last line.
+    /// A string in `quote`s; a doubled quote stands for one. In double quotes, `` ` `` escapes
+    /// the next character (`` `n ``, `` `t ``, `` `0 ``; any other stands for itself) and a `$`
+    /// makes the string a [`Tok::Expand`], its `$( … )` read whole (quotes inside it included).
+    /// A string over several lines is a token of its last line.
     fn string(&mut self, quote: char) -> Result<(), ScriptError> {
         let mut s = String::new();
+        let mut expands = false;
         let mut j = self.i + 1;
+        let unclosed = |line| ScriptError::Syntax {
+            line,
+            what: "a string without its closing quote".into(),
+        };
         loop {
-            match self.chars.get(j) {
-                None => {
-                    return Err(ScriptError::Syntax {
-                        line: self.line,
-                        what: "a string without its closing quote".into(),
-                    })
+            let Some(&ch) = self.chars.get(j) else {
+                return Err(unclosed(self.line));
+            };
+            if ch == quote {
+                if self.chars.get(j + 1) == Some(&quote) {
+                    s.push(quote);
+                    j += 2;
+                    continue;
                 }
-                Some(&q) if q == quote => {
-                    if self.chars.get(j + 1) == Some(&quote) {
-                        s.push(quote);
-                        j += 2;
-                    } else {
-                        j += 1;
-                        break;
-                    }
+                j += 1;
+                break;
+            }
+            if ch == '\n' {
+                self.line += 1;
+            }
+            if quote == '"' && ch == '`' {
+                let Some(&next) = self.chars.get(j + 1) else {
+                    return Err(unclosed(self.line));
+                };
+                match next {
+                    'n' => s.push('\n'),
+                    't' => s.push('\t'),
+                    'r' => s.push('\r'),
+                    '0' => s.push('\0'),
+                    '$' => s.push_str("\u{0}$"),
+                    other => s.push(other),
                 }
-                Some(&ch) => {
-                    if quote == '"' && (ch == '$' || ch == '`') {
-                        return Err(ScriptError::Unsupported {
-                            line: self.line,
-                            what: "string expansion in double quotes".into(),
-                        });
-                    }
-                    if ch == '\n' {
+                j += 2;
+                continue;
+            }
+            if quote == '"' && ch == '$' && self.chars.get(j + 1) == Some(&'(') {
+                // `$( … )`: to its matching parenthesis, whatever quotes it holds.
+                expands = true;
+                let mut depth = 0usize;
+                loop {
+                    let Some(&c) = self.chars.get(j) else {
+                        return Err(unclosed(self.line));
+                    };
+                    if c == '\n' {
                         self.line += 1;
                     }
-                    s.push(ch);
+                    s.push(c);
                     j += 1;
+                    match c {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
                 }
+                continue;
             }
+            if quote == '"' && ch == '$' {
+                expands = true;
+            }
+            s.push(ch);
+            j += 1;
         }
-        self.push(Tok::Str(s), j - self.i);
+        let tok = if expands {
+            Tok::Expand(s)
+        } else {
+            Tok::Str(s.replace("\u{0}$", "$"))
+        };
+        self.push(tok, j - self.i);
         Ok(())
+    }
+
+    /// Whether a `[` (or `--`) here follows a value with nothing between (`$a[0]`, `$x.Values[1]`,
+    /// `$i--`): an index or a decrement, not a type name or a negative number.
+    fn indexes(&self) -> bool {
+        let glued = self
+            .i
+            .checked_sub(1)
+            .and_then(|p| self.chars.get(p))
+            .is_some_and(|c| !c.is_whitespace());
+        glued
+            && matches!(
+                self.out.last().map(|t| &t.tok),
+                Some(Tok::Var(_) | Tok::Word(_) | Tok::Str(_) | Tok::Punct(')' | ']'))
+            )
     }
 
     /// `[Name]` or `[Dotted.Name]` as a type; any other `[` is punctuation.

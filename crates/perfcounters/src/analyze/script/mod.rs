@@ -41,8 +41,13 @@ mod parse;
 pub const MAX_CODE_BYTES: usize = 64 * 1024;
 /// The deepest nesting of blocks and parentheses accepted.
 pub const MAX_DEPTH: usize = 32;
-/// The most statements one evaluation executes.
-pub const MAX_STATEMENTS: usize = 10_000;
+/// The most statements one evaluation executes (each round of a loop counts as one more).
+pub const MAX_STATEMENTS: usize = 100_000;
+/// The most array and hash table entries one evaluation makes.
+pub const MAX_CELLS: usize = 1_000_000;
+/// The longest string one evaluation makes, in bytes (and 64 times this, all its strings
+/// together).
+pub const MAX_STRING_BYTES: usize = 1 << 20;
 
 /// Why code could not be evaluated. `line` is 1-based within the code.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,8 +74,17 @@ pub enum ScriptError {
         /// What failed.
         what: String,
     },
-    /// A bound was reached (code length, nesting depth, statements executed).
+    /// A bound was reached (code length, nesting depth).
     Limit(String),
+    /// A bound was reached while evaluating the code at a line: a loop that does not end, more
+    /// statements than [`MAX_STATEMENTS`], arrays or strings grown past [`MAX_CELLS`] or
+    /// [`MAX_STRING_BYTES`].
+    Exceeded {
+        /// The line.
+        line: u32,
+        /// Which bound.
+        what: String,
+    },
 }
 
 impl ScriptError {
@@ -79,7 +93,8 @@ impl ScriptError {
         match self {
             ScriptError::Unsupported { line, .. }
             | ScriptError::Syntax { line, .. }
-            | ScriptError::Eval { line, .. } => Some(*line),
+            | ScriptError::Eval { line, .. }
+            | ScriptError::Exceeded { line, .. } => Some(*line),
             ScriptError::Limit(_) => None,
         }
     }
@@ -93,6 +108,9 @@ impl fmt::Display for ScriptError {
             }
             ScriptError::Syntax { line, what } => write!(f, "line {line}: {what}"),
             ScriptError::Eval { line, what } => write!(f, "line {line}: {what}"),
+            ScriptError::Exceeded { line, what } => {
+                write!(f, "line {line}: {what}; stopped, not evaluated")
+            }
             ScriptError::Limit(what) => f.write_str(what),
         }
     }
@@ -127,16 +145,6 @@ impl ScriptValue {
         match parse_number(s.trim()) {
             Some(n) => ScriptValue::Number(n),
             None => ScriptValue::Str(s.to_owned()),
-        }
-    }
-
-    fn type_name(&self) -> &'static str {
-        match self {
-            ScriptValue::Null => "$null",
-            ScriptValue::Bool(_) => "a boolean",
-            ScriptValue::Number(_) => "a number",
-            ScriptValue::Str(_) => "a string",
-            ScriptValue::Collection { .. } => "a counter collection",
         }
     }
 }
@@ -205,6 +213,32 @@ pub struct StaticThreshold {
     pub trend_only: bool,
 }
 
+/// One counter instance of a data source in one time slice, as a generated data source's code
+/// reads it (PAL's counter instance object): its path and names, and the slice's minimum,
+/// average and maximum and the trend up to the slice's end (`None` where the slice holds no
+/// value).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CounterInstance {
+    /// `.CounterPath` (and `.Name`): the full path, `\\Machine\Object(Instance)\Counter`.
+    pub path: String,
+    /// `.CounterComputer`: the machine, without `\\`.
+    pub computer: String,
+    /// `.CounterObject`.
+    pub object: String,
+    /// `.CounterName`.
+    pub counter: String,
+    /// `.CounterInstance` (empty for an object without instances).
+    pub instance: String,
+    /// `.QuantizedMin[0]`.
+    pub min: Option<f64>,
+    /// `.QuantizedAvg[0]`, and `.Value[0]`.
+    pub avg: Option<f64>,
+    /// `.QuantizedMax[0]`.
+    pub max: Option<f64>,
+    /// `.QuantizedTrend[0]`, per hour.
+    pub trend: Option<f64>,
+}
+
 /// A number as the code writes it (`2048`, `-1.5`, `100MB`): the `KB` … `PB` suffixes are powers
 /// of 1024, any case. `None` for anything else, and for a value that is not finite.
 fn parse_number(s: &str) -> Option<f64> {
@@ -261,7 +295,45 @@ impl Script {
         &self,
         vars: &HashMap<String, ScriptValue>,
     ) -> Result<Vec<StaticThreshold>, ScriptError> {
-        eval::run(&self.body, vars)
+        Ok(eval::run(&self.body, vars, &[])?.calls)
+    }
+
+    /// Evaluates a generated data source's code for one time slice, as PAL runs it: `vars` (the
+    /// questions), each of `collections` an array of its counter instances in the slice, and the
+    /// hash table the code fills in the variable `output` (its `COLLECTIONVARNAME`) read back:
+    /// each key (the generated counter's path) with its numbers for the slice, in the order
+    /// added. Values that are not numbers are left out; a key whose value is not an array is
+    /// one value.
+    pub fn generate(
+        &self,
+        vars: &HashMap<String, ScriptValue>,
+        collections: &[(String, Vec<CounterInstance>)],
+        output: &str,
+    ) -> Result<Vec<(String, Vec<f64>)>, ScriptError> {
+        let out = eval::run(&self.body, vars, collections)?;
+        let Some(v) = out.vars.get(&output.to_ascii_lowercase()) else {
+            return Err(ScriptError::Eval {
+                line: 1,
+                what: format!("the code does not set ${output}"),
+            });
+        };
+        let Some(entries) = eval::entries(v) else {
+            return Err(ScriptError::Eval {
+                line: 1,
+                what: format!("${output} is not a hash table of counter paths and values"),
+            });
+        };
+        Ok(entries
+            .into_iter()
+            .map(|(k, v)| {
+                let values = eval::elements(&v)
+                    .iter()
+                    .filter_map(eval::number_of)
+                    .filter(|n| n.is_finite())
+                    .collect();
+                (k, values)
+            })
+            .collect())
     }
 }
 
@@ -364,8 +436,8 @@ mod tests {
     #[test]
     fn unsupported_constructs_name_the_line() {
         let v = vars(&[("C", coll("C", 1))]);
-        let e = evaluate("$a = 1\nFor ($i=0;$i -lt 3;$i++)\n{ }", &v).unwrap_err();
-        assert_eq!(e.to_string(), "line 2: the loop `For` is not evaluated");
+        let e = evaluate("$a = 1\nDo { $a++ } While ($a -lt 3)", &v).unwrap_err();
+        assert_eq!(e.to_string(), "line 2: the loop `Do` is not evaluated");
         let e = evaluate("\n\nCreateAlert -TimeSliceIndex 1", &v).unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -373,10 +445,10 @@ mod tests {
         );
         let e = evaluate("$x = $global:oPal.QuantizedTime", &v).unwrap_err();
         assert_eq!(e.line(), Some(1));
-        let e = evaluate("$x = @{}", &v).unwrap_err();
+        let e = evaluate("$x = 'ab' -match 'b'", &v).unwrap_err();
         assert!(matches!(e, ScriptError::Unsupported { .. }));
-        let e = evaluate("$x = \"$($y)\"", &v).unwrap_err();
-        assert!(matches!(e, ScriptError::Unsupported { .. }));
+        let e = evaluate("$x = 'a'\n$y = \"$($z)\"", &v).unwrap_err();
+        assert_eq!(e.to_string(), "line 2: the variable $z is not defined");
         assert!(matches!(
             evaluate("$x = $undefined + 1", &v),
             Err(ScriptError::Eval { .. })
