@@ -223,15 +223,53 @@ fn vista_log_worked_by_hand() {
         );
         assert!(a.evaluated(), "{:?}", a.reason);
     }
-    // Another generated form (Disk Overwhelmed) is listed as not evaluated, with the reason.
-    let dov = analysis(&r, "LogicalDisk Disk Overwhelmed");
-    assert!(
-        dov.reason
-            .as_deref()
-            .unwrap()
-            .contains("generated data source $CollectionOfLogicalDiskDiskOverwhelmedAll"),
-        "{:?}",
-        dov.reason
+    // The generated series come from their PowerShell, interpreted once per slice over the
+    // slice's values of the inputs (`Value[0]` / `QuantizedAvg[0]`: the slice's average). Slice k
+    // (k = 0..9) holds record k + 1 of the disk counters (record 0 of a rate is blank).
+    // Disk Overwhelmed for C:: 2 when Avg. Disk Queue Length >= 1 and Avg. Disk sec/Transfer >
+    // 0.025 (every Avg. Disk Bytes/Transfer is under 65,536), 1 when the queue is >= 1 and the
+    // time > 0.015, else 0. Queue / time per slice: 0.312/0.0082, 0.919/0.0152, 0.807/0.0097,
+    // 2.591/0.0368 (2), 1.189/0.0249 (1: 0.0249 is not above 0.025), 0.698/0.0110, 0.089/0.0038,
+    // 0.015/0.0029, 0.496/0.0345, 0.087/0.0046: 0, 0, 0, 2, 1, 0, 0, 0, 0, 0.
+    let series = |name: &str| {
+        r.counters
+            .iter()
+            .find(|c| c.path == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let c = series(r"\\ZACH-PC\LogicalDisk(C:)\Disk Overwhelmed");
+    assert_eq!((c.count, c.min, c.max), (10, Some(0.0), Some(2.0)));
+    assert_eq!(c.avg, Some(0.3));
+    let values: Vec<f64> = c.points.iter().map(|p| p.1).collect();
+    assert_eq!(values, [0.0, 0.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(c.points[3].0, slice(3));
+    assert!(c
+        .formula
+        .as_deref()
+        .unwrap()
+        .contains("$CollectionOfLogicalDiskDiskOverwhelmedAll.Add("));
+    // HarddiskVolume1 has no values: each comparison with $null is false, so 0.
+    let v1 = series(r"\\ZACH-PC\LogicalDisk(HarddiskVolume1)\Disk Overwhelmed");
+    assert_eq!((v1.count, v1.max), (10, Some(0.0)));
+    // Critical (>= 2) in slice 3, warning (>= 1) in slices 3 and 4.
+    let dov = alerts_of(&r, "LogicalDisk Disk Overwhelmed");
+    let got: Vec<(String, LogTime, f64)> = dov.iter().map(|a| (a.1.clone(), a.3, a.6)).collect();
+    assert_eq!(
+        got,
+        [
+            ("Critical".to_string(), slice(3), 2.0),
+            ("Warning".to_string(), slice(3), 2.0),
+            ("Warning".to_string(), slice(4), 1.0)
+        ]
+    );
+    // Physical Memory Overwhelmed: the log has no paging file, so 1 when Available MBytes is
+    // under 10 % of 16 GB (1,638.4 MB) and 2 under 5 % (819.2 MB): every slice average (93, 172,
+    // 150 … 194) is under 819.2, so 2 in each of the 10 slices, and both thresholds alert in each.
+    let m = series(r"\\ZACH-PC\Memory\Physical Memory Overwhelmed");
+    assert_eq!((m.count, m.min, m.max), (10, Some(2.0), Some(2.0)));
+    assert_eq!(
+        alerts_of(&r, "Memory Physical Memory Overwhelmed").len(),
+        20
     );
     // An analysis whose counters the log lacks says so.
     let pf = analysis(&r, "Paging File % Usage");

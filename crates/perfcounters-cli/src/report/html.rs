@@ -262,6 +262,21 @@ fn chart<'a>(r: &'a Report, a: &AnalysisReport) -> ChartJson<'a> {
     }
 }
 
+/// The formulas of the generated series of `a`, each once, with the series it makes.
+fn formulas<'a>(r: &'a Report, a: &AnalysisReport) -> Vec<(&'a str, Vec<&'a str>)> {
+    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in a.counters.iter().filter_map(|&c| r.counters.get(c)) {
+        let Some(f) = c.formula.as_deref() else {
+            continue;
+        };
+        match out.iter_mut().find(|(g, _)| *g == f) {
+            Some((_, paths)) => paths.push(&c.path),
+            None => out.push((f, vec![&c.path])),
+        }
+    }
+    out
+}
+
 /// An analysis: description, thresholds, chart and its counters' statistics.
 fn analysis(r: &Report, p: &Placed) -> Markup {
     let a = p.analysis;
@@ -300,6 +315,12 @@ fn analysis(r: &Report, p: &Placed) -> Markup {
                                 td { (fmt_num(c.p90)) } td { (fmt_num(c.p95)) } td { (fmt_num(c.trend)) }
                             }
                         }
+                    }
+                }
+                @for (f, paths) in formulas(r, a) {
+                    details class="formula" {
+                        summary { "Formula of " (paths.join(", ")) " (generated: PAL's code, evaluated once per slice)" }
+                        pre { code { (f.trim()) } }
                     }
                 }
             }

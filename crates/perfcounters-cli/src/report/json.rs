@@ -188,6 +188,10 @@ struct StatisticJson<'a> {
     avg: Option<f64>,
     count: u64,
     counter: &'a str,
+    /// The code of the generated data source that makes the series (left out for a log's
+    /// counter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    formula: Option<&'a str>,
     log_counter: &'a str,
     max: Option<f64>,
     min: Option<f64>,
@@ -204,6 +208,7 @@ impl<'a> StatisticJson<'a> {
             avg: num(c.avg),
             count: c.count,
             counter: &c.path,
+            formula: c.formula.as_deref(),
             log_counter: &c.log_path,
             max: num(c.max),
             min: num(c.min),

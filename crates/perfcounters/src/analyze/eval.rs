@@ -22,9 +22,10 @@
 //!   an alert when a value breaks the threshold: `gt` max > T, `ge` max ≥ T, `lt` min < T, `le`
 //!   min ≤ T, `eq` any value = T. One alert per (analysis, threshold, counter instance, slice) with
 //!   that slice's min, average and max.
-//! * A generated data source in PAL's network-utilization form (`utilization_form`) is one value
-//!   per slice and instance from the slice averages of its two inputs; other generated data
-//!   sources are not evaluated.
+//! * A generated data source's code is interpreted once per slice, as PAL runs it over its
+//!   `Quantized*` arrays: each counter-log data source of its analysis is an array of counter
+//!   instances holding that slice's minimum, average, maximum and trend; the hash table it fills
+//!   gives each generated series its values for the slice.
 //! * A **trend** is the slope, in units per hour, of the least-squares line through a counter's
 //!   values against their times. A trend threshold (`-IsTrendOnly $True`) compares, at the end of
 //!   each slice, the trend of the values from the first record to the end of that slice.
@@ -302,6 +303,7 @@ fn evaluate(
         &plan.log_columns,
         &plan.bound,
         &plan.analyses,
+        &plan.generated,
         width,
     );
     slicer.read(reader, threaded)?;
@@ -309,7 +311,8 @@ fn evaluate(
         states,
         span,
         records,
-        alerts,
+        mut alerts,
+        failures,
         ..
     } = slicer;
     let interval_seconds = match (span.t0, opts.interval) {
@@ -320,8 +323,20 @@ fn evaluate(
         mut analyses,
         log_columns,
         generated,
+        series,
         ..
     } = plan;
+    // An analysis whose generated data source failed in a slice is not evaluated, with the
+    // reason; its alerts go.
+    for (g, failure) in generated.iter().zip(failures) {
+        if let (Some(why), Some(a)) = (failure, analyses.get_mut(g.analysis)) {
+            if a.reason.is_none() {
+                a.reason = Some(why);
+                a.thresholds.clear();
+            }
+            alerts.retain(|x| x.analysis != g.analysis);
+        }
+    }
     let alerts = report::order_alerts(alerts, &mut analyses);
     let translator = Translator::new(&opts.names, &opts.english);
     Ok(Report {
@@ -334,7 +349,7 @@ fn evaluate(
         questions: report::question_texts(&questions),
         analyses,
         alerts,
-        counters: report::counters(&header, &log_columns, &generated, states, &translator),
+        counters: report::counters(&header, &log_columns, &series, states, &translator),
     })
 }
 

@@ -1,6 +1,6 @@
 //! The rules bound to a log's columns: question values, data sources matched to columns (with
-//! `EXCLUDE INSTANCE`), generated network-utilization series, thresholds' code evaluated into
-//! calls, and the columns each call reads.
+//! `EXCLUDE INSTANCE`), generated data sources (their code, their inputs and the series they
+//! make), thresholds' code evaluated into calls, and the columns each call reads.
 
 use std::collections::HashMap;
 
@@ -12,7 +12,7 @@ use crate::path::{eq_ignore_case, CounterPath};
 use super::error::AnalyzeError;
 use super::report::{AnalysisReport, ThresholdReport};
 use super::rules::{Analysis, DataSource, DataSourceKind, Question, Rules, Threshold};
-use super::script::{Operator, Script, ScriptError, ScriptValue, StaticThreshold};
+use super::script::{CounterInstance, Operator, Script, ScriptError, ScriptValue, StaticThreshold};
 use super::stats::ColumnState;
 
 /// The value of each question: defaults, then `set`; a clear error for an unknown name or a value
@@ -106,8 +106,37 @@ pub(super) struct Plan {
     pub(super) bound: Vec<Bound>,
     /// Counter index → log column (`usize::MAX`: generated).
     pub(super) log_columns: Vec<usize>,
-    /// Generated series: (counter index, its two inputs' counter indexes, its path).
-    pub(super) generated: Vec<(usize, (usize, usize), CounterPath)>,
+    /// The generated data sources, in the order of the analyses.
+    pub(super) generated: Vec<Generated>,
+    /// The series they make.
+    pub(super) series: Vec<Series>,
+}
+
+/// A generated data source bound to the log: its code, evaluated once per time slice over the
+/// slice's values of its inputs, and the series it makes.
+pub(super) struct Generated {
+    /// Index into the analyses.
+    pub(super) analysis: usize,
+    /// Its `COLLECTIONVARNAME`, which the code fills.
+    pub(super) var: String,
+    /// Its code.
+    pub(super) script: Script,
+    /// The questions' values.
+    pub(super) questions: HashMap<String, ScriptValue>,
+    /// Each counter-log data source of the analysis: its variable and its instances (counter
+    /// index, the instance's names, no values).
+    pub(super) inputs: Vec<(String, Vec<(usize, CounterInstance)>)>,
+    /// The series the code makes (found by evaluating it once before the log is read): its key
+    /// as the code writes it, its counter index.
+    pub(super) series: Vec<(String, usize)>,
+}
+
+/// A generated series: its counter index, its path, the code that makes it.
+#[derive(Clone, Debug)]
+pub(super) struct Series {
+    pub(super) counter: usize,
+    pub(super) path: CounterPath,
+    pub(super) formula: String,
 }
 
 impl Plan {
@@ -125,35 +154,66 @@ impl Plan {
         let mut bound: Vec<Bound> = Vec::new();
         let mut column_of: HashMap<usize, usize> = HashMap::new(); // log column -> counter index
         let mut log_columns: Vec<usize> = Vec::new();
-        let mut generated: Vec<(usize, (usize, usize), CounterPath)> = Vec::new();
-        let mut generated_of: HashMap<String, usize> = HashMap::new();
+        let mut generated: Vec<Generated> = Vec::new();
+        let mut series: Vec<Series> = Vec::new();
         for a in rules.enabled() {
             let index = analyses.len();
-            let (mut report, calls) = resolve(a, header, user_keep, tables, questions);
+            let (mut report, calls, made) = resolve(a, header, user_keep, tables, questions);
+            // The generated data sources' inputs and series get their counter indexes.
+            let mut made_series: HashMap<String, Vec<usize>> = HashMap::new();
+            for m in made {
+                let inputs = m
+                    .inputs
+                    .into_iter()
+                    .map(|(var, cols)| {
+                        let instances = cols
+                            .into_iter()
+                            .map(|(c, inst)| {
+                                (counter_index(&mut column_of, &mut log_columns, c), inst)
+                            })
+                            .collect();
+                        (var, instances)
+                    })
+                    .collect();
+                let mut own = Vec::new();
+                for (key, path) in m.series {
+                    log_columns.push(usize::MAX);
+                    let counter = log_columns.len() - 1;
+                    series.push(Series {
+                        counter,
+                        path,
+                        formula: m.code.clone(),
+                    });
+                    own.push((key, counter));
+                }
+                made_series.insert(
+                    m.var.to_ascii_lowercase(),
+                    own.iter().map(|o| o.1).collect(),
+                );
+                generated.push(Generated {
+                    analysis: index,
+                    var: m.var,
+                    script: m.script,
+                    questions: questions.iter().cloned().collect(),
+                    inputs,
+                    series: own,
+                });
+            }
             for (ti, ci, targets) in calls.into_iter().flatten() {
                 let mut mapped: Vec<usize> = Vec::new();
                 for t in targets {
-                    let m = match t {
-                        Target::Column(c) => counter_index(&mut column_of, &mut log_columns, c),
-                        Target::Utilization(x, y, path) => {
-                            let inputs = (
-                                counter_index(&mut column_of, &mut log_columns, x),
-                                counter_index(&mut column_of, &mut log_columns, y),
-                            );
-                            let key = path.key();
-                            match generated_of.get(&key) {
-                                Some(&m) => m,
-                                None => {
-                                    log_columns.push(usize::MAX);
-                                    let m = log_columns.len() - 1;
-                                    generated.push((m, inputs, path));
-                                    generated_of.insert(key, m);
-                                    m
-                                }
-                            }
+                    match t {
+                        Target::Column(c) => {
+                            mapped.push(counter_index(&mut column_of, &mut log_columns, c))
                         }
-                    };
-                    mapped.push(m);
+                        Target::Generated(var) => mapped.extend(
+                            made_series
+                                .get(&var.to_ascii_lowercase())
+                                .into_iter()
+                                .flatten()
+                                .copied(),
+                        ),
+                    }
                 }
                 for &m in &mapped {
                     if !report.counters.contains(&m) {
@@ -195,6 +255,7 @@ impl Plan {
             bound,
             log_columns,
             generated,
+            series,
         }
     }
 
@@ -213,7 +274,7 @@ impl Plan {
     /// read it noted.
     pub(super) fn states(&self) -> Vec<ColumnState> {
         let mut states: Vec<ColumnState> = (0..self.log_columns.len())
-            .map(|i| ColumnState::new(self.generated.iter().find(|g| g.0 == i).map(|g| g.1)))
+            .map(|_| ColumnState::new())
             .collect();
         for b in &self.bound {
             let Some((_, call)) = call_of(&self.analyses, b) else {
@@ -302,84 +363,128 @@ pub(super) fn excluded(excludes: &[String], path: &CounterPath) -> bool {
         .any(|e| eq_ignore_case(e, instance) || eq_ignore_case(e, &full))
 }
 
-/// Whether two optional names are both absent or equal ignoring case.
-fn same_name(a: &Option<String>, b: &Option<String>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => eq_ignore_case(a, b),
-        (a, b) => a.is_none() && b.is_none(),
-    }
-}
-
-/// What a threshold call reads: log columns, or per-slice values generated from two of them.
+/// What a threshold call reads: log columns, or the series of a generated data source (its
+/// variable).
 enum Target {
     Column(usize),
-    /// (bytes column, bandwidth column, the generated path).
-    Utilization(usize, usize, CounterPath),
+    Generated(String),
 }
 
 type BoundCalls = Vec<(usize, usize, Vec<Target>)>;
 
-/// PAL's network-utilization form of a generated data source: per slice and instance,
-/// `[int]((avg(A) * 8) / avg(B) * 100)`, 0 unless both averages are above 0, where `A` (bytes per
-/// second) and `B` (`Current Bandwidth`, bits per second) are counter-log data sources of the same
-/// analysis matched by instance name. Recognised by its text: the code reads the slice averages
-/// (`QuantizedAvg`) of exactly two collections as `[double]$A[…] * 8) / [double]$B[…]` and scales
-/// by 100. Returns (A, B).
-fn utilization_form(code: &str) -> Option<(String, String)> {
-    let compact: String = code.split_whitespace().collect();
-    let names: Vec<String> = compact
-        .split("[double]$")
-        .skip(1)
-        .map(|rest| {
-            rest.chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect()
-        })
-        .collect();
-    let [a, b] = names.as_slice() else {
-        return None;
-    };
-    let shape =
-        format!("[double]${a}[$i].QuantizedAvg[$v]*8)/[double]${b}[$b].QuantizedAvg[$v])*100");
-    (a != b && compact.contains(&shape)).then(|| (a.clone(), b.clone()))
+/// A generated data source of an analysis as [`resolve`] found it: its variable, code, inputs
+/// (log columns) and the series its code makes.
+struct Made {
+    var: String,
+    code: String,
+    script: Script,
+    inputs: Vec<(String, Vec<(usize, CounterInstance)>)>,
+    series: Vec<(String, CounterPath)>,
 }
 
-/// The (bytes column, bandwidth column, generated path) of each instance of a generated data
-/// source `ds` in PAL's network-utilization form ([`utilization_form`]), `path` its path; `None`
-/// when its code is not in that form or its inputs are not data sources of the analysis.
-fn utilization_pairs(
+/// Counter `c` of `header` as a generated data source's code reads it, without values.
+fn instance_of(header: &LogHeader, c: usize) -> CounterInstance {
+    let Some(p) = header.counters.get(c).map(|c| &c.path) else {
+        return CounterInstance::default();
+    };
+    let mut instance = String::new();
+    if let Some(parent) = &p.parent {
+        instance.push_str(parent);
+        instance.push('/');
+    }
+    if let Some(i) = &p.instance {
+        instance.push_str(i);
+    }
+    if let Some(n) = p.index {
+        instance.push_str(&format!("#{n}"));
+    }
+    CounterInstance {
+        path: p.to_string(),
+        computer: p.machine.clone().unwrap_or_default(),
+        object: p.object.clone(),
+        counter: p.counter.clone(),
+        instance,
+        ..CounterInstance::default()
+    }
+}
+
+/// Binds generated data source `ds` (its `code`) of `a`: its inputs are the analysis's
+/// counter-log data sources (`columns`), and its series are those its code makes when evaluated
+/// once with every input value 1 and every trend 0 (the keys of the hash table it fills, each a
+/// counter path). Why not, when the code fails or a key is not a counter path.
+fn bind_generated(
+    a: &Analysis,
     ds: &DataSource,
     code: &str,
-    path: &Result<CounterPath, String>,
     columns: &HashMap<String, Vec<Option<usize>>>,
     header: &LogHeader,
-) -> Option<Vec<(usize, usize, CounterPath)>> {
-    let (bytes, bandwidth) = utilization_form(code)?;
-    let bytes = columns.get(&bytes.to_ascii_lowercase())?;
-    let bandwidth = columns.get(&bandwidth.to_ascii_lowercase())?;
-    let counter = path.as_ref().ok()?.counter.clone();
-    let mut pairs = Vec::new();
-    for &x in bytes.iter().flatten() {
-        let px = &header.counters.get(x)?.path;
-        if excluded(&ds.excludes, px) {
+    questions: &HashMap<String, ScriptValue>,
+) -> Result<Made, String> {
+    let fail = |e: &ScriptError| {
+        format!(
+            "{}: the generated data source ${}: {e}",
+            a.file, ds.collection_var
+        )
+    };
+    let script = Script::parse(code).map_err(|e| fail(&e))?;
+    let mut inputs = Vec::new();
+    for other in &a.data_sources {
+        if other.kind != DataSourceKind::CounterLog {
             continue;
         }
-        let partner = bandwidth.iter().flatten().copied().find(|&y| {
-            header.counters.get(y).is_some_and(|c| {
-                let py = &c.path;
-                same_name(&py.instance, &px.instance)
-                    && same_name(&py.parent, &px.parent)
-                    && py.index == px.index
-                    && same_name(&py.machine, &px.machine)
-            })
-        });
-        if let Some(y) = partner {
-            let mut p = px.clone();
-            p.counter = counter.clone();
-            pairs.push((x, y, p));
-        }
+        let cols = columns
+            .get(&other.collection_var.to_ascii_lowercase())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|&c| (c, instance_of(header, c)))
+            .collect();
+        inputs.push((other.collection_var.clone(), cols));
     }
-    Some(pairs)
+    let probe: Vec<(String, Vec<CounterInstance>)> = inputs
+        .iter()
+        .map(|(var, cols): &(String, Vec<(usize, CounterInstance)>)| {
+            let instances = cols
+                .iter()
+                .map(|(_, i)| CounterInstance {
+                    min: Some(1.0),
+                    avg: Some(1.0),
+                    max: Some(1.0),
+                    trend: Some(0.0),
+                    ..i.clone()
+                })
+                .collect();
+            (var.clone(), instances)
+        })
+        .collect();
+    let made = script
+        .generate(questions, &probe, &ds.collection_var)
+        .map_err(|e| fail(&e))?;
+    let mut series = Vec::new();
+    for (key, _) in made {
+        if excluded_key(&ds.excludes, &key) {
+            continue;
+        }
+        let path = CounterPath::parse(&key).map_err(|e| {
+            format!(
+                "{}: the generated data source ${} makes '{key}', which is not a counter path: {e}",
+                a.file, ds.collection_var
+            )
+        })?;
+        series.push((key, path));
+    }
+    Ok(Made {
+        var: ds.collection_var.clone(),
+        code: code.to_owned(),
+        script,
+        inputs,
+        series,
+    })
+}
+
+/// Whether the generated series `key` is left out by an `EXCLUDE INSTANCE` of its data source.
+fn excluded_key(excludes: &[String], key: &str) -> bool {
+    CounterPath::parse(key).is_ok_and(|p| excluded(excludes, &p))
 }
 
 /// Why threshold `t` of `a` is not evaluated when its code fails with `e`: the file and line, the
@@ -406,15 +511,16 @@ fn code_failure(a: &Analysis, t: &Threshold, e: &ScriptError) -> String {
     )
 }
 
-/// Matches an analysis's data sources and evaluates its thresholds' code. Returns the report
-/// entry and, when evaluated, each call (threshold index, call index, log columns).
+/// Matches an analysis's data sources, binds its generated data sources and evaluates its
+/// thresholds' code. Returns the report entry, each call when evaluated (threshold index, call
+/// index, what it reads) and the generated data sources.
 fn resolve(
     a: &Analysis,
     header: &LogHeader,
     user_keep: &[bool],
     tables: &[NameTable],
     questions: &[(String, ScriptValue)],
-) -> (AnalysisReport, Option<BoundCalls>) {
+) -> (AnalysisReport, Option<BoundCalls>, Vec<Made>) {
     let mut report = AnalysisReport {
         name: a.name.clone(),
         category: a.category.clone(),
@@ -426,39 +532,17 @@ fn resolve(
     };
     let fail = |mut r: AnalysisReport, why: String| {
         r.reason = Some(why);
-        (r, None)
+        (r, None, Vec::new())
     };
     if let Some(p) = &a.problem {
         return fail(report, p.clone());
     }
     let columns = data_source_columns(a, header, user_keep, tables);
-    let mut vars: HashMap<String, ScriptValue> = questions
-        .iter()
-        .map(|(n, v)| (n.clone(), v.clone()))
-        .collect();
-    let mut generated: Vec<&str> = Vec::new();
-    // Generated collections evaluated: variable (lower case) -> (bytes column, bandwidth column, path).
-    let mut derived: HashMap<String, Vec<(usize, usize, CounterPath)>> = HashMap::new();
+    let question_vars: HashMap<String, ScriptValue> = questions.iter().cloned().collect();
+    let mut vars = question_vars.clone();
     for ds in &a.data_sources {
         match (&ds.kind, &ds.path) {
-            (DataSourceKind::Generated { code }, path) => {
-                let pairs = utilization_pairs(ds, code, path, &columns, header);
-                let count = pairs.as_ref().map_or(0, Vec::len);
-                match pairs {
-                    Some(p) => {
-                        derived.insert(ds.collection_var.to_ascii_lowercase(), p);
-                    }
-                    None => generated.push(&ds.collection_var),
-                }
-                vars.insert(
-                    ds.collection_var.clone(),
-                    ScriptValue::Collection {
-                        name: ds.collection_var.clone(),
-                        count,
-                    },
-                );
-                continue;
-            }
+            (DataSourceKind::Generated { .. }, _) => continue,
             (_, Err(e)) => {
                 return fail(
                     report,
@@ -499,6 +583,25 @@ fn resolve(
             format!("the log has none of its counters ({})", paths.join(", ")),
         );
     }
+    let mut made = Vec::new();
+    for ds in &a.data_sources {
+        let DataSourceKind::Generated { code } = &ds.kind else {
+            continue;
+        };
+        match bind_generated(a, ds, code, &columns, header, &question_vars) {
+            Ok(m) => {
+                vars.insert(
+                    ds.collection_var.clone(),
+                    ScriptValue::Collection {
+                        name: ds.collection_var.clone(),
+                        count: m.series.len(),
+                    },
+                );
+                made.push(m);
+            }
+            Err(why) => return fail(report, why),
+        }
+    }
     let mut bound = Vec::new();
     for (ti, t) in a.thresholds.iter().enumerate() {
         let calls = match Script::parse(&t.code).and_then(|s| s.evaluate(&vars)) {
@@ -506,28 +609,14 @@ fn resolve(
             Err(e) => return fail(report, code_failure(a, t, &e)),
         };
         for (ci, call) in calls.iter().enumerate() {
-            if generated
-                .iter()
-                .any(|g| g.eq_ignore_ascii_case(&call.collection))
-            {
-                return fail(
-                    report,
-                    format!(
-                        "threshold \"{}\" reads the generated data source ${}, whose PowerShell code is not evaluated",
-                        t.name, call.collection
-                    ),
-                );
-            }
             let key = call.collection.to_ascii_lowercase();
-            let targets: Vec<Target> = match derived.get(&key) {
-                Some(pairs) => pairs
-                    .iter()
-                    .map(|(x, y, p)| Target::Utilization(*x, *y, p.clone()))
-                    .collect(),
-                None => columns
+            let targets: Vec<Target> = if made.iter().any(|m| m.var.eq_ignore_ascii_case(&key)) {
+                vec![Target::Generated(key)]
+            } else {
+                columns
                     .get(&key)
                     .map(|v| v.iter().flatten().map(|&c| Target::Column(c)).collect())
-                    .unwrap_or_default(),
+                    .unwrap_or_default()
             };
             bound.push((ti, ci, targets));
         }
@@ -538,5 +627,5 @@ fn resolve(
             calls,
         });
     }
-    (report, Some(bound))
+    (report, Some(bound), made)
 }

@@ -5,6 +5,7 @@ use crate::log::model::{LogHeader, LogTime, TimeZone};
 use crate::names::NameTable;
 use crate::path::{eq_ignore_case, CounterPath};
 
+use super::plan::Series;
 use super::script::{Operator, ScriptValue, StaticThreshold};
 use super::stats::{ColumnState, Subsample};
 
@@ -105,6 +106,9 @@ pub struct CounterReport {
     /// every value while they fit, beyond that the minimum and the maximum of each span of
     /// consecutive values (spans of 2, 4 … values), so that a spike stays visible.
     pub points: Vec<(LogTime, f64)>,
+    /// For a series a generated data source makes, its code (PowerShell, from the rules file,
+    /// untrusted): the formula of the series, evaluated once per time slice.
+    pub formula: Option<String>,
 }
 
 /// The result of [`analyze`](super::analyze()).
@@ -218,12 +222,12 @@ pub(super) fn order_alerts(mut alerts: Vec<Alert>, analyses: &mut [AnalysisRepor
 }
 
 /// The statistics and chart data of each counter from its state at the end of the pass: counter
-/// `i` is log column `log_columns[i]` of `header`, or the generated series of `generated` whose
-/// first item is `i`.
+/// `i` is log column `log_columns[i]` of `header`, or the generated series of `series` whose
+/// counter is `i`.
 pub(super) fn counters(
     header: &LogHeader,
     log_columns: &[usize],
-    generated: &[(usize, (usize, usize), CounterPath)],
+    series: &[Series],
     states: Vec<ColumnState>,
     translator: &Translator<'_>,
 ) -> Vec<CounterReport> {
@@ -233,10 +237,8 @@ pub(super) fn counters(
         .enumerate()
         .map(|(i, (&col, s))| {
             let c = header.counters.get(col);
-            let generated_path = generated
-                .iter()
-                .find(|g| g.0 == i)
-                .map(|g| translator.path(&g.2).to_string());
+            let made = series.iter().find(|g| g.counter == i);
+            let generated_path = made.map(|g| translator.path(&g.path).to_string());
             let mut sorted: Vec<f64> = s.sample.points.iter().map(|p| p.1).collect();
             sorted.sort_by(f64::total_cmp);
             let has = s.total.n > 0;
@@ -259,6 +261,7 @@ pub(super) fn counters(
                 p95: Subsample::percentile(&sorted, 95.0),
                 trend: s.total.slope(),
                 points: s.chart.points(),
+                formula: made.map(|g| g.formula.clone()),
             }
         })
         .collect()

@@ -7,9 +7,9 @@ use crate::log::model::{LogReader, LogTime, Record};
 use crate::log::LogError;
 
 use super::interval::{TimeSpan, TICKS_PER_HOUR};
-use super::plan::{call_of, Bound};
+use super::plan::{call_of, Bound, Generated};
 use super::report::{Alert, AnalysisReport};
-use super::script::Operator;
+use super::script::{CounterInstance, Operator};
 use super::stats::ColumnState;
 
 /// Records' cells per batch handed to the evaluating thread (about 30 records of 500 columns).
@@ -37,6 +37,10 @@ pub(super) struct Slicer<'a> {
     base: i64,
     /// The alerts raised, slice by slice.
     pub(super) alerts: Vec<Alert>,
+    /// The generated data sources.
+    generated: &'a [Generated],
+    /// Why each generated data source stopped (its code failed in a slice), if it did.
+    pub(super) failures: Vec<Option<String>>,
 }
 
 impl<'a> Slicer<'a> {
@@ -47,9 +51,12 @@ impl<'a> Slicer<'a> {
         log_columns: &'a [usize],
         bound: &'a [Bound],
         analyses: &'a [AnalysisReport],
+        generated: &'a [Generated],
         width: i64,
     ) -> Self {
         Slicer {
+            generated,
+            failures: vec![None; generated.len()],
             states,
             log_columns,
             bound,
@@ -105,8 +112,8 @@ impl<'a> Slicer<'a> {
             self.base,
             self.width,
             start,
-            self.bound,
-            self.analyses,
+            (self.bound, self.analyses),
+            (self.generated, &mut self.failures),
             &mut self.alerts,
         );
     }
@@ -163,8 +170,8 @@ fn flush(
     base: i64,
     width: i64,
     start: LogTime,
-    bound: &[Bound],
-    analyses: &[AnalysisReport],
+    (bound, analyses): (&[Bound], &[AnalysisReport]),
+    (generated, failures): (&[Generated], &mut [Option<String>]),
     alerts: &mut Vec<Alert>,
 ) {
     // Slices past the last bucket of every column hold no value: nothing to evaluate.
@@ -172,30 +179,18 @@ fn flush(
     for i in 0..n {
         let slice_start = LogTime(start.0 + (base + i as i64) * width);
         let slice_end = LogTime(slice_start.0 + width);
-        // Generated series: one value per slice from the slice averages of their inputs.
+        // Generated series: their code over this slice's values of their inputs.
         let hours = ((base + i as i64) * width) as f64 / TICKS_PER_HOUR;
-        for k in 0..states.len() {
-            let Some((x, y)) = states.get(k).and_then(|s| s.derived) else {
-                continue;
-            };
-            let avg = |c: usize| {
-                states
-                    .get(c)
-                    .and_then(|s| s.buckets.get(i))
-                    .filter(|b| b.n > 0)
-                    .map(|b| b.sum / b.n as f64)
-            };
-            let (Some(bytes), Some(bandwidth)) = (avg(x), avg(y)) else {
-                continue;
-            };
-            let v = if bytes > 0.0 && bandwidth > 0.0 {
-                // PowerShell's [int]: half to even.
-                ((bytes * 8.0 / bandwidth) * 100.0).round_ties_even()
-            } else {
-                0.0
-            };
-            if let Some(s) = states.get_mut(k) {
-                s.push(i, hours, slice_start, v);
+        for (g, failure) in generated.iter().zip(failures.iter_mut()) {
+            if failure.is_none() {
+                if let Err(e) = generate(g, states, i, hours, slice_start) {
+                    *failure = Some(format!(
+                        "the generated data source ${} failed in slice {} ({} s after the first record): {e}",
+                        g.var,
+                        base + i as i64 + 1,
+                        (base + i as i64) * width / super::interval::TICKS_PER_SECOND
+                    ));
+                }
             }
         }
         // Trends up to the end of this slice.
@@ -256,4 +251,63 @@ fn flush(
         let n = n.min(s.buckets.len());
         s.buckets.drain(..n);
     }
+}
+
+/// Evaluates generated data source `g` for bucket `i` (the slice starting at `t`, `hours` after
+/// the first record) and adds the values it makes to its series' buckets.
+fn generate(
+    g: &Generated,
+    states: &mut [ColumnState],
+    i: usize,
+    hours: f64,
+    t: LogTime,
+) -> Result<(), super::script::ScriptError> {
+    let collections: Vec<(String, Vec<CounterInstance>)> = g
+        .inputs
+        .iter()
+        .map(|(var, cols)| {
+            let instances = cols
+                .iter()
+                .map(|(c, inst)| {
+                    let state = states.get(*c);
+                    let b = state.and_then(|s| s.buckets.get(i)).filter(|b| b.n > 0);
+                    let trend = state.and_then(|s| {
+                        let mut upto = s.done;
+                        if let Some(b) = b {
+                            upto.merge(b);
+                        }
+                        upto.slope()
+                    });
+                    CounterInstance {
+                        min: b.map(|b| b.min),
+                        avg: b.map(|b| b.sum / b.n as f64),
+                        max: b.map(|b| b.max),
+                        trend,
+                        ..inst.clone()
+                    }
+                })
+                .collect();
+            (var.clone(), instances)
+        })
+        .collect();
+    // A slice where no input has a value makes nothing (as no counter has a value there).
+    if collections
+        .iter()
+        .all(|(_, v)| v.iter().all(|c| c.avg.is_none()))
+    {
+        return Ok(());
+    }
+    let made = g.script.generate(&g.questions, &collections, &g.var)?;
+    for (key, values) in made {
+        let Some(&(_, counter)) = g.series.iter().find(|(k, _)| k.eq_ignore_ascii_case(&key))
+        else {
+            continue;
+        };
+        if let Some(s) = states.get_mut(counter) {
+            for v in values {
+                s.push(i, hours, t, v);
+            }
+        }
+    }
+    Ok(())
 }

@@ -214,8 +214,6 @@ impl Chart {
 
 /// What is kept of one column (or generated series) during the pass.
 pub(super) struct ColumnState {
-    /// For a generated series (network utilization): the states of its two inputs.
-    pub(super) derived: Option<(usize, usize)>,
     /// Buckets not evaluated yet.
     pub(super) buckets: Vec<Bucket>,
     /// Everything evaluated so far (the prefix for trends) / everything (statistics).
@@ -228,10 +226,9 @@ pub(super) struct ColumnState {
 }
 
 impl ColumnState {
-    /// No value yet; `derived` for a generated series.
-    pub(super) fn new(derived: Option<(usize, usize)>) -> Self {
+    /// No value yet.
+    pub(super) fn new() -> Self {
         ColumnState {
-            derived,
             buckets: Vec::new(),
             done: Bucket::default(),
             total: Bucket::default(),

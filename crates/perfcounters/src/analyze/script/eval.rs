@@ -267,6 +267,54 @@ fn like(text: &str, pattern: &str) -> bool {
     p.get(pi..).unwrap_or_default().iter().all(|&c| c == '*')
 }
 
+/// A regular expression made only of literal characters, `\`-escaped characters and `.` (any
+/// character): its characters, `None` standing for `.`. `None` for any other regular expression.
+fn literal_pattern(p: &str) -> Option<Vec<Option<char>>> {
+    let mut out = Vec::new();
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let e = chars.next()?;
+                if e.is_alphanumeric() {
+                    return None;
+                }
+                out.push(Some(e));
+            }
+            '.' => out.push(None),
+            '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '^' | '$' => return None,
+            c => out.push(Some(c)),
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// `text -replace pattern, with` for a [`literal_pattern`]: every match, left to right, case
+/// -insensitively, as PowerShell's `-replace`.
+fn replace_pattern(text: &str, pattern: &[Option<char>], with: &str) -> String {
+    let t: Vec<char> = text.chars().collect();
+    let fits = |i: usize| {
+        t.get(i..i + pattern.len()).is_some_and(|w| {
+            w.iter().zip(pattern).all(|(c, p)| match p {
+                None => true,
+                Some(p) => c.to_lowercase().eq(p.to_lowercase()),
+            })
+        })
+    };
+    let mut out = String::new();
+    let mut i = 0;
+    while i < t.len() {
+        if fits(i) {
+            out.push_str(with);
+            i += pattern.len();
+        } else {
+            out.extend(t.get(i));
+            i += 1;
+        }
+    }
+    out
+}
+
 /// A position or length argument of a string method: a whole number.
 fn position(v: &Val, line: u32, method: &str) -> Result<i64, ScriptError> {
     let n = as_number(v).ok_or_else(|| {
@@ -554,13 +602,15 @@ impl Env {
             match name.to_ascii_lowercase().as_str() {
                 "collectionofcounterinstances" => match v {
                     Val::Coll { name, .. } => collection = Some(name),
-                    other => return Err(eval_err(
-                        line,
-                        format!(
+                    other => {
+                        return Err(eval_err(
+                            line,
+                            format!(
                             "-CollectionOfCounterInstances is {}, not a data source's collection",
                             other.type_name()
                         ),
-                    )),
+                        ))
+                    }
                 },
                 "operator" => {
                     let s = display(&v);
@@ -752,6 +802,21 @@ impl Env {
             BinOp::Contains(not) => {
                 let found = elements(&x).iter().any(|e| compare(e, &y) == Some(Equal));
                 Val::Bool(found != not)
+            }
+            BinOp::Replace => {
+                let args = elements(&y);
+                let (Some(pattern), with) = (args.first(), args.get(1)) else {
+                    return Err(eval_err(line, "-replace without a pattern"));
+                };
+                let pattern = literal_pattern(&display(pattern)).ok_or_else(|| {
+                    unsupported(
+                        line,
+                        format!("the -replace pattern '{}' (only literal characters, \\-escapes and `.` are read)", display(pattern)),
+                    )
+                })?;
+                let with = with.map(display).unwrap_or_default();
+                let r = replace_pattern(&display(&x), &pattern, &with);
+                self.string(r, line)?
             }
             BinOp::Add => match (&x, &y) {
                 (Val::List(l), _) => {

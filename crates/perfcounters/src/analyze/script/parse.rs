@@ -52,6 +52,8 @@ pub(super) enum BinOp {
     Like(bool),
     /// `-contains`; `-notcontains` with `true`.
     Contains(bool),
+    /// `-replace` with a pattern of literal characters, `\`-escapes and `.`.
+    Replace,
 }
 
 /// A cast (`[Int]`, `[Int64]`, `[Double]`, `[String]`, `[Void]`).
@@ -552,6 +554,7 @@ impl Parser {
                     "notlike" | "inotlike" => BinOp::Like(true),
                     "contains" | "icontains" => BinOp::Contains(false),
                     "notcontains" | "inotcontains" => BinOp::Contains(true),
+                    "replace" | "ireplace" => BinOp::Replace,
                     "and" | "or" => return Ok(left),
                     other => return Err(self.unsupported(format!("the operator -{other}"))),
                 },
@@ -831,7 +834,17 @@ impl Parser {
             Some(Tok::Punct('(')) => {
                 self.enter()?;
                 self.skip_newlines();
-                let e = self.expr()?;
+                let mut e = self.expr()?;
+                // `(a, b)`: an array.
+                if self.peek() == Some(&Tok::Punct(',')) {
+                    let mut items = vec![e];
+                    while self.peek() == Some(&Tok::Punct(',')) {
+                        self.pos += 1;
+                        self.skip_newlines();
+                        items.push(self.expr()?);
+                    }
+                    e = Expr::Array(items);
+                }
                 self.depth -= 1;
                 self.expect(')')?;
                 Ok(e)
