@@ -56,17 +56,30 @@ fn json_report_of_the_vista_log() {
     sorted.sort();
     assert_eq!(starts, sorted);
     // Not evaluated analyses carry their reason.
-    let nu = v["analyses"]
+    let pf = v["analyses"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|a| a["name"] == "LogicalDisk Disk Overwhelmed")
+        .find(|a| a["name"] == "Paging File % Usage")
         .unwrap();
-    assert_eq!(nu["evaluated"], false);
-    assert!(nu["reason"]
+    assert_eq!(pf["evaluated"], false);
+    assert!(pf["reason"]
         .as_str()
         .unwrap()
-        .contains("generated data source"));
+        .contains("the log has none of its counters"));
+    // A generated series is in the statistics with its formula (the data source's code); a
+    // log's counter has none.
+    let dov = v["statistics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["counter"] == r"\\ZACH-PC\LogicalDisk(C:)\Disk Overwhelmed")
+        .unwrap();
+    assert_eq!((dov["count"].as_u64(), dov["max"].as_f64()), (Some(10), Some(2.0)));
+    assert!(dov["formula"]
+        .as_str()
+        .unwrap()
+        .contains("$CollectionOfLogicalDiskDiskOverwhelmedAll = @{}"));
     // Statistics name the counters.
     let s = v["statistics"]
         .as_array()
