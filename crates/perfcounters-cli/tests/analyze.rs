@@ -75,7 +75,10 @@ fn json_report_of_the_vista_log() {
         .iter()
         .find(|s| s["counter"] == r"\\ZACH-PC\LogicalDisk(C:)\Disk Overwhelmed")
         .unwrap();
-    assert_eq!((dov["count"].as_u64(), dov["max"].as_f64()), (Some(10), Some(2.0)));
+    assert_eq!(
+        (dov["count"].as_u64(), dov["max"].as_f64()),
+        (Some(10), Some(2.0))
+    );
     assert!(dov["formula"]
         .as_str()
         .unwrap()

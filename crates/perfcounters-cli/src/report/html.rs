@@ -161,14 +161,15 @@ fn alerts(r: &Report) -> Markup {
                             @for a in &r.alerts {
                                 @let analysis = r.analyses.get(a.analysis).map_or("", |x| x.name.as_str());
                                 @let counter = r.counters.get(a.counter).map_or("", |c| c.path.as_str());
-                                @let limit = match a.trend {
-                                    Some(t) => format!(
+                                @let limit = match (a.operator, a.trend) {
+                                    (None, _) => "by the threshold's code".to_owned(),
+                                    (Some(o), Some(t)) => format!(
                                         "trend {} {} per hour ({})",
-                                        a.operator.name(),
-                                        fmt_num(Some(a.threshold)),
+                                        o.name(),
+                                        fmt_num(a.threshold),
                                         fmt_num(Some(t))
                                     ),
-                                    None => format!("{} {}", a.operator.name(), fmt_num(Some(a.threshold))),
+                                    (Some(o), None) => format!("{} {}", o.name(), fmt_num(a.threshold)),
                                 };
                                 tr {
                                     td { (iso(zone, a.start)) }
@@ -288,6 +289,9 @@ fn analysis(r: &Report, p: &Placed) -> Markup {
             }
             div class="description" { (PreEscaped(sanitize(&a.description))) }
             ul class="thresholds" {
+                @for t in a.thresholds.iter().filter(|t| t.per_slice) {
+                    li { (condition(&t.condition)) " " (t.name) ": by its code, in each slice" }
+                }
                 @for t in &a.thresholds {
                     @for c in &t.calls {
                         li {

@@ -107,6 +107,8 @@ struct ThresholdJson<'a> {
     checks: Vec<CheckJson<'a>>,
     condition: &'a str,
     name: &'a str,
+    /// The code itself raises the alerts, evaluated in each slice (`CreateAlert`).
+    per_slice: bool,
     priority: i32,
 }
 
@@ -116,6 +118,7 @@ impl<'a> ThresholdJson<'a> {
             checks: t.calls.iter().map(CheckJson::new).collect(),
             condition: &t.condition,
             name: &t.name,
+            per_slice: t.per_slice,
             priority: t.priority,
         }
     }
@@ -151,10 +154,12 @@ struct AlertJson<'a> {
     end: String,
     max: f64,
     min: f64,
-    operator: &'static str,
+    /// `null` for an alert the threshold's code raised itself (`CreateAlert`).
+    operator: Option<&'static str>,
     priority: i32,
     start: String,
-    threshold: f64,
+    /// `null` for an alert the threshold's code raised itself.
+    threshold: Option<f64>,
     threshold_name: &'a str,
     /// The trend per hour of a trend threshold (left out for the others).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -172,7 +177,7 @@ impl<'a> AlertJson<'a> {
             end: iso(zone, a.end),
             max: a.max,
             min: a.min,
-            operator: a.operator.name(),
+            operator: a.operator.map(|o| o.name()),
             priority: a.priority,
             start: iso(zone, a.start),
             threshold: a.threshold,

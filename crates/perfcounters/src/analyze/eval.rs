@@ -333,6 +333,7 @@ fn evaluate(
             if a.reason.is_none() {
                 a.reason = Some(why);
                 a.thresholds.clear();
+                a.counters.clear();
             }
             alerts.retain(|x| x.analysis != g.analysis);
         }

@@ -112,14 +112,17 @@ pub(super) struct Plan {
     pub(super) series: Vec<Series>,
 }
 
-/// A generated data source bound to the log: its code, evaluated once per time slice over the
-/// slice's values of its inputs, and the series it makes.
+/// Code evaluated once per time slice over the slice's values of its inputs: a generated data
+/// source's (the series it makes) or a threshold's (the alerts it raises).
 pub(super) struct Generated {
     /// Index into the analyses.
     pub(super) analysis: usize,
-    /// Its `COLLECTIONVARNAME`, which the code fills.
+    /// A generated data source's `COLLECTIONVARNAME`, which the code fills; for a threshold, the
+    /// threshold's index in the analysis.
     pub(super) var: String,
-    /// Its code.
+    /// `Some(threshold index)` for a threshold's code.
+    pub(super) threshold: Option<usize>,
+    /// The code.
     pub(super) script: Script,
     /// The questions' values.
     pub(super) questions: HashMap<String, ScriptValue>,
@@ -127,7 +130,7 @@ pub(super) struct Generated {
     /// index, the instance's names, no values).
     pub(super) inputs: Vec<(String, Vec<(usize, CounterInstance)>)>,
     /// The series the code makes (found by evaluating it once before the log is read): its key
-    /// as the code writes it, its counter index.
+    /// as the code writes it, its counter index. Empty for a threshold's code.
     pub(super) series: Vec<(String, usize)>,
 }
 
@@ -158,9 +161,11 @@ impl Plan {
         let mut series: Vec<Series> = Vec::new();
         for a in rules.enabled() {
             let index = analyses.len();
-            let (mut report, calls, made) = resolve(a, header, user_keep, tables, questions);
+            let (mut report, calls, made, per_slice) =
+                resolve(a, header, user_keep, tables, questions);
             // The generated data sources' inputs and series get their counter indexes.
             let mut made_series: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut made_inputs: Vec<(String, Vec<(usize, CounterInstance)>)> = Vec::new();
             for m in made {
                 let inputs = m
                     .inputs
@@ -190,13 +195,47 @@ impl Plan {
                     m.var.to_ascii_lowercase(),
                     own.iter().map(|o| o.1).collect(),
                 );
+                made_inputs.push((
+                    m.var.clone(),
+                    own.iter()
+                        .zip(&series[series.len() - own.len()..])
+                        .map(|((_, c), s)| (*c, instance_of(&s.path)))
+                        .collect::<Vec<_>>(),
+                ));
                 generated.push(Generated {
                     analysis: index,
                     var: m.var,
+                    threshold: None,
                     script: m.script,
                     questions: questions.iter().cloned().collect(),
                     inputs,
                     series: own,
+                });
+            }
+            // Thresholds evaluated per slice read the counter-log data sources and the generated
+            // series.
+            for (ti, script, cols) in per_slice {
+                let mut inputs: Vec<(String, Vec<(usize, CounterInstance)>)> = cols
+                    .into_iter()
+                    .map(|(var, cols)| {
+                        let instances = cols
+                            .into_iter()
+                            .map(|(c, inst)| {
+                                (counter_index(&mut column_of, &mut log_columns, c), inst)
+                            })
+                            .collect();
+                        (var, instances)
+                    })
+                    .collect();
+                inputs.extend(made_inputs.iter().cloned());
+                generated.push(Generated {
+                    analysis: index,
+                    var: ti.to_string(),
+                    threshold: Some(ti),
+                    script,
+                    questions: questions.iter().cloned().collect(),
+                    inputs,
+                    series: Vec::new(),
                 });
             }
             for (ti, ci, targets) in calls.into_iter().flatten() {
@@ -372,21 +411,29 @@ enum Target {
 
 type BoundCalls = Vec<(usize, usize, Vec<Target>)>;
 
+/// The thresholds whose code runs in each slice: threshold index, code, counter-log inputs.
+type PerSlice = Vec<(usize, Script, Inputs)>;
+
 /// A generated data source of an analysis as [`resolve`] found it: its variable, code, inputs
 /// (log columns) and the series its code makes.
 struct Made {
     var: String,
     code: String,
     script: Script,
-    inputs: Vec<(String, Vec<(usize, CounterInstance)>)>,
+    inputs: Inputs,
     series: Vec<(String, CounterPath)>,
 }
 
-/// Counter `c` of `header` as a generated data source's code reads it, without values.
-fn instance_of(header: &LogHeader, c: usize) -> CounterInstance {
-    let Some(p) = header.counters.get(c).map(|c| &c.path) else {
-        return CounterInstance::default();
-    };
+/// Counter `c` of `header` as code evaluated per slice reads it, without values.
+fn column_instance(header: &LogHeader, c: usize) -> CounterInstance {
+    header
+        .counters
+        .get(c)
+        .map_or_else(CounterInstance::default, |c| instance_of(&c.path))
+}
+
+/// A counter path as code evaluated per slice reads it (PAL's counter instance), without values.
+fn instance_of(p: &CounterPath) -> CounterInstance {
     let mut instance = String::new();
     if let Some(parent) = &p.parent {
         instance.push_str(parent);
@@ -427,23 +474,68 @@ fn bind_generated(
         )
     };
     let script = Script::parse(code).map_err(|e| fail(&e))?;
-    let mut inputs = Vec::new();
-    for other in &a.data_sources {
-        if other.kind != DataSourceKind::CounterLog {
+    let inputs = counter_log_inputs(a, columns, header);
+    let probe = probe_of(&inputs);
+    let made = script
+        .generate(questions, &probe, &ds.collection_var)
+        .map_err(|e| fail(&e))?;
+    let mut series = Vec::new();
+    for (key, _) in made {
+        if excluded_key(&ds.excludes, &key) {
             continue;
         }
-        let cols = columns
-            .get(&other.collection_var.to_ascii_lowercase())
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|&c| (c, instance_of(header, c)))
-            .collect();
-        inputs.push((other.collection_var.clone(), cols));
+        // `Object()` (code that names an instance an object without instances lacks) is the
+        // object.
+        let path = CounterPath::parse(&key)
+            .or_else(|e| CounterPath::parse(&key.replace("()\\", "\\")).map_err(|_| e))
+            .map_err(|e| {
+                format!(
+                "{}: the generated data source ${} makes '{key}', which is not a counter path: {e}",
+                a.file, ds.collection_var
+            )
+            })?;
+        series.push((key, path));
     }
-    let probe: Vec<(String, Vec<CounterInstance>)> = inputs
+    Ok(Made {
+        var: ds.collection_var.clone(),
+        code: code.to_owned(),
+        script,
+        inputs,
+        series,
+    })
+}
+
+/// The inputs of code evaluated per slice: each counter-log data source of `a`, its variable and
+/// its instances (log column, names).
+type Inputs = Vec<(String, Vec<(usize, CounterInstance)>)>;
+
+/// The counter-log data sources of `a` as [`Inputs`].
+fn counter_log_inputs(
+    a: &Analysis,
+    columns: &HashMap<String, Vec<Option<usize>>>,
+    header: &LogHeader,
+) -> Inputs {
+    a.data_sources
         .iter()
-        .map(|(var, cols): &(String, Vec<(usize, CounterInstance)>)| {
+        .filter(|d| d.kind == DataSourceKind::CounterLog)
+        .map(|d| {
+            let cols = columns
+                .get(&d.collection_var.to_ascii_lowercase())
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|&c| (c, column_instance(header, c)))
+                .collect();
+            (d.collection_var.clone(), cols)
+        })
+        .collect()
+}
+
+/// `inputs` with every value 1 and every trend 0: what code is tried on before the log is read.
+fn probe_of(inputs: &Inputs) -> Vec<(String, Vec<CounterInstance>)> {
+    inputs
+        .iter()
+        .map(|(var, cols)| {
             let instances = cols
                 .iter()
                 .map(|(_, i)| CounterInstance {
@@ -456,30 +548,7 @@ fn bind_generated(
                 .collect();
             (var.clone(), instances)
         })
-        .collect();
-    let made = script
-        .generate(questions, &probe, &ds.collection_var)
-        .map_err(|e| fail(&e))?;
-    let mut series = Vec::new();
-    for (key, _) in made {
-        if excluded_key(&ds.excludes, &key) {
-            continue;
-        }
-        let path = CounterPath::parse(&key).map_err(|e| {
-            format!(
-                "{}: the generated data source ${} makes '{key}', which is not a counter path: {e}",
-                a.file, ds.collection_var
-            )
-        })?;
-        series.push((key, path));
-    }
-    Ok(Made {
-        var: ds.collection_var.clone(),
-        code: code.to_owned(),
-        script,
-        inputs,
-        series,
-    })
+        .collect()
 }
 
 /// Whether the generated series `key` is left out by an `EXCLUDE INSTANCE` of its data source.
@@ -520,7 +589,7 @@ fn resolve(
     user_keep: &[bool],
     tables: &[NameTable],
     questions: &[(String, ScriptValue)],
-) -> (AnalysisReport, Option<BoundCalls>, Vec<Made>) {
+) -> (AnalysisReport, Option<BoundCalls>, Vec<Made>, PerSlice) {
     let mut report = AnalysisReport {
         name: a.name.clone(),
         category: a.category.clone(),
@@ -532,7 +601,7 @@ fn resolve(
     };
     let fail = |mut r: AnalysisReport, why: String| {
         r.reason = Some(why);
-        (r, None, Vec::new())
+        (r, None, Vec::new(), Vec::new())
     };
     if let Some(p) = &a.problem {
         return fail(report, p.clone());
@@ -603,11 +672,33 @@ fn resolve(
         }
     }
     let mut bound = Vec::new();
+    let mut per_slice: PerSlice = Vec::new();
+    // The probe of per-slice code: the counter-log data sources and the generated series.
+    let mut inputs = counter_log_inputs(a, &columns, header);
+    for m in &made {
+        let series = m.series.iter().map(|(_, p)| (0, instance_of(p))).collect();
+        inputs.push((m.var.clone(), series));
+    }
+    let probe = probe_of(&inputs);
     for (ti, t) in a.thresholds.iter().enumerate() {
-        let calls = match Script::parse(&t.code).and_then(|s| s.evaluate(&vars)) {
-            Ok(c) => c,
+        let script = match Script::parse(&t.code) {
+            Ok(s) => s,
             Err(e) => return fail(report, code_failure(a, t, &e)),
         };
+        let (calls, slice) = match script.evaluate(&vars) {
+            Ok(c) => (c, false),
+            // Code that reads the counter instances runs in each slice, as PAL runs it over its
+            // `Quantized*` arrays; it is tried once first.
+            Err(e) if e.needs_slice() => match script.create_alerts(&vars, &probe) {
+                Ok(_) => (Vec::new(), true),
+                Err(e) => return fail(report, code_failure(a, t, &e)),
+            },
+            Err(e) => return fail(report, code_failure(a, t, &e)),
+        };
+        if slice {
+            let cols = counter_log_inputs(a, &columns, header);
+            per_slice.push((ti, script, cols));
+        }
         for (ci, call) in calls.iter().enumerate() {
             let key = call.collection.to_ascii_lowercase();
             let targets: Vec<Target> = if made.iter().any(|m| m.var.eq_ignore_ascii_case(&key)) {
@@ -625,7 +716,8 @@ fn resolve(
             condition: t.condition.clone(),
             priority: t.priority,
             calls,
+            per_slice: slice,
         });
     }
-    (report, Some(bound), made)
+    (report, Some(bound), made, per_slice)
 }

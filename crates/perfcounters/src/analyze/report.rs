@@ -20,6 +20,9 @@ pub struct ThresholdReport {
     pub priority: i32,
     /// The `StaticThreshold` calls its code made.
     pub calls: Vec<StaticThreshold>,
+    /// Whether its code is evaluated in each time slice (code that loops over the counter
+    /// instances and their `Quantized*` values and calls `CreateAlert`) rather than once.
+    pub per_slice: bool,
 }
 
 /// One analysis of the rules, evaluated or not.
@@ -59,10 +62,10 @@ pub struct Alert {
     pub priority: i32,
     /// `NAME` of the threshold.
     pub threshold_name: String,
-    /// The comparison.
-    pub operator: Operator,
-    /// The threshold value.
-    pub threshold: f64,
+    /// The comparison; `None` for an alert the threshold's code raised itself (`CreateAlert`).
+    pub operator: Option<Operator>,
+    /// The threshold value; `None` for an alert the threshold's code raised itself.
+    pub threshold: Option<f64>,
     /// Index into [`Report::counters`].
     pub counter: usize,
     /// The slice: its start (included) and end (excluded).

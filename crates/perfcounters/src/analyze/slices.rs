@@ -179,18 +179,35 @@ fn flush(
     for i in 0..n {
         let slice_start = LogTime(start.0 + (base + i as i64) * width);
         let slice_end = LogTime(slice_start.0 + width);
-        // Generated series: their code over this slice's values of their inputs.
+        // Code per slice over this slice's values of its inputs: generated series, then the
+        // alerts of thresholds' code.
         let hours = ((base + i as i64) * width) as f64 / TICKS_PER_HOUR;
         for (g, failure) in generated.iter().zip(failures.iter_mut()) {
-            if failure.is_none() {
-                if let Err(e) = generate(g, states, i, hours, slice_start) {
-                    *failure = Some(format!(
-                        "the generated data source ${} failed in slice {} ({} s after the first record): {e}",
-                        g.var,
-                        base + i as i64 + 1,
-                        (base + i as i64) * width / super::interval::TICKS_PER_SECOND
-                    ));
+            if failure.is_some() {
+                continue;
+            }
+            let done = match g.threshold {
+                None => generate(g, states, i, hours, slice_start),
+                Some(ti) => {
+                    code_alerts(g, ti, states, i, (slice_start, slice_end), analyses, alerts)
                 }
+            };
+            if let Err(e) = done {
+                let what = match g.threshold {
+                    None => format!("the generated data source ${}", g.var),
+                    Some(ti) => format!(
+                        "the code of threshold \"{}\"",
+                        analyses
+                            .get(g.analysis)
+                            .and_then(|a| a.thresholds.get(ti))
+                            .map_or("", |t| t.name.as_str())
+                    ),
+                };
+                *failure = Some(format!(
+                    "{what} failed in slice {} ({} s after the first record): {e}",
+                    base + i as i64 + 1,
+                    (base + i as i64) * width / super::interval::TICKS_PER_SECOND
+                ));
             }
         }
         // Trends up to the end of this slice.
@@ -233,8 +250,8 @@ fn flush(
                         condition: t.condition.clone(),
                         priority: t.priority,
                         threshold_name: t.name.clone(),
-                        operator: call.operator,
-                        threshold: call.threshold,
+                        operator: Some(call.operator),
+                        threshold: Some(call.threshold),
                         counter: c,
                         start: slice_start,
                         end: slice_end,
@@ -262,8 +279,37 @@ fn generate(
     hours: f64,
     t: LogTime,
 ) -> Result<(), super::script::ScriptError> {
-    let collections: Vec<(String, Vec<CounterInstance>)> = g
-        .inputs
+    let collections = slice_collections(g, states, i);
+    // A slice where no input has a value makes nothing (as no counter has a value there).
+    if collections
+        .iter()
+        .all(|(_, v)| v.iter().all(|c| c.avg.is_none()))
+    {
+        return Ok(());
+    }
+    let made = g.script.generate(&g.questions, &collections, &g.var)?;
+    for (key, values) in made {
+        let Some(&(_, counter)) = g.series.iter().find(|(k, _)| k.eq_ignore_ascii_case(&key))
+        else {
+            continue;
+        };
+        if let Some(s) = states.get_mut(counter) {
+            for v in values {
+                s.push(i, hours, t, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The inputs of `g` with their values in bucket `i`: the slice's minimum, average and maximum,
+/// and the trend up to the slice's end.
+fn slice_collections(
+    g: &Generated,
+    states: &[ColumnState],
+    i: usize,
+) -> Vec<(String, Vec<CounterInstance>)> {
+    g.inputs
         .iter()
         .map(|(var, cols)| {
             let instances = cols
@@ -289,25 +335,69 @@ fn generate(
                 .collect();
             (var.clone(), instances)
         })
-        .collect();
-    // A slice where no input has a value makes nothing (as no counter has a value there).
+        .collect()
+}
+
+/// Evaluates the code of threshold `ti` of `g`'s analysis for bucket `i` (the slice `span`) and
+/// raises an alert for each counter instance it called `CreateAlert` on that has values in the
+/// slice (one per instance, whatever the number of calls).
+fn code_alerts(
+    g: &Generated,
+    ti: usize,
+    states: &[ColumnState],
+    i: usize,
+    (start, end): (LogTime, LogTime),
+    analyses: &[AnalysisReport],
+    alerts: &mut Vec<Alert>,
+) -> Result<(), super::script::ScriptError> {
+    let Some(t) = analyses.get(g.analysis).and_then(|a| a.thresholds.get(ti)) else {
+        return Ok(());
+    };
+    let collections = slice_collections(g, states, i);
     if collections
         .iter()
         .all(|(_, v)| v.iter().all(|c| c.avg.is_none()))
     {
         return Ok(());
     }
-    let made = g.script.generate(&g.questions, &collections, &g.var)?;
-    for (key, values) in made {
-        let Some(&(_, counter)) = g.series.iter().find(|(k, _)| k.eq_ignore_ascii_case(&key))
+    let raised = g.script.create_alerts(&g.questions, &collections)?;
+    let mut seen: Vec<usize> = Vec::new();
+    for r in raised {
+        let Some(counter) = g
+            .inputs
+            .iter()
+            .flat_map(|(_, cols)| cols)
+            .find(|(_, inst)| inst.path.eq_ignore_ascii_case(&r.counter))
+            .map(|(c, _)| *c)
         else {
             continue;
         };
-        if let Some(s) = states.get_mut(counter) {
-            for v in values {
-                s.push(i, hours, t, v);
-            }
+        if seen.contains(&counter) {
+            continue;
         }
+        seen.push(counter);
+        let Some(b) = states
+            .get(counter)
+            .and_then(|s| s.buckets.get(i))
+            .filter(|b| b.n > 0)
+        else {
+            continue;
+        };
+        alerts.push(Alert {
+            analysis: g.analysis,
+            condition: t.condition.clone(),
+            priority: t.priority,
+            threshold_name: t.name.clone(),
+            operator: None,
+            threshold: None,
+            counter,
+            start,
+            end,
+            min: b.min,
+            avg: b.sum / b.n as f64,
+            max: b.max,
+            trend: None,
+        });
     }
     Ok(())
 }

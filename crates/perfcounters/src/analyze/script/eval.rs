@@ -7,8 +7,8 @@ use std::rc::Rc;
 
 use super::parse::{BinOp, Cast, Expr, Stmt};
 use super::{
-    parse_number, CounterInstance, Operator, ScriptError, ScriptValue, StaticThreshold, MAX_CELLS,
-    MAX_STATEMENTS, MAX_STRING_BYTES,
+    parse_number, CodeAlert, CounterInstance, Operator, ScriptError, ScriptValue, StaticThreshold,
+    MAX_CELLS, MAX_STATEMENTS, MAX_STRING_BYTES, OUTSIDE_SLICE,
 };
 
 /// A value during evaluation. Arrays and hash tables are shared, as .NET objects are: `$b = $a`
@@ -63,6 +63,7 @@ impl Val {
 /// What one evaluation leaves: the `StaticThreshold` calls, in order, and the variables at the end.
 pub(super) struct Outcome {
     pub(super) calls: Vec<StaticThreshold>,
+    pub(super) alerts: Vec<CodeAlert>,
     pub(super) vars: HashMap<String, Val>,
 }
 
@@ -79,10 +80,18 @@ pub(super) fn run(
             .map(|(k, v)| (k.to_ascii_lowercase(), Val::from_script(v)))
             .collect(),
         calls: Vec::new(),
+        alerts: Vec::new(),
+        in_slice: !collections.is_empty(),
         executed: 0,
         cells: 0,
         bytes: 0,
     };
+    if env.in_slice {
+        // PAL's slices: one here, index 0.
+        env.vars
+            .entry("alquantizedtime".into())
+            .or_insert_with(|| Val::List(Rc::new(RefCell::new(vec![Val::Num(0.0)]))));
+    }
     for (name, instances) in collections {
         let list: Vec<Val> = instances
             .iter()
@@ -101,6 +110,7 @@ pub(super) fn run(
     }
     Ok(Outcome {
         calls: env.calls,
+        alerts: env.alerts,
         vars: env.vars,
     })
 }
@@ -137,6 +147,10 @@ enum Flow {
 struct Env {
     vars: HashMap<String, Val>,
     calls: Vec<StaticThreshold>,
+    /// The `CreateAlert` calls (in a time slice).
+    alerts: Vec<CodeAlert>,
+    /// Whether the code runs in a time slice (counter instances given).
+    in_slice: bool,
     /// Statements and loop rounds executed.
     executed: usize,
     /// Array and hash table entries made.
@@ -926,6 +940,60 @@ impl Env {
                     )),
                 }
             }
+            "createalert" if self.in_slice => {
+                let mut alert = CodeAlert {
+                    counter: String::new(),
+                    min: false,
+                    avg: false,
+                    max: false,
+                    trend: false,
+                };
+                let mut instance = false;
+                for (n, v) in &values {
+                    let n = n.as_deref().unwrap_or_default().to_ascii_lowercase();
+                    match n.as_str() {
+                        "timesliceindex" => {
+                            if as_number(v) != Some(0.0) {
+                                return Err(eval_err(
+                                    line,
+                                    format!(
+                                        "CreateAlert -TimeSliceIndex {} (the slice is index 0)",
+                                        display(v)
+                                    ),
+                                ));
+                            }
+                        }
+                        "counterinstanceobject" => {
+                            let Val::Inst(i) = v else {
+                                return Err(eval_err(
+                                    line,
+                                    format!("CreateAlert -CounterInstanceObject is {}, not a counter instance", v.type_name()),
+                                ));
+                            };
+                            alert.counter = i.path.clone();
+                            instance = true;
+                        }
+                        "isminthresholdbroken" => alert.min = truthy(v),
+                        "isavgthresholdbroken" => alert.avg = truthy(v),
+                        "ismaxthresholdbroken" => alert.max = truthy(v),
+                        "istrendthresholdbroken" => alert.trend = truthy(v),
+                        "isminevaluated" | "isavgevaluated" | "ismaxevaluated"
+                        | "istrendevaluated" => {}
+                        other => {
+                            return Err(unsupported(
+                                line,
+                                format!("the CreateAlert parameter -{other}"),
+                            ))
+                        }
+                    }
+                }
+                if !instance {
+                    return Err(eval_err(line, "CreateAlert without -CounterInstanceObject"));
+                }
+                self.cells(1, line)?;
+                self.alerts.push(alert);
+                Ok(Val::Null)
+            }
             _ => Err(unsupported(line, format!("the command `{name}`"))),
         }
     }
@@ -1236,7 +1304,7 @@ fn member(target: &Val, name: &str, line: u32) -> Result<Val, ScriptError> {
         (Val::Coll { name: c, .. }, _) => {
             return Err(unsupported(
                 line,
-                format!("the property .{name} of ${c} outside a time slice"),
+                format!("the property .{name} of ${c} {OUTSIDE_SLICE}"),
             ))
         }
         _ => {
@@ -1280,7 +1348,7 @@ fn index_of(target: &Val, index: &Val, line: u32) -> Result<Val, ScriptError> {
         Val::Coll { name, .. } => {
             return Err(unsupported(
                 line,
-                format!("the counter instances of ${name} outside a time slice"),
+                format!("the counter instances of ${name} {OUTSIDE_SLICE}"),
             ))
         }
         other => {

@@ -37,6 +37,9 @@ mod eval;
 mod lex;
 mod parse;
 
+/// How the interpreter says that code read counter instances outside a time slice.
+const OUTSIDE_SLICE: &str = "outside a time slice";
+
 /// The longest code accepted, in bytes.
 pub const MAX_CODE_BYTES: usize = 64 * 1024;
 /// The deepest nesting of blocks and parentheses accepted.
@@ -88,6 +91,12 @@ pub enum ScriptError {
 }
 
 impl ScriptError {
+    /// Whether the code read a data source's counter instances, which only evaluating it in a
+    /// time slice gives ([`Script::create_alerts`]).
+    pub(crate) fn needs_slice(&self) -> bool {
+        matches!(self, ScriptError::Unsupported { what, .. } if what.contains(OUTSIDE_SLICE))
+    }
+
     /// The line of the problem (1-based within the code), when there is one.
     pub fn line(&self) -> Option<u32> {
         match self {
@@ -239,6 +248,22 @@ pub struct CounterInstance {
     pub trend: Option<f64>,
 }
 
+/// One `CreateAlert` call of threshold code evaluated in a time slice: PAL's alert raised by the
+/// code itself, on a counter instance, with the statistics it found broken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeAlert {
+    /// `-CounterInstanceObject`'s `.CounterPath`.
+    pub counter: String,
+    /// `-IsMinThresholdBroken`.
+    pub min: bool,
+    /// `-IsAvgThresholdBroken`.
+    pub avg: bool,
+    /// `-IsMaxThresholdBroken`.
+    pub max: bool,
+    /// `-IsTrendThresholdBroken`.
+    pub trend: bool,
+}
+
 /// A number as the code writes it (`2048`, `-1.5`, `100MB`): the `KB` … `PB` suffixes are powers
 /// of 1024, any case. `None` for anything else, and for a value that is not finite.
 fn parse_number(s: &str) -> Option<f64> {
@@ -296,6 +321,18 @@ impl Script {
         vars: &HashMap<String, ScriptValue>,
     ) -> Result<Vec<StaticThreshold>, ScriptError> {
         Ok(eval::run(&self.body, vars, &[])?.calls)
+    }
+
+    /// Evaluates threshold code for one time slice, as PAL runs code that loops over its
+    /// `Quantized*` arrays: each of `collections` an array of its counter instances in the slice,
+    /// `$alQuantizedTime` an array of one time (the slice, index 0). Returns the `CreateAlert`
+    /// calls it made, in order.
+    pub fn create_alerts(
+        &self,
+        vars: &HashMap<String, ScriptValue>,
+        collections: &[(String, Vec<CounterInstance>)],
+    ) -> Result<Vec<CodeAlert>, ScriptError> {
+        Ok(eval::run(&self.body, vars, collections)?.alerts)
     }
 
     /// Evaluates a generated data source's code for one time slice, as PAL runs it: `vars` (the
