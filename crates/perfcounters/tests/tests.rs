@@ -9,6 +9,7 @@ mod support;
 
 mod analyze;
 mod analyze_rules;
+mod analyze_script;
 mod blg;
 mod blg_times;
 mod calc;

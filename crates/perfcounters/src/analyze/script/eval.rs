@@ -468,24 +468,8 @@ impl Env {
                 keyword,
             } => {
                 self.tick(*line)?;
-                if let Some(init) = init {
-                    self.statement(init)?;
-                }
-                loop {
-                    self.looped(*line, keyword)?;
-                    if let Some(c) = cond {
-                        if !truthy(&self.eval(c, *line)?) {
-                            break;
-                        }
-                    }
-                    match self.run(body).map_err(|e| in_loop(e, *line, keyword))? {
-                        Flow::Break(_) => break,
-                        Flow::Continue(_) | Flow::Normal => {}
-                    }
-                    if let Some(step) = step {
-                        self.statement(step)?;
-                    }
-                }
+                self.for_loop(init.as_deref(), cond.as_ref(), step.as_deref(), body, *line)
+                    .map_err(|e| in_loop(e, *line, keyword))?;
             }
             Stmt::ForEach {
                 var,
@@ -519,6 +503,34 @@ impl Env {
             }
         }
         Ok(Flow::Normal)
+    }
+
+    /// `For (init; cond; step) { body }` at `line`.
+    fn for_loop(
+        &mut self,
+        init: Option<&Stmt>,
+        cond: Option<&Expr>,
+        step: Option<&Stmt>,
+        body: &[Stmt],
+        line: u32,
+    ) -> Result<(), ScriptError> {
+        if let Some(init) = init {
+            self.statement(init)?;
+        }
+        loop {
+            self.tick(line)?;
+            if let Some(c) = cond {
+                if !truthy(&self.eval(c, line)?) {
+                    return Ok(());
+                }
+            }
+            if let Flow::Break(_) = self.run(body)? {
+                return Ok(());
+            }
+            if let Some(step) = step {
+                self.statement(step)?;
+            }
+        }
     }
 
     /// One more round of the loop at `line`: counted as a statement.

@@ -561,7 +561,12 @@ impl Parser {
                 _ => return Ok(left),
             };
             self.pos += 1;
-            let right = self.additive()?;
+            let mut right = self.additive()?;
+            // `-replace 'pattern', 'with'`: the two as an array.
+            if op == BinOp::Replace && self.peek() == Some(&Tok::Punct(',')) {
+                self.pos += 1;
+                right = Expr::Array(vec![right, self.additive()?]);
+            }
             left = Expr::Bin(op, Box::new(left), Box::new(right));
         }
     }
