@@ -7,7 +7,24 @@
 use std::collections::HashMap;
 
 use perfcounters::analyze::RulesFile;
-use perfcounters::analyze::{question_values, Script, ScriptValue};
+use perfcounters::analyze::{question_values, CounterInstance, Script, ScriptValue};
+
+/// Two counter instances of one slice, as generated data sources and `CreateAlert` code read
+/// them (one without a value).
+fn instances() -> Vec<CounterInstance> {
+    let one = |i: &str, v: Option<f64>| CounterInstance {
+        path: format!(r"\\PC\Obj({i})\Ctr"),
+        computer: "PC".into(),
+        object: "MSSQL$A:Obj".into(),
+        counter: "Ctr".into(),
+        instance: i.into(),
+        min: v,
+        avg: v,
+        max: v,
+        trend: v,
+    };
+    vec![one("a", Some(2.5)), one("b", None)]
+}
 
 /// The target's checks on one input: panics when an invariant does not hold.
 pub fn run(data: &[u8]) {
@@ -30,6 +47,17 @@ pub fn run(data: &[u8]) {
             for c in calls {
                 assert!(c.threshold.is_finite());
             }
+        }
+        // In a time slice: the collections `$D` and `$C` hold counter instances; the code may
+        // fill the hash table `$G` (a generated data source) or call `CreateAlert`.
+        let slice = vec![("D".to_owned(), instances()), ("C".to_owned(), instances())];
+        if let Ok(made) = script.generate(&vars, &slice, "G") {
+            for (_, values) in made {
+                assert!(values.iter().all(|v| v.is_finite()));
+            }
+        }
+        if let Ok(alerts) = script.create_alerts(&vars, &slice) {
+            assert!(alerts.iter().all(|a| a.counter.starts_with(r"\\PC\Obj(")));
         }
     }
     // The text as a threshold file: every threshold of every analysis evaluated.
