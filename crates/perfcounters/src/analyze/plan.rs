@@ -10,7 +10,7 @@ use crate::names::NameTable;
 use crate::path::{eq_ignore_case, CounterPath};
 
 use super::error::AnalyzeError;
-use super::report::{AnalysisReport, ThresholdReport};
+use super::report::{AnalysisReport, Series, ThresholdReport};
 use super::rules::{Analysis, DataSource, DataSourceKind, Question, Rules, Threshold};
 use super::script::{CounterInstance, Operator, Script, ScriptError, ScriptValue, StaticThreshold};
 use super::stats::ColumnState;
@@ -134,14 +134,6 @@ pub(super) struct Generated {
     pub(super) series: Vec<(String, usize)>,
 }
 
-/// A generated series: its counter index, its path, the code that makes it.
-#[derive(Clone, Debug)]
-pub(super) struct Series {
-    pub(super) counter: usize,
-    pub(super) path: CounterPath,
-    pub(super) formula: String,
-}
-
 impl Plan {
     /// Resolves each enabled analysis of `rules` over the columns of `header` that `user_keep`
     /// keeps: columns per data source, threshold code evaluated, counters numbered in the order
@@ -165,21 +157,9 @@ impl Plan {
                 resolve(a, header, user_keep, tables, questions);
             // The generated data sources' inputs and series get their counter indexes.
             let mut made_series: HashMap<String, Vec<usize>> = HashMap::new();
-            let mut made_inputs: Vec<(String, Vec<(usize, CounterInstance)>)> = Vec::new();
+            let mut made_inputs: Inputs = Vec::new();
             for m in made {
-                let inputs = m
-                    .inputs
-                    .into_iter()
-                    .map(|(var, cols)| {
-                        let instances = cols
-                            .into_iter()
-                            .map(|(c, inst)| {
-                                (counter_index(&mut column_of, &mut log_columns, c), inst)
-                            })
-                            .collect();
-                        (var, instances)
-                    })
-                    .collect();
+                let inputs = numbered(m.inputs, &mut column_of, &mut log_columns);
                 let mut own = Vec::new();
                 for (key, path) in m.series {
                     log_columns.push(usize::MAX);
@@ -215,18 +195,7 @@ impl Plan {
             // Thresholds evaluated per slice read the counter-log data sources and the generated
             // series.
             for (ti, script, cols) in per_slice {
-                let mut inputs: Vec<(String, Vec<(usize, CounterInstance)>)> = cols
-                    .into_iter()
-                    .map(|(var, cols)| {
-                        let instances = cols
-                            .into_iter()
-                            .map(|(c, inst)| {
-                                (counter_index(&mut column_of, &mut log_columns, c), inst)
-                            })
-                            .collect();
-                        (var, instances)
-                    })
-                    .collect();
+                let mut inputs = numbered(cols, &mut column_of, &mut log_columns);
                 inputs.extend(made_inputs.iter().cloned());
                 generated.push(Generated {
                     analysis: index,
@@ -331,6 +300,24 @@ impl Plan {
         }
         states
     }
+}
+
+/// `inputs` with each log column replaced by its counter index (added when new).
+fn numbered(
+    inputs: Inputs,
+    column_of: &mut HashMap<usize, usize>,
+    log_columns: &mut Vec<usize>,
+) -> Inputs {
+    inputs
+        .into_iter()
+        .map(|(var, cols)| {
+            let instances = cols
+                .into_iter()
+                .map(|(c, inst)| (counter_index(column_of, log_columns, c), inst))
+                .collect();
+            (var, instances)
+        })
+        .collect()
 }
 
 /// The counter index of log column `c`, added when new.

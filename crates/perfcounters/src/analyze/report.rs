@@ -5,9 +5,16 @@ use crate::log::model::{LogHeader, LogTime, TimeZone};
 use crate::names::NameTable;
 use crate::path::{eq_ignore_case, CounterPath};
 
-use super::plan::Series;
 use super::script::{Operator, ScriptValue, StaticThreshold};
 use super::stats::{ColumnState, Subsample};
+
+/// A generated series: its counter index, its path, the code that makes it.
+#[derive(Clone, Debug)]
+pub(super) struct Series {
+    pub(super) counter: usize,
+    pub(super) path: CounterPath,
+    pub(super) formula: String,
+}
 
 /// One threshold of an analysis as evaluated.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,27 +1,36 @@
 //! The PowerShell subset of PAL threshold code, read and evaluated without ever running it.
 //!
-//! PAL evaluates a threshold's `CODE` with `Invoke-Expression`. This module reads the same text as
-//! data: a small lexer and parser build a tree of the constructs the threshold files use, and an
-//! interpreter walks it with a fixed budget. Supported:
+//! PAL evaluates a threshold's `CODE`, and a generated data source's, with `Invoke-Expression`.
+//! This module reads the same text as data: a small lexer and parser build a tree of the
+//! constructs the threshold files use, and an interpreter walks it with a fixed budget.
+//! Supported (`docs/analyze.md` has the table, with examples and limits):
 //!
-//! * assignments `$x = …`, optionally typed (`[Int] $x = …`);
-//! * numbers with the `KB`/`MB`/`GB`/`TB`/`PB` suffixes, strings in single or double quotes (double
-//!   quotes without `$` expansion), `$True`, `$False`, `$null`;
-//! * arithmetic `+ - * / %`, unary minus, parentheses and subexpressions `$( … )`;
-//! * the casts `[Int]`, `[Double]`, `[String]`, `[Math]::Round(x[, digits])`, `[Math]::Abs(x)`;
-//! * comparisons `-eq -ne -lt -le -gt -ge` (strings case-insensitively, as PowerShell does),
-//!   `-and`, `-or`, `-not`;
-//! * `If / ElseIf / Else`, `switch (x) { label { … } default { … } }` on strings and numbers;
-//! * `.ToUpper()`, `.ToLower()` on strings and `.Count` on a collection (the number of counter
-//!   instances of a data source);
-//! * the call `StaticThreshold -CollectionOfCounterInstances $X -Operator 'gt' -Threshold V
-//!   [-IsTrendOnly $True]`, which the interpreter records instead of running.
+//! * assignments `$x = …`, typed (`[Int] $x = …`), compound (`+=` …), `$i++` / `$i--` / `++$i`,
+//!   to an index (`$a[$i] = …`) or a hash table's key (`$h.Key = …`);
+//! * numbers with the `KB`/`MB`/`GB`/`TB`/`PB` suffixes, strings in single or double quotes,
+//!   double quotes expanding `$x` and `$( … )`, `$True`, `$False`, `$null`;
+//! * arrays (`@( … )`, `ArrayList`) and hash tables (`@{ … }`, `Hashtable`), shared by
+//!   reference as .NET objects, indexing, `.Count`, `.Add`, `.Keys` …;
+//! * arithmetic, comparisons (strings case-insensitively, as PowerShell does), `-and`, `-or`,
+//!   `-not`, `-like`, `-contains`, `-replace` with a literal pattern;
+//! * the casts `[Int]`, `[Int64]`, `[Double]`, `[String]`, `[Void]`, and `[Math]::Round`, `Abs`,
+//!   `Floor`, `Ceiling`, `Truncate`, `Sqrt`, `Min`, `Max`, `Pow`;
+//! * string methods with .NET's rules (`.Substring`, `.IndexOf`, `.Contains`, `.Replace`,
+//!   `.Split`, `.Trim`, `.StartsWith` …, `.Length`): a position out of range is an error;
+//! * `If / ElseIf / Else`, `switch`, `For`, `ForEach`, `While`, `break`, `continue`;
+//! * the calls `StaticThreshold …` (recorded, [`Script::evaluate`]), `CreateAlert …` (in a time
+//!   slice, [`Script::create_alerts`]) and PAL's helpers `IsGreaterThanZero` and
+//!   `ExtractSqlNamedInstanceFromCounterObjectPath`;
+//! * a data source's counter instances in one time slice ([`CounterInstance`]): the code of a
+//!   generated data source fills a hash table of series ([`Script::generate`]).
 //!
-//! Anything else (loops, other commands, methods, .NET types, arrays, hash tables, string expansion)
-//! is [`ScriptError::Unsupported`], naming the line; the caller lists the analysis as not evaluated.
-//! The work is bounded: code length, nesting depth and statements executed are capped, and the code
-//! has no loop, so evaluation ends. Numbers are `f64`; `[Int]` rounds half to even and must fit
-//! `Int32`, as in PowerShell.
+//! Anything else (other commands, methods and .NET types, `Do` loops, functions, regular
+//! expressions) is [`ScriptError::Unsupported`], naming the line; the caller lists the analysis as
+//! not evaluated. The work is bounded: code length and nesting depth are capped when parsing,
+//! statements executed (each round of a loop counting), array and hash table entries and string
+//! bytes made when evaluating ([`ScriptError::Exceeded`], naming the line: a loop that does not
+//! end names the loop), so evaluation always ends. Numbers are `f64`; `[Int]` rounds half to even
+//! and must fit `Int32`, as in PowerShell.
 //!
 //! One departure from PowerShell, on purpose: a string that reads as a number (a `QUESTION`'s
 //! `DEFAULTVALUE="2048"`) compares and computes as that number. PowerShell would compare `'512'
