@@ -277,10 +277,28 @@ fn arrays_hash_tables_and_expansion() {
     assert_eq!(value("", "[int] (@(1, 2, 3) -notcontains 2)"), 0.0);
     let code = "$f = '\\??\\C:\\pagefile.sys' -Replace('\\\\\\?\\?\\\\','')\n$f = $f -replace '\\\\pagefile.sys', ''\n$n = 0\nIf ($f -eq 'C:') { $n = 1 }";
     assert_eq!(value(code, "$n"), 1.0);
-    assert!(matches!(
-        error("$f = 'ab' -replace 'a+', ''"),
-        ScriptError::Unsupported { .. }
-    ));
+    assert_eq!(
+        value(
+            "$f = 'aab' -replace 'A+', 'x'\n$n = 0\nIf ($f -eq 'xb') { $n = 1 }",
+            "$n"
+        ),
+        1.0
+    );
+    // -match sets $Matches (the match, then each group); case-insensitively.
+    let code = "$n = 0\nIf ('MSSQL$PROD:Locks' -match '\\$(\\w+):') { $n = 1 }\n$g = $Matches[1]\n$m = 0\nIf ($g -eq 'PROD') { $m = 1 }";
+    assert_eq!(value(code, "$n + $m"), 2.0);
+    assert_eq!(value("", "[int] ('C:' -notmatch 'd:')"), 1.0);
+    // The files' use: is a disk one of the volumes listed in a question?
+    let code = "$n = 0\nForEach ($v in 'E:,F:'.Split(',')) { If (('1 F:' -match $v) -eq $True) { $n = 1; break } }";
+    assert_eq!(value(code, "$n"), 1.0);
+    // A pattern the regex crate does not read (a back-reference), or one built to blow up: not
+    // evaluated, quickly, with the pattern.
+    let e = error("$f = 'aa' -match '(a)\\1'");
+    assert!(matches!(e, ScriptError::Unsupported { line: 1, .. }), "{e}");
+    let start = Instant::now();
+    let e = error("$f = 'aaaa' -match '((a{1,100}){1,100}){1,100}b'");
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(e.to_string().contains("the regular expression"), "{e}");
     assert_eq!(
         value(
             "",

@@ -281,52 +281,23 @@ fn like(text: &str, pattern: &str) -> bool {
     p.get(pi..).unwrap_or_default().iter().all(|&c| c == '*')
 }
 
-/// A regular expression made only of literal characters, `\`-escaped characters and `.` (any
-/// character): its characters, `None` standing for `.`. `None` for any other regular expression.
-fn literal_pattern(p: &str) -> Option<Vec<Option<char>>> {
-    let mut out = Vec::new();
-    let mut chars = p.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let e = chars.next()?;
-                if e.is_alphanumeric() {
-                    return None;
-                }
-                out.push(Some(e));
-            }
-            '.' => out.push(None),
-            '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '^' | '$' => return None,
-            c => out.push(Some(c)),
-        }
-    }
-    (!out.is_empty()).then_some(out)
-}
-
-/// `text -replace pattern, with` for a [`literal_pattern`]: every match, left to right, case
-/// -insensitively, as PowerShell's `-replace`.
-fn replace_pattern(text: &str, pattern: &[Option<char>], with: &str) -> String {
-    let t: Vec<char> = text.chars().collect();
-    let fits = |i: usize| {
-        t.get(i..i + pattern.len()).is_some_and(|w| {
-            w.iter().zip(pattern).all(|(c, p)| match p {
-                None => true,
-                Some(p) => c.to_lowercase().eq(p.to_lowercase()),
-            })
+/// PowerShell's regular expression `pattern` (`-match`, `-replace`), case-insensitively. The
+/// `regex` crate runs in linear time and its compiled size is bounded; a pattern it does not
+/// read (a back-reference, a look-around) is not evaluated.
+fn regex(pattern: &str, line: u32) -> Result<regex::Regex, ScriptError> {
+    regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
+        .build()
+        .map_err(|e| {
+            let why = e.to_string();
+            let first = why.lines().last().unwrap_or_default().trim().to_owned();
+            unsupported(
+                line,
+                format!("the regular expression '{pattern}' ({first})"),
+            )
         })
-    };
-    let mut out = String::new();
-    let mut i = 0;
-    while i < t.len() {
-        if fits(i) {
-            out.push_str(with);
-            i += pattern.len();
-        } else {
-            out.extend(t.get(i));
-            i += 1;
-        }
-    }
-    out
 }
 
 /// A position or length argument of a string method: a whole number.
@@ -831,18 +802,34 @@ impl Env {
             }
             BinOp::Replace => {
                 let args = elements(&y);
-                let (Some(pattern), with) = (args.first(), args.get(1)) else {
+                let Some(pattern) = args.first() else {
                     return Err(eval_err(line, "-replace without a pattern"));
                 };
-                let pattern = literal_pattern(&display(pattern)).ok_or_else(|| {
-                    unsupported(
-                        line,
-                        format!("the -replace pattern '{}' (only literal characters, \\-escapes and `.` are read)", display(pattern)),
-                    )
-                })?;
-                let with = with.map(display).unwrap_or_default();
-                let r = replace_pattern(&display(&x), &pattern, &with);
+                let re = regex(&display(pattern), line)?;
+                let with = args.get(1).map(display).unwrap_or_default();
+                let r = re.replace_all(&display(&x), with.as_str()).into_owned();
                 self.string(r, line)?
+            }
+            BinOp::Match(not) => {
+                let re = regex(&display(&y), line)?;
+                let text = display(&x);
+                let found = match re.captures(&text) {
+                    Some(c) => {
+                        // `$Matches`: the match (key 0) and each group that matched.
+                        let mut groups = Vec::new();
+                        for (k, g) in c.iter().enumerate() {
+                            if let Some(g) = g {
+                                groups.push((k.to_string(), Val::Str(g.as_str().to_owned())));
+                            }
+                        }
+                        self.cells(groups.len(), line)?;
+                        self.vars
+                            .insert("matches".into(), Val::Map(Rc::new(RefCell::new(groups))));
+                        true
+                    }
+                    None => false,
+                };
+                Val::Bool(found != not)
             }
             BinOp::Add => match (&x, &y) {
                 (Val::List(l), _) => {

@@ -12,7 +12,8 @@
 //! * arrays (`@( … )`, `ArrayList`) and hash tables (`@{ … }`, `Hashtable`), shared by
 //!   reference as .NET objects, indexing, `.Count`, `.Add`, `.Keys` …;
 //! * arithmetic, comparisons (strings case-insensitively, as PowerShell does), `-and`, `-or`,
-//!   `-not`, `-like`, `-contains`, `-replace` with a literal pattern;
+//!   `-not`, `-like`, `-contains`, `-match` and `-replace` (regular expressions of the `regex`
+//!   crate: linear time, bounded size);
 //! * the casts `[Int]`, `[Int64]`, `[Double]`, `[String]`, `[Void]`, and `[Math]::Round`, `Abs`,
 //!   `Floor`, `Ceiling`, `Truncate`, `Sqrt`, `Min`, `Max`, `Pow`;
 //! * string methods with .NET's rules (`.Substring`, `.IndexOf`, `.Contains`, `.Replace`,
@@ -24,8 +25,7 @@
 //! * a data source's counter instances in one time slice ([`CounterInstance`]): the code of a
 //!   generated data source fills a hash table of series ([`Script::generate`]).
 //!
-//! Anything else (other commands, methods and .NET types, `Do` loops, functions, regular
-//! expressions) is [`ScriptError::Unsupported`], naming the line; the caller lists the analysis as
+//! Anything else (other commands, methods and .NET types, `Do` loops, functions) is [`ScriptError::Unsupported`], naming the line; the caller lists the analysis as
 //! not evaluated. The work is bounded: code length and nesting depth are capped when parsing,
 //! statements executed (each round of a loop counting), array and hash table entries and string
 //! bytes made when evaluating ([`ScriptError::Exceeded`], naming the line: a loop that does not

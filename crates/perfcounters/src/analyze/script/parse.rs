@@ -52,8 +52,10 @@ pub(super) enum BinOp {
     Like(bool),
     /// `-contains`; `-notcontains` with `true`.
     Contains(bool),
-    /// `-replace` with a pattern of literal characters, `\`-escapes and `.`.
+    /// `-replace` (a regular expression).
     Replace,
+    /// `-match` (a regular expression); `-notmatch` with `true`.
+    Match(bool),
 }
 
 /// A cast (`[Int]`, `[Int64]`, `[Double]`, `[String]`, `[Void]`).
@@ -555,6 +557,8 @@ impl Parser {
                     "contains" | "icontains" => BinOp::Contains(false),
                     "notcontains" | "inotcontains" => BinOp::Contains(true),
                     "replace" | "ireplace" => BinOp::Replace,
+                    "match" | "imatch" => BinOp::Match(false),
+                    "notmatch" | "inotmatch" => BinOp::Match(true),
                     "and" | "or" => return Ok(left),
                     other => return Err(self.unsupported(format!("the operator -{other}"))),
                 },
