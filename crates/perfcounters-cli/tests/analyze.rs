@@ -178,6 +178,9 @@ fn bad_arguments_are_clear_errors() {
 const HOSTILE: &str = r#"<PAL NAME="Hostile">
   <ANALYSIS NAME="CPU &lt;script&gt;alert('name')&lt;/script&gt;" ENABLED="True" CATEGORY="Processor" ID="1">
     <DATASOURCE TYPE="CounterLog" NAME="\Processor(*)\% Processor Time" EXPRESSIONPATH="\Processor(*)\% Processor Time" COLLECTIONVARNAME="C" />
+    <DATASOURCE TYPE="Generated" NAME="\Processor(*)\Twice" EXPRESSIONPATH="\Processor(*)\Twice" COLLECTIONVARNAME="G"><CODE><![CDATA[# </code></pre><script>alert('formula')</script>
+$G = @{}
+For ($i=0;$i -lt $C.Count;$i++) { $G.Add("\\$($C[$i].CounterComputer)\Processor($($C[$i].CounterInstance))\Twice", @($C[$i].QuantizedAvg[0] * 2)) }]]></CODE></DATASOURCE>
     <THRESHOLD NAME="busy" CONDITION="Warning" PRIORITY="50"><CODE>StaticThreshold -CollectionOfCounterInstances $C -Operator 'gt' -Threshold 50</CODE></THRESHOLD>
     <DESCRIPTION><![CDATA[<b>Busy</b> processors.<script>document.title='owned'</script><img src=x onerror="document.title='owned'"><a href="javascript:alert(1)">x</a>]]></DESCRIPTION>
   </ANALYSIS>
@@ -207,6 +210,11 @@ fn hostile_description_is_escaped() {
     // Every attribute is written in double quotes, so an apostrophe needs no escaping.
     assert!(html.contains("CPU &lt;script&gt;alert('name')&lt;/script&gt;"));
     assert!(!html.contains("<script>alert('name')"));
+    // A generated data source's code (the formula of its series) is shown as text.
+    assert!(html
+        .contains(r"Formula of \\ZACH-PC\Processor(0)\Twice, \\ZACH-PC\Processor(_Total)\Twice"));
+    assert!(html.contains("&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert('formula')"));
+    assert!(!html.contains("<script>alert('formula')"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

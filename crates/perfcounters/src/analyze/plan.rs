@@ -171,6 +171,8 @@ impl Plan {
                     });
                     own.push((key, counter));
                 }
+                // Charted and tabled with the analysis, whether a threshold reads them or not.
+                report.counters.extend(own.iter().map(|o| o.1));
                 made_series.insert(
                     m.var.to_ascii_lowercase(),
                     own.iter().map(|o| o.1).collect(),
