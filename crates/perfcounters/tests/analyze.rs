@@ -771,3 +771,115 @@ fn generated_network_utilization() {
     let s = r.counters.iter().find(|c| c.path == path).unwrap();
     assert_eq!((s.count, s.min, s.max), (3, Some(12.0), Some(56.0)));
 }
+
+/// Code evaluated per slice: a generated series (each slice's average of `V` times 10) and its
+/// threshold; threshold code that calls `CreateAlert` on the instances whose slice average is 3
+/// or more; and a generated data source that divides by a slice average of 0 in the third
+/// slice: its analysis is not evaluated, with the slice and the line, and raises no alert.
+#[test]
+fn generated_series_and_code_alerts_per_slice() {
+    let rules_text = r#"<PAL NAME="slices">
+  <ANALYSIS NAME="tenfold" ENABLED="True" CATEGORY="Test" ID="1">
+    <DATASOURCE TYPE="CounterLog" NAME="\T(*)\V" EXPRESSIONPATH="\T(*)\V" COLLECTIONVARNAME="V" />
+    <DATASOURCE TYPE="Generated" NAME="\T(*)\Tenfold" EXPRESSIONPATH="\T(*)\Tenfold" COLLECTIONVARNAME="G"><CODE><![CDATA[
+$G = @{}
+For ($i=0;$i -lt $V.Count;$i++) {
+  $G.Add("\\$($V[$i].CounterComputer)\T($($V[$i].CounterInstance))\Tenfold", @($V[$i].QuantizedAvg[0] * 10))
+}]]></CODE></DATASOURCE>
+    <THRESHOLD NAME="big" CONDITION="Warning" PRIORITY="50"><CODE>StaticThreshold -CollectionOfCounterInstances $G -Operator 'ge' -Threshold 40</CODE></THRESHOLD>
+  </ANALYSIS>
+  <ANALYSIS NAME="by code" ENABLED="True" CATEGORY="Test" ID="2">
+    <DATASOURCE TYPE="CounterLog" NAME="\T(*)\V" EXPRESSIONPATH="\T(*)\V" COLLECTIONVARNAME="W" />
+    <THRESHOLD NAME="three" CONDITION="Critical" PRIORITY="100"><CODE><![CDATA[
+For ($i=0;$i -lt $W.Count;$i++) {
+  $o = $W[$i]
+  For ($t=0;$t -lt $alQuantizedTime.Count;$t++) {
+    If ($o.QuantizedAvg[$t] -ge 3) { CreateAlert -TimeSliceIndex $t -CounterInstanceObject $o -IsAvgThresholdBroken $True }
+  }
+}]]></CODE></THRESHOLD>
+  </ANALYSIS>
+  <ANALYSIS NAME="inverse" ENABLED="True" CATEGORY="Test" ID="3">
+    <DATASOURCE TYPE="CounterLog" NAME="\T(*)\V" EXPRESSIONPATH="\T(*)\V" COLLECTIONVARNAME="X" />
+    <DATASOURCE TYPE="Generated" NAME="\T(*)\Inverse" EXPRESSIONPATH="\T(*)\Inverse" COLLECTIONVARNAME="I"><CODE><![CDATA[$I = @{}
+For ($k=0;$k -lt $X.Count;$k++) {
+  $I.Add("\\M\T($($X[$k].CounterInstance))\Inverse", @(100 / $X[$k].QuantizedAvg[0]))
+}]]></CODE></DATASOURCE>
+    <THRESHOLD NAME="any" CONDITION="Warning" PRIORITY="50"><CODE>StaticThreshold -CollectionOfCounterInstances $I -Operator 'gt' -Threshold 0</CODE></THRESHOLD>
+  </ANALYSIS>
+</PAL>"#;
+    let f = RulesFile::parse("slices.xml", rules_text).unwrap();
+    let rules = Rules {
+        name: f.name,
+        files: vec![],
+        questions: f.questions,
+        analyses: f.analyses,
+    };
+    let h = header(&[r"\\M\T(a)\V"]);
+    let t0 = t(2024, 1, 1, 0, 0, 0, 0);
+    // Slices of 2 records: [2, 2] [4, 4] [0, 0].
+    let rows: &[&[Option<f64>]] = &[
+        &[Some(2.0)],
+        &[Some(2.0)],
+        &[Some(4.0)],
+        &[Some(4.0)],
+        &[Some(0.0)],
+        &[Some(0.0)],
+    ];
+    let mut log = VecLog::new(h, records(t0, 1, rows));
+    let opts = AnalyzeOptions {
+        interval: Interval::Seconds(2),
+        ..Default::default()
+    };
+    let r = analyze(&mut log, &rules, &opts).unwrap();
+    // The generated series: 20, 40, 0; the threshold (>= 40) in slice 1.
+    let g = r
+        .counters
+        .iter()
+        .find(|c| c.path == r"\\M\T(a)\Tenfold")
+        .unwrap();
+    let values: Vec<f64> = g.points.iter().map(|p| p.1).collect();
+    assert_eq!(values, [20.0, 40.0, 0.0]);
+    assert_eq!(g.points[1].0, LogTime(t0.0 + 2 * SEC));
+    assert!(g
+        .formula
+        .as_deref()
+        .unwrap()
+        .contains("QuantizedAvg[0] * 10"));
+    let tenfold = alerts_of(&r, "tenfold");
+    assert_eq!(
+        tenfold,
+        [(
+            "tenfold".to_string(),
+            "Warning".to_string(),
+            r"\\M\T(a)\Tenfold".to_string(),
+            LogTime(t0.0 + 2 * SEC),
+            40.0,
+            40.0,
+            40.0
+        )]
+    );
+    // CreateAlert: slice 1 (average 4), with the slice's values; no operator nor threshold.
+    let by_code = alerts_of(&r, "by code");
+    assert_eq!(
+        by_code,
+        [(
+            "by code".to_string(),
+            "Critical".to_string(),
+            r"\\M\T(a)\V".to_string(),
+            LogTime(t0.0 + 2 * SEC),
+            4.0,
+            4.0,
+            4.0
+        )]
+    );
+    let a = r.alerts.iter().find(|a| a.condition == "Critical").unwrap();
+    assert_eq!((a.operator, a.threshold), (None, None));
+    assert!(analysis(&r, "by code").thresholds[0].per_slice);
+    // 100 / 0 in the third slice.
+    let inv = analysis(&r, "inverse");
+    assert_eq!(
+        inv.reason.as_deref(),
+        Some("slices.xml: the generated data source $I failed in slice 3 (4 s after the first record): line 3: division by zero")
+    );
+    assert!(alerts_of(&r, "inverse").is_empty());
+}

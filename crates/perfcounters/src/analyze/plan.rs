@@ -117,6 +117,8 @@ pub(super) struct Plan {
 pub(super) struct Generated {
     /// Index into the analyses.
     pub(super) analysis: usize,
+    /// The rules file of the analysis.
+    pub(super) file: String,
     /// A generated data source's `COLLECTIONVARNAME`, which the code fills; for a threshold, the
     /// threshold's index in the analysis.
     pub(super) var: String,
@@ -186,6 +188,7 @@ impl Plan {
                 ));
                 generated.push(Generated {
                     analysis: index,
+                    file: a.file.clone(),
                     var: m.var,
                     threshold: None,
                     script: m.script,
@@ -201,6 +204,7 @@ impl Plan {
                 inputs.extend(made_inputs.iter().cloned());
                 generated.push(Generated {
                     analysis: index,
+                    file: a.file.clone(),
                     var: ti.to_string(),
                     threshold: Some(ti),
                     script,

@@ -204,7 +204,8 @@ fn flush(
                     ),
                 };
                 *failure = Some(format!(
-                    "{what} failed in slice {} ({} s after the first record): {e}",
+                    "{}: {what} failed in slice {} ({} s after the first record): {e}",
+                    g.file,
                     base + i as i64 + 1,
                     (base + i as i64) * width / super::interval::TICKS_PER_SECOND
                 ));
