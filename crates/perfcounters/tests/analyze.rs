@@ -706,7 +706,7 @@ fn empty_logs_long_gaps_and_disorder() {
     assert_eq!(r.range, Some((t0, later)));
 }
 
-/// PAL's network-utilization form: per slice, [int](avg(Bytes Total/sec) × 8 / avg(Current
+/// QuickSystemOverview's network-utilization code, interpreted per slice: [int](avg(Bytes Total/sec) × 8 / avg(Current
 /// Bandwidth) × 100), instances matched by name, _Total excluded.
 #[test]
 fn generated_network_utilization() {
