@@ -258,6 +258,11 @@ fn arrays_hash_tables_and_expansion() {
     assert_eq!(value("$h = @{ a = 1; b = 2 }", "$h.b"), 2.0);
     assert_eq!(value("$h = @{ a = 1 }", "[int] $h.ContainsKey('A')"), 1.0);
     assert_eq!(value("$k = @(@{ a = 1; b = 2 }.Keys)", "$k.Count"), 2.0);
+    // $null is below any value, as .NET compares: true, true, false, false.
+    assert_eq!(
+        value("", "[int] ($null -lt -5) + [int] (3 -gt $null) * 2 + [int] ($null -ge 0) * 4 + [int] ($null -eq 0) * 8"),
+        3.0
+    );
     // Past the end, an array gives $null.
     assert_eq!(
         value("$a = @(1)\n$n = 0\nIf ($a[5] -eq $null) { $n = 1 }", "$n"),

@@ -238,11 +238,13 @@ fn display(v: &Val) -> String {
 }
 
 /// PowerShell's comparison: strings case-insensitively, numbers numerically (a string that reads
-/// as a number is that number).
+/// as a number is that number), `$null` below any other value (as .NET's `Compare`: `$null -lt
+/// 0` is true, `$null -ge 0` false, `$null -eq 0` false).
 fn compare(a: &Val, b: &Val) -> Option<std::cmp::Ordering> {
     match (a, b) {
         (Val::Null, Val::Null) => Some(std::cmp::Ordering::Equal),
-        (Val::Null, _) | (_, Val::Null) => None,
+        (Val::Null, _) => Some(std::cmp::Ordering::Less),
+        (_, Val::Null) => Some(std::cmp::Ordering::Greater),
         (Val::List(_) | Val::Map(_) | Val::Inst(_) | Val::Coll { .. }, _)
         | (_, Val::List(_) | Val::Map(_) | Val::Inst(_) | Val::Coll { .. }) => None,
         _ => match (as_number(a), as_number(b)) {
