@@ -132,6 +132,30 @@ fn a_huge_allocation_stops_quickly() {
     assert_eq!(e.line(), Some(2));
 }
 
+/// Long chains of operators or members make deep trees, which evaluating and dropping them recurse
+/// through: a chain is at most 256 long, so that no code overflows the stack (the slices are
+/// evaluated on a thread of their own, with a default stack).
+#[test]
+fn long_chains_are_bounded() {
+    let sum = |n: usize| format!("$x = 1{}", "+1".repeat(n));
+    assert_eq!(value(&sum(200), "$x"), 201.0);
+    for code in [
+        sum(300),
+        sum(30_000),
+        format!("$h = @{{}}\n$x = $h{}", ".k".repeat(30_000)),
+        format!("$x = 1{}", " -and 1".repeat(5_000)),
+    ] {
+        let e = std::thread::spawn(move || evaluate(&code, &HashMap::new()).unwrap_err())
+            .join()
+            .unwrap();
+        assert!(
+            e.to_string()
+                .contains("an expression of more than 256 operators"),
+            "{e}"
+        );
+    }
+}
+
 #[test]
 fn string_methods_as_dotnet() {
     // $S is 'Hello, World' (12 characters).

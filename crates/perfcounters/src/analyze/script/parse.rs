@@ -123,11 +123,18 @@ pub(super) enum Stmt {
     },
 }
 
-/// The tokens, the next one to read and the nesting depth so far.
+/// The most operators and postfixes (`.x`, `[i]`, `(…)`) that wrap an expression, all the
+/// expressions being read counted together: the depth of the tree, which evaluating it and
+/// dropping it recurse through, stays small whatever the code.
+const MAX_CHAIN: usize = 256;
+
+/// The tokens, the next one to read, the nesting depth so far and the operators wrapping the
+/// expression being read.
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
     depth: usize,
+    chain: usize,
 }
 
 impl Parser {
@@ -180,6 +187,18 @@ impl Parser {
         } else {
             Err(self.syntax(format!("`{c}` expected")))
         }
+    }
+
+    /// One more operator or postfix wraps the expression being read.
+    fn wrap(&mut self) -> Result<(), ScriptError> {
+        self.chain += 1;
+        if self.chain > MAX_CHAIN {
+            return Err(ScriptError::Limit(format!(
+                "line {}: an expression of more than {MAX_CHAIN} operators",
+                self.line()
+            )));
+        }
+        Ok(())
     }
 
     fn enter(&mut self) -> Result<(), ScriptError> {
@@ -527,14 +546,19 @@ impl Parser {
     }
 
     fn logical(&mut self) -> Result<Expr, ScriptError> {
+        let start = self.chain;
         let mut left = self.comparison()?;
         loop {
             let op = match self.peek() {
                 Some(Tok::Dash(d)) if d.eq_ignore_ascii_case("and") => BinOp::And,
                 Some(Tok::Dash(d)) if d.eq_ignore_ascii_case("or") => BinOp::Or,
-                _ => return Ok(left),
+                _ => {
+                    self.chain = start;
+                    return Ok(left);
+                }
             };
             self.pos += 1;
+            self.wrap()?;
             self.skip_newlines();
             let right = self.comparison()?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));
@@ -542,6 +566,7 @@ impl Parser {
     }
 
     fn comparison(&mut self) -> Result<Expr, ScriptError> {
+        let start = self.chain;
         let mut left = self.additive()?;
         loop {
             let op = match self.peek() {
@@ -559,12 +584,19 @@ impl Parser {
                     "replace" | "ireplace" => BinOp::Replace,
                     "match" | "imatch" => BinOp::Match(false),
                     "notmatch" | "inotmatch" => BinOp::Match(true),
-                    "and" | "or" => return Ok(left),
+                    "and" | "or" => {
+                        self.chain = start;
+                        return Ok(left);
+                    }
                     other => return Err(self.unsupported(format!("the operator -{other}"))),
                 },
-                _ => return Ok(left),
+                _ => {
+                    self.chain = start;
+                    return Ok(left);
+                }
             };
             self.pos += 1;
+            self.wrap()?;
             let mut right = self.additive()?;
             // `-replace 'pattern', 'with'`: the two as an array.
             if op == BinOp::Replace && self.peek() == Some(&Tok::Punct(',')) {
@@ -576,29 +608,39 @@ impl Parser {
     }
 
     fn additive(&mut self) -> Result<Expr, ScriptError> {
+        let start = self.chain;
         let mut left = self.multiplicative()?;
         loop {
             let op = match self.peek() {
                 Some(Tok::Punct('+')) => BinOp::Add,
                 Some(Tok::Punct('-')) => BinOp::Sub,
-                _ => return Ok(left),
+                _ => {
+                    self.chain = start;
+                    return Ok(left);
+                }
             };
             self.pos += 1;
+            self.wrap()?;
             let right = self.multiplicative()?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));
         }
     }
 
     fn multiplicative(&mut self) -> Result<Expr, ScriptError> {
+        let start = self.chain;
         let mut left = self.unary()?;
         loop {
             let op = match self.peek() {
                 Some(Tok::Punct('*')) => BinOp::Mul,
                 Some(Tok::Punct('/')) => BinOp::Div,
                 Some(Tok::Punct('%')) => BinOp::Rem,
-                _ => return Ok(left),
+                _ => {
+                    self.chain = start;
+                    return Ok(left);
+                }
             };
             self.pos += 1;
+            self.wrap()?;
             let right = self.unary()?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));
         }
@@ -686,8 +728,12 @@ impl Parser {
     }
 
     fn postfix(&mut self) -> Result<Expr, ScriptError> {
+        let start = self.chain;
         let mut e = self.primary()?;
         loop {
+            if matches!(self.peek(), Some(Tok::Punct('.' | '[') | Tok::Incr(_))) {
+                self.wrap()?;
+            }
             match self.peek() {
                 Some(Tok::Punct('.')) => {
                     self.pos += 1;
@@ -714,7 +760,10 @@ impl Parser {
                     self.pos += 1;
                     e = Expr::Incr(Box::new(e), d, false);
                 }
-                _ => return Ok(e),
+                _ => {
+                    self.chain = start;
+                    return Ok(e);
+                }
             }
         }
     }
@@ -943,6 +992,7 @@ fn parse_nested(code: &str, depth: usize) -> Result<Vec<Stmt>, ScriptError> {
         toks,
         pos: 0,
         depth,
+        chain: 0,
     };
     p.statements(false)
 }
