@@ -6,8 +6,15 @@
 
 use std::collections::HashMap;
 
-use perfcounters::analyze::RulesFile;
-use perfcounters::analyze::{question_values, CounterInstance, Script, ScriptValue};
+use perfcounters::analyze::{
+    analyze, question_values, AnalyzeOptions, CounterInstance, DataSourceKind, Interval, Rules,
+    RulesFile, Script, ScriptValue,
+};
+use perfcounters::log::{CsvFlavor, CsvReadOptions, PdhCsvReader, PdhCsvWriter};
+use perfcounters::snapshot::SystemTime;
+
+/// The most columns of the log the file is analysed over.
+const MAX_COLUMNS: usize = 32;
 
 /// Two counter instances of one slice, as generated data sources and `CreateAlert` code read
 /// them (one without a value).
@@ -80,5 +87,74 @@ pub fn run(data: &[u8]) {
                 let _ = Script::parse(&t.code).and_then(|s| s.evaluate(&v));
             }
         }
+        analyze_file(file);
+    }
+}
+
+/// The file analysed over a small log holding a column for each counter-log data source (the
+/// `<COUNTER>` form included) and named SQL Server instances (for regular-expression data
+/// sources): every enabled analysis is in the report, evaluated or with its reason.
+fn analyze_file(file: RulesFile) {
+    let mut columns: Vec<String> = vec![
+        r"\\M\MSSQL$PROD:Buffer Manager\Page life expectancy".into(),
+        r"\\M\SQLServer:Locks(_Total)\Lock Waits/sec".into(),
+    ];
+    for a in &file.analyses {
+        for ds in &a.data_sources {
+            if let (DataSourceKind::CounterLog, Ok(p)) = (&ds.kind, &ds.path) {
+                let mut p = p.clone();
+                p.machine = Some("M".into());
+                if p.instance.as_deref() == Some("*") {
+                    p.instance = Some("_Total".into());
+                }
+                let text = p.to_string();
+                if columns.len() < MAX_COLUMNS && !text.contains(['*', '?', '"', '\n', '\r']) {
+                    columns.push(text);
+                }
+            }
+        }
+    }
+    columns.sort_by_key(|c| c.to_ascii_lowercase());
+    columns.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+    let mut w = PdhCsvWriter::new(Vec::new(), CsvFlavor::Csv);
+    if w.write_header(&columns).is_err() {
+        return;
+    }
+    for second in 0..3u16 {
+        let time = SystemTime {
+            year: 2024,
+            month: 1,
+            day: 1,
+            second,
+            ..Default::default()
+        };
+        let values: Vec<Option<f64>> = (0..columns.len())
+            .map(|c| Some((c as f64) * f64::from(second)))
+            .collect();
+        if w.write_row(&time, &values).is_err() {
+            return;
+        }
+    }
+    let bytes = w.into_inner();
+    let Ok(mut reader) = PdhCsvReader::new(
+        std::io::Cursor::new(bytes),
+        "fuzz.csv",
+        CsvReadOptions::default(),
+    ) else {
+        return;
+    };
+    let enabled = file.analyses.iter().filter(|a| a.enabled).count();
+    let rules = Rules {
+        name: file.name,
+        files: vec!["fuzz.xml".into()],
+        questions: file.questions,
+        analyses: file.analyses,
+    };
+    let opts = AnalyzeOptions {
+        interval: Interval::Seconds(1),
+        ..Default::default()
+    };
+    if let Ok(report) = analyze(&mut reader, &rules, &opts) {
+        assert_eq!(report.analyses.len(), enabled);
     }
 }

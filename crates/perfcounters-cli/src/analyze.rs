@@ -8,8 +8,8 @@ use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
 
 use perfcounters::analyze::{
-    analyze_pipeline, compare, AnalyzeError, CompareError, CompareOptions, Comparison, Interval,
-    Rules,
+    analyze_pipeline, builtin_catalogue, compare, AnalyzeError, CatalogueEntry, CompareError,
+    CompareOptions, Comparison, Interval, Rules,
 };
 use perfcounters::log::{parse_relog_time, Pipeline, TimeBound};
 use perfcounters::names::NameTables;
@@ -30,24 +30,31 @@ pub enum ReportFormat {
 /// `perfcounters analyze` arguments.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Without --rules, PAL's QuickSystemOverview.xml (built in) is used. \
-The threshold code of the rules is read, never run: see docs/analyze.md for the PowerShell subset \
+    after_help = "Without --rules, PAL's QuickSystemOverview.xml (built in) is used. Every threshold \
+file of PAL's repository is built in: --rules takes its name (SQLServer2014, any case, .xml or not) \
+as well as a path; --list-rules lists them. The threshold code of the rules is read, never run: see docs/analyze.md for the PowerShell subset \
 it understands and the semantics of slices, alerts and trends.
 
 Examples:
   perfcounters analyze server.blg -o report.html
   perfcounters analyze day1.csv day2.csv --set PhysicalMemory=64 --format json -o report.json
-  perfcounters analyze log.blg --rules SQLServer.xml --interval 300 -b \"2/1/2014 08:00\"
-  perfcounters analyze sick.blg --baseline healthy.blg -o changes.html"
+  perfcounters analyze log.blg --rules SQLServer2014 --interval 300 -b \"2/1/2014 08:00\"
+  perfcounters analyze log.blg --rules ./MyThresholds.xml
+  perfcounters analyze sick.blg --baseline healthy.blg -o changes.html
+  perfcounters analyze --list-rules"
 )]
 pub struct AnalyzeArgs {
     /// Logs to analyse (PDH-CSV/TSV, .blg, SQL:file!log; wildcards allowed); several are merged
     /// as relog merges them
-    #[arg(required = true, value_name = "LOG")]
+    #[arg(required_unless_present = "list_rules", value_name = "LOG")]
     pub logs: Vec<String>,
-    /// PAL threshold file (inherited files are read too); repeat for several
-    #[arg(long = "rules", value_name = "FILE")]
-    pub rules: Vec<PathBuf>,
+    /// PAL threshold file: a path, or the name of a built-in one (SQLServer2014, any case; see
+    /// --list-rules); inherited files are read too; repeat for several
+    #[arg(long = "rules", value_name = "FILE|NAME")]
+    pub rules: Vec<String>,
+    /// List the built-in threshold files (name, analyses, what each inherits, title) and exit
+    #[arg(long = "list-rules", conflicts_with_all = ["logs", "rules", "baseline"])]
+    pub list_rules: bool,
     /// Answer a question of the rules (e.g. PhysicalMemory=64, OS="Windows 10 64-bit")
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
     pub set: Vec<(String, String)>,
@@ -150,8 +157,59 @@ fn compared(
     Ok((compared.candidate, compared.comparison))
 }
 
+/// The catalogue of built-in threshold files as a table: name, analyses (own / with inherited,
+/// enabled), what the file inherits, title.
+fn catalogue_table(entries: &[CatalogueEntry]) -> String {
+    let rows: Vec<[String; 5]> = entries
+        .iter()
+        .map(|e| {
+            [
+                e.file.strip_suffix(".xml").unwrap_or(e.file).to_owned(),
+                e.analyses.to_string(),
+                format!("{} ({} enabled)", e.with_inherited, e.enabled),
+                if e.inherits.is_empty() {
+                    "-".to_owned()
+                } else {
+                    e.inherits.join(", ")
+                },
+                e.title.clone(),
+            ]
+        })
+        .collect();
+    let head = ["NAME", "OWN", "WITH INHERITED", "INHERITS", "TITLE"].map(str::to_owned);
+    let mut widths = [0usize; 5];
+    for r in std::iter::once(&head).chain(&rows) {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in std::iter::once(&head).chain(&rows) {
+        let mut line = String::new();
+        for (i, (c, w)) in r.iter().zip(widths).enumerate() {
+            if i + 1 == r.len() {
+                line.push_str(c);
+            } else if i == 1 {
+                line.push_str(&format!("{c:>w$}  "));
+            } else {
+                line.push_str(&format!("{c:<w$}  "));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 /// Runs `analyze`.
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
+    if args.list_rules {
+        let text = catalogue_table(&builtin_catalogue()?);
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())?;
+        out.flush()?;
+        return Ok(());
+    }
     if let Some(o) = &args.output {
         refuse_existing(o, args.overwrite, "--overwrite (-y)")?;
     }
@@ -160,7 +218,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     } else {
         let mut rules: Option<Rules> = None;
         for f in &args.rules {
-            let r = Rules::load(f)?;
+            let r = Rules::open(f)?;
             match &mut rules {
                 Some(all) => all.extend(r),
                 None => rules = Some(r),

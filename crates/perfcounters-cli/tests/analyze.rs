@@ -535,3 +535,96 @@ fn auto_interval_slices_are_exact_on_long_logs() {
     assert_eq!(first["max"], 99.5);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--list-rules` prints every built-in threshold file: name, own analyses, with inherited ones
+/// (enabled), what it inherits, title.
+#[test]
+fn list_rules_prints_the_catalogue() {
+    let o = run(&["analyze", "--list-rules"]);
+    assert_success(&o);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 73, "{text}");
+    let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(
+        words(lines[0]),
+        ["NAME", "OWN", "WITH", "INHERITED", "INHERITS", "TITLE"]
+    );
+    let sql = lines
+        .iter()
+        .find(|l| l.starts_with("SQLServer2014 "))
+        .unwrap();
+    assert_eq!(
+        words(sql),
+        [
+            "SQLServer2014",
+            "138",
+            "219",
+            "(217",
+            "enabled)",
+            "SystemOverview.xml",
+            "Microsoft",
+            "SQL",
+            "Server",
+            "2014"
+        ]
+    );
+    let q = lines
+        .iter()
+        .find(|l| l.starts_with("QuickSystemOverview "))
+        .unwrap();
+    assert_eq!(
+        words(q),
+        [
+            "QuickSystemOverview",
+            "73",
+            "73",
+            "(72",
+            "enabled)",
+            "-",
+            "Quick",
+            "System",
+            "Overview"
+        ]
+    );
+    // Nothing else goes with it.
+    let o = run(&["analyze", "--list-rules", "x.blg"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+}
+
+/// `--rules` takes a built-in file's name in any case, with or without `.xml`; an unknown name
+/// offers the closest ones.
+#[test]
+fn rules_by_builtin_name() {
+    let Some(log) = vista() else { return };
+    let v = json_of(&[
+        "analyze",
+        &log,
+        "--rules",
+        "sqlserver2014",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        v["rules"],
+        serde_json::json!([
+            "built-in SQLServer2014.xml",
+            "built-in SystemOverview.xml",
+            "built-in QuickSystemOverview.xml"
+        ])
+    );
+    assert_eq!(v["analyses"].as_array().unwrap().len(), 217);
+    let w = json_of(&["analyze", &log, "--rules", "SP2013.XML", "--format", "json"]);
+    assert_eq!(
+        w["rules"],
+        serde_json::json!(["built-in SP2013.xml", "built-in QuickSystemOverview.xml"])
+    );
+    let o = run(&["analyze", &log, "--rules", "SQLServer2015"]);
+    assert!(!o.status.success());
+    assert_eq!(
+        stderr(&o),
+        "perfcounters: SQLServer2015: cannot open: no such file, nor a built-in threshold file; \
+         did you mean \"SQLServer2012\", \"SQLServer2014\" or \"SQLServer\"?\n"
+    );
+}

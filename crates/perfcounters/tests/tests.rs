@@ -8,6 +8,7 @@
 mod support;
 
 mod analyze;
+mod analyze_pal_files;
 mod analyze_rules;
 mod analyze_script;
 mod blg;

@@ -2,7 +2,10 @@
 //!
 //! * The rules: PAL's XML threshold files (questions, analyses, data sources, thresholds,
 //!   descriptions, inheritance) read into [`Rules`] ([`RulesFile`] is one file);
-//!   [`Rules::builtin`] is PAL's `QuickSystemOverview.xml`, embedded ([`QUICK_SYSTEM_OVERVIEW`]).
+//!   [`Rules::builtin`] is PAL's `QuickSystemOverview.xml`, embedded ([`QUICK_SYSTEM_OVERVIEW`]);
+//!   every threshold file of PAL's repository is built in ([`BUILTIN_RULES`]), read by name with
+//!   [`Rules::builtin_named`] or [`Rules::open`], listed by [`builtin_catalogue`]. Data sources
+//!   may match counters by regular expression ([`RegexPath`], bounded by [`MAX_REGEX_SIZE`]).
 //!   The files are untrusted: the XML is read with DTDs refused and bounded in size and node count
 //!   ([`MAX_RULES_BYTES`], [`MAX_NODES`]), and inheritance is followed to a bounded depth
 //!   ([`MAX_INHERITANCE_DEPTH`]) with cycles refused; a problem in a file is a [`RulesError`]
@@ -19,17 +22,22 @@
 //!
 //! PAL's files are MIT-licensed; [`PAL_LICENSE`] is their notice.
 
+mod builtin;
+mod catalogue;
 mod compare;
 mod error;
 mod eval;
 mod interval;
 mod plan;
+mod regex_path;
 mod report;
 mod rules;
 mod script;
 mod slices;
 mod stats;
 
+pub use builtin::{builtin_rules, BuiltinRules, BUILTIN_RULES, PAL_LICENSE, QUICK_SYSTEM_OVERVIEW};
+pub use catalogue::{builtin_catalogue, CatalogueEntry};
 pub use compare::{
     compare, AlertCounts, AnalysisChange, BadDirection, ChangeBounds, ChangeClass, CompareError,
     CompareOptions, Compared, Comparison, CounterChange, Side, SideStats, SideSummary, Verdict,
@@ -39,9 +47,10 @@ pub use eval::{
     Alert, AnalysisReport, AnalyzeError, AnalyzeOptions, AnalyzedLogs, CounterReport, Interval,
     Pass, Report, ThresholdReport, AUTO_SLICES, MAX_KEPT,
 };
+pub use regex_path::MAX_REGEX_SIZE;
 pub use rules::{
-    Analysis, DataSource, DataSourceKind, Question, Rules, RulesError, RulesFile, Threshold,
-    MAX_INHERITANCE_DEPTH, MAX_NODES, MAX_RULES_BYTES, PAL_LICENSE, QUICK_SYSTEM_OVERVIEW,
+    Analysis, DataSource, DataSourceKind, Question, RegexPath, Rules, RulesError, RulesFile,
+    Threshold, MAX_INHERITANCE_DEPTH, MAX_NODES, MAX_RULES_BYTES,
 };
 pub use script::{
     evaluate, CounterInstance, Operator, Script, ScriptError, ScriptValue, StaticThreshold,

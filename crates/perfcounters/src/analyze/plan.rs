@@ -10,6 +10,7 @@ use crate::names::NameTable;
 use crate::path::{eq_ignore_case, CounterPath};
 
 use super::error::AnalyzeError;
+use super::regex_path::RegexMatcher;
 use super::report::{AnalysisReport, Series, ThresholdReport};
 use super::rules::{Analysis, DataSource, DataSourceKind, Question, Rules, Threshold};
 use super::script::{CounterInstance, Operator, Script, ScriptError, ScriptValue, StaticThreshold};
@@ -350,7 +351,10 @@ pub(super) fn call_of<'a>(
 }
 
 /// The columns of each CounterLog data source (by collection variable, lower case); `None`
-/// entries never occur (kept as `Option` for the caller's flattening).
+/// entries never occur (kept as `Option` for the caller's flattening). A data source matched by
+/// regular expression takes the columns its expression matches and those its `EXPRESSIONPATH`
+/// matches (PAL too falls back on the path's names); one whose expression is refused takes none
+/// (see [`regex_problem`]).
 fn data_source_columns(
     a: &Analysis,
     header: &LogHeader,
@@ -359,18 +363,29 @@ fn data_source_columns(
 ) -> HashMap<String, Vec<Option<usize>>> {
     let mut out = HashMap::new();
     for ds in &a.data_sources {
-        if ds.kind != DataSourceKind::CounterLog || ds.regex {
+        if ds.kind != DataSourceKind::CounterLog {
             continue;
         }
         let Ok(path) = &ds.path else { continue };
+        let regex = match ds.regex.as_ref().map(RegexMatcher::new) {
+            Some(Ok(m)) => Some(m),
+            Some(Err(_)) => continue,
+            None => None,
+        };
         let filter = CounterFilter::new(vec![path.clone()]).with_names(tables.to_vec());
+        // Without name tables, a path whose object has no wildcard selects only columns of that
+        // object: a quick test first (many data sources over a log of many columns).
+        let object = (tables.is_empty() && !path.object.contains(['*', '?']))
+            .then_some(path.object.as_str());
         let cols: Vec<Option<usize>> = header
             .counters
             .iter()
             .enumerate()
             .filter(|(i, c)| {
                 user_keep.get(*i).copied().unwrap_or(false)
-                    && filter.matches(&c.path)
+                    && ((object.is_none_or(|o| eq_ignore_case(o, &c.path.object))
+                        && filter.matches(&c.path))
+                        || regex.as_ref().is_some_and(|m| m.matches(&c.path)))
                     && !excluded(&ds.excludes, &c.path)
             })
             .map(|(i, _)| Some(i))
@@ -378,6 +393,12 @@ fn data_source_columns(
         out.insert(ds.collection_var.to_ascii_lowercase(), cols);
     }
     out
+}
+
+/// Why a data source's regular expression cannot be used (malformed, or beyond
+/// [`MAX_REGEX_SIZE`](super::regex_path::MAX_REGEX_SIZE)), when it cannot.
+fn regex_problem(ds: &DataSource) -> Option<String> {
+    ds.regex.as_ref().and_then(|r| RegexMatcher::new(r).err())
 }
 
 /// Whether a data source's `EXCLUDE INSTANCE` names (`excludes`) leave out `path`'s instance (by
@@ -608,15 +629,20 @@ fn resolve(
             (_, Err(e)) => {
                 return fail(
                     report,
-                    format!("{}: the data source path {} is not a counter path: {e}", a.file, ds.expression_path),
+                    format!(
+                        "{}: the data source path {} is not a counter path: {e}",
+                        a.file, ds.expression_path
+                    ),
                 )
             }
-            _ if ds.regex => {
+            _ if regex_problem(ds).is_some() => {
                 return fail(
                     report,
                     format!(
-                        "{}: the data source {} matches counters by regular expression, which is not evaluated",
-                        a.file, ds.expression_path
+                        "{}: the data source {}: {}",
+                        a.file,
+                        ds.expression_path,
+                        regex_problem(ds).unwrap_or_default()
                     ),
                 )
             }

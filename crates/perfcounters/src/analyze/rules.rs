@@ -11,13 +11,12 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use crate::path::CounterPath;
+use crate::path::{eq_ignore_case, CounterPath};
+use crate::suggest::{suggest, DidYouMean};
 
-/// The threshold file built in: PAL's `QuickSystemOverview.xml` (MIT, see `pal/LICENSE`).
-pub const QUICK_SYSTEM_OVERVIEW: &str = include_str!("pal/QuickSystemOverview.xml");
-/// PAL's licence, shipped with the built-in threshold file.
-pub const PAL_LICENSE: &str = include_str!("pal/LICENSE");
+use super::builtin::{builtin_rules, without_xml, BuiltinRules, BUILTIN_RULES};
 
 /// The largest threshold file read, in bytes.
 pub const MAX_RULES_BYTES: u64 = 16 * 1024 * 1024;
@@ -121,9 +120,86 @@ pub struct DataSource {
     pub collection_var: String,
     /// `EXCLUDE INSTANCE=…`: instance names left out (compared case-insensitively).
     pub excludes: Vec<String>,
-    /// Set when the data source asks for regular-expression matching
-    /// (`ISCOUNTER…REGULAREXPRESSION="True"`), which is not evaluated.
-    pub regex: bool,
+    /// The path by regular expression, when the data source asks for it
+    /// (`ISCOUNTEROBJECTREGULAREXPRESSION="True"`, or the same of the counter or the instance, with
+    /// `REGULAREXPRESSIONCOUNTERPATH`).
+    pub regex: Option<RegexPath>,
+}
+
+/// A data source's `REGULAREXPRESSIONCOUNTERPATH` (`\(MSSQL|SQLServer).*:Buffer Manager\Page life
+/// expectancy`), split as PAL splits it: the counter after the last `\`, the instance in the
+/// parentheses that close the object part, the object before them. Each part flagged as an
+/// expression matches a whole name of the log, ignoring case; the others compare as names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegexPath {
+    /// `REGULAREXPRESSIONCOUNTERPATH` as written.
+    pub text: String,
+    /// The object part (an expression when `object_regex`).
+    pub object: String,
+    /// The instance part, when the path has one (`*` or none: every instance).
+    pub instance: Option<String>,
+    /// The counter part (an expression when `counter_regex`).
+    pub counter: String,
+    /// `ISCOUNTEROBJECTREGULAREXPRESSION="True"`.
+    pub object_regex: bool,
+    /// `ISCOUNTERNAMEREGULAREXPRESSION="True"`.
+    pub counter_regex: bool,
+    /// `ISCOUNTERINSTANCEREGULAREXPRESSION="True"`.
+    pub instance_regex: bool,
+}
+
+impl RegexPath {
+    /// Splits `text` as PAL's `GetCounterObject`, `GetCounterInstance` and `GetCounterName` do: the
+    /// counter is what follows the last `\`; before it, a leading `\\machine` and `\` are dropped,
+    /// and a trailing parenthesized group (parentheses balanced from the end) is the instance.
+    pub fn split(
+        text: &str,
+        object_regex: bool,
+        counter_regex: bool,
+        instance_regex: bool,
+    ) -> Self {
+        let (head, counter) = text.rsplit_once('\\').unwrap_or(("", text));
+        let mut head = head;
+        if let Some(rest) = head.strip_prefix("\\\\") {
+            head = rest
+                .find('\\')
+                .map_or("", |i| rest.get(i..).unwrap_or_default());
+        }
+        let head = head.strip_prefix('\\').unwrap_or(head);
+        let (object, instance) = split_instance(head);
+        RegexPath {
+            text: text.to_owned(),
+            object: object.to_owned(),
+            instance: instance.map(str::to_owned),
+            counter: counter.to_owned(),
+            object_regex,
+            counter_regex,
+            instance_regex,
+        }
+    }
+}
+
+/// `Locks(_Total)` → (`Locks`, `_Total`); the instance is the group of balanced parentheses that
+/// ends the text, as PAL finds it.
+fn split_instance(head: &str) -> (&str, Option<&str>) {
+    if !head.ends_with(')') {
+        return (head, None);
+    }
+    let mut depth = 0usize;
+    for (i, c) in head.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    let inner = head.get(i + 1..head.len() - 1).unwrap_or_default();
+                    return (head.get(..i).unwrap_or_default(), Some(inner));
+                }
+            }
+            _ => {}
+        }
+    }
+    (head, None)
 }
 
 /// A `THRESHOLD`.
@@ -181,9 +257,36 @@ pub struct Rules {
     pub analyses: Vec<Analysis>,
 }
 
-fn pos(doc: &roxmltree::Document<'_>, node: roxmltree::Node<'_, '_>) -> (u32, u32) {
-    let p = doc.text_pos_at(node.range().start);
-    (p.row, p.col)
+/// Where each line of a document starts, to turn byte offsets into 1-based lines and columns (in
+/// characters, as `roxmltree` counts them) without scanning the text from its start each time.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+            .collect();
+        Lines { text, starts }
+    }
+
+    /// The line and column of byte offset `at`.
+    fn at(&self, at: usize) -> (u32, u32) {
+        let line = self.starts.partition_point(|&s| s <= at).max(1);
+        let start = self.starts.get(line - 1).copied().unwrap_or(0);
+        let col = self.text.get(start..at).map_or(0, |t| t.chars().count()) + 1;
+        (
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(col).unwrap_or(u32::MAX),
+        )
+    }
+
+    /// The line and column where `node` starts.
+    fn of(&self, node: roxmltree::Node<'_, '_>) -> (u32, u32) {
+        self.at(node.range().start)
+    }
 }
 
 fn attr(node: roxmltree::Node<'_, '_>, name: &str) -> String {
@@ -248,11 +351,12 @@ impl RulesFile {
             let p = e.pos();
             RulesError::new(file, Some((p.row, p.col)), format!("malformed XML: {e}"))
         })?;
+        let lines = Lines::new(text);
         let root = doc.root_element();
         if !root.tag_name().name().eq_ignore_ascii_case("PAL") {
             return Err(RulesError::new(
                 file,
-                Some(pos(&doc, root)),
+                Some(lines.of(root)),
                 format!(
                     "the root element is <{}>, not <PAL>: not a PAL threshold file",
                     root.tag_name().name()
@@ -286,11 +390,11 @@ impl RulesFile {
                         out.inherits.push(f.trim().to_owned());
                     }
                 }
-                "ANALYSIS" => out.analyses.push(analysis(&doc, node, file)),
+                "ANALYSIS" => out.analyses.push(analysis(&lines, node, file)),
                 other => {
                     return Err(RulesError::new(
                         file,
-                        Some(pos(&doc, node)),
+                        Some(lines.of(node)),
                         format!("unknown element <{other}> in <PAL>"),
                     ))
                 }
@@ -309,7 +413,121 @@ impl RulesFile {
     }
 }
 
-fn analysis(doc: &roxmltree::Document<'_>, node: roxmltree::Node<'_, '_>, file: &str) -> Analysis {
+/// Reports a problem inside an analysis: the node it is at and what it is.
+type Problem<'p> = dyn FnMut(roxmltree::Node<'_, '_>, String) + 'p;
+
+/// The `EXCLUDE INSTANCE`s and the `CODE` inside a data source element; any other child element is
+/// a problem.
+fn data_source_children(
+    node: roxmltree::Node<'_, '_>,
+    problem: &mut Problem<'_>,
+) -> (Vec<String>, String) {
+    let mut excludes = Vec::new();
+    let mut code = String::new();
+    for c in node.children().filter(|n| n.is_element()) {
+        match c.tag_name().name().to_ascii_uppercase().as_str() {
+            "EXCLUDE" => excludes.push(attr(c, "INSTANCE")),
+            "CODE" => code = text_of(c),
+            other => problem(
+                c,
+                format!(
+                    "unknown element <{other}> in <{}>",
+                    node.tag_name().name().to_ascii_uppercase()
+                ),
+            ),
+        }
+    }
+    (excludes, code)
+}
+
+/// A `DATASOURCE`: a counter-log or generated data source (`None`, with a problem, for another
+/// `TYPE`).
+fn data_source(node: roxmltree::Node<'_, '_>, problem: &mut Problem<'_>) -> Option<DataSource> {
+    let kind = attr(node, "TYPE");
+    let expression_path = attr(node, "EXPRESSIONPATH");
+    let (excludes, code) = data_source_children(node, problem);
+    let kind = if kind.eq_ignore_ascii_case("CounterLog") {
+        DataSourceKind::CounterLog
+    } else if kind.eq_ignore_ascii_case("Generated") {
+        DataSourceKind::Generated { code }
+    } else {
+        problem(
+            node,
+            format!("the data source TYPE \"{kind}\" is not CounterLog or Generated"),
+        );
+        return None;
+    };
+    let [object, counter, instance] = [
+        "ISCOUNTEROBJECTREGULAREXPRESSION",
+        "ISCOUNTERNAMEREGULAREXPRESSION",
+        "ISCOUNTERINSTANCEREGULAREXPRESSION",
+    ]
+    .map(|k| is_true(&attr(node, k)));
+    let regex = (object || counter || instance).then(|| {
+        let text = attr(node, "REGULAREXPRESSIONCOUNTERPATH");
+        // Without an expression path of its own, the data source's path is the expression.
+        let text = if text.trim().is_empty() {
+            expression_path.clone()
+        } else {
+            text
+        };
+        RegexPath::split(&text, object, counter, instance)
+    });
+    Some(DataSource {
+        kind,
+        name: attr(node, "NAME"),
+        path: CounterPath::parse(&expression_path).map_err(|e| e.to_string()),
+        expression_path,
+        collection_var: attr(node, "COLLECTIONVARNAME"),
+        excludes,
+        regex,
+    })
+}
+
+/// A `<COUNTER NAME=… MINVARNAME=… …>` inside an `ANALYSIS`, the form of PAL's first threshold
+/// files: a counter-log data source whose path is `NAME`. It names no collection variable; it gets
+/// the one PAL 2 gives the data sources it makes from counter paths (`CollectionOf` and the path's
+/// object, counter and instance, or `ALL` for `*`, with `/ . : ( ) -` and spaces dropped and `%`
+/// spelled `Percent`; PAL's `ConvertCounterExpressionToVarName`).
+fn counter_element(node: roxmltree::Node<'_, '_>, problem: &mut Problem<'_>) -> DataSource {
+    let expression_path = attr(node, "NAME");
+    let (excludes, _) = data_source_children(node, problem);
+    let path = CounterPath::parse(&expression_path).map_err(|e| e.to_string());
+    let collection_var = match &path {
+        Ok(p) => collection_var_of(p),
+        Err(_) => String::new(),
+    };
+    DataSource {
+        kind: DataSourceKind::CounterLog,
+        name: expression_path.clone(),
+        path,
+        expression_path,
+        collection_var,
+        excludes,
+        regex: None,
+    }
+}
+
+/// PAL's variable name of a counter path's collection (see [`counter_element`]).
+fn collection_var_of(p: &CounterPath) -> String {
+    let instance = match (&p.parent, &p.instance) {
+        (_, Some(i)) if i == "*" => "ALL".to_owned(),
+        (Some(parent), Some(i)) => format!("{parent}/{i}"),
+        (None, Some(i)) => i.clone(),
+        (_, None) => String::new(),
+    };
+    let mut out = String::from("CollectionOf");
+    for c in format!("{}{}{instance}", p.object, p.counter).chars() {
+        match c {
+            '/' | '.' | ' ' | ':' | '(' | ')' | '-' => {}
+            '%' => out.push_str("Percent"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn analysis(lines: &Lines<'_>, node: roxmltree::Node<'_, '_>, file: &str) -> Analysis {
     let mut a = Analysis {
         name: attr(node, "NAME"),
         id: attr(node, "ID"),
@@ -324,56 +542,22 @@ fn analysis(doc: &roxmltree::Document<'_>, node: roxmltree::Node<'_, '_>, file: 
     };
     let problem = |a: &mut Analysis, n: roxmltree::Node<'_, '_>, what: String| {
         if a.problem.is_none() {
-            let (line, col) = pos(doc, n);
+            let (line, col) = lines.of(n);
             a.problem = Some(format!("{file}:{line}:{col}: {what}"));
         }
     };
+    let mut first_form = false;
     for child in node.children().filter(|n| n.is_element()) {
         match child.tag_name().name().to_ascii_uppercase().as_str() {
             "DATASOURCE" => {
-                let kind = attr(child, "TYPE");
-                let expression_path = attr(child, "EXPRESSIONPATH");
-                let mut excludes = Vec::new();
-                let mut code = String::new();
-                for c in child.children().filter(|n| n.is_element()) {
-                    match c.tag_name().name().to_ascii_uppercase().as_str() {
-                        "EXCLUDE" => excludes.push(attr(c, "INSTANCE")),
-                        "CODE" => code = text_of(c),
-                        other => problem(
-                            &mut a,
-                            c,
-                            format!("unknown element <{other}> in <DATASOURCE>"),
-                        ),
-                    }
+                if let Some(ds) = data_source(child, &mut |n, what| problem(&mut a, n, what)) {
+                    a.data_sources.push(ds);
                 }
-                let kind = if kind.eq_ignore_ascii_case("CounterLog") {
-                    DataSourceKind::CounterLog
-                } else if kind.eq_ignore_ascii_case("Generated") {
-                    DataSourceKind::Generated { code }
-                } else {
-                    problem(
-                        &mut a,
-                        child,
-                        format!("the data source TYPE \"{kind}\" is not CounterLog or Generated"),
-                    );
-                    continue;
-                };
-                let regex = [
-                    "ISCOUNTEROBJECTREGULAREXPRESSION",
-                    "ISCOUNTERNAMEREGULAREXPRESSION",
-                    "ISCOUNTERINSTANCEREGULAREXPRESSION",
-                ]
-                .iter()
-                .any(|k| is_true(&attr(child, k)));
-                a.data_sources.push(DataSource {
-                    kind,
-                    name: attr(child, "NAME"),
-                    path: CounterPath::parse(&expression_path).map_err(|e| e.to_string()),
-                    expression_path,
-                    collection_var: attr(child, "COLLECTIONVARNAME"),
-                    excludes,
-                    regex,
-                });
+            }
+            "COUNTER" => {
+                let ds = counter_element(child, &mut |n, what| problem(&mut a, n, what));
+                a.data_sources.push(ds);
+                first_form = true;
             }
             "THRESHOLD" => {
                 let code_node = child
@@ -383,9 +567,9 @@ fn analysis(doc: &roxmltree::Document<'_>, node: roxmltree::Node<'_, '_>, file: 
                     Some(c) => {
                         // The code's first line is the line of its first text node.
                         let start = c.first_child().map_or(c.range().start, |t| t.range().start);
-                        (text_of(c), doc.text_pos_at(start).row)
+                        (text_of(c), lines.at(start).0)
                     }
-                    None => (String::new(), pos(doc, child).0),
+                    None => (String::new(), lines.of(child).0),
                 };
                 let priority = attr(child, "PRIORITY");
                 a.thresholds.push(Threshold {
@@ -405,30 +589,90 @@ fn analysis(doc: &roxmltree::Document<'_>, node: roxmltree::Node<'_, '_>, file: 
             ),
         }
     }
+    if first_form && a.problem.is_none() {
+        a.problem = visual_basic_code(&a);
+    }
     a
+}
+
+/// In an analysis of PAL's first form (`<COUNTER>`), the first threshold whose code is Visual
+/// Basic (a line `End If`), as the reason the analysis is not evaluated: PAL 1 ran that code over
+/// the whole log's minimum, average and maximum; PAL 2, which reads these files, does not run it.
+fn visual_basic_code(a: &Analysis) -> Option<String> {
+    let t = a.thresholds.iter().find(|t| {
+        t.code.lines().any(|l| {
+            let mut words = l.split_whitespace();
+            matches!((words.next(), words.next()), (Some(e), Some(i))
+                if e.eq_ignore_ascii_case("end") && i.eq_ignore_ascii_case("if"))
+        })
+    })?;
+    Some(format!(
+        "threshold \"{}\": {}:{}: Visual Basic code of PAL 1 (`If … Then … End If` over the whole \
+         log's minimum, average and maximum), which PAL 2 does not run either",
+        t.name, a.file, t.code_line
+    ))
 }
 
 impl Rules {
     /// The built-in rules: PAL's `QuickSystemOverview.xml`.
     pub fn builtin() -> Rules {
-        let file = RulesFile::parse("built-in QuickSystemOverview.xml", QUICK_SYSTEM_OVERVIEW)
-            .unwrap_or_default();
-        Rules {
-            name: file.name,
-            files: vec!["built-in QuickSystemOverview.xml".into()],
-            questions: file.questions,
-            analyses: file.analyses,
-        }
+        Rules::builtin_named("QuickSystemOverview.xml").unwrap_or_default()
     }
 
-    /// Reads the threshold file at `path` and the files it inherits (relative to the inheriting
-    /// file's folder). A missing or malformed file, a cycle, or inheritance deeper than
-    /// [`MAX_INHERITANCE_DEPTH`] is an error.
+    /// The built-in threshold file named `name` (ignoring case, with or without `.xml`:
+    /// `SQLServer2014`, `sqlserver2014.xml`) and the files it inherits, from the built-in set. An
+    /// unknown name is an error offering the closest built-in names.
+    pub fn builtin_named(name: &str) -> Result<Rules, RulesError> {
+        let Some(b) = builtin_rules(name) else {
+            return Err(unknown_builtin(name));
+        };
+        let mut rules = Rules::default();
+        load_into(Origin::Builtin(b), &mut rules, &mut Vec::new(), None)?;
+        Ok(rules)
+    }
+
+    /// Reads the threshold file at `path` and the files it inherits. An inherited file is found as
+    /// PAL finds it on Windows, where names ignore case: the path as written, relative to the
+    /// inheriting file's folder; else a file of that folder whose name is the same ignoring case;
+    /// else the built-in file of that name ([`BUILTIN_RULES`]). A missing or malformed file, a cycle
+    /// (the error names the chain), or inheritance deeper than [`MAX_INHERITANCE_DEPTH`] is an error.
     pub fn load(path: &Path) -> Result<Rules, RulesError> {
         let mut rules = Rules::default();
-        let mut stack = Vec::new();
-        load_into(path, &mut rules, &mut stack, None)?;
+        let origin = Origin::File {
+            shown: shown_path(path),
+            path: path.to_path_buf(),
+        };
+        load_into(origin, &mut rules, &mut Vec::new(), None)?;
         Ok(rules)
+    }
+
+    /// The rules a user names: the file at `spec` when there is one, else the built-in file of that
+    /// name ([`Rules::builtin_named`]). When neither exists, the error is the file's (it cannot be
+    /// opened), with the closest built-in names offered when `spec` names no folder.
+    pub fn open(spec: &str) -> Result<Rules, RulesError> {
+        let path = Path::new(spec);
+        if path.exists() || builtin_rules(spec).is_none() {
+            return Rules::load(path).map_err(|e| {
+                // A bare name (no folder) may have been meant as a built-in one.
+                let bare = !spec.contains(['/', '\\']);
+                let missing = std::error::Error::source(&e)
+                    .and_then(|s| s.downcast_ref::<std::io::Error>())
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound);
+                let close = builtin_suggestions(spec);
+                if bare && missing && e.file == shown_path(path) && !close.is_empty() {
+                    return RulesError::new(
+                        &e.file,
+                        None,
+                        format!(
+                            "cannot open: no such file, nor a built-in threshold file{}",
+                            DidYouMean(&close)
+                        ),
+                    );
+                }
+                e
+            });
+        }
+        Rules::builtin_named(spec)
     }
 
     /// Adds the analyses and questions of `other` that these rules do not have yet (several
@@ -481,6 +725,103 @@ fn analysis_key(a: &Analysis) -> String {
     }
 }
 
+/// The closest built-in file names to `name` (compared without `.xml`).
+fn builtin_suggestions(name: &str) -> Vec<String> {
+    suggest(
+        without_xml(name),
+        BUILTIN_RULES.iter().map(|b| without_xml(b.file)),
+    )
+}
+
+fn unknown_builtin(name: &str) -> RulesError {
+    RulesError::new(
+        name,
+        None,
+        format!(
+            "not a built-in threshold file (`perfcounters analyze --list-rules` lists them){}",
+            DidYouMean(&builtin_suggestions(name))
+        ),
+    )
+}
+
+/// Where a threshold file comes from.
+enum Origin {
+    /// A file on disk: its path as given (joined to the inheriting file's folder), and as shown.
+    File { path: PathBuf, shown: String },
+    /// A built-in file.
+    Builtin(&'static BuiltinRules),
+}
+
+impl Origin {
+    fn shown(&self) -> String {
+        match self {
+            Origin::File { shown, .. } => shown.clone(),
+            Origin::Builtin(b) => format!("built-in {}", b.file),
+        }
+    }
+}
+
+/// The file `inherited` names, as an inheriting file at `from` finds it: see [`Rules::load`].
+/// `from_shown` names the inheriting file in errors.
+fn resolve_inherited(
+    from: &Origin,
+    dir: Option<&Path>,
+    inherited: &str,
+    from_shown: &str,
+) -> Result<Origin, RulesError> {
+    // PAL writes Windows paths; a relative one is relative to the inheriting file.
+    let rel = inherited.replace('\\', "/");
+    let file_name = rel.rsplit('/').next().unwrap_or(&rel).to_owned();
+    let builtin = || builtin_rules(&file_name).filter(|b| b.file.eq_ignore_ascii_case(&file_name));
+    let Some(dir) = dir else {
+        // A built-in file inherits built-in files.
+        return builtin().map(Origin::Builtin).ok_or_else(|| {
+            RulesError::new(
+                &from.shown(),
+                None,
+                format!("the inherited file {inherited} is not a built-in threshold file"),
+            )
+        });
+    };
+    let path = dir.join(&rel);
+    let shown = shown_path(&path);
+    if path.is_file() {
+        return Ok(Origin::File { path, shown });
+    }
+    // The same name in another case, in that folder (the first in name order when several).
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    if let Ok(entries) = std::fs::read_dir(&folder) {
+        let mut same: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| eq_ignore_case(n, &file_name))
+            })
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        same.sort();
+        if let Some(p) = same.into_iter().next() {
+            return Ok(Origin::File {
+                shown: shown_path(&p),
+                path: p,
+            });
+        }
+    }
+    if let Some(b) = builtin() {
+        return Ok(Origin::Builtin(b));
+    }
+    let e = std::fs::metadata(&path)
+        .err()
+        .unwrap_or_else(|| std::io::ErrorKind::NotFound.into());
+    Err(RulesError::io(
+        from_shown,
+        format!("the inherited file {shown} cannot be opened"),
+        e,
+    ))
+}
+
 /// `path` as people write it: without the `\\?\` prefix that `canonicalize` puts before the paths of
 /// inherited files on Windows (their folder is the inheriting file's canonical one).
 fn shown_path(path: &Path) -> String {
@@ -494,22 +835,82 @@ fn shown_path(path: &Path) -> String {
     }
 }
 
+/// A built-in file read, each once per process (a file and the ones it inherits are read again
+/// by every file that inherits them).
+pub(super) fn parsed_builtin(b: &'static BuiltinRules) -> Result<RulesFile, RulesError> {
+    static PARSED: OnceLock<Vec<OnceLock<RulesFile>>> = OnceLock::new();
+    let shown = format!("built-in {}", b.file);
+    let slots = PARSED.get_or_init(|| BUILTIN_RULES.iter().map(|_| OnceLock::new()).collect());
+    let Some(slot) = BUILTIN_RULES
+        .iter()
+        .position(|x| x.file == b.file)
+        .and_then(|i| slots.get(i))
+    else {
+        return RulesFile::parse(&shown, b.text);
+    };
+    if let Some(f) = slot.get() {
+        return Ok(f.clone());
+    }
+    let f = RulesFile::parse(&shown, b.text)?;
+    Ok(slot.get_or_init(|| f).clone())
+}
+
+/// The text of a file on disk, bounded by [`MAX_RULES_BYTES`].
+fn read_rules_file(canonical: &Path, shown: &str) -> Result<String, RulesError> {
+    let meta = std::fs::metadata(canonical).map_err(|e| RulesError::io(shown, "cannot open", e))?;
+    if meta.len() > MAX_RULES_BYTES {
+        return Err(RulesError::new(
+            shown,
+            None,
+            format!(
+                "{} bytes: larger than the {MAX_RULES_BYTES} bytes a threshold file may have",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(canonical).map_err(|e| RulesError::io(shown, "cannot read", e))?;
+    decode(shown, &bytes)
+}
+
+/// Reads the file `origin` and, depth first, the files it inherits into `rules`; `stack` holds
+/// the files being read (a key that tells files apart, and the name shown), `from` the inheriting
+/// file's name.
 fn load_into(
-    path: &Path,
+    origin: Origin,
     rules: &mut Rules,
-    stack: &mut Vec<PathBuf>,
+    stack: &mut Vec<(String, String)>,
     from: Option<&str>,
 ) -> Result<(), RulesError> {
-    let shown = shown_path(path);
-    let canonical = std::fs::canonicalize(path).map_err(|e| match from {
-        Some(f) => RulesError::io(f, format!("the inherited file {shown} cannot be opened"), e),
-        None => RulesError::io(&shown, "cannot open", e),
-    })?;
-    if stack.contains(&canonical) {
+    let shown = origin.shown();
+    let (key, dir) = match &origin {
+        Origin::File { path, .. } => {
+            let canonical = std::fs::canonicalize(path).map_err(|e| match from {
+                Some(f) => {
+                    RulesError::io(f, format!("the inherited file {shown} cannot be opened"), e)
+                }
+                None => RulesError::io(&shown, "cannot open", e),
+            })?;
+            let dir = canonical
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let key = format!("file:{}", canonical.display());
+            (key, Some((canonical, dir)))
+        }
+        Origin::Builtin(b) => (format!("built-in:{}", b.file.to_ascii_lowercase()), None),
+    };
+    if let Some(at) = stack.iter().position(|(k, _)| *k == key) {
+        let mut chain: Vec<&str> = stack
+            .get(at..)
+            .unwrap_or_default()
+            .iter()
+            .map(|(_, s)| s.as_str())
+            .collect();
+        chain.push(&shown);
         return Err(RulesError::new(
             from.unwrap_or(&shown),
             None,
-            format!("inheritance cycle: {shown} inherits itself"),
+            format!("inheritance cycle: {}", chain.join(" inherits ")),
         ));
     }
     if stack.len() >= MAX_INHERITANCE_DEPTH {
@@ -519,33 +920,25 @@ fn load_into(
             format!("inheritance deeper than {MAX_INHERITANCE_DEPTH} files"),
         ));
     }
-    let meta =
-        std::fs::metadata(&canonical).map_err(|e| RulesError::io(&shown, "cannot open", e))?;
-    if meta.len() > MAX_RULES_BYTES {
-        return Err(RulesError::new(
-            &shown,
-            None,
-            format!(
-                "{} bytes: larger than the {MAX_RULES_BYTES} bytes a threshold file may have",
-                meta.len()
-            ),
-        ));
-    }
-    let bytes = std::fs::read(&canonical).map_err(|e| RulesError::io(&shown, "cannot read", e))?;
-    let text = decode(&shown, &bytes)?;
-    let file = RulesFile::parse(&shown, &text)?;
+    let file = match (&origin, &dir) {
+        (Origin::Builtin(b), _) => parsed_builtin(b)?,
+        (_, Some((canonical, _))) => {
+            RulesFile::parse(&shown, &read_rules_file(canonical, &shown)?)?
+        }
+        (_, None) => return Err(RulesError::new(&shown, None, "cannot open")),
+    };
     let inherits = file.inherits.clone();
     rules.files.push(shown.clone());
     merge_file(rules, file);
-    stack.push(canonical.clone());
-    let dir = canonical
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
+    stack.push((key, shown.clone()));
     for inherited in inherits {
-        // PAL writes Windows paths; a relative one is relative to the inheriting file.
-        let rel = inherited.replace('\\', "/");
-        load_into(&dir.join(rel), rules, stack, Some(&shown))?;
+        let next = resolve_inherited(
+            &origin,
+            dir.as_ref().map(|(_, d)| d.as_path()),
+            &inherited,
+            &shown,
+        )?;
+        load_into(next, rules, stack, Some(&shown))?;
     }
     stack.pop();
     Ok(())

@@ -67,7 +67,7 @@ fn sources(rules: &Rules) -> Vec<Source> {
     let mut out = Vec::new();
     for (i, a) in rules.enabled().enumerate() {
         for ds in &a.data_sources {
-            if ds.kind != DataSourceKind::CounterLog || ds.regex {
+            if ds.kind != DataSourceKind::CounterLog || ds.regex.is_some() {
                 continue;
             }
             let Ok(path) = &ds.path else { continue };
