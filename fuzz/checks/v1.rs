@@ -8,11 +8,16 @@
 //! corpus in `fuzz/regressions/v1/` (`crates/perfcounters/tests/fuzz_regressions.rs`).
 
 use perfcounters::format::v1::{
-    encode, layout_counter_block, CounterBlock, CounterDefinition, PerfDataBlock, ValueLayout,
+    encode, layout_counter_block, PerfCounterBlock, PerfCounterDefinition, PerfDataBlock,
+    ValueLayout,
 };
 use perfcounters::snapshot::{Object, Snapshot};
 
-fn same_values(cb: &CounterBlock<'_>, defs: &[CounterDefinition<'_>], layout: &ValueLayout<'_>) {
+fn same_values(
+    cb: &PerfCounterBlock<'_>,
+    defs: &[PerfCounterDefinition<'_>],
+    layout: &ValueLayout<'_>,
+) {
     let one_by_one: Result<Vec<_>, _> = defs.iter().map(|d| cb.value(d)).collect();
     let through_layout = cb.values_of(layout).map(Iterator::collect::<Vec<_>>);
     assert_eq!(through_layout, one_by_one);

@@ -450,7 +450,7 @@ fn output_named_blg_or_contradicting_f_is_refused() {
 #[test]
 fn events_of_another_log_are_counted_once() {
     use perfcounters::format::blg::encode::{
-        encode_counter_list, encode_sample, BlgWriter, EncodeOptions, RawEntry, SampleEntry,
+        encode_counter_list, encode_sample, BlgEncodeOptions, BlgWriter, RawEntry, SampleEntry,
     };
     use perfcounters::format::blg::RecordKind;
     use perfcounters::format::v2::Guid;
@@ -462,7 +462,11 @@ fn events_of_another_log_are_counted_once() {
             ..Default::default()
         })])
     };
-    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    let mut w = BlgWriter::new(
+        std::io::Cursor::new(Vec::new()),
+        BlgEncodeOptions::default(),
+    )
+    .unwrap();
     w.write_record(
         RecordKind::CounterList,
         BLG_T0,
@@ -476,7 +480,7 @@ fn events_of_another_log_are_counted_once() {
                 w.write_record(RecordKind::Sample, BLG_T0 + j, &sample(j))
                     .unwrap();
             }
-            w.set_log_guid(EncodeOptions::default().log_guid);
+            w.set_log_guid(BlgEncodeOptions::default().log_guid);
         }
         w.write_record(RecordKind::Sample, BLG_T0 + i * 10_000_000, &sample(i))
             .unwrap();
@@ -496,7 +500,7 @@ fn events_of_another_log_are_counted_once() {
     assert!(
         err.contains(&format!(
             ": 40 PDH events of another log ({other}, not this log's {}) skipped, the first at this offset\n",
-            EncodeOptions::default().log_guid
+            BlgEncodeOptions::default().log_guid
         )),
         "{err}"
     );
@@ -505,11 +509,15 @@ fn events_of_another_log_are_counted_once() {
     assert_eq!(stdout(&o).lines().count(), 5, "{}", stdout(&o));
 
     // The other log's events come first: the log the file is read as has no counter list.
-    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    let mut w = BlgWriter::new(
+        std::io::Cursor::new(Vec::new()),
+        BlgEncodeOptions::default(),
+    )
+    .unwrap();
     w.set_log_guid(other);
     w.write_record(RecordKind::Sample, BLG_T0, &sample(0))
         .unwrap();
-    w.set_log_guid(EncodeOptions::default().log_guid);
+    w.set_log_guid(BlgEncodeOptions::default().log_guid);
     w.write_record(
         RecordKind::CounterList,
         BLG_T0,
@@ -530,7 +538,11 @@ fn events_of_another_log_are_counted_once() {
     );
     // Nothing but the other log's samples: the log has no counter list, and says so (no -c given,
     // none blamed).
-    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    let mut w = BlgWriter::new(
+        std::io::Cursor::new(Vec::new()),
+        BlgEncodeOptions::default(),
+    )
+    .unwrap();
     w.set_log_guid(other);
     for j in 0..3 {
         w.write_record(RecordKind::Sample, BLG_T0 + j, &sample(j))

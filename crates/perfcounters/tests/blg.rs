@@ -7,8 +7,8 @@ use std::io::Cursor;
 use std::path::PathBuf;
 
 use perfcounters::format::blg::encode::{
-    encode_counter_list, encode_name_chunk, encode_sample, encode_trailer, BlgWriter,
-    EncodeOptions, InstanceEntry, RawEntry, SampleEntry,
+    encode_counter_list, encode_name_chunk, encode_sample, encode_trailer, BlgEncodeOptions,
+    BlgWriter, InstanceEntry, RawEntry, SampleEntry,
 };
 use perfcounters::format::blg::timezone::resolve_name;
 use perfcounters::format::blg::{
@@ -135,7 +135,7 @@ fn instances(time: i64, items: &[(&str, i64, i64)]) -> SampleEntry {
 }
 
 /// A log with the given options and records.
-fn write_log(options: EncodeOptions, records: &[(RecordKind, i64, Vec<u8>)]) -> Vec<u8> {
+fn write_log(options: BlgEncodeOptions, records: &[(RecordKind, i64, Vec<u8>)]) -> Vec<u8> {
     let mut w = BlgWriter::new(Cursor::new(Vec::new()), options).unwrap();
     for (kind, time, data) in records {
         w.write_record(*kind, *time, data).unwrap();
@@ -525,7 +525,7 @@ fn single_specs() -> Vec<BlgCounterSpec> {
     vec![a, b, c, d]
 }
 
-fn single_log(options: EncodeOptions) -> Vec<u8> {
+fn single_log(options: BlgEncodeOptions) -> Vec<u8> {
     let specs = single_specs();
     let mut records = vec![(RecordKind::CounterList, T0, encode_counter_list(&specs))];
     for i in 0..3i64 {
@@ -559,8 +559,8 @@ fn single_log(options: EncodeOptions) -> Vec<u8> {
 #[test]
 fn single_counters_round_trip_32_and_64_bit() {
     for options in [
-        EncodeOptions::default(),
-        EncodeOptions::default().with_64_bit(),
+        BlgEncodeOptions::default(),
+        BlgEncodeOptions::default().with_64_bit(),
     ] {
         let bits64 = options.header.pointer_size == 8;
         let bytes = single_log(options.clone());
@@ -602,8 +602,8 @@ fn logs_are_recognised_by_their_first_bytes() {
 
     let head = |b: &[u8]| b[..SNIFF_LEN].to_vec();
     for options in [
-        EncodeOptions::default(),
-        EncodeOptions::default().with_64_bit(),
+        BlgEncodeOptions::default(),
+        BlgEncodeOptions::default().with_64_bit(),
     ] {
         let bytes = single_log(options);
         assert!(looks_like_blg(&bytes));
@@ -690,7 +690,7 @@ fn columns_keep_the_parsed_path_names_with_separators_included() {
             ]),
         ),
     ];
-    let bytes = write_log(EncodeOptions::default(), &records);
+    let bytes = write_log(BlgEncodeOptions::default(), &records);
     let (log, _) = read_all(&bytes);
     let path =
         |parent: Option<&str>, instance: &str, index: Option<u32>, object: &str, counter: &str| {
@@ -752,7 +752,7 @@ fn wildcard_instances_appear_vanish_and_repeat() {
         let t = T0 + i as i64 * SEC;
         records.push((RecordKind::Sample, t, encode_sample(&[instances(t, set)])));
     }
-    let bytes = write_log(EncodeOptions::default(), &records);
+    let bytes = write_log(BlgEncodeOptions::default(), &records);
     let (log, samples) = read_all(&bytes);
     assert_eq!(
         paths(&log),
@@ -806,7 +806,7 @@ fn process_block(time: i64, instances: &[(&str, u64, u32)]) -> Vec<u8> {
     v1::encode(&snap).unwrap()
 }
 
-fn whole_object_log(options: EncodeOptions) -> Vec<u8> {
+fn whole_object_log(options: BlgEncodeOptions) -> Vec<u8> {
     let mut s = spec(r"\\HOST", "Process", Some("*"), "*");
     s.flags = 0x10;
     s.counter_type = CounterType(0x10);
@@ -855,7 +855,7 @@ fn whole_object_log(options: EncodeOptions) -> Vec<u8> {
 
 #[test]
 fn whole_object_blocks_named_by_the_embedded_table() {
-    let bytes = whole_object_log(EncodeOptions::default());
+    let bytes = whole_object_log(BlgEncodeOptions::default());
     let (log, samples) = read_all(&bytes);
     assert_eq!(log.names().name(6), Some("CPU Share"));
     assert_eq!(
@@ -898,11 +898,11 @@ fn whole_object_blocks_named_by_the_embedded_table() {
 #[test]
 fn fragmented_records_are_stitched_across_buffers() {
     // Small buffers and fragments: every record spans several events and buffers.
-    let mut small = EncodeOptions::default().with_64_bit();
+    let mut small = BlgEncodeOptions::default().with_64_bit();
     small.header.buffer_size = 4096;
     small.fragment_size = 40;
     let fragmented = whole_object_log(small);
-    let whole = whole_object_log(EncodeOptions::default().with_64_bit());
+    let whole = whole_object_log(BlgEncodeOptions::default().with_64_bit());
     assert!(fragmented.len() >= 3 * 4096, "{}", fragmented.len());
     let (a, sa) = read_all(&fragmented);
     let (b, sb) = read_all(&whole);
@@ -930,7 +930,7 @@ fn errors_in_later_fragments_point_into_the_file() {
     ]);
     let bad_at = 8 + 2 * 48;
     sample[bad_at..bad_at + 4].copy_from_slice(b"XYZ\x01");
-    let options = EncodeOptions {
+    let options = BlgEncodeOptions {
         fragment_size: 16,
         ..Default::default()
     };
@@ -956,7 +956,7 @@ fn errors_in_later_fragments_point_into_the_file() {
 
 #[test]
 fn name_table_and_trailer_records() {
-    let bytes = whole_object_log(EncodeOptions::default());
+    let bytes = whole_object_log(BlgEncodeOptions::default());
     let mut r = BlgReader::new(&bytes[..]).unwrap();
     let rec = r.next_record().unwrap().unwrap();
     let chunk = rec.name_chunk().unwrap();
@@ -986,7 +986,7 @@ fn name_table_and_trailer_records() {
 // Hostile logs.
 
 fn small_log() -> Vec<u8> {
-    let mut options = EncodeOptions::default();
+    let mut options = BlgEncodeOptions::default();
     options.header.buffer_size = 4096;
     options.fragment_size = 300;
     let mut s = spec(r"\\HOST", "Processor", Some("*"), "% Processor Time");
@@ -1092,7 +1092,7 @@ fn malformed_containers_are_named_with_their_offset() {
 }
 
 fn event_log(events: &[(u8, u32, u32, Vec<u8>)]) -> Vec<u8> {
-    let mut w = BlgWriter::new(Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    let mut w = BlgWriter::new(Cursor::new(Vec::new()), BlgEncodeOptions::default()).unwrap();
     for (kind, index, count, data) in events {
         w.write_event(*kind, T0, *index, *count, data).unwrap();
     }
@@ -1278,7 +1278,7 @@ fn unknown_things_are_warnings() {
     // An unknown sub-record kind, an unknown record kind, an event of another provider, a circular
     // log: the log is still read, and each is reported.
     let specs = single_specs();
-    let mut options = EncodeOptions::default();
+    let mut options = BlgEncodeOptions::default();
     options.header.log_file_mode |= 0x2;
     let sample = encode_sample(&[
         counter(CounterType::PERF_COUNTER_RAWCOUNT, 7, 0, T0),
@@ -1333,7 +1333,7 @@ fn sample_sub_records_disagreeing_with_the_list_are_reported() {
     let specs = single_specs();
     let sample = encode_sample(&[counter(CounterType::PERF_COUNTER_RAWCOUNT, 7, 0, T0)]);
     let bytes = write_log(
-        EncodeOptions::default(),
+        BlgEncodeOptions::default(),
         &[
             (RecordKind::CounterList, T0, encode_counter_list(&specs)),
             (RecordKind::Sample, T0, sample),
@@ -1343,7 +1343,7 @@ fn sample_sub_records_disagreeing_with_the_list_are_reported() {
     assert_eq!(samples[0].1.len(), 1);
     assert!(log.warnings()[0].message.contains("1 sub-records for 4"));
     // No counter list at all.
-    let bytes = write_log(EncodeOptions::default(), &[]);
+    let bytes = write_log(BlgEncodeOptions::default(), &[]);
     assert!(BlgLog::new(&bytes[..]).is_err());
 }
 
@@ -1398,7 +1398,7 @@ proptest! {
             items: items.iter().map(|(n, m, f, s)| InstanceEntry { name: n.clone(), multi_count: *m, first: *f, second: *s }).collect(),
         };
         let data = encode_sample(&[entry, counter(CounterType::PERF_COUNTER_RAWCOUNT, 5, 6, time)]);
-        let mut options = if bits64 { EncodeOptions::default().with_64_bit() } else { EncodeOptions::default() };
+        let mut options = if bits64 { BlgEncodeOptions::default().with_64_bit() } else { BlgEncodeOptions::default() };
         options.fragment_size = fragment;
         let bytes = write_log(options, &[(RecordKind::Sample, time, data.clone())]);
         let mut r = BlgReader::new(&bytes[..]).unwrap();
@@ -1442,7 +1442,7 @@ mod log_model {
 
     #[test]
     fn header_columns_and_raw_cells() {
-        let bytes = single_log(EncodeOptions::default().with_64_bit());
+        let bytes = single_log(BlgEncodeOptions::default().with_64_bit());
         let r = reader(&bytes);
         let h = r.header();
         assert_eq!(h.kind, LogKind::Binary);
@@ -1463,7 +1463,7 @@ mod log_model {
 
     #[test]
     fn relog_to_csv_computes_values_and_filters() {
-        let bytes = single_log(EncodeOptions::default());
+        let bytes = single_log(BlgEncodeOptions::default());
         let csv = relog(&bytes, &RelogFilter::default());
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
@@ -1552,7 +1552,7 @@ fn write_fuzz_seed() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/blg");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("instances"), small_log()).unwrap();
-    let mut options = EncodeOptions::default().with_64_bit();
+    let mut options = BlgEncodeOptions::default().with_64_bit();
     options.header.buffer_size = 4096;
     options.fragment_size = 200;
     std::fs::write(dir.join("blocks"), whole_object_log(options)).unwrap();
@@ -1596,7 +1596,7 @@ mod replay {
 
     #[test]
     fn single_and_wildcard_counters_give_the_stored_samples_back() {
-        let path = file("single.blg", &single_log(EncodeOptions::default()));
+        let path = file("single.blg", &single_log(BlgEncodeOptions::default()));
         let rows = watch(
             &path,
             &[
@@ -1658,7 +1658,7 @@ mod replay {
                 encode_sample(&[counter(CounterType::PERF_COUNTER_RAWCOUNT, i as i64, 0, t)]);
             records.push((RecordKind::Sample, t, sample));
         }
-        let bytes = write_log(EncodeOptions::default(), &records);
+        let bytes = write_log(BlgEncodeOptions::default(), &records);
         // UTC: 09:59:59 → 10:00:00 (PST → PDT); 08:59:59 → 09:00:00 → 10:00:00 (PDT → PST).
         let utc = |mo, d, h, mi, s| {
             SystemTime {
@@ -1722,7 +1722,7 @@ mod replay {
         s.counter_type = CounterType::PERF_COUNTER_LARGE_RAWCOUNT;
         let items: &[(&str, i64, i64)] = &[("x", 8, 0), ("X", 9, 0), ("a", 11, 0)];
         let bytes = write_log(
-            EncodeOptions::default(),
+            BlgEncodeOptions::default(),
             &[
                 (RecordKind::CounterList, T0, encode_counter_list(&[s])),
                 (
@@ -1743,7 +1743,7 @@ mod replay {
 
     #[test]
     fn whole_objects_replay_their_blocks() {
-        let path = file("blocks.blg", &whole_object_log(EncodeOptions::default()));
+        let path = file("blocks.blg", &whole_object_log(BlgEncodeOptions::default()));
         let rows = watch(
             &path,
             &[
@@ -1761,7 +1761,7 @@ mod replay {
         let mut b = a.clone();
         b.machine = r"\\B".into();
         let bytes = write_log(
-            EncodeOptions::default(),
+            BlgEncodeOptions::default(),
             &[(RecordKind::CounterList, T0, encode_counter_list(&[a, b]))],
         );
         let e = BlgRecording::open(&file("two.blg", &bytes)).unwrap_err();

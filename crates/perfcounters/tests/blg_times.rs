@@ -8,7 +8,7 @@ use crate::support::shared_data;
 use std::io::Cursor;
 
 use perfcounters::format::blg::encode::{
-    encode_counter_list, encode_sample, encode_trailer, BlgWriter, EncodeOptions, InstanceEntry,
+    encode_counter_list, encode_sample, encode_trailer, BlgEncodeOptions, BlgWriter, InstanceEntry,
     RawEntry, SampleEntry,
 };
 use perfcounters::format::blg::{BlgCounterSpec, RecordKind};
@@ -84,7 +84,7 @@ fn encoded_log(n: usize) -> Vec<u8> {
             ..Default::default()
         },
     ];
-    let mut options = EncodeOptions::default();
+    let mut options = BlgEncodeOptions::default();
     options.header.buffer_size = 0x1000;
     options.fragment_size = 700;
     let mut w = BlgWriter::new(Cursor::new(Vec::new()), options).unwrap();

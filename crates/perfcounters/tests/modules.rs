@@ -21,6 +21,12 @@
 //! `#[cfg(test)]`): a test may drive one module through another. Inside the library, nothing is
 //! named through the crate root's re-exports (`crate::CounterType`): the library names the module
 //! that defines it (`crate::counter_type::CounterType`); the re-exports are for users.
+//!
+//! The same reading gives the library's public types: a `struct`, `enum`, `trait`, `type` or
+//! `union` declared `pub` in a module users can name (the root and each `pub mod` inside one),
+//! or re-exported by a `pub use` of such a module. No two of them share a name: a type users
+//! write as `Sample` is one type wherever they meet it, and a new one that repeats a name fails
+//! the check with the paths of both.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fs;
@@ -293,6 +299,8 @@ struct UseDecl {
     module: ModPath,
     /// At the module's item level (not inside a function or block).
     item_level: bool,
+    /// `pub use` (not `pub(crate)`, not private): a re-export users can name.
+    public: bool,
     items: Vec<UseItem>,
 }
 
@@ -312,6 +320,11 @@ struct SourceFile {
     paths: Vec<CodePath>,
     /// The inline modules it defines (`counter_type::bits`), as module paths.
     inline_modules: Vec<ModPath>,
+    /// The modules it declares `pub mod` (not `pub(crate)`), files or inline, as module paths.
+    public_modules: Vec<ModPath>,
+    /// The types it declares `pub` at a module's item level (`struct`, `enum`, `trait`, `type`,
+    /// `union`): the module and the name.
+    public_types: Vec<(ModPath, String)>,
 }
 
 fn read_file(name: String, module: &ModPath, text: &str) -> SourceFile {
@@ -319,6 +332,8 @@ fn read_file(name: String, module: &ModPath, text: &str) -> SourceFile {
     let mut uses = Vec::new();
     let mut paths = Vec::new();
     let mut inline_modules = Vec::new();
+    let mut public_modules = Vec::new();
+    let mut public_types = Vec::new();
     // The open braces: `Some(name)` for an inline module's, `None` for any other.
     let mut scopes: Vec<Option<String>> = Vec::new();
     let current = |scopes: &[Option<String>]| -> ModPath {
@@ -326,6 +341,8 @@ fn read_file(name: String, module: &ModPath, text: &str) -> SourceFile {
         m.extend(scopes.iter().flatten().cloned());
         m
     };
+    // Declared `pub` exactly: `pub(crate)` ends in `)`.
+    let is_pub = |i: usize| i.checked_sub(1).map(|j| &toks[j]) == Some(&Tok::Ident("pub".into()));
     let mut i = 0;
     while i < toks.len() {
         match &toks[i] {
@@ -348,14 +365,34 @@ fn read_file(name: String, module: &ModPath, text: &str) -> SourceFile {
                 i += 1;
             }
             Tok::Ident(kw) if kw == "use" => {
+                let public = is_pub(i);
                 i += 1;
                 let mut items = Vec::new();
                 use_tree(&toks, &mut i, &[], &mut items);
                 uses.push(UseDecl {
                     module: current(&scopes),
                     item_level: scopes.last().is_none_or(Option::is_some),
+                    public,
                     items,
                 });
+            }
+            Tok::Ident(kw)
+                if matches!(
+                    kw.as_str(),
+                    "mod" | "struct" | "enum" | "trait" | "type" | "union"
+                ) && is_pub(i)
+                    && scopes.last().is_none_or(Option::is_some) =>
+            {
+                if let Some(name) = ident(toks.get(i + 1)) {
+                    if kw == "mod" {
+                        let mut m = current(&scopes);
+                        m.push(name.to_string());
+                        public_modules.push(m);
+                    } else {
+                        public_types.push((current(&scopes), name.to_string()));
+                    }
+                }
+                i += 1;
             }
             Tok::Ident(first)
                 if toks.get(i + 1) == Some(&Tok::PathSep)
@@ -386,6 +423,8 @@ fn read_file(name: String, module: &ModPath, text: &str) -> SourceFile {
         uses,
         paths,
         inline_modules,
+        public_modules,
+        public_types,
     }
 }
 
@@ -447,29 +486,35 @@ impl Graph {
         let src = crate_dir.join("src");
         let mut list = Vec::new();
         rust_files(&src, &mut list);
+        let sources = list
+            .iter()
+            .filter(|path| path.file_name().unwrap() != "tests.rs") // a unit test module's file
+            .map(|path| {
+                let rel = path.strip_prefix(&src).unwrap();
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                (rel, fs::read_to_string(path).unwrap())
+            })
+            .collect();
+        let crate_dir = crate_dir.file_name().unwrap().to_string_lossy();
+        Graph::from_sources(&crate_dir, sources)
+    }
+
+    /// The graph of a crate named `crate_dir` whose `src` holds `sources` (path under `src`, with
+    /// `/`; text).
+    fn from_sources(crate_dir: &str, sources: Vec<(String, String)>) -> Graph {
         let mut files = Vec::new();
         let mut by_module = BTreeMap::new();
-        for path in list {
-            let rel = path.strip_prefix(&src).unwrap();
-            if rel.file_name().unwrap() == "tests.rs" {
-                continue; // a unit test module's file
-            }
-            let module = module_of(rel);
-            let text = fs::read_to_string(&path).unwrap();
-            let name = format!("src/{}", rel.to_string_lossy().replace('\\', "/"));
+        for (rel, text) in sources {
+            let module = module_of(Path::new(&rel));
             by_module.insert(module.clone(), files.len());
-            files.push(read_file(name, &module, &text));
+            files.push(read_file(format!("src/{rel}"), &module, &text));
         }
         let inline = files
             .iter()
             .flat_map(|f| f.inline_modules.iter().cloned())
             .collect();
         let mut graph = Graph {
-            crate_dir: crate_dir
-                .file_name()
-                .unwrap()
-                .to_string_lossy()
-                .into_owned(),
+            crate_dir: crate_dir.to_string(),
             files,
             by_module,
             inline,
@@ -593,6 +638,91 @@ impl Graph {
                 continue;
             };
             add(self.defining_file(&abs), p.segments.join("::"));
+        }
+        out
+    }
+
+    /// Whether users can name `module`: the root, and every module declared `pub mod` in one they
+    /// can name.
+    fn is_public_module(&self, module: &[String]) -> bool {
+        let declared: BTreeSet<&ModPath> =
+            self.files.iter().flat_map(|f| &f.public_modules).collect();
+        (1..=module.len()).all(|k| declared.contains(&module[..k].to_vec()))
+    }
+
+    /// The crate's public types: for each name users can write, each type definition (module and
+    /// name where it is declared) it names, with the public paths that name it. A type is public
+    /// when it is declared `pub` in a public module, or a `pub use` of a public module re-exports
+    /// it (following re-exports of re-exports to the declaration).
+    fn public_types(&self) -> BTreeMap<String, BTreeMap<(ModPath, String), BTreeSet<String>>> {
+        let declared: BTreeSet<(ModPath, String)> = self
+            .files
+            .iter()
+            .flat_map(|f| f.public_types.iter().cloned())
+            .collect();
+        let shown = |module: &[String], name: &str| {
+            let mut path = vec![self.crate_dir.replace('-', "_")];
+            path.extend(module.iter().cloned());
+            path.push(name.to_string());
+            path.join("::")
+        };
+        let mut out: BTreeMap<String, BTreeMap<(ModPath, String), BTreeSet<String>>> =
+            BTreeMap::new();
+        for (module, name) in declared.iter().filter(|(m, _)| self.is_public_module(m)) {
+            out.entry(name.clone())
+                .or_default()
+                .entry((module.clone(), name.clone()))
+                .or_default()
+                .insert(shown(module, name));
+        }
+        let reexports = self
+            .files
+            .iter()
+            .flat_map(|f| &f.uses)
+            .filter(|d| d.public && d.item_level && self.is_public_module(&d.module));
+        for decl in reexports {
+            for item in &decl.items {
+                let Some(local) = &item.local else { continue };
+                let mut target = self.absolute(&decl.module, &item.path, None);
+                for _ in 0..32 {
+                    let Some((name, module)) = target.as_ref().and_then(|t| t.split_last()) else {
+                        break;
+                    };
+                    let key = (module.to_vec(), name.clone());
+                    if declared.contains(&key) {
+                        out.entry(local.clone())
+                            .or_default()
+                            .entry(key)
+                            .or_default()
+                            .insert(shown(&decl.module, local));
+                        break;
+                    }
+                    target = self.imports.get(&key).cloned();
+                }
+            }
+        }
+        out
+    }
+
+    /// One line per name that users can write for two public types: each type's public paths and
+    /// the file that declares it.
+    fn shared_type_names(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, defs) in self.public_types() {
+            if defs.len() < 2 {
+                continue;
+            }
+            let each: Vec<String> = defs
+                .iter()
+                .map(|((module, declared), paths)| {
+                    let mut at = module.clone();
+                    at.push(declared.clone());
+                    let file = &self.files[self.defining_file(&at)].name;
+                    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                    format!("{} ({file})", paths.join(" = "))
+                })
+                .collect();
+            out.push(format!("`{name}`: {}", each.join(", ")));
         }
         out
     }
@@ -735,6 +865,61 @@ fn the_library_imports_nothing_through_the_crate_roots_reexports() {
 }
 
 #[test]
+fn no_two_public_types_of_the_library_share_a_name() {
+    let lib = library();
+    let shared = lib.shared_type_names();
+    assert!(
+        shared.is_empty(),
+        "public types that share a name (rename one so that each name is one type):\n{}",
+        shared.join("\n")
+    );
+    // The check sees the public surface: declarations in public modules and re-exports from
+    // private ones.
+    let types = lib.public_types();
+    let paths = |name: &str| -> Vec<String> { types[name].values().flatten().cloned().collect() };
+    assert_eq!(
+        paths("Snapshot"),
+        ["perfcounters::Snapshot", "perfcounters::snapshot::Snapshot"]
+    );
+    assert_eq!(paths("PdhRecord"), ["perfcounters::format::blg::PdhRecord"]);
+    assert_eq!(
+        paths("MetricSample"),
+        ["perfcounters::export::MetricSample"]
+    );
+    assert!(types.len() > 250, "{} public type names", types.len());
+}
+
+#[test]
+fn a_shared_public_type_name_is_reported_with_both_paths() {
+    let source = |path: &str, text: &str| (path.to_string(), text.to_string());
+    let graph = Graph::from_sources(
+        "demo",
+        vec![
+            source(
+                "lib.rs",
+                "pub mod a; pub mod b; mod c; pub use c::Thing; pub(crate) struct Hidden;",
+            ),
+            source("a.rs", "pub struct Thing<'x>(&'x u8); pub enum Other {}"),
+            source(
+                "b.rs",
+                "pub mod inner { pub struct Item; } mod private { pub struct Item; }\n\
+                 pub use private::Item as Renamed; fn f() { pub struct Thing; }",
+            ),
+            source(
+                "c.rs",
+                "pub struct Thing; pub struct Hidden; pub(crate) trait Other {}",
+            ),
+        ],
+    );
+    assert_eq!(
+        graph.shared_type_names(),
+        ["`Thing`: demo::a::Thing (src/a.rs), demo::Thing (src/c.rs)"]
+    );
+    let names: Vec<String> = graph.public_types().into_keys().collect();
+    assert_eq!(names, ["Item", "Other", "Renamed", "Thing"]);
+}
+
+#[test]
 fn the_check_sees_the_edges_it_is_meant_to_see() {
     let lib = library();
     // Top-level modules, through `crate::`.
@@ -798,3 +983,4 @@ fn paths_are_read_from_use_trees_and_code() {
     assert!(module_of(Path::new("lib.rs")).is_empty());
     assert!(module_of(Path::new("main.rs")).is_empty());
 }
+

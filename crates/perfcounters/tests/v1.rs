@@ -2,8 +2,8 @@
 //! tests (round trip, mutation).
 
 use perfcounters::format::v1::{
-    encode, encode_with, layout_counter_block, resolve_instance_names, CounterBlock, DecodeError,
-    EncodeOptions, Endian, PerfDataBlock, RawValue, ValueLayout,
+    encode, encode_with, layout_counter_block, resolve_instance_names, DecodeError, EncodeOptions,
+    Endian, PerfCounterBlock, PerfDataBlock, RawValue, ValueLayout,
 };
 use perfcounters::path::eq_ignore_case;
 use perfcounters::snapshot::{
@@ -1293,8 +1293,8 @@ fn arb_snapshot() -> impl Strategy<Value = Snapshot> {
 
 /// The values of every definition read one by one, or the first error.
 fn one_by_one<'a>(
-    cb: &CounterBlock<'a>,
-    defs: &[perfcounters::format::v1::CounterDefinition<'_>],
+    cb: &PerfCounterBlock<'a>,
+    defs: &[perfcounters::format::v1::PerfCounterDefinition<'_>],
 ) -> Result<Vec<RawValue<'a>>, DecodeError> {
     defs.iter().map(|d| cb.value(d)).collect()
 }
@@ -1302,7 +1302,7 @@ fn one_by_one<'a>(
 /// The values through a `ValueLayout` (one check per block), which must equal `one_by_one`, errors
 /// included.
 fn through_layout<'a>(
-    cb: &CounterBlock<'a>,
+    cb: &PerfCounterBlock<'a>,
     layout: &ValueLayout<'_>,
 ) -> Result<Vec<RawValue<'a>>, DecodeError> {
     let values: Vec<RawValue<'a>> = cb.values_of(layout)?.collect();

@@ -18,7 +18,7 @@ use axum::routing::get;
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use perfcounters::export::{encode, MetricFamily, MetricKind, Sample, TextFormat};
+use perfcounters::export::{encode, MetricFamily, MetricKind, MetricSample, TextFormat};
 use tokio::net::TcpListener;
 use tokio::sync::{broadcast, oneshot, watch, Semaphore};
 use tokio_stream::wrappers::BroadcastStream;
@@ -282,19 +282,23 @@ fn render(app: &App, progress: &Progress, format: TextFormat, elapsed: f64) -> S
             Some(d) => (d.error.is_none(), false, d.seconds),
             None => (false, true, flight_elapsed),
         };
-        success
-            .samples
-            .push(Sample::new("", labels.clone(), if ok { 1.0 } else { 0.0 }));
-        timeout.samples.push(Sample::new(
+        success.samples.push(MetricSample::new(
+            "",
+            labels.clone(),
+            if ok { 1.0 } else { 0.0 },
+        ));
+        timeout.samples.push(MetricSample::new(
             "",
             labels.clone(),
             if late { 1.0 } else { 0.0 },
         ));
-        duration.samples.push(Sample::new("", labels, secs));
+        duration.samples.push(MetricSample::new("", labels, secs));
     }
     let mut scrape = gauge("scrape_duration_seconds", "How long this scrape took");
     scrape.unit = Some("seconds");
-    scrape.samples.push(Sample::new("", Vec::new(), elapsed));
+    scrape
+        .samples
+        .push(MetricSample::new("", Vec::new(), elapsed));
     let own = [success, timeout, duration, scrape];
     let mut out = String::with_capacity(64 * 1024);
     encode(

@@ -20,7 +20,7 @@ pub mod shared_data;
 pub use fixtures::{system_time, tempdir, v1_capture, v2_counterset_block, Dir, T0};
 
 use perfcounters::format::blg::encode::{
-    encode_counter_list, encode_sample, BlgWriter, EncodeOptions, SampleEntry,
+    encode_counter_list, encode_sample, BlgEncodeOptions, BlgWriter, SampleEntry,
 };
 use perfcounters::format::blg::RecordKind;
 use perfcounters::format::v1::encode;
@@ -185,7 +185,11 @@ pub fn blg_bytes(
     specs: &[perfcounters::format::blg::BlgCounterSpec],
     samples: Vec<(i64, Vec<SampleEntry>)>,
 ) -> Vec<u8> {
-    let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default()).unwrap();
+    let mut w = BlgWriter::new(
+        std::io::Cursor::new(Vec::new()),
+        BlgEncodeOptions::default(),
+    )
+    .unwrap();
     w.write_record(RecordKind::CounterList, BLG_T0, &encode_counter_list(specs))
         .unwrap();
     for (t, entries) in samples {

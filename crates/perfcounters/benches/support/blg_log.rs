@@ -17,7 +17,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use perfcounters::format::blg::encode::{
-    encode_counter_list, encode_sample_into, BlgWriter, EncodeOptions, InstanceEntry, RawEntry,
+    encode_counter_list, encode_sample_into, BlgEncodeOptions, BlgWriter, InstanceEntry, RawEntry,
     SampleEntry,
 };
 use perfcounters::format::blg::{BlgCounterSpec, RecordKind};
@@ -80,7 +80,7 @@ fn generate(path: &Path, target: u64) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let tmp = path.with_extension("tmp");
     let file = BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).unwrap());
-    let mut w = BlgWriter::new(file, EncodeOptions::default().with_64_bit()).unwrap();
+    let mut w = BlgWriter::new(file, BlgEncodeOptions::default().with_64_bit()).unwrap();
     let t0 = 130_057_734_178_440_000i64;
     w.write_record(RecordKind::CounterList, t0, &encode_counter_list(&specs()))
         .unwrap();

@@ -75,12 +75,12 @@ pub struct MetricFamily {
     /// The base unit the name ends with (`seconds`, `bytes`), if any.
     pub unit: Option<&'static str>,
     /// The samples.
-    pub samples: Vec<Sample>,
+    pub samples: Vec<MetricSample>,
 }
 
 /// One sample of a family.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Sample {
+pub struct MetricSample {
     /// Appended to the family name: `""`, `"_sum"` or `"_count"`.
     pub suffix: &'static str,
     /// Label names and values, in output order.
@@ -89,10 +89,10 @@ pub struct Sample {
     pub value: f64,
 }
 
-impl Sample {
+impl MetricSample {
     /// A sample.
     pub fn new(suffix: &'static str, labels: Vec<(String, String)>, value: f64) -> Self {
-        Sample {
+        MetricSample {
             suffix,
             labels,
             value,
@@ -712,7 +712,7 @@ impl Exporter {
             for (suffix, value) in samples {
                 out.list[i]
                     .samples
-                    .push(Sample::new(suffix, sample_labels.clone(), value));
+                    .push(MetricSample::new(suffix, sample_labels.clone(), value));
             }
         }
     }

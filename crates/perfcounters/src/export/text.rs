@@ -177,7 +177,7 @@ fn write_value(v: f64, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::Sample;
+    use crate::export::MetricSample;
 
     fn families() -> Vec<MetricFamily> {
         vec![
@@ -186,7 +186,7 @@ mod tests {
                 help: "\\System\\Context Switches/sec (PERF_COUNTER_BULK_COUNT)".into(),
                 kind: MetricKind::Counter,
                 unit: None,
-                samples: vec![Sample::new("", vec![], 1234.0)],
+                samples: vec![MetricSample::new("", vec![], 1234.0)],
             },
             MetricFamily {
                 name: "perfcounters_logical_disk_disk_read_seconds".into(),
@@ -194,12 +194,12 @@ mod tests {
                 kind: MetricKind::Summary,
                 unit: Some("seconds"),
                 samples: vec![
-                    Sample::new(
+                    MetricSample::new(
                         "_sum",
                         vec![("instance_name".into(), "C:\\ \"x\"".into())],
                         0.25,
                     ),
-                    Sample::new(
+                    MetricSample::new(
                         "_count",
                         vec![("instance_name".into(), "C:\\ \"x\"".into())],
                         4.0,

@@ -582,7 +582,7 @@ mod tests {
     use super::*;
     use crate::counter_type::CounterType;
     use crate::format::blg::encode::{
-        encode_counter_list, encode_sample, encode_trailer, BlgWriter, EncodeOptions,
+        encode_counter_list, encode_sample, encode_trailer, BlgEncodeOptions, BlgWriter,
         InstanceEntry, RawEntry, SampleEntry,
     };
     use crate::format::blg::{BlgCounterSpec, RecordKind};
@@ -662,7 +662,7 @@ mod tests {
                 ..Default::default()
             })
             .collect();
-        let mut options = EncodeOptions::default();
+        let mut options = BlgEncodeOptions::default();
         options.header.buffer_size = 0x1000;
         options.fragment_size = fragment;
         let mut w = BlgWriter::new(Cursor::new(Vec::new()), options).unwrap();

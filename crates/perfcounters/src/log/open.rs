@@ -676,12 +676,15 @@ mod tests {
 
     #[test]
     fn blg_start() {
-        use crate::format::blg::encode::{BlgWriter, EncodeOptions};
-        let log = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default())
-            .unwrap()
-            .finish()
-            .unwrap()
-            .into_inner();
+        use crate::format::blg::encode::{BlgEncodeOptions, BlgWriter};
+        let log = BlgWriter::new(
+            std::io::Cursor::new(Vec::new()),
+            BlgEncodeOptions::default(),
+        )
+        .unwrap()
+        .finish()
+        .unwrap()
+        .into_inner();
         assert_eq!(LogFormat::detect(&log), Some(LogFormat::Binary));
         assert_eq!(
             LogFormat::detect(&log[..DETECT_BYTES]),

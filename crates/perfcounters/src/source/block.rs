@@ -15,9 +15,9 @@
 use super::snapshots::{present_objects, select_positions};
 use super::{Catalog, Request, SourceError};
 use crate::format::v1::{
-    instance_name_into, owned_definitions, parent_name, BlockField, BlockValues, CounterDefinition,
-    PerfDataBlock, ValueLayout, PERF_METADATA_MULTIPLE_INSTANCES, PERF_METADATA_NO_INSTANCES,
-    PERF_NO_INSTANCES, PERF_NO_UNIQUE_ID,
+    instance_name_into, owned_definitions, parent_name, BlockField, BlockValues,
+    PerfCounterDefinition, PerfDataBlock, ValueLayout, PERF_METADATA_MULTIPLE_INSTANCES,
+    PERF_METADATA_NO_INSTANCES, PERF_NO_INSTANCES, PERF_NO_UNIQUE_ID,
 };
 use crate::format::{DecodeError, Endian};
 use crate::names::NameTable;
@@ -97,7 +97,7 @@ impl BlockReader {
         self.instances.clear();
         self.endian = None;
         let block = PerfDataBlock::parse(bytes)?;
-        let mut defs: Vec<CounterDefinition<'_>> = Vec::new();
+        let mut defs: Vec<PerfCounterDefinition<'_>> = Vec::new();
         for object in block.objects() {
             let object = object?;
             defs.clear();
@@ -180,7 +180,7 @@ impl BlockReader {
             if index == 0 || !wanted(names.name(index)) {
                 continue;
             }
-            let defs: Vec<CounterDefinition<'s>> = object
+            let defs: Vec<PerfCounterDefinition<'s>> = object
                 .counters()
                 .collect::<Result<_, _>>()
                 .map_err(&decode)?;

@@ -122,7 +122,7 @@ fn convert_bytes(
     bytes: &[u8],
     specs: &[CounterSpec],
     registrations: &[CounterSetRegistration],
-) -> Result<Conversion, ConvertError> {
+) -> Result<ConvertedSnapshot, ConvertError> {
     to_snapshot(&DataHeader::parse(bytes).unwrap(), specs, registrations)
 }
 
@@ -131,7 +131,7 @@ fn convert(
     query: &QueryData,
     specs: &[CounterSpec],
     registrations: &[CounterSetRegistration],
-) -> Result<Conversion, ConvertError> {
+) -> Result<ConvertedSnapshot, ConvertError> {
     convert_bytes(&query.encode().unwrap(), specs, registrations)
 }
 
@@ -556,11 +556,11 @@ fn hand_written_instance_list() {
         .0;
     assert_eq!(bytes.len(), 40);
     let list = vec![
-        InstanceEntry {
+        InstanceListEntry {
             id: 0,
             name: "0,0".into(),
         },
-        InstanceEntry {
+        InstanceListEntry {
             id: 0xFFFF_FFFF,
             name: "_Total".into(),
         },

@@ -301,7 +301,7 @@ proptest! {
     #[test]
     fn lists_round_trip(
         guids in prop::collection::vec(guid(), 0..5),
-        instances in prop::collection::vec((any::<u32>(), name()).prop_map(|(id, name)| InstanceEntry { id, name }), 0..5),
+        instances in prop::collection::vec((any::<u32>(), name()).prop_map(|(id, name)| InstanceListEntry { id, name }), 0..5),
         specs in prop::collection::vec(spec(), 0..5),
         text in name(),
     ) {
@@ -372,7 +372,7 @@ proptest! {
 
     #[test]
     fn mutated_lists_never_panic(
-        instances in prop::collection::vec((any::<u32>(), name()).prop_map(|(id, name)| InstanceEntry { id, name }), 1..5),
+        instances in prop::collection::vec((any::<u32>(), name()).prop_map(|(id, name)| InstanceListEntry { id, name }), 1..5),
         specs in prop::collection::vec(spec(), 1..5),
         muts in mutations(),
     ) {

@@ -2,7 +2,7 @@
 //!
 //! [`BlgWriter`] lays records out like Windows does: the log-file header alone in the first buffer,
 //! then events in 64 KiB buffers (8-byte aligned, the unused end of each buffer filled with 0xFF),
-//! every record split into events of at most [`EncodeOptions::fragment_size`] data bytes. The
+//! every record split into events of at most [`BlgEncodeOptions::fragment_size`] data bytes. The
 //! record bodies come from [`encode_counter_list`], [`encode_sample`], [`encode_name_chunk`] and
 //! [`encode_trailer`].
 //!
@@ -18,7 +18,7 @@
 //!     counter: "Available Bytes".into(),
 //!     ..Default::default()
 //! };
-//! let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default())?;
+//! let mut w = BlgWriter::new(std::io::Cursor::new(Vec::new()), BlgEncodeOptions::default())?;
 //! w.write_record(RecordKind::CounterList, 0, &encode_counter_list(&[spec]))?;
 //! let sample = encode_sample(&[SampleEntry::Counter(RawEntry {
 //!     status: PdhStatus::PDH_CSTATUS_VALID_DATA, time_stamp: 0, first: 42, second: 0, multi_count: 1,
@@ -52,7 +52,7 @@ use crate::status::PdhStatus;
 
 /// How a log is written.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EncodeOptions {
+pub struct BlgEncodeOptions {
     /// The log-file header. `buffer_size` (64 KiB unless set) and `pointer_size` (4 or 8) shape the
     /// file; `buffers_written` is filled in by [`BlgWriter::finish`].
     pub header: LogFileHeader,
@@ -64,7 +64,7 @@ pub struct EncodeOptions {
     pub event_version: u16,
 }
 
-impl Default for EncodeOptions {
+impl Default for BlgEncodeOptions {
     /// A 32-bit Windows 8-era log in US Pacific time, 64 KiB buffers, 8000-byte fragments.
     fn default() -> Self {
         let log_guid = Guid::new(
@@ -73,7 +73,7 @@ impl Default for EncodeOptions {
             0x45ce,
             [0x87, 0xa3, 0x38, 0x14, 0x56, 0x9c, 0x13, 0x5f],
         );
-        EncodeOptions {
+        BlgEncodeOptions {
             header: LogFileHeader {
                 header_version: 2,
                 header_type: sth::TYPE_SYSTEM32,
@@ -104,7 +104,7 @@ impl Default for EncodeOptions {
     }
 }
 
-impl EncodeOptions {
+impl BlgEncodeOptions {
     /// The same options for a 64-bit writer (pointer size 8, 64-bit header types).
     pub fn with_64_bit(mut self) -> Self {
         self.header.pointer_size = 8;
@@ -117,7 +117,7 @@ impl EncodeOptions {
 #[derive(Debug)]
 pub struct BlgWriter<W: Write + Seek> {
     out: W,
-    options: EncodeOptions,
+    options: BlgEncodeOptions,
     buffer_size: usize,
     buf: Writer,
     filled: usize,
@@ -132,7 +132,7 @@ fn invalid(message: &str) -> io::Error {
 impl<W: Write + Seek> BlgWriter<W> {
     /// Starts a log: checks the options and writes the header buffer (patched by
     /// [`finish`](Self::finish)).
-    pub fn new(mut out: W, options: EncodeOptions) -> io::Result<Self> {
+    pub fn new(mut out: W, options: BlgEncodeOptions) -> io::Result<Self> {
         let buffer_size = options.header.buffer_size as usize;
         if !(0x1000..=bh::MAX_BUFFER_SIZE as usize).contains(&buffer_size)
             || !buffer_size.is_multiple_of(bh::ALIGNMENT)

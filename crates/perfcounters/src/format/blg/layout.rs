@@ -3,7 +3,7 @@
 //! `TIME_ZONE_INFORMATION`, `EVENT_TRACE_HEADER`) and of the PDH records inside them. The reader
 //! ([`BlgReader`](super::BlgReader) and the views of its records:
 //! [`LogFileHeader`](super::LogFileHeader), [`PdhRecord`](super::PdhRecord),
-//! [`CounterList`](super::CounterList), [`Sample`](super::Sample), [`Trailer`](super::Trailer)),
+//! [`CounterList`](super::CounterList), [`PdhSample`](super::PdhSample), [`Trailer`](super::Trailer)),
 //! the writer ([`encode`](super::encode)) and the sniffing ([`looks_like_blg`](super::looks_like_blg))
 //! use these and no literal offsets.
 //!

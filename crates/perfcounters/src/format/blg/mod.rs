@@ -12,7 +12,7 @@
 //! * The events: every event of the PDH provider ([`PDH_PROVIDER_GUID`]) carries the log GUID, a
 //!   fragment index and count, and a part of a record; [`BlgReader`] puts the fragments together and
 //!   hands out [`PdhRecord`]s in file order.
-//! * The records ([`RecordKind`]): the counter list ([`CounterList`]), the samples ([`Sample`]: one
+//! * The records ([`RecordKind`]): the counter list ([`CounterList`]), the samples ([`PdhSample`]: one
 //!   `PDH_RAW_COUNTER`, the instances of a wildcard counter, or a whole V1 `PERF_DATA_BLOCK` per
 //!   entry), the name-table chunks of logs of whole objects ([`NameChunk`]) and a trailer
 //!   ([`Trailer`]).
@@ -48,8 +48,8 @@ pub use names::NameChunk;
 pub use reader::{BlgReader, MAX_RECORD_LEN, MAX_WARNINGS};
 pub use record::{Fragment, PdhRecord, RecordKind};
 pub use sample::{
-    BlockRecord, InstanceArray, InstanceItem, InstanceItems, RawCounterRecord, Sample, SubRecord,
-    SubRecords,
+    BlockRecord, InstanceArray, InstanceItem, InstanceItems, PdhSample, RawCounterRecord,
+    SubRecord, SubRecords,
 };
 pub use trailer::Trailer;
 pub use values::{BlgLog, Column, LogSample, SampleValue, TrailerSummary};
@@ -74,10 +74,10 @@ pub const PDH_PROVIDER_GUID: Guid = Guid::new(
 /// the whole header.
 ///
 /// ```
-/// use perfcounters::format::blg::encode::{BlgWriter, EncodeOptions};
+/// use perfcounters::format::blg::encode::{BlgWriter, BlgEncodeOptions};
 /// use perfcounters::format::blg::looks_like_blg;
 ///
-/// let log = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default())?
+/// let log = BlgWriter::new(std::io::Cursor::new(Vec::new()), BlgEncodeOptions::default())?
 ///     .finish()?
 ///     .into_inner();
 /// assert!(looks_like_blg(&log));

@@ -3,7 +3,7 @@
 use super::counters::CounterList;
 use super::layout::class_type;
 use super::names::NameChunk;
-use super::sample::Sample;
+use super::sample::PdhSample;
 use super::trailer::Trailer;
 use crate::format::structure;
 use crate::format::{DecodeError, ErrorKind};
@@ -155,9 +155,9 @@ impl<'a> PdhRecord<'a> {
     }
 
     /// The sample of a [`RecordKind::Sample`] record.
-    pub fn sample(&self) -> Result<Sample<'a>, DecodeError> {
+    pub fn sample(&self) -> Result<PdhSample<'a>, DecodeError> {
         self.expect(RecordKind::Sample, structure::PDH_SAMPLE)?;
-        Sample::parse(self.data).map_err(|e| self.relocate(e))
+        PdhSample::parse(self.data).map_err(|e| self.relocate(e))
     }
 
     /// The name-table chunk of a [`RecordKind::NameTable`] record.

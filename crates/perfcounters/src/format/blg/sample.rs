@@ -34,15 +34,15 @@ const ARRAY: &str = structure::PDH_RAW_COUNTER_ARRAY;
 /// were validated when it was parsed, so iterating it cannot fail. V1 blocks (kind 5) are parsed when
 /// asked for, with [`BlockRecord::parse`].
 #[derive(Clone, Copy, Debug)]
-pub struct Sample<'a> {
+pub struct PdhSample<'a> {
     data: &'a [u8],
     count: usize,
     trailing: usize,
 }
 
-impl<'a> Sample<'a> {
+impl<'a> PdhSample<'a> {
     /// Parses and checks a sample record. Offsets in errors are relative to `data`.
-    pub fn parse(data: &'a [u8]) -> Result<Sample<'a>, DecodeError> {
+    pub fn parse(data: &'a [u8]) -> Result<PdhSample<'a>, DecodeError> {
         let b = Reader::new(data);
         let head = b.bytes(SAMPLE, 0, 4).map(|b| fixed::<4>(b, 0))?;
         if head[..3] != sl::SIGNATURE || head[sl::KIND] != 0 {
@@ -95,7 +95,7 @@ impl<'a> Sample<'a> {
             at += len;
             count += 1;
         }
-        Ok(Sample {
+        Ok(PdhSample {
             data: body,
             count,
             trailing: data.len() - total,
@@ -164,7 +164,7 @@ fn valid_sub_header(data: &[u8], at: usize) -> Option<(u8, usize)> {
         .then_some((head[sr::KIND], len))
 }
 
-/// The sub-records of a [`Sample`].
+/// The sub-records of a [`PdhSample`].
 #[derive(Clone, Debug)]
 pub struct SubRecords<'a> {
     data: &'a [u8],
@@ -175,7 +175,7 @@ impl<'a> Iterator for SubRecords<'a> {
     type Item = SubRecord<'a>;
 
     fn next(&mut self) -> Option<SubRecord<'a>> {
-        // The framing (signatures, lengths within the sample) was checked by `Sample::parse`, so
+        // The framing (signatures, lengths within the sample) was checked by `PdhSample::parse`, so
         // only the kind and length are read here (the checks again cost a tenth of decoding a
         // sample); a length that does not frame a body still ends the iteration.
         let head = self.data.get(self.at..self.at + sr::LEN)?;

@@ -380,7 +380,7 @@ impl<R: Read> BlgLog<R> {
     /// (`analyze --interval auto`'s first) runs at the speed of reading the file this way.
     ///
     /// Errors and warnings are those of a full read: each sample record is checked as a full read
-    /// checks it ([`Sample::parse`](super::sample::Sample::parse): the framing of every sub-record,
+    /// checks it ([`PdhSample::parse`](super::sample::PdhSample::parse): the framing of every sub-record,
     /// the fixed layouts of single and wildcard counters, their instance names' bounds), and the
     /// V1 blocks of whole-object entries, whose decoding can fail, are decoded as with
     /// [`set_columns_only`](Self::set_columns_only). [`columns`](Self::columns) then holds the

@@ -273,7 +273,7 @@ impl<'a> PerfDataBlock<'a> {
 
     /// The first object with this title index (`ObjectNameTitleIndex`), skipping nothing: an error while
     /// walking to it is returned.
-    pub fn object_by_index(&self, index: u32) -> Result<Option<ObjectType<'a>>, DecodeError> {
+    pub fn object_by_index(&self, index: u32) -> Result<Option<PerfObjectType<'a>>, DecodeError> {
         for o in self.objects() {
             let o = o?;
             if o.name_index() == index {
@@ -294,14 +294,14 @@ pub struct Objects<'a> {
 }
 
 impl<'a> Iterator for Objects<'a> {
-    type Item = Result<ObjectType<'a>, DecodeError>;
+    type Item = Result<PerfObjectType<'a>, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done || self.remaining == 0 || self.pos >= self.r.end() {
             return None;
         }
         self.remaining -= 1;
-        match ObjectType::parse(&self.r, self.pos) {
+        match PerfObjectType::parse(&self.r, self.pos) {
             Ok(o) => {
                 // `parse` checked that pos + TotalByteLength lies inside the block.
                 self.pos = o.r.end();
@@ -319,13 +319,13 @@ impl std::iter::FusedIterator for Objects<'_> {}
 
 /// A validated view of a `PERF_OBJECT_TYPE` and everything that belongs to it.
 #[derive(Clone, Copy, Debug)]
-pub struct ObjectType<'a> {
+pub struct PerfObjectType<'a> {
     /// The object's `TotalByteLength` bytes.
     r: Reader<'a>,
     header: &'a [u8; OT::LEN],
 }
 
-impl<'a> ObjectType<'a> {
+impl<'a> PerfObjectType<'a> {
     fn parse(block: &Reader<'a>, pos: usize) -> Result<Self, DecodeError> {
         let err = |kind| DecodeError::new(OBJECT_TYPE, pos, kind);
         const HEADER: Bound = Bound::Fixed {
@@ -404,7 +404,7 @@ impl<'a> ObjectType<'a> {
                 rule: "neither a count nor one of the special values -1, -2, -3",
             }));
         }
-        Ok(ObjectType { r, header })
+        Ok(PerfObjectType { r, header })
     }
 
     /// Absolute offset of this object in the buffer.
@@ -526,14 +526,14 @@ impl<'a> ObjectType<'a> {
 
     /// The single counter block of a single-instance object (`NumInstances` = −1), at
     /// `DefinitionLength`; `None` for every other `NumInstances` (0, −2 and −3 carry no counter block).
-    pub fn counter_block(&self) -> Result<Option<CounterBlock<'a>>, DecodeError> {
+    pub fn counter_block(&self) -> Result<Option<PerfCounterBlock<'a>>, DecodeError> {
         if self.num_instances() != PERF_NO_INSTANCES {
             return Ok(None);
         }
         if self.total_byte_length() <= self.definition_length() {
             return Err(self.no_room_for_counter_block());
         }
-        CounterBlock::parse(self, self.first_after_definitions()).map(Some)
+        PerfCounterBlock::parse(self, self.first_after_definitions()).map(Some)
     }
 
     /// A single-instance object whose `TotalByteLength` leaves no room for its counter block.
@@ -574,10 +574,10 @@ impl<'a> ObjectType<'a> {
         Ok(object)
     }
 
-    /// [`ObjectType::to_object`], with the instances of a multi-instance object left out of the
+    /// [`PerfObjectType::to_object`], with the instances of a multi-instance object left out of the
     /// object (an empty list) and returned as read, for the caller to name.
     fn owned(&self) -> Result<(snapshot::Object, Option<ReadInstances>), DecodeError> {
-        let defs: Vec<CounterDefinition<'a>> = self.counters().collect::<Result<_, _>>()?;
+        let defs: Vec<PerfCounterDefinition<'a>> = self.counters().collect::<Result<_, _>>()?;
         let counters = owned_definitions(&defs);
         let mut read = None;
         let data = match self.num_instances() {
@@ -623,7 +623,10 @@ impl<'a> ObjectType<'a> {
     }
 
     /// Every instance's raw name and values, into one buffer each.
-    fn read_instances(&self, defs: &[CounterDefinition<'a>]) -> Result<ReadInstances, DecodeError> {
+    fn read_instances(
+        &self,
+        defs: &[PerfCounterDefinition<'a>],
+    ) -> Result<ReadInstances, DecodeError> {
         let layout = ValueLayout::new(defs);
         let count = self.instances().size_hint().1.unwrap_or(0);
         let mut read = ReadInstances {
@@ -681,15 +684,17 @@ impl ReadInstances {
 
 /// The owned definitions of an object's counters (names unset), bases linked by position.
 pub(crate) fn owned_definitions(
-    defs: &[CounterDefinition<'_>],
+    defs: &[PerfCounterDefinition<'_>],
 ) -> Vec<snapshot::CounterDefinition> {
-    let mut counters: Vec<snapshot::CounterDefinition> =
-        defs.iter().map(CounterDefinition::to_definition).collect();
+    let mut counters: Vec<snapshot::CounterDefinition> = defs
+        .iter()
+        .map(PerfCounterDefinition::to_definition)
+        .collect();
     snapshot::pair_bases_by_position(&mut counters);
     counters
 }
 
-/// Iterator over an object's counter definitions; see [`ObjectType::counters`].
+/// Iterator over an object's counter definitions; see [`PerfObjectType::counters`].
 #[derive(Clone, Debug)]
 pub struct Counters<'a> {
     /// The object's bytes up to `DefinitionLength`.
@@ -700,7 +705,7 @@ pub struct Counters<'a> {
 }
 
 impl<'a> Iterator for Counters<'a> {
-    type Item = Result<CounterDefinition<'a>, DecodeError>;
+    type Item = Result<PerfCounterDefinition<'a>, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done || self.remaining == 0 {
@@ -745,7 +750,7 @@ impl<'a> Iterator for Counters<'a> {
                     })
                 })?;
             self.pos = next;
-            Ok(CounterDefinition {
+            Ok(PerfCounterDefinition {
                 header,
                 offset: pos,
                 endian,
@@ -764,7 +769,7 @@ impl std::iter::FusedIterator for Counters<'_> {}
 
 /// A validated view of a `PERF_COUNTER_DEFINITION`.
 #[derive(Clone, Copy, Debug)]
-pub struct CounterDefinition<'a> {
+pub struct PerfCounterDefinition<'a> {
     header: &'a [u8; CD::LEN],
     offset: usize,
     endian: Endian,
@@ -772,7 +777,7 @@ pub struct CounterDefinition<'a> {
     value_size: u32,
 }
 
-impl CounterDefinition<'_> {
+impl PerfCounterDefinition<'_> {
     /// Absolute offset of this definition in the buffer.
     pub fn buffer_offset(&self) -> usize {
         self.offset
@@ -846,24 +851,24 @@ impl CounterDefinition<'_> {
     }
 }
 
-/// Iterator over an object's instances; see [`ObjectType::instances`].
+/// Iterator over an object's instances; see [`PerfObjectType::instances`].
 #[derive(Clone, Debug)]
 pub struct Instances<'a> {
-    object: ObjectType<'a>,
+    object: PerfObjectType<'a>,
     pos: usize,
     remaining: u32,
     done: bool,
 }
 
 impl<'a> Iterator for Instances<'a> {
-    type Item = Result<InstanceDefinition<'a>, DecodeError>;
+    type Item = Result<PerfInstanceDefinition<'a>, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done || self.remaining == 0 {
             return None;
         }
         self.remaining -= 1;
-        let result = InstanceDefinition::parse(&self.object, self.pos);
+        let result = PerfInstanceDefinition::parse(&self.object, self.pos);
         match &result {
             Ok(inst) => {
                 // Both lengths were checked to lie inside the object.
@@ -888,16 +893,16 @@ impl std::iter::FusedIterator for Instances<'_> {}
 
 /// A validated view of a `PERF_INSTANCE_DEFINITION` with its counter block.
 #[derive(Clone, Copy, Debug)]
-pub struct InstanceDefinition<'a> {
+pub struct PerfInstanceDefinition<'a> {
     header: &'a [u8; ID::LEN],
     /// The instance's `ByteLength` bytes.
     r: Reader<'a>,
     code_page: u32,
-    block: CounterBlock<'a>,
+    block: PerfCounterBlock<'a>,
 }
 
-impl<'a> InstanceDefinition<'a> {
-    fn parse(object: &ObjectType<'a>, pos: usize) -> Result<Self, DecodeError> {
+impl<'a> PerfInstanceDefinition<'a> {
+    fn parse(object: &PerfObjectType<'a>, pos: usize) -> Result<Self, DecodeError> {
         let err = |kind| DecodeError::new(INSTANCE_DEFINITION, pos, kind);
         const HEADER: Bound = Bound::Fixed {
             size: ID::LEN as u64,
@@ -952,8 +957,8 @@ impl<'a> InstanceDefinition<'a> {
                 }));
             }
         }
-        let block = CounterBlock::parse(object, r.end())?;
-        Ok(InstanceDefinition {
+        let block = PerfCounterBlock::parse(object, r.end())?;
+        Ok(PerfInstanceDefinition {
             header,
             r,
             code_page: object.code_page(),
@@ -1019,14 +1024,14 @@ impl<'a> InstanceDefinition<'a> {
         Ok(name)
     }
 
-    /// [`InstanceDefinition::name`] into `out`, which is cleared first: a walk over many instances
+    /// [`PerfInstanceDefinition::name`] into `out`, which is cleared first: a walk over many instances
     /// decodes every name into one reused buffer.
     pub fn name_into(&self, out: &mut String) -> Result<(), DecodeError> {
         out.clear();
         self.push_name(out)
     }
 
-    /// [`InstanceDefinition::name`] appended to `out`.
+    /// [`PerfInstanceDefinition::name`] appended to `out`.
     fn push_name(&self, out: &mut String) -> Result<(), DecodeError> {
         push_instance_name(
             self.name_bytes(),
@@ -1038,13 +1043,13 @@ impl<'a> InstanceDefinition<'a> {
     }
 
     /// The instance's counter block.
-    pub fn counter_block(&self) -> CounterBlock<'a> {
+    pub fn counter_block(&self) -> PerfCounterBlock<'a> {
         self.block
     }
 }
 
 /// Decodes the name bytes of an instance (at `offset` in the buffer, for errors) of an object
-/// whose `CodePage` is `code_page` into `out`, cleared first; see [`InstanceDefinition::name`].
+/// whose `CodePage` is `code_page` into `out`, cleared first; see [`PerfInstanceDefinition::name`].
 pub(crate) fn instance_name_into(
     bytes: &[u8],
     endian: Endian,
@@ -1089,17 +1094,17 @@ pub(crate) fn push_instance_name(
 
 /// A validated view of a `PERF_COUNTER_BLOCK`: `ByteLength` bytes starting with that field.
 #[derive(Clone, Copy, Debug)]
-pub struct CounterBlock<'a> {
+pub struct PerfCounterBlock<'a> {
     /// The block's `ByteLength` bytes.
     r: Reader<'a>,
 }
 
-impl<'a> CounterBlock<'a> {
-    // Inlined into `InstanceDefinition::parse`: called, it returned its `Result` through memory in
+impl<'a> PerfCounterBlock<'a> {
+    // Inlined into `PerfInstanceDefinition::parse`: called, it returned its `Result` through memory in
     // separate stores that the caller read back in one wider load, a store-to-load forwarding stall
     // for every instance (30 % of walking the instances in a profile of the `v1_global` snapshot).
     #[inline(always)]
-    fn parse(object: &ObjectType<'a>, pos: usize) -> Result<Self, DecodeError> {
+    fn parse(object: &PerfObjectType<'a>, pos: usize) -> Result<Self, DecodeError> {
         let err = |kind| DecodeError::new(COUNTER_BLOCK, pos, kind);
         let len = object
             .r
@@ -1128,7 +1133,7 @@ impl<'a> CounterBlock<'a> {
                 limit: left_in(&object.r, pos, "object"),
             })
         })?;
-        Ok(CounterBlock { r })
+        Ok(PerfCounterBlock { r })
     }
 
     /// Absolute offset of this block in the buffer.
@@ -1149,11 +1154,11 @@ impl<'a> CounterBlock<'a> {
     /// The value of `def`: `CounterSize` bytes at `CounterOffset`. Sizes 4 and 8 are read as integers in
     /// the block's byte order; any other size is returned as bytes.
     #[inline]
-    pub fn value(&self, def: &CounterDefinition<'_>) -> Result<RawValue<'a>, DecodeError> {
+    pub fn value(&self, def: &PerfCounterDefinition<'_>) -> Result<RawValue<'a>, DecodeError> {
         self.value_at(def.value_offset, def.value_size)
     }
 
-    /// The `size` bytes at `offset` of the block, like [`CounterBlock::value`].
+    /// The `size` bytes at `offset` of the block, like [`PerfCounterBlock::value`].
     #[inline]
     pub fn value_at(&self, offset: u32, size: u32) -> Result<RawValue<'a>, DecodeError> {
         let bytes = self
@@ -1184,7 +1189,7 @@ impl<'a> CounterBlock<'a> {
     }
 
     /// The owned values of every definition, in definition order.
-    pub fn values(&self, defs: &[CounterDefinition<'_>]) -> Result<Vec<Value>, DecodeError> {
+    pub fn values(&self, defs: &[PerfCounterDefinition<'_>]) -> Result<Vec<Value>, DecodeError> {
         let mut values = Vec::with_capacity(defs.len());
         for d in defs {
             values.push(self.value(d)?.to_value());
@@ -1194,7 +1199,7 @@ impl<'a> CounterBlock<'a> {
 
     /// Every value of `layout`'s definitions, in definition order, the block checked once: when it
     /// holds the layout's furthest value, each value is read without a check of its own; otherwise
-    /// the error is [`CounterBlock::value`]'s for the first definition outside the block.
+    /// the error is [`PerfCounterBlock::value`]'s for the first definition outside the block.
     #[inline]
     pub fn values_of<'l>(
         &self,
@@ -1216,17 +1221,17 @@ impl<'a> CounterBlock<'a> {
 
 /// The counter definitions of an object, prepared to read the values of all its counter blocks:
 /// each definition's `CounterOffset` and `CounterSize`, and the end of the furthest value, so one
-/// comparison per block checks every value ([`CounterBlock::values_of`]).
+/// comparison per block checks every value ([`PerfCounterBlock::values_of`]).
 #[derive(Clone, Debug)]
 pub struct ValueLayout<'a> {
-    defs: Vec<CounterDefinition<'a>>,
+    defs: Vec<PerfCounterDefinition<'a>>,
     fields: Vec<(usize, usize)>,
     end: usize,
 }
 
 impl<'a> ValueLayout<'a> {
-    /// The layout of these definitions (an object's, from [`ObjectType::counters`]).
-    pub fn new(defs: &[CounterDefinition<'a>]) -> Self {
+    /// The layout of these definitions (an object's, from [`PerfObjectType::counters`]).
+    pub fn new(defs: &[PerfCounterDefinition<'a>]) -> Self {
         let fields: Vec<(usize, usize)> = defs
             .iter()
             .map(|d| (to_usize(d.value_offset), to_usize(d.value_size)))
@@ -1244,13 +1249,13 @@ impl<'a> ValueLayout<'a> {
     }
 
     /// The definitions, in order.
-    pub fn definitions(&self) -> &[CounterDefinition<'a>] {
+    pub fn definitions(&self) -> &[PerfCounterDefinition<'a>] {
         &self.defs
     }
 }
 
 impl ValueLayout<'_> {
-    /// The values of a counter block's bytes (checked by [`CounterBlock::values_of`] to hold every
+    /// The values of a counter block's bytes (checked by [`PerfCounterBlock::values_of`] to hold every
     /// value of this layout), for [`snapshot::RawPacker`] with the fields of [`ValueLayout::field`].
     pub(crate) fn values_in<'b>(&self, bytes: &'b [u8]) -> BlockValues<'b> {
         BlockValues { bytes }
@@ -1352,7 +1357,7 @@ impl snapshot::RawValues for BlockValues<'_> {
     }
 }
 
-/// The values of one counter block in definition order; see [`CounterBlock::values_of`].
+/// The values of one counter block in definition order; see [`PerfCounterBlock::values_of`].
 #[derive(Clone, Debug)]
 pub struct LayoutValues<'a, 'l> {
     /// The block's bytes, checked to hold every value.
@@ -1363,7 +1368,7 @@ pub struct LayoutValues<'a, 'l> {
 
 impl<'a, 'l> LayoutValues<'a, 'l> {
     /// The value of `size` bytes at `offset`, checked to lie in the block by
-    /// [`CounterBlock::values_of`].
+    /// [`PerfCounterBlock::values_of`].
     #[inline]
     fn read(&self, offset: usize, size: usize) -> RawValue<'a> {
         field_value(self.bytes, self.endian, offset, size)

@@ -1,8 +1,8 @@
 //! V1 performance data blocks (`PERF_DATA_BLOCK`), as returned by
 //! `RegQueryValueEx(HKEY_PERFORMANCE_DATA, …)`.
 //!
-//! * [`PerfDataBlock::parse`] validates the header and gives zero-copy views ([`ObjectType`],
-//!   [`CounterDefinition`], [`InstanceDefinition`], [`CounterBlock`]) that borrow the buffer; every view
+//! * [`PerfDataBlock::parse`] validates the header and gives zero-copy views ([`PerfObjectType`],
+//!   [`PerfCounterDefinition`], [`PerfInstanceDefinition`], [`PerfCounterBlock`]) that borrow the buffer; every view
 //!   checks its bounds when created and every walk is bounded by the bytes that remain, so hostile data
 //!   yields a [`DecodeError`] naming the structure and byte offset, never a panic or an endless loop.
 //! * [`PerfDataBlock::to_snapshot`] converts a block into the owned [`Snapshot`](crate::snapshot::Snapshot),
@@ -40,11 +40,11 @@ pub use crate::format::Endian;
 pub use crate::format::{DecodeError, EncodeError};
 pub(crate) use decode::{instance_name_into, owned_definitions, BlockField, BlockValues};
 pub use decode::{
-    CounterBlock, CounterDefinition, Counters, InstanceDefinition, Instances, LayoutValues,
-    ObjectType, Objects, PerfDataBlock, RawValue, ValueLayout, COUNTER_BLOCK_LEN,
-    COUNTER_DEFINITION_LEN, DATA_BLOCK_LEN, INSTANCE_DEFINITION_LEN, OBJECT_TYPE_LEN,
-    PERF_METADATA_MULTIPLE_INSTANCES, PERF_METADATA_NO_INSTANCES, PERF_NO_INSTANCES,
-    PERF_NO_UNIQUE_ID,
+    Counters, Instances, LayoutValues, Objects, PerfCounterBlock, PerfCounterDefinition,
+    PerfDataBlock, PerfInstanceDefinition, PerfObjectType, RawValue, ValueLayout,
+    COUNTER_BLOCK_LEN, COUNTER_DEFINITION_LEN, DATA_BLOCK_LEN, INSTANCE_DEFINITION_LEN,
+    OBJECT_TYPE_LEN, PERF_METADATA_MULTIPLE_INSTANCES, PERF_METADATA_NO_INSTANCES,
+    PERF_NO_INSTANCES, PERF_NO_UNIQUE_ID,
 };
 pub use encode::{encode, encode_with, layout_counter_block, EncodeOptions};
 pub(crate) use naming::parent_name;

@@ -33,7 +33,7 @@ pub struct BlockStatus {
 
 /// The result of [`to_snapshot`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Conversion {
+pub struct ConvertedSnapshot {
     /// The snapshot: one object per counterset that returned data.
     pub snapshot: Snapshot,
     /// The blocks that returned an error instead of data, in block order.
@@ -354,13 +354,13 @@ impl<'r> Acc<'r> {
 ///   `i`; the first such specification is used);
 /// * `registrations`: the registration of every counterset that has data.
 ///
-/// Error blocks are skipped and returned in [`Conversion::errors`]. The snapshot's `system_name` is
+/// Error blocks are skipped and returned in [`ConvertedSnapshot::errors`]. The snapshot's `system_name` is
 /// empty (V2 data does not carry it).
 pub fn to_snapshot(
     data: &DataHeader<'_>,
     specs: &[CounterSpec],
     registrations: &[CounterSetRegistration],
-) -> Result<Conversion, ConvertError> {
+) -> Result<ConvertedSnapshot, ConvertError> {
     let mut accs: Vec<Acc<'_>> = Vec::new();
     let mut errors = Vec::new();
     for header in data.counters() {
@@ -442,5 +442,5 @@ pub fn to_snapshot(
         perf_time_100ns: clock.perf_time_100ns,
         objects: accs.into_iter().map(|a| a.into_object(clock)).collect(),
     };
-    Ok(Conversion { snapshot, errors })
+    Ok(ConvertedSnapshot { snapshot, errors })
 }

@@ -3,7 +3,7 @@
 //! Zero-copy decoders borrow the result buffer of a PerfLib consumer call and check every size and
 //! offset before reading; malformed data is a [`DecodeError`] naming the structure and the absolute
 //! byte offset. Owned models ([`QueryData`], [`CounterSetRegistration`], [`CounterSpec`],
-//! [`InstanceEntry`]) encode back to the same bytes Windows produces (8-byte-aligned blocks), and
+//! [`InstanceListEntry`]) encode back to the same bytes Windows produces (8-byte-aligned blocks), and
 //! [`to_snapshot`] turns a query result into the crate's [`Snapshot`](crate::snapshot::Snapshot).
 //!
 //! | call / request code | decoder | model / encoder |
@@ -11,7 +11,7 @@
 //! | `PerfQueryCounterData` | [`DataHeader`] | [`QueryData`] |
 //! | `PerfQueryCounterInfo` | [`CounterIdentifiers`] | [`CounterSpec`] |
 //! | `PerfEnumerateCounterSet` | [`GuidList`] | [`encode_guid_list`] |
-//! | `PerfEnumerateCounterSetInstances` | [`InstanceList`] | [`InstanceEntry`], [`encode_instance_list`] |
+//! | `PerfEnumerateCounterSetInstances` | [`InstanceList`] | [`InstanceListEntry`], [`encode_instance_list`] |
 //! | `PERF_REG_COUNTERSET_STRUCT` | [`CounterSetRegInfo`] | [`CounterSetRegistration::encode_struct`] |
 //! | `PERF_REG_COUNTER_STRUCT` | [`CounterRegInfo::parse`] | [`CounterRegInfo::to_bytes`] |
 //! | `PERF_REG_COUNTER_NAME_STRINGS`, `_HELP_STRINGS`, `_ENGLISH_NAMES` | [`StringBuffer`] | [`encode_string_buffer`] |
@@ -30,7 +30,7 @@ mod model;
 mod reg;
 
 pub use crate::format::{DecodeError, EncodeError, ErrorKind, Utf16Str};
-pub use convert::{to_snapshot, BlockStatus, Conversion, ConvertError};
+pub use convert::{to_snapshot, BlockStatus, ConvertError, ConvertedSnapshot};
 pub use data::{
     CounterBlock, CounterData, CounterDataIter, CounterDataList, CounterHeader, CounterHeaders,
     DataHeader, InstanceBlock, InstanceBlocks, InstanceHeader, MultiCounters, MultiInstances,
@@ -46,7 +46,7 @@ pub use lists::{
 pub use model::{
     decode_guid_list, decode_instance_list, decode_string_buffer, encode_guid, encode_guid_list,
     encode_instance_list, encode_string, encode_string_buffer, BlockData, CounterRegistration,
-    CounterSetRegistration, CounterSpec, EncodedRegistration, InstanceData, InstanceEntry,
+    CounterSetRegistration, CounterSpec, EncodedRegistration, InstanceData, InstanceListEntry,
     QueryBlock, QueryData, RegistrationBuffers,
 };
 

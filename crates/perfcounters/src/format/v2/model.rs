@@ -559,7 +559,7 @@ pub fn decode_string_buffer(buf: &[u8]) -> Result<Vec<(u32, Option<String>)>, De
 
 /// One entry of a `PerfEnumerateCounterSetInstances` result.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct InstanceEntry {
+pub struct InstanceListEntry {
     /// `InstanceId`.
     pub id: u32,
     /// The instance name.
@@ -567,7 +567,7 @@ pub struct InstanceEntry {
 }
 
 /// Encodes a `PerfEnumerateCounterSetInstances` result.
-pub fn encode_instance_list(instances: &[InstanceEntry]) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_instance_list(instances: &[InstanceListEntry]) -> Result<Vec<u8>, EncodeError> {
     let mut w = Writer::default();
     for i in instances {
         write_instance_header(&mut w, i.id, &i.name)?;
@@ -576,11 +576,11 @@ pub fn encode_instance_list(instances: &[InstanceEntry]) -> Result<Vec<u8>, Enco
 }
 
 /// Decodes a `PerfEnumerateCounterSetInstances` result.
-pub fn decode_instance_list(buf: &[u8]) -> Result<Vec<InstanceEntry>, DecodeError> {
+pub fn decode_instance_list(buf: &[u8]) -> Result<Vec<InstanceListEntry>, DecodeError> {
     InstanceList::new(buf)
         .iter()
         .map(|h| {
-            h.map(|h| InstanceEntry {
+            h.map(|h| InstanceListEntry {
                 id: h.instance_id(),
                 name: h.name().to_string_lossy(),
             })

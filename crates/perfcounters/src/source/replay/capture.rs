@@ -7,7 +7,9 @@ use crate::format::capture::{
     counters_path, registration_path, sample_path, Capture, CaptureError, NameKind,
 };
 use crate::format::v1::PerfDataBlock;
-use crate::format::v2::{to_snapshot, Conversion, CounterSetRegistration, CounterSpec, DataHeader};
+use crate::format::v2::{
+    to_snapshot, ConvertedSnapshot, CounterSetRegistration, CounterSpec, DataHeader,
+};
 use crate::names::{parse_multi_sz, NameTable};
 use crate::snapshot::Snapshot;
 use crate::source::snapshots::{combine, counterset_info};
@@ -33,7 +35,7 @@ pub struct SampleSnapshots {
     pub v1: Option<Snapshot>,
     /// The V2 block converted with the registrations (names from them), and the blocks that carried
     /// an error status, if the sample has one.
-    pub v2: Option<Conversion>,
+    pub v2: Option<ConvertedSnapshot>,
 }
 
 /// A [`Capture`] decoded for replay: its samples as snapshots.

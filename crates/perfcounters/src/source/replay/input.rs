@@ -488,7 +488,7 @@ impl std::error::Error for ReplayError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::blg::encode::{BlgWriter, EncodeOptions};
+    use crate::format::blg::encode::{BlgEncodeOptions, BlgWriter};
     use crate::format::capture::Capture;
 
     /// A fresh directory for one test.
@@ -515,11 +515,14 @@ mod tests {
         std::fs::write(dir.join("c.dat"), CSV).unwrap();
         std::fs::write(dir.join("logs.db"), b"SQLite format 3\0").unwrap();
         std::fs::write(dir.join("log.parquet"), b"PAR1").unwrap();
-        let blg = BlgWriter::new(std::io::Cursor::new(Vec::new()), EncodeOptions::default())
-            .unwrap()
-            .finish()
-            .unwrap()
-            .into_inner();
+        let blg = BlgWriter::new(
+            std::io::Cursor::new(Vec::new()),
+            BlgEncodeOptions::default(),
+        )
+        .unwrap()
+        .finish()
+        .unwrap()
+        .into_inner();
         std::fs::write(dir.join("log.bin"), blg).unwrap();
         std::fs::write(dir.join("1.blk"), b"PERF").unwrap();
         std::fs::write(dir.join("2.blk"), b"").unwrap();

@@ -11,8 +11,8 @@ use crate::format::v1::encode;
 use crate::format::v2::Guid;
 use crate::format::v2::{
     encode_guid_list, encode_instance_list, BlockData, CounterRegistration, CounterSetRegistration,
-    CounterSpec, InstanceData, InstanceEntry, QueryBlock, QueryData, PERF_ATTRIB_NO_DISPLAYABLE,
-    PERF_COUNTERSET_MULTI_INSTANCES, PERF_REG_COUNTERSET_ENGLISH_NAME,
+    CounterSpec, InstanceData, InstanceListEntry, QueryBlock, QueryData,
+    PERF_ATTRIB_NO_DISPLAYABLE, PERF_COUNTERSET_MULTI_INSTANCES, PERF_REG_COUNTERSET_ENGLISH_NAME,
     PERF_REG_COUNTERSET_HELP_STRING, PERF_REG_COUNTERSET_STRUCT, PERF_REG_COUNTER_ENGLISH_NAMES,
     PERF_REG_COUNTER_HELP_STRINGS,
 };
@@ -458,11 +458,11 @@ impl PerfLibApi for FakePerfLib {
 
     fn enumerate_instances(&mut self, _set: Guid, buf: &mut [u8]) -> Filled {
         let list = encode_instance_list(&[
-            InstanceEntry {
+            InstanceListEntry {
                 id: 0,
                 name: "0,0".into(),
             },
-            InstanceEntry {
+            InstanceListEntry {
                 id: 1,
                 name: "_Total".into(),
             },
