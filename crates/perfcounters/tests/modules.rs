@@ -983,4 +983,3 @@ fn paths_are_read_from_use_trees_and_code() {
     assert!(module_of(Path::new("lib.rs")).is_empty());
     assert!(module_of(Path::new("main.rs")).is_empty());
 }
-

@@ -3,7 +3,8 @@
 //! One thread reads the text after the header line and cuts it into chunks of about
 //! [`CHUNK_BYTES`] at record boundaries; worker threads (as many as the machine has cores) parse
 //! the chunks with the `csv` crate and [`RowParser`], exactly as the single-threaded reader parses
-//! each record; the reading thread takes the parsed chunks back in order.
+//! each record; the reading thread takes the parsed chunks back in order (the log's ordered
+//! worker pool, `pool`).
 //!
 //! A boundary is found by following the quotes from the start of a record ([`split_point`]). Quote
 //! parity tells where a record ends only where every quote opens or closes a quoted cell: a quote
@@ -13,13 +14,13 @@
 //! Windows never contain one.
 
 use std::io::{Cursor, Read};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use super::error::LogError;
 use super::model::{transpose, LogTime};
 use super::pdh_csv_row::{csv_error, csv_reader, RowParser, Tracked};
+use super::pool::{self, Collector, Feeder, WorkerStopped};
 
 /// The size of a chunk of text parsed by one worker (a record longer than that makes a longer one).
 pub(crate) const CHUNK_BYTES: usize = 1 << 20;
@@ -313,8 +314,9 @@ enum Job {
 #[derive(Debug)]
 pub(crate) struct Pipeline {
     /// Worker `i` parses chunks `i`, `i + n`, `i + 2n` …
-    outputs: Vec<Receiver<Rows>>,
-    turn: usize,
+    parsed: Collector<Rows>,
+    /// Where an error of the pool is reported.
+    source: String,
     /// The workers and the cutting thread, joined when the pipeline is dropped.
     threads: Vec<JoinHandle<()>>,
 }
@@ -332,15 +334,12 @@ impl Pipeline {
         chunk_bytes: usize,
         by_column: bool,
     ) -> Self {
-        let mut jobs = Vec::with_capacity(workers);
-        let mut outputs = Vec::with_capacity(workers);
-        let mut threads = Vec::with_capacity(workers + 1);
-        for _ in 0..workers.max(1) {
-            let (job_tx, job_rx) = sync_channel::<Job>(1);
-            let (out_tx, out_rx) = sync_channel::<Rows>(1);
+        let (mut jobs, parsed, ends) = pool::ordered::<Job, Rows>(workers);
+        let mut threads = Vec::with_capacity(ends.len() + 1);
+        for worker in ends {
             let parser = Arc::clone(&parser);
             threads.push(std::thread::spawn(move || {
-                for job in job_rx {
+                worker.run(|job| {
                     let mut rows = match job {
                         Job::Text(chunk, lines) => parse_chunk(&parser, &chunk, lines),
                         Job::Parsed(rows) => rows,
@@ -348,29 +347,30 @@ impl Pipeline {
                     if by_column {
                         rows.lay_out_by_column(parser.width());
                     }
-                    if out_tx.send(rows).is_err() {
-                        return;
-                    }
-                }
+                    rows
+                });
             }));
-            jobs.push(job_tx);
-            outputs.push(out_rx);
         }
+        let source = parser.source.clone();
         threads.push(std::thread::spawn(move || {
-            cut(&parser, first, text, lines, &jobs, chunk_bytes)
+            cut(&parser, first, text, lines, &mut jobs, chunk_bytes)
         }));
         Pipeline {
-            outputs,
-            turn: 0,
+            parsed,
+            source,
             threads,
         }
     }
 
     /// The next parsed rows, `None` at the end.
     pub(crate) fn next(&mut self) -> Option<Rows> {
-        let rows = self.outputs.get(self.turn)?.recv().ok()?;
-        self.turn = (self.turn + 1) % self.outputs.len();
-        Some(rows)
+        match self.parsed.next() {
+            Ok(rows) => rows,
+            Err(WorkerStopped) => Some(Rows {
+                error: Some(LogError::internal(&self.source, "a parsing thread stopped")),
+                ..Rows::default()
+            }),
+        }
     }
 }
 
@@ -380,7 +380,7 @@ impl Drop for Pipeline {
     /// gone, so a reader dropped before the end leaves no thread behind (over a stream whose
     /// read blocks, the drop waits for that read to return).
     fn drop(&mut self) {
-        self.outputs.clear();
+        self.parsed.close();
         for thread in self.threads.drain(..) {
             // A panic of a thread is of no use once the reader is gone.
             let _ = thread.join();
@@ -394,17 +394,10 @@ fn cut(
     mut buf: Vec<u8>,
     mut text: Box<dyn Read + Send>,
     mut lines: u64,
-    jobs: &[SyncSender<Job>],
+    jobs: &mut Feeder<Job>,
     chunk_bytes: usize,
 ) {
-    let mut turn = 0usize;
-    let mut send = |job: Job| -> bool {
-        let Some(tx) = jobs.get(turn) else {
-            return false;
-        };
-        turn = (turn + 1) % jobs.len();
-        tx.send(job).is_ok()
-    };
+    let mut send = |job: Job| jobs.send(job);
     let mut want = chunk_bytes;
     let mut eof = false;
     loop {

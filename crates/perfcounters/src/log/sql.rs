@@ -882,6 +882,10 @@ impl SqlLogReader {
         Ok(reader)
     }
 
+    /// Starts the reading thread. It is one thread, not the logs' ordered worker pool
+    /// (`log::pool`): the rows come from one SQLite statement stepped in `RecordIndex` order on
+    /// one connection, so there are no items to map on several threads, only a stream to hand
+    /// over in bounded batches.
     fn start(&mut self) {
         let (tx, rx) = sync_channel::<Result<Batch, RowsError>>(4);
         let path = self.path.clone();

@@ -3,6 +3,7 @@
 use crate::log::error::LogError;
 use crate::log::handover::RecordBatch;
 use crate::log::model::{LogReader, LogWriter, Record, RecordEncoder, ValueRows};
+use crate::log::pool::{self, Collector};
 
 /// Copies every record of `reader` into `writer` (header, records, finish). Returns the number of
 /// records written.
@@ -147,7 +148,8 @@ trait Work: Default + Send {
 }
 
 /// Encodes the batches `pending` (in order, the last one with more records possibly to follow)
-/// and every further batch of `reader` on `options.encoders` threads, and writes them in order.
+/// and every further batch of `reader` on `options.encoders` threads (the log's ordered worker
+/// pool, `pool`), and writes them in order.
 ///
 /// This thread reads records into batches and hands batch i to encoder i mod n; it writes the
 /// encoded batches in their order as they come back, with at most two batches per encoder under
@@ -160,60 +162,40 @@ fn encode_in_order<W: Work>(
     options: &CopyOptions,
     pending: Vec<W>,
 ) -> Result<u64, LogError> {
+    let stopped = || LogError::internal("copy", "an encoder stopped");
     std::thread::scope(|scope| {
-        let mut to_workers = Vec::with_capacity(options.encoders);
-        let mut from_workers = Vec::with_capacity(options.encoders);
-        for _ in 0..options.encoders {
-            let (batch_tx, batch_rx) = std::sync::mpsc::channel::<W>();
-            let (done_tx, done_rx) = std::sync::mpsc::channel::<(W, Result<(), LogError>)>();
+        let (mut batches, mut encoded, ends) =
+            pool::ordered::<W, (W, Result<(), LogError>)>(options.encoders);
+        let limit = 2 * ends.len();
+        for worker in ends {
             scope.spawn(move || {
-                while let Ok(mut batch) = batch_rx.recv() {
+                worker.run(|mut batch: W| {
                     let r = batch.encode(encoder);
-                    if done_tx.send((batch, r)).is_err() {
-                        break;
-                    }
-                }
+                    (batch, r)
+                });
             });
-            to_workers.push(batch_tx);
-            from_workers.push(done_rx);
         }
-        let workers = to_workers.len();
         let mut written = 0u64;
-        let (mut sent, mut received) = (0usize, 0usize);
         let mut spare: Vec<W> = Vec::new();
         let mut failure = None;
         // The oldest batch under way, written when it comes back; its buffers are reused.
-        let mut write_oldest = |received: &mut usize, spare: &mut Vec<W>| -> Result<(), LogError> {
-            let rx = from_workers
-                .get(*received % workers)
-                .ok_or_else(|| LogError::internal("copy", "no encoder"))?;
-            let (batch, r) = rx
-                .recv()
-                .map_err(|_| LogError::internal("copy", "an encoder stopped"))?;
-            *received += 1;
+        let mut write_oldest = |encoded: &mut Collector<_>, spare: &mut Vec<W>| {
+            let (batch, r): (W, _) = encoded.next().map_err(|_| stopped())?.ok_or_else(stopped)?;
             // The records before an encoding error are written, as on one thread.
             writer.write_encoded(batch.bytes())?;
             r?;
             written += batch.len() as u64;
             spare.push(batch);
-            Ok(())
-        };
-        let send = |batch: W, sent: &mut usize| -> Result<(), LogError> {
-            if let Some(tx) = to_workers.get(*sent % workers) {
-                tx.send(batch)
-                    .map_err(|_| LogError::internal("copy", "an encoder stopped"))?;
-                *sent += 1;
-            }
-            Ok(())
+            Ok::<(), LogError>(())
         };
         for batch in pending {
-            if batch.len() > 0 {
-                send(batch, &mut sent)?;
+            if batch.len() > 0 && !batches.send(batch) {
+                return Err(stopped());
             }
         }
         loop {
-            if sent - received >= 2 * workers {
-                write_oldest(&mut received, &mut spare)?;
+            if encoded.in_flight() >= limit {
+                write_oldest(&mut encoded, &mut spare)?;
             }
             let mut batch = spare.pop().unwrap_or_default();
             let more = match batch.fill(reader, options.batch_cells) {
@@ -223,15 +205,16 @@ fn encode_in_order<W: Work>(
                     false
                 }
             };
-            if batch.len() > 0 {
-                send(batch, &mut sent)?;
+            if batch.len() > 0 && !batches.send(batch) {
+                return Err(stopped());
             }
             if !more {
                 break;
             }
         }
-        while received < sent {
-            write_oldest(&mut received, &mut spare)?;
+        drop(batches);
+        while encoded.in_flight() > 0 {
+            write_oldest(&mut encoded, &mut spare)?;
         }
         match failure {
             Some(e) => Err(e),
