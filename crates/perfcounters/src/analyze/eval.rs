@@ -197,22 +197,28 @@ pub fn analyze_pipeline(
         other => LogError::usage("(no input)", other.to_string()),
     };
     // The bounds are local times of the first log's zone, as the merge reads them: a UTC bound
-    // needs that zone first.
+    // needs that zone first (opening the inputs gives at least one log, or fails).
     let (begin, end) = (pipeline.begin_bound(), pipeline.end_bound());
-    if matches!(begin, Some(TimeBound::Utc(_))) || matches!(end, Some(TimeBound::Utc(_))) {
-        let inputs = pipeline.open_inputs(true).map_err(to_log_error)?;
-        if let Some(header) = inputs.readers.first().map(|r| r.header()) {
-            opts.begin = begin.map(|b| b.local(header));
-            opts.end = end.map(|b| b.local(header));
-        }
+    let utc = [begin, end]
+        .iter()
+        .any(|b| matches!(b, Some(TimeBound::Utc(_))));
+    let zoned = if utc {
+        Some(pipeline.open_inputs(true).map_err(to_log_error)?)
     } else {
-        opts.begin = begin.map(|b| match b {
-            TimeBound::Local(t) | TimeBound::Utc(t) => t,
-        });
-        opts.end = end.map(|b| match b {
-            TimeBound::Local(t) | TimeBound::Utc(t) => t,
-        });
-    }
+        None
+    };
+    let header = zoned
+        .as_ref()
+        .and_then(|inputs| inputs.readers.first())
+        .map(|r| r.header());
+    let local = |bound: TimeBound| match (header, bound) {
+        (Some(header), bound) => bound.local(header),
+        // No UTC bound, so no zone is needed.
+        (None, TimeBound::Local(t) | TimeBound::Utc(t)) => t,
+    };
+    opts.begin = begin.map(local);
+    opts.end = end.map(local);
+    drop(zoned);
     let mut logs = Vec::new();
     let mut warnings = Vec::new();
     let open = |pass: Pass| -> Result<Vec<Box<dyn LogReader>>, LogError> {

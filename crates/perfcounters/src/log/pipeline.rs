@@ -312,10 +312,11 @@ impl Pipeline {
         };
         let filter = self.relog_filter(merged.header())?;
         let source = merged.header().source.clone();
-        let unmatched = if self.require_match && !self.patterns.is_empty() {
-            self.unmatched(&merged.header().counters)
-        } else {
-            Vec::new()
+        let unmatched = match &filter.counters {
+            Some(counters) if self.require_match => {
+                self.unmatched(&merged.header().counters, counters)
+            }
+            _ => Vec::new(),
         };
         let reader = Filtered::new(merged, &filter)?;
         if reader.header().counters.is_empty() {
@@ -340,8 +341,9 @@ impl Pipeline {
         })
     }
 
-    /// Why each counter path selects no column of `columns`, with the log's close names.
-    fn unmatched(&self, columns: &[LogCounter]) -> Vec<Unmatched> {
+    /// Why each counter path selects no column of `columns` through `filter` (the pipeline's
+    /// counter filter: its patterns and name tables, borrowed), with the log's close names.
+    fn unmatched(&self, columns: &[LogCounter], filter: &CounterFilter) -> Vec<Unmatched> {
         let mut out = Vec::new();
         let mut objects: Vec<&str> = Vec::new();
         for c in columns {
@@ -351,11 +353,14 @@ impl Pipeline {
         }
         let english = NameTable::builtin_english();
         let foreign = !objects.is_empty() && objects.iter().all(|o| english.index_of(o).is_none());
-        let tables = self.names.for_matching();
-        for p in &self.patterns {
-            let Ok(pattern) = &p.path else { continue };
-            let one = CounterFilter::new(vec![pattern.clone()]).with_names(tables.clone());
-            if columns.iter().any(|c| one.matches(&c.path)) {
+        // The filter holds the patterns that parse, in order: all of them once `open` checked.
+        let matched = filter.matched_patterns(columns.iter().map(|c| &c.path));
+        let patterns = self
+            .patterns
+            .iter()
+            .filter_map(|p| Some((&p.text, p.path.as_ref().ok()?)));
+        for ((text, pattern), matched) in patterns.zip(matched) {
+            if matched {
                 continue;
             }
             let of_object: Vec<&LogCounter> = columns
@@ -398,7 +403,7 @@ impl Pipeline {
                 }
             };
             out.push(Unmatched {
-                path: p.text.clone(),
+                path: text.clone(),
                 reason,
             });
         }

@@ -38,23 +38,56 @@ impl CounterFilter {
 
     /// Whether the filter keeps the counter `path`.
     pub fn matches(&self, path: &CounterPath) -> bool {
-        if self.tables.is_empty() {
-            return self.patterns.iter().any(|p| {
-                p.selects(
-                    path,
-                    std::iter::once(path.object.as_str()),
-                    std::iter::once(path.counter.as_str()),
-                )
-            });
+        let aliases = self.aliases(path);
+        self.patterns
+            .iter()
+            .any(|p| Self::selects(p, path, aliases.as_ref()))
+    }
+
+    /// For each pattern, in order, whether it selects any of `paths`: the patterns left `false`
+    /// are those that select nothing. Each path's names are translated once, for every pattern.
+    pub(crate) fn matched_patterns<'a>(
+        &self,
+        paths: impl IntoIterator<Item = &'a CounterPath>,
+    ) -> Vec<bool> {
+        let mut matched = vec![false; self.patterns.len()];
+        for path in paths {
+            let aliases = self.aliases(path);
+            for (m, p) in matched.iter_mut().zip(&self.patterns) {
+                *m = *m || Self::selects(p, path, aliases.as_ref());
+            }
         }
-        let objects = crate::names::aliases(&self.tables, &path.object);
-        let counters = crate::names::aliases(&self.tables, &path.counter);
-        self.patterns.iter().any(|p| {
-            p.selects(
+        matched
+    }
+
+    /// The names `path`'s object and counter go by in the tables (none without tables).
+    fn aliases(&self, path: &CounterPath) -> Option<(Vec<String>, Vec<String>)> {
+        if self.tables.is_empty() {
+            return None;
+        }
+        Some((
+            crate::names::aliases(&self.tables, &path.object),
+            crate::names::aliases(&self.tables, &path.counter),
+        ))
+    }
+
+    /// Whether `pattern` selects `path`, by its own names or by `aliases`.
+    fn selects(
+        pattern: &CounterPath,
+        path: &CounterPath,
+        aliases: Option<&(Vec<String>, Vec<String>)>,
+    ) -> bool {
+        match aliases {
+            None => pattern.selects(
+                path,
+                std::iter::once(path.object.as_str()),
+                std::iter::once(path.counter.as_str()),
+            ),
+            Some((objects, counters)) => pattern.selects(
                 path,
                 objects.iter().map(String::as_str),
                 counters.iter().map(String::as_str),
-            )
-        })
+            ),
+        }
     }
 }
