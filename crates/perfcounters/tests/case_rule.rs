@@ -271,7 +271,10 @@ fn header(names: &[String]) -> LogHeader {
 }
 
 /// Rules naming `\ΣΣ(*)\Λ` (with `EXCLUDE INSTANCE="ΣΣ"`) and a utilization generated from
-/// `\ΣΣ(*)\Bytes` and `\ΣΣ(*)\Bandwidth`, against a log that names them in lower case.
+/// `\ΣΣ(*)\Bytes` and `\ΣΣ(*)\Bandwidth`, against a log that names them in lower case. (The
+/// generated code's index is `$k`: PowerShell's variable names ignore case, so a `$b` would be
+/// the collection `$B`; an instance without a bandwidth makes no series, and the series is named
+/// as PAL's network utilization names its own.)
 #[test]
 fn analysis_rules_match_names_in_another_case() {
     let rules_text = format!(
@@ -290,20 +293,25 @@ fn analysis_rules_match_names_in_another_case() {
         $U = @{{}}
         For ($i=0;$i -lt $B.Count;$i++)
         {{
+          $k = -1
           For ($a=0;$a -lt $W.Count;$a++)
           {{
             If ($B[$i].CounterInstance -eq $W[$a].CounterInstance)
             {{
-              $b = $a
+              $k = $a
             }}
           }}
-          $alValues = New-Object System.Collections.ArrayList
-          For ($v=0;$v -lt $B[$i].Value.Count;$v++)
+          If ($k -ge 0)
           {{
-            [int]$iUse = (([double]$B[$i].QuantizedAvg[$v] * 8) / [double]$W[$b].QuantizedAvg[$v]) * 100
-            [void] $alValues.Add($iUse)
+            $alValues = New-Object System.Collections.ArrayList
+            For ($v=0;$v -lt $B[$i].Value.Count;$v++)
+            {{
+              [int]$iUse = (([double]$B[$i].QuantizedAvg[$v] * 8) / [double]$W[$k].QuantizedAvg[$v]) * 100
+              [void] $alValues.Add($iUse)
+            }}
+            $sName = "\\$($B[$i].CounterComputer)\$($B[$i].CounterObject)($($B[$i].CounterInstance))\Use"
+            $U.Add($sName,$alValues)
           }}
-          $U.Add($B[$i].CounterPath,$alValues)
         }}
       ]]></CODE>
     </DATASOURCE>

@@ -5,6 +5,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::path::fold_case;
+
 use super::parse::{BinOp, Cast, Expr, Stmt};
 use super::{
     parse_number, CodeAlert, CounterInstance, Operator, ScriptError, ScriptValue, StaticThreshold,
@@ -249,15 +251,17 @@ fn compare(a: &Val, b: &Val) -> Option<std::cmp::Ordering> {
         | (_, Val::List(_) | Val::Map(_) | Val::Inst(_) | Val::Coll { .. }) => None,
         _ => match (as_number(a), as_number(b)) {
             (Some(x), Some(y)) => x.partial_cmp(&y),
-            _ => Some(display(a).to_lowercase().cmp(&display(b).to_lowercase())),
+            // The project's one case rule, so that code comparing instance names agrees with
+            // how counter paths match.
+            _ => Some(fold_case(&display(a)).cmp(&fold_case(&display(b)))),
         },
     }
 }
 
 /// `-like`: `*` any run of characters, `?` one character, case-insensitively.
 fn like(text: &str, pattern: &str) -> bool {
-    let t: Vec<char> = text.to_lowercase().chars().collect();
-    let p: Vec<char> = pattern.to_lowercase().chars().collect();
+    let t: Vec<char> = fold_case(text).chars().collect();
+    let p: Vec<char> = fold_case(pattern).chars().collect();
     let (mut ti, mut pi) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while ti < t.len() {
