@@ -702,3 +702,82 @@ fn write_fuzz_seeds() {
     )
     .unwrap();
 }
+
+/// `%.20g` as the Microsoft C runtime writes it, from `core::fmt`'s exact `{:.19e}` (20
+/// significant digits, correctly rounded): the reference of `format_precise` on real values.
+fn precise_reference(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    if v.fract() == 0.0 && v.abs() < 1e19 {
+        return format!("{v:.0}");
+    }
+    let s = format!("{:.19e}", v.abs());
+    let (mantissa, exp) = s.split_once('e').unwrap();
+    let exp: i32 = exp.parse().unwrap();
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if v < 0.0 { "-" } else { "" };
+    let body = if !(-4..20).contains(&exp) {
+        let rest = digits[1..].trim_end_matches('0');
+        let dot = if rest.is_empty() { "" } else { "." };
+        let e_sign = if exp < 0 { '-' } else { '+' };
+        format!(
+            "{}{dot}{rest}e{e_sign}{:03}",
+            &digits[..1],
+            exp.unsigned_abs()
+        )
+    } else if exp >= 0 {
+        let (int, frac) = digits.split_at(exp as usize + 1);
+        let frac = frac.trim_end_matches('0');
+        if frac.is_empty() {
+            int.to_string()
+        } else {
+            format!("{int}.{frac}")
+        }
+    } else {
+        let zeros = "0".repeat((-exp - 1) as usize);
+        format!("0.{zeros}{}", digits.trim_end_matches('0'))
+    };
+    format!("{sign}{body}")
+}
+
+/// Every value of the real logs, formatted as relog writes it, equals the reference; the Tokyo
+/// log, written by Windows 10 or later with `%.20g`, comes out with its own text.
+#[test]
+fn precise_formatter_on_the_real_logs_values() {
+    use perfcounters::log::pdh_csv::format_precise;
+    let Some(data) = logs_dir() else { return };
+    let logs = data.join("logs");
+    let mut checked = 0usize;
+    for file in [
+        "en-edt-process-DataCollector01.csv",
+        "en-pst-BM_Active_Load_Test.csv",
+        "en-tokyo-5964cols-Sample01.csv",
+    ] {
+        let path = logs.join(file);
+        let mut r = PdhCsvReader::open(&path, CsvReadOptions::default()).unwrap();
+        let mut rec = Record::default();
+        while r.read_record(&mut rec).unwrap() {
+            for v in values(&rec).into_iter().flatten() {
+                for v in [v, -v, v * 1e-300, v * 1e290] {
+                    assert_eq!(format_precise(v), precise_reference(v), "{file}: {v:e}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 60_000, "{checked}");
+    // The Tokyo log's cells are %.20g: formatted again, each value is its cell's text.
+    let text = std::fs::read_to_string(logs.join("en-tokyo-5964cols-Sample01.csv")).unwrap();
+    let mut same = 0usize;
+    for line in text.lines().skip(1) {
+        for cell in line.split(',').skip(1) {
+            let cell = cell.trim_matches('"');
+            if let Ok(v) = cell.parse::<f64>() {
+                assert_eq!(format_precise(v), cell);
+                same += 1;
+            }
+        }
+    }
+    assert!(same > 50_000, "{same}");
+}

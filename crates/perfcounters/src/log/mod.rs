@@ -39,6 +39,7 @@ pub(crate) mod model;
 mod open;
 pub mod pdh_csv;
 mod pdh_csv_chunks;
+mod pdh_csv_digits;
 mod pdh_csv_read;
 mod pdh_csv_row;
 pub mod pipeline;

@@ -22,6 +22,7 @@ use crate::time_text::TimeStyle;
 
 use super::error::LogError;
 use super::model::{LogHeader, LogTime, LogWriter, Record, RecordEncoder, TimeZone, ValueRows};
+use super::pdh_csv_digits::{digits20, put_digits};
 
 /// Which separator the log uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,218 +226,6 @@ fn push_fixed6(line: &mut Vec<u8>, v: f64) {
     let _ = write!(line, "{v:.6}");
 }
 
-/// The first 20 significant digits of `v` (> 0, finite), correctly rounded (ties to even), and the
-/// decimal exponent of the first: `v ≈ d.ddd… × 10^exp`. Uses `core::fmt`'s exact formatting.
-fn digits20_slow(v: f64) -> ([u8; 20], i32) {
-    use std::io::Write as _;
-    // `{:.19e}` is correctly rounded to 20 significant digits: "d.ddd…de±x".
-    let mut buf = [0u8; 40];
-    let mut cur = &mut buf[..];
-    let _ = write!(cur, "{v:.19e}");
-    let written = 40 - cur.len();
-    let s = buf.get(..written).unwrap_or(&[]);
-    let e_pos = s.iter().position(|&b| b == b'e').unwrap_or(s.len());
-    let mantissa = s.get(..e_pos).unwrap_or(&[]);
-    let exp: i32 = std::str::from_utf8(s.get(e_pos + 1..).unwrap_or(&[]))
-        .ok()
-        .and_then(|e| e.parse().ok())
-        .unwrap_or(0);
-    let mut digits = [b'0'; 20];
-    for (d, &b) in digits
-        .iter_mut()
-        .zip(mantissa.iter().filter(|b| b.is_ascii_digit()))
-    {
-        *d = b;
-    }
-    (digits, exp)
-}
-
-/// The eight decimal digits of `n` (below 10^8, leading zeros included) as digit values 0–9, the
-/// first in the lowest byte: both halves of four digits, then their pairs, then the digits, split
-/// at once in the lanes of one `u64` (a multiplication by a reciprocal per split instead of a
-/// division per pair).
-fn eight_digits(n: u32) -> u64 {
-    let n = u64::from(n);
-    // Two 32-bit lanes of four digits each, the first four in the low lane.
-    let x = (n / 10_000) | ((n % 10_000) << 32);
-    // x / 100 in each lane (x · 10486 / 2^20 for x < 10^4), then four 16-bit lanes of two digits.
-    let hundreds = ((x * 10_486) >> 20) & 0x0000_007F_0000_007F;
-    let x = hundreds | ((x - hundreds * 100) << 16);
-    // x / 10 in each lane (x · 103 / 2^10 for x < 100), then eight bytes of one digit.
-    let tens = ((x * 103) >> 10) & 0x000F_000F_000F_000F;
-    tens | ((x - tens * 10) << 8)
-}
-
-/// `n` (below 10^8) as eight ASCII digits, the first in the lowest byte, shifted `skip` digits
-/// (below 8) to the front; what is shifted in is `'0'`.
-fn ascii8(n: u32, skip: u32) -> u64 {
-    (eight_digits(n) >> (8 * skip)) | 0x3030_3030_3030_3030
-}
-
-/// Writes the decimal digits of `x` in ASCII at the start of `out` and returns how many (`0` has
-/// none). Eight digits are stored at a time (the first group shifted past its leading zeros), so
-/// up to eight bytes after the digits may be overwritten with `'0'`: `out` has 24 bytes at least.
-fn put_digits(out: &mut [u8], x: u64) -> usize {
-    const E8: u64 = 100_000_000;
-    if x == 0 {
-        return 0;
-    }
-    // The first group (one to eight digits) and how many groups of eight follow it.
-    let (first, rest) = if x < E8 {
-        (x, 0)
-    } else if x < E8 * E8 {
-        (x / E8, 1)
-    } else {
-        (x / (E8 * E8), 2)
-    };
-    // `first` > 0: at most seven leading zeros.
-    let zeros = eight_digits(first as u32).trailing_zeros() / 8;
-    let n = 8 - zeros as usize;
-    out[..8].copy_from_slice(&ascii8(first as u32, zeros).to_le_bytes());
-    match rest {
-        0 => n,
-        1 => {
-            out[n..n + 8].copy_from_slice(&ascii8((x % E8) as u32, 0).to_le_bytes());
-            n + 8
-        }
-        _ => {
-            out[n..n + 8].copy_from_slice(&ascii8((x / E8 % E8) as u32, 0).to_le_bytes());
-            out[n + 8..n + 16].copy_from_slice(&ascii8((x % E8) as u32, 0).to_le_bytes());
-            n + 16
-        }
-    }
-}
-
-/// Writes `x` (below 10^c) as exactly `c` (1 to 19) ASCII digits, with leading zeros, at the start
-/// of `out`; up to eight bytes after them may be overwritten with `'0'`.
-fn put_padded(out: &mut [u8], x: u64, c: usize) {
-    const E8: u64 = 100_000_000;
-    // The first group has `h` digits (1 to 8), the groups after it eight each.
-    let groups = c.div_ceil(8);
-    let h = c - 8 * (groups - 1);
-    let skip = (8 - h) as u32;
-    match groups {
-        1 => out[..8].copy_from_slice(&ascii8(x as u32, skip).to_le_bytes()),
-        2 => {
-            out[..8].copy_from_slice(&ascii8((x / E8) as u32, skip).to_le_bytes());
-            out[h..h + 8].copy_from_slice(&ascii8((x % E8) as u32, 0).to_le_bytes());
-        }
-        _ => {
-            out[..8].copy_from_slice(&ascii8((x / (E8 * E8)) as u32, skip).to_le_bytes());
-            out[h..h + 8].copy_from_slice(&ascii8((x / E8 % E8) as u32, 0).to_le_bytes());
-            out[h + 8..h + 16].copy_from_slice(&ascii8((x % E8) as u32, 0).to_le_bytes());
-        }
-    }
-}
-
-/// [`digits20_slow`] with integer arithmetic, for the values counters have (`v` = m·2^e with the
-/// exact expansion reachable in 128 bits): many times faster, because `core::fmt` computes 20
-/// exact digits with big numbers (no crate writes `%.20g` exactly; this is the bottleneck of
-/// writing relog's CSV, see docs/blg.md). `None` outside that range.
-///
-/// The integer part is written from a `u64` when it fits; the fraction f / 2^k gives as many
-/// digits per 128-bit multiplication as fit (`10^c · f < 2^128`: 19 digits for k ≤ 64). The
-/// digits are written in ASCII eight at a time into a buffer with room for what a step writes
-/// beyond the 21 kept (no copy of a variable length).
-fn digits20_fast(v: f64) -> Option<([u8; 20], i32)> {
-    let bits = v.to_bits();
-    let exp_bits = ((bits >> 52) & 0x7FF) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (m, e) = if exp_bits == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1u64 << 52), exp_bits - 1075)
-    };
-    if m == 0 {
-        return None;
-    }
-    let (int_part, mut f, k): (u128, u128, u32) = if e >= 0 {
-        if e > 74 {
-            return None;
-        }
-        (u128::from(m) << e, 0, 0)
-    } else {
-        let k = (-e) as u32;
-        if k > 123 {
-            return None;
-        }
-        let i = if k >= 64 { 0 } else { u128::from(m >> k) };
-        let f = u128::from(m) - (i << k);
-        (i, f, k)
-    };
-    // The significant digits (`n` of them; 21 kept: 20 and the rounding digit; a step may write
-    // up to 39 and eight bytes after them) and the decimal exponent of the first.
-    let mut all = [b'0'; 64];
-    let mut n = 0usize;
-    let mut exp: i32 = -1;
-    if int_part > 0 {
-        if let Ok(x) = u64::try_from(int_part) {
-            n = put_digits(&mut all, x);
-        } else {
-            // Beyond 2^64 (rare for a counter; below 2^128: 39 digits at most): one digit per
-            // 128-bit division.
-            let mut rev = [0u8; 40];
-            let mut x = int_part;
-            while x > 0 {
-                rev[n] = b'0' + (x % 10) as u8;
-                x /= 10;
-                n += 1;
-            }
-            rev[..n].reverse();
-            all[..n].copy_from_slice(&rev[..n]);
-        }
-        exp = n as i32 - 1;
-    }
-    if f != 0 && n < 21 {
-        // c digits per step with 10^c ≤ 2^(128 − k), so that 10^c · f < 2^128
-        // (78913 / 2^18 is just below log10(2)).
-        let c = (((128 - k) * 78913) >> 18).min(19) as usize;
-        let p = u128::from(10u64.pow(c as u32));
-        let mask = (1u128 << k) - 1;
-        while f != 0 && n < 21 {
-            let y = f * p;
-            let chunk = (y >> k) as u64;
-            f = y & mask;
-            if n == 0 {
-                // Zeros before the first significant digit only move the exponent.
-                let len = put_digits(&mut all, chunk);
-                exp -= (c - len) as i32;
-                n = len;
-            } else {
-                put_padded(&mut all[n..], chunk, c);
-                n += c;
-            }
-        }
-    }
-    // Whether anything non-zero follows the 21 digits kept.
-    let sticky = f != 0 || all[21..n.max(21)].iter().any(|&d| d != b'0');
-    // Round to 20 digits, ties to even.
-    let round = all[20];
-    let mut digits = [0u8; 20];
-    digits.copy_from_slice(&all[..20]);
-    // ASCII digits: b'0' is even, so the parity of the byte is the digit's.
-    let up = round > b'5' || (round == b'5' && (sticky || digits[19] % 2 == 1));
-    if up {
-        let mut i = 20;
-        loop {
-            if i == 0 {
-                digits = [b'0'; 20];
-                digits[0] = b'1';
-                exp += 1;
-                break;
-            }
-            i -= 1;
-            if digits[i] == b'9' {
-                digits[i] = b'0';
-            } else {
-                digits[i] += 1;
-                break;
-            }
-        }
-    }
-    Some((digits, exp))
-}
-
 /// A value the way C's `printf("%.20g")` of the Microsoft C runtime writes it (three-digit exponents):
 /// see [`ValueStyle::Precise`]. Negative zero is written as `0`, non-finite values as `" "`.
 pub fn format_precise(v: f64) -> String {
@@ -490,10 +279,7 @@ fn write_precise(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> usize {
     } else if a < 1e19 {
         return p + put_digits(&mut buf[p..], a as u64);
     }
-    let (digits, exp) = match digits20_fast(a) {
-        Some(d) => d,
-        None => digits20_slow(a),
-    };
+    let (digits, exp) = digits20(a);
     // The digits and room to copy 20 bytes from any of them.
     let mut ext = [b'0'; 40];
     ext[..20].copy_from_slice(&digits);
@@ -767,10 +553,7 @@ mod tests {
             line.extend_from_slice((a as u64).to_string().as_bytes());
             return;
         }
-        let (digits, exp) = match digits20_fast(v.abs()) {
-            Some(d) => d,
-            None => digits20_slow(v.abs()),
-        };
+        let (digits, exp) = crate::log::pdh_csv_digits::digits20_slow(v.abs());
         if v < 0.0 {
             line.push(b'-');
         }
@@ -845,31 +628,8 @@ mod tests {
         }
     }
 
-    proptest::proptest! {
-        #[test]
-        fn digits_equal_core_fmt(x in proptest::prelude::any::<u64>(), shift in 0u32..64) {
-            for x in [x, x >> shift, 0, 1, u64::MAX, 99_999_999, 100_000_000, 10_000_000_000_000_000] {
-                let mut out = [b'x'; 24];
-                let n = put_digits(&mut out, x);
-                let want = if x == 0 { String::new() } else { x.to_string() };
-                proptest::prop_assert_eq!(&out[..n], want.as_bytes());
-                // What is written beyond the digits is '0'.
-                proptest::prop_assert!(out[n..].iter().all(|&b| b == b'x' || b == b'0'));
-                for c in 1..=19usize {
-                    if c < 20 && x < 10u64.pow(c as u32) {
-                        let mut out = [b'x'; 27];
-                        put_padded(&mut out, x, c);
-                        let padded = format!("{x:0c$}");
-                        proptest::prop_assert_eq!(&out[..c], padded.as_bytes());
-                        proptest::prop_assert!(out[c..].iter().all(|&b| b == b'x' || b == b'0'));
-                    }
-                }
-            }
-        }
-    }
-
     #[test]
-    fn fast_digits_equal_core_fmt() {
+    fn integers_every_digit() {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = || {
             x ^= x << 13;
@@ -877,30 +637,6 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut checked = 0;
-        for i in 0..200_000u32 {
-            let r = next();
-            let v = match i % 8 {
-                0 => (r >> 11) as f64 / 9.1e12,
-                1 => (r >> 11) as f64,
-                2 => r as f64,
-                3 => f64::from_bits(r >> 1),
-                4 => (r % 1_000_000) as f64 / 8.0,
-                5 => (r >> 11) as f64 * 1e-21,
-                // Every binary exponent the fast path takes (2^-123 … 2^127), any mantissa.
-                6 => f64::from_bits(((1075 - 123 + (r >> 52) % 198) << 52) | (r & ((1 << 52) - 1))),
-                // Few significant bits: fractions that end early (0.375, 1234.5).
-                _ => ((r >> 40) as f64) / f64::from(1u32 << (r % 24)),
-            };
-            if !v.is_finite() || v == 0.0 {
-                continue;
-            }
-            if let Some(fast) = digits20_fast(v) {
-                assert_eq!(fast, digits20_slow(v), "{v:e}");
-                checked += 1;
-            }
-        }
-        assert!(checked > 120_000, "{checked}");
         // Integers below 10^19 take their own path: every digit, as %.20g writes them.
         for i in 0..20_000u32 {
             let r = next();
@@ -924,17 +660,6 @@ mod tests {
             (9_223_372_036_854_777_856.0, "9223372036854777856"),
         ] {
             assert_eq!(format_precise(v), text);
-        }
-        // Exact ties go to even, as core::fmt (and the C runtimes) do.
-        for v in [
-            0.5,
-            2.5,
-            1.25,
-            1e20 + 65536.0,
-            9.999_999_999_999_999e19,
-            123456789012345678901.0,
-        ] {
-            assert_eq!(digits20_fast(v), Some(digits20_slow(v)), "{v:e}");
         }
     }
 
