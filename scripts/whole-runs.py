@@ -2,7 +2,7 @@
 """Whole runs: the conversions and reads as a user runs them, file to file, in one run.
 
 Usage: scripts/whole-runs.py [--runs N] [--rows R] [--no-build] [--no-python] [--no-blg]
-                             [--blg-mb MB] [--dir DIR] [--python PATH]
+                             [--blg-mb MB] [--dir DIR] [--python PATH] [--before BINARY]
 
 Builds the release binary (`cargo build --release -p perfcounters-cli`), the generator of the
 benchmarks' binary log (`--example bench_blg`) and, unless --no-python, a release wheel of the
@@ -10,19 +10,25 @@ Python package (`maturin build --release`, unpacked into DIR, never installed). 
 inputs into DIR (default target/whole-runs):
 
 * float.csv: relog's shape, 300 `\\\\BENCH\\Processor(N)\\% Processor Time`-like columns × R rows
-  (default 20,000), values with six decimals (`12.345678`), about 72 MB;
-* int.csv: 200 `\\\\BENCH\\Process(pN)\\Working Set` columns × R rows, integers near 10^9..10^11;
+  (default 20,000), values with six decimals (`12.345678`), uniformly random in [0, 100): about
+  72 MB, and 26.6 bits of information per value, so no encoding stores it below 20 MB;
+* int.csv: 200 `\\\\BENCH\\Process(pN)\\Working Set` columns × R rows: whole pages, 10^7..10^10,
+  unchanged two samples in three, else moved by up to ±2,048 pages;
 * the benchmarks' generated `.blg` (`--blg-mb`, 200 MB by default), written again before each run.
 
 and times whole processes, interleaved (one run of every case, then the next round), `runs` rounds
 (default 5): best and median wall time, MB/s of input (10^6 bytes per second, on the best time),
-peak RSS of the child (`ru_maxrss` from `wait4`), and for Parquet its size over the CSV input's:
+peak RSS of the child (`ru_maxrss` from `wait4`), the output's size over the input's, and for
+Parquet its size over relog's CSV of the same input:
 
 * `perfcounters relog float.csv -o out.csv`, the same for int.csv and the `.blg`;
 * `perfcounters relog X -o out.parquet` for float.csv, int.csv and the `.blg`;
 * Python, one interpreter per run that imports its library and reads a 50-row copy first (not
   timed), then one timed read of the file: `perfcounters.read_log(csv)` (a `pyarrow.Table`),
   `pandas.read_csv`, `pyarrow.csv.read_csv`, `polars.read_csv`, on float.csv.
+
+`--before BINARY` times another build of the CLI (an earlier commit's) beside this one, in the same
+rounds: its rows are marked "(before)".
 
 Prints the machine, the date, the load average before and after, and one Markdown table. Run it with the
 venv's Python (/work/venv-pl/bin/python here) or one that has pandas, pyarrow and polars.
@@ -67,7 +73,9 @@ def write_float_log(path: Path, rows: int, columns: int = 300) -> None:
 
 
 def write_int_log(path: Path, rows: int, columns: int = 200) -> None:
-    """relog's PDH-CSV shape with `Working Set` columns: integers near 10^9..10^11."""
+    """relog's PDH-CSV shape with `Working Set` columns as processes show them: bytes in whole 4 KiB
+    pages, 10^7..10^10, unchanged from one sample to the next two times in three, else moved by up to
+    ±2,048 pages."""
     x = 0x2545F4914F6CDD1D
     mask = (1 << 64) - 1
     tmp = path.with_suffix(".partial")
@@ -75,14 +83,16 @@ def write_int_log(path: Path, rows: int, columns: int = 200) -> None:
         head = ['"(PDH-CSV 4.0) (Pacific Standard Time)(480)"']
         head += [f'"\\\\BENCH\\Process(p{c})\\Working Set"' for c in range(columns)]
         w.write(",".join(head) + "\r\n")
-        base = [(c + 1) * 126_000 * 4096 for c in range(columns)]
+        pages = [2_500 + c * 12_000 for c in range(columns)]
         for r in range(rows):
             cells = [f'"02/01/2014 {r // 3600 % 24:02}:{r // 60 % 60:02}:{r % 60:02}.718"']
             for c in range(columns):
                 x ^= (x << 13) & mask
                 x ^= x >> 7
                 x ^= (x << 17) & mask
-                cells.append(f'"{base[c] + (x % 50_000_000) * 4096}"')
+                if x % 3 == 0:
+                    pages[c] = max(256, pages[c] + (x >> 8) % 4097 - 2048)
+                cells.append(f'"{pages[c] * 4096}"')
             w.write(",".join(cells) + "\r\n")
     tmp.rename(path)
 
@@ -169,6 +179,7 @@ def main() -> None:
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-python", action="store_true")
     ap.add_argument("--no-blg", action="store_true")
+    ap.add_argument("--before", help="another perfcounters binary to time beside this build")
     args = ap.parse_args()
 
     d = args.dir
@@ -186,18 +197,16 @@ def main() -> None:
     head_copy(inputs["float"], small)
     blg = None if args.no_blg else blg_input(args)
 
-    cases = []  # (name, input path, argv maker, output path or None)
-    for key in ("float", "int"):
-        src = inputs[key]
-        cases.append((f"{key}.csv → CSV", src, [exe, "relog", str(src), "-y", "-o", str(d / "out.csv")], d / "out.csv"))
-        cases.append(
-            (f"{key}.csv → Parquet", src, [exe, "relog", str(src), "-y", "-o", str(d / "out.parquet")], d / "out.parquet")
-        )
+    cases = []  # (name, input path, argv, output path or None)
+    sources = [(key, inputs[key]) for key in ("float", "int")]
     if blg is not None:
-        cases.append((f"{blg.name} → CSV", blg, [exe, "relog", str(blg), "-y", "-o", str(d / "out.csv")], d / "out.csv"))
-        cases.append(
-            (f"{blg.name} → Parquet", blg, [exe, "relog", str(blg), "-y", "-o", str(d / "out.parquet")], d / "out.parquet")
-        )
+        sources.append(("blg", blg))
+    binaries = [("", exe)] + ([(" (before)", args.before)] if args.before else [])
+    for key, src in sources:
+        for what, out in (("CSV", d / "out.csv"), ("Parquet", d / "out.parquet")):
+            for label, binary in binaries:
+                argv = [binary, "relog", str(src), "-y", "-o", str(out)]
+                cases.append((f"{src.name} → {what}{label}", src, argv, out))
     env = dict(os.environ, PYTHONPATH=str(pkg))
     if not args.no_python:
         for lib in PY_READ:
@@ -227,15 +236,18 @@ def main() -> None:
     print(f"Load average before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}; "
           f"after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     print()
-    print("| case | input MB | best s | median s | MB/s (best) | peak RSS MB | output / input |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| case | input MB | best s | median s | MB/s (best) | peak RSS MB | output / input | Parquet / relog's CSV |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, src, _, _ in cases:
         mb = src.stat().st_size / 1e6
         best = min(times[name])
         med = statistics.median(times[name])
         ratio = f"{sizes[name] / src.stat().st_size:.3f}" if name in sizes else ""
-        print(f"| {name} | {mb:.1f} | {best:.3f} | {med:.3f} | {mb / best:.0f} | {rss[name]:.0f} | {ratio} |")
-
+        csv_name = name.replace("→ Parquet", "→ CSV")
+        vs_csv = ""
+        if "→ Parquet" in name and csv_name in sizes:
+            vs_csv = f"{sizes[name] / sizes[csv_name]:.3f}"
+        print(f"| {name} | {mb:.1f} | {best:.3f} | {med:.3f} | {mb / best:.0f} | {rss[name]:.0f} | {ratio} | {vs_csv} |")
 
 if __name__ == "__main__":
     main()

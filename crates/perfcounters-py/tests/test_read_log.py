@@ -251,3 +251,26 @@ def test_sql_log_written_by_relog_reads_back_the_same_table(cli: Path, tmp_path:
     assert again.to_pydict() == perfcounters.read_log(path).to_pydict()
     with pytest.raises(perfcounters.LogError):
         perfcounters.read_log(f"SQL:{tmp_path / 'logs.db'}!no such log")
+
+
+@pytest.mark.parametrize("log", ["blg/tx-win8-BasicPerfCounters.blg", "logs/en-tokyo-5964cols-Sample01.csv"])
+def test_parquet_values_read_by_pyarrow_and_duckdb(log: str, cli: Path, tmp_path: Path) -> None:
+    """The `value` column is BYTE_STREAM_SPLIT: pyarrow's own reader and DuckDB read every value of
+    the file relog writes, the same values as read_log's wide table of the original log."""
+    import pyarrow.parquet as pq
+
+    path = data_file(log)
+    parquet = tmp_path / "log.parquet"
+    subprocess.run([str(cli), "relog", str(path), "-o", str(parquet)], check=True, capture_output=True)
+    meta = pq.ParquetFile(parquet).metadata
+    value = meta.schema.to_arrow_schema().get_field_index("value")
+    for g in range(meta.num_row_groups):
+        assert "BYTE_STREAM_SPLIT" in meta.row_group(g).column(value).encodings
+    wide = perfcounters.read_log(path)
+    expected = sorted(v for name in wide.column_names[1:] for v in wide.column(name).to_pylist() if v is not None)
+    assert expected
+    got = sorted(v for v in pq.read_table(parquet).column("value").to_pylist() if v is not None)
+    assert got == expected
+    duckdb = pytest.importorskip("duckdb")
+    rows = duckdb.sql(f"SELECT value FROM read_parquet('{parquet}') WHERE value IS NOT NULL").fetchall()
+    assert sorted(r[0] for r in rows) == expected

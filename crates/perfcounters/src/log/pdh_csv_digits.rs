@@ -44,6 +44,9 @@ pub(super) fn digits20(v: f64) -> ([u8; 20], i32) {
     } else {
         (frac | (1u64 << 52), exp_bits - 1075)
     };
+    if let Some(d) = scaled(v, m, e) {
+        return d;
+    }
     // The significant digits (`n` of them, at least 21 unless the expansion is shorter; the
     // rest is '0'), the decimal exponent of the first, and whether anything non-zero follows.
     let mut all = [b'0'; ALL];
@@ -55,6 +58,64 @@ pub(super) fn digits20(v: f64) -> ([u8; 20], i32) {
         narrow(&mut all, m, e)
     };
     round20(&all, exp, sticky)
+}
+
+/// 10^0 … 10^22.
+const POW10: [u128; 23] = {
+    let mut t = [1u128; 23];
+    let mut i = 1;
+    while i < 23 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// The digits of `v = m / 2^k` (`k = -e` > 0) for `10^-3 ≤ v < 2^63`, the values of most logs
+/// (percentages, rates, averages), at once: with `exp` the decimal exponent of `v`'s first digit
+/// (from the integer part, or from comparisons for `v < 1`), the 20 digits are
+/// `D = ⌊v · 10^(19 − exp)⌋ = ⌊m · 10^s / 2^k⌋`, one 128-bit product shifted, and the bits shifted
+/// out, compared with half of 2^k, round it exactly (ties to even). `m · 10^s < 2^53 · 10^22 <
+/// 2^128`. `None` for other values.
+fn scaled(v: f64, m: u64, e: i32) -> Option<([u8; 20], i32)> {
+    if e >= 0 || !(1e-3..9.223_372_036_854_775_808e18).contains(&v) {
+        return None;
+    }
+    let k = (-e) as u32;
+    // k ≤ 62 here (v ≥ 10^-3 > 2^-10, m < 2^53).
+    let int_part = if k >= 64 { 0 } else { m >> k };
+    // 0.1, 0.01 and 0.001 round up to their doubles, so no double lies between the real power
+    // of ten and the literal: `v ≥ 0.1` as doubles is `v ≥ 1/10` exactly.
+    let exp: i32 = if int_part > 0 {
+        int_part.ilog10() as i32
+    } else if v >= 0.1 {
+        -1
+    } else if v >= 0.01 {
+        -2
+    } else {
+        -3
+    };
+    let s = (19 - exp) as usize;
+    let p = u128::from(m) * *POW10.get(s)?;
+    let mut d = p >> k;
+    let rest = p & ((1u128 << k) - 1);
+    let half = 1u128 << (k - 1);
+    if rest > half || (rest == half && d & 1 == 1) {
+        d += 1;
+    }
+    let (d, exp) = if d == POW10[20] {
+        (POW10[19], exp + 1)
+    } else {
+        (d, exp)
+    };
+    // d < 10^20: its first ten digits are ⌊⌊d / 8⌋ / (1.25 · 10^9)⌋, a division of 64 bits by a
+    // constant.
+    let hi = ((d >> 3) as u64) / 1_250_000_000;
+    let lo = (d - u128::from(hi) * 10_000_000_000) as u64;
+    let mut digits = [b'0'; 20];
+    put_padded(&mut digits, hi, 10);
+    put_padded(&mut digits[10..], lo, 10);
+    Some((digits, exp))
 }
 
 /// Rounds the digits in `all` (21 significant ones at least, then whether anything non-zero

@@ -2,7 +2,7 @@
 //!
 //! [`ParquetLogWriter`] writes row groups of whole records (about [`ROWS_PER_GROUP`] rows each,
 //! streamed: memory does not grow with the log's length), compressed with Zstandard at level 1
-//! (LZ4 for the cell columns `value`, `raw_first`, `raw_second`), the columns of a row group encoded in parallel (see [`ParquetLogWriter`]; the encodings are
+//! (`value` `BYTE_STREAM_SPLIT`; LZ4 for the raw-sample columns `raw_first`, `raw_second`), the columns of a row group encoded in parallel (see [`ParquetLogWriter`]; the encodings are
 //! chosen for speed, the reasons in docs/columnar.md). The log's header is kept in the file's key-value metadata (keys `perfcounters.*`, see
 //! [`header_metadata`]): the columns in their order with their written names and counter
 //! information, the time zone, and the source.
@@ -464,8 +464,8 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
 /// * `multi_count` and `status`, nearly constant along a column's run, are not written by the
 ///   crate either but by [`cell_runs_chunk`]: a dictionary of their few distinct values and RLE
 ///   runs of keys and definition levels, work that grows with the runs rather than the rows.
-/// * `value` is written plain: measured values are mostly distinct, so a dictionary hashes every
-///   one of them and then falls back to plain anyway.
+/// * `value` has no dictionary: measured values are mostly distinct, so a dictionary hashes
+///   every one of them and then falls back to plain anyway.
 /// * `value`, `raw_first` and `raw_second` are not written by the crate's encoders either but
 ///   by [`double_chunk`] and [`delta_chunk`], from the row group's plain vectors of values and
 ///   validity flags: the same pages as the crate's (byte for byte where no cell is null, a
@@ -479,10 +479,13 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
 ///   ranges and would prune nothing, while the crate compared every value to find them (0.19 G
 ///   instructions of the 50 MB benchmark log, docs/columnar.md). The run and dictionary chunks
 ///   have them for free (from their dictionaries).
-/// * The cell columns `value`, `raw_first` and `raw_second` are compressed with LZ4 (`LZ4_RAW`),
-///   cheaper than Zstandard level 1, the crate's lowest: on the 50 MB benchmark log LZ4 on
-///   these three took 94 M fewer instructions of 1.47 G for a file of 0.108 of the CSV instead
-///   of 0.069 (docs/columnar.md).
+/// * `value` is `BYTE_STREAM_SPLIT` (its eight bytes in eight streams, [`double_chunk`]) and
+///   compressed with Zstandard level 1, like the other columns: split into streams, doubles
+///   compress (the streams of sign, exponent and high mantissa bytes repeat), and Zstandard
+///   gave files 12 % smaller than LZ4 on the whole-run integer log for about the same time,
+///   level 3 another 9 % for a fifth more time (docs/columnar.md).
+/// * The raw-sample columns `raw_first` and `raw_second` (delta-encoded) are compressed with LZ4
+///   (`LZ4_RAW`), cheaper than Zstandard level 1, the crate's lowest (docs/columnar.md).
 fn writer_properties(
     rows: usize,
     metadata: Vec<KeyValue>,
@@ -498,11 +501,15 @@ fn writer_properties(
             .set_column_dictionary_enabled(ColumnPath::from(name), false)
             .set_column_encoding(ColumnPath::from(name), Encoding::DELTA_BINARY_PACKED);
     }
-    props = props.set_column_dictionary_enabled(ColumnPath::from("value"), false);
+    props = props
+        .set_column_dictionary_enabled(ColumnPath::from("value"), false)
+        .set_column_encoding(ColumnPath::from("value"), Encoding::BYTE_STREAM_SPLIT);
     for name in ["value", "raw_first", "raw_second"] {
-        props = props
-            .set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::None)
-            .set_column_compression(ColumnPath::from(name), Compression::LZ4_RAW);
+        props =
+            props.set_column_statistics_enabled(ColumnPath::from(name), EnabledStatistics::None);
+    }
+    for name in ["raw_first", "raw_second"] {
+        props = props.set_column_compression(ColumnPath::from(name), Compression::LZ4_RAW);
     }
     Ok(props.build())
 }
