@@ -18,7 +18,8 @@ inputs into DIR (default target/whole-runs):
 
 and times whole processes, interleaved (one run of every case, then the next round), `runs` rounds
 (default 5): best and median wall time, MB/s of input (10^6 bytes per second, on the best time),
-peak RSS of the child (`ru_maxrss` from `wait4`), the output's size over the input's, and for
+the child's CPU time (user + system, median; for Python the whole interpreter, imports and warm-up
+included), its peak RSS (`ru_maxrss` from `wait4`), the output's size over the input's, and for
 Parquet its size over relog's CSV of the same input:
 
 * `perfcounters relog float.csv -o out.csv`, the same for int.csv and the `.blg`;
@@ -107,7 +108,7 @@ def head_copy(src: Path, dst: Path, lines: int = 51) -> None:
 
 
 def run_child(argv, env=None):
-    """Runs argv; returns (wall seconds, peak RSS in MB, stdout)."""
+    """Runs argv; returns (wall seconds, peak RSS in MB, stdout, CPU seconds: user + system)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     out = p.stdout.read()
@@ -117,7 +118,7 @@ def run_child(argv, env=None):
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         sys.exit(f"{' '.join(map(str, argv))} failed ({p.returncode}): {err.decode(errors='replace')}")
-    return wall, usage.ru_maxrss / 1024, out.decode()
+    return wall, usage.ru_maxrss / 1024, out.decode(), usage.ru_utime + usage.ru_stime
 
 
 PY_READ = {
@@ -157,15 +158,15 @@ def build(args, dirs: Path) -> Path:
 
 
 def blg_input(args) -> Path:
+    """The benchmarks' `.blg`, written (again) by the `bench_blg` example: the built example when
+    there is one (--no-build), else through `cargo run`."""
     env = dict(os.environ, PERFCOUNTERS_BLG_BENCH_MB=str(args.blg_mb))
-    out = subprocess.run(
-        ["cargo", "run", "--release", "-q", "-p", "perfcounters", "--example", "bench_blg"],
-        cwd=ROOT,
-        check=True,
-        env=env,
-        capture_output=True,
-        text=True,
-    ).stdout
+    built = target_dir() / "release" / "examples" / "bench_blg"
+    if args.no_build and built.exists():
+        argv = [str(built)]
+    else:
+        argv = ["cargo", "run", "--release", "-q", "-p", "perfcounters", "--example", "bench_blg"]
+    out = subprocess.run(argv, cwd=ROOT, check=True, env=env, capture_output=True, text=True).stdout
     return Path(out.split("\t")[0])
 
 
@@ -213,6 +214,7 @@ def main() -> None:
             cases.append((f"Python {lib}(float.csv)", inputs["float"], python_child(args.python, lib, inputs["float"], small), None))
 
     times = {c[0]: [] for c in cases}
+    cpu = {c[0]: [] for c in cases}
     rss = {c[0]: 0.0 for c in cases}
     sizes = {}
     for _ in range(args.runs):
@@ -221,7 +223,8 @@ def main() -> None:
         for name, src, argv, out in cases:
             if out is not None and out.exists():
                 out.unlink()
-            wall, peak, stdout = run_child(argv, env if name.startswith("Python") else None)
+            wall, peak, stdout, used = run_child(argv, env if name.startswith("Python") else None)
+            cpu[name].append(used)
             if name.startswith("Python"):
                 wall = float(stdout.strip().splitlines()[-1])
             times[name].append(wall)
@@ -236,8 +239,8 @@ def main() -> None:
     print(f"Load average before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}; "
           f"after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     print()
-    print("| case | input MB | best s | median s | MB/s (best) | peak RSS MB | output / input | Parquet / relog's CSV |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| case | input MB | best s | median s | MB/s (best) | CPU s (median) | peak RSS MB | output / input | Parquet / relog's CSV |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, src, _, _ in cases:
         mb = src.stat().st_size / 1e6
         best = min(times[name])
@@ -247,7 +250,8 @@ def main() -> None:
         vs_csv = ""
         if "→ Parquet" in name and csv_name in sizes:
             vs_csv = f"{sizes[name] / sizes[csv_name]:.3f}"
-        print(f"| {name} | {mb:.1f} | {best:.3f} | {med:.3f} | {mb / best:.0f} | {rss[name]:.0f} | {ratio} | {vs_csv} |")
+        used = statistics.median(cpu[name])
+        print(f"| {name} | {mb:.1f} | {best:.3f} | {med:.3f} | {mb / best:.0f} | {used:.2f} | {rss[name]:.0f} | {ratio} | {vs_csv} |")
 
 if __name__ == "__main__":
     main()

@@ -108,13 +108,15 @@ fn scaled(v: f64, m: u64, e: i32) -> Option<([u8; 20], i32)> {
     } else {
         (d, exp)
     };
-    // d < 10^20: its first ten digits are ⌊⌊d / 8⌋ / (1.25 · 10^9)⌋, a division of 64 bits by a
-    // constant.
-    let hi = ((d >> 3) as u64) / 1_250_000_000;
-    let lo = (d - u128::from(hi) * 10_000_000_000) as u64;
-    let mut digits = [b'0'; 20];
-    put_padded(&mut digits, hi, 10);
-    put_padded(&mut digits[10..], lo, 10);
+    // d < 10^20: its first four digits are ⌊⌊d / 2^16⌋ / 5^16⌋ (10^16 = 2^16 · 5^16), a division
+    // of 64 bits by a constant, the other sixteen two groups of eight. The three groups are
+    // stored once each, side by side (overlapping stores, read back wider, stall the loads).
+    let top = ((d >> 16) as u64) / 152_587_890_625;
+    let rest = (d - u128::from(top) * 10_000_000_000_000_000) as u64;
+    let mut digits = [0u8; 20];
+    digits[..4].copy_from_slice(&(ascii8(top as u32, 4) as u32).to_le_bytes());
+    digits[4..12].copy_from_slice(&ascii8((rest / 100_000_000) as u32, 0).to_le_bytes());
+    digits[12..].copy_from_slice(&ascii8((rest % 100_000_000) as u32, 0).to_le_bytes());
     Some((digits, exp))
 }
 
