@@ -1,8 +1,14 @@
 //! `%.20g`'s digits: the first 20 significant decimal digits of any finite `f64`, correctly
 //! rounded (ties to even, as the C runtimes and `core::fmt` round), in integer arithmetic.
 //!
-//! A double is `m · 2^e` (`m` below 2^53), so its decimal expansion is finite and exact. Three
-//! paths compute it, each exactly, chosen by the binary exponent:
+//! A double is `m · 2^e` (`m` below 2^53), so its decimal expansion is finite and exact.
+//!
+//! Most values of a log (percentages, rates, averages: `10^-3 ≤ v < 2^53` with a fraction) take a
+//! shortcut: with `exp` the decimal exponent of the first digit (from the integer part's `ilog10`, or
+//! three comparisons below 1), the 20 digits are `⌊m · 10^(19 − exp) / 2^k⌋`, one 128-bit product
+//! shifted, and the bits shifted out, compared with half of `2^k`, round it exactly (ties to even).
+//!
+//! Every other double takes one of three paths, each exact, chosen by the binary exponent:
 //!
 //! * **`e` from -64 to 10 (what counters hold: below 2^63, at most 64 fraction bits):** the
 //!   integer part `m >> k` in a `u64`, and the fraction `f / 2^k` in another: multiplying it by
@@ -71,14 +77,15 @@ const POW10: [u128; 23] = {
     t
 };
 
-/// The digits of `v = m / 2^k` (`k = -e` > 0) for `10^-3 ≤ v < 2^63`, the values of most logs
+/// The digits of `v = m / 2^k` (`k = -e` > 0) for `10^-3 ≤ v < 2^53`, the values of most logs
 /// (percentages, rates, averages), at once: with `exp` the decimal exponent of `v`'s first digit
 /// (from the integer part, or from comparisons for `v < 1`), the 20 digits are
 /// `D = ⌊v · 10^(19 − exp)⌋ = ⌊m · 10^s / 2^k⌋`, one 128-bit product shifted, and the bits shifted
 /// out, compared with half of 2^k, round it exactly (ties to even). `m · 10^s < 2^53 · 10^22 <
 /// 2^128`. `None` for other values.
 fn scaled(v: f64, m: u64, e: i32) -> Option<([u8; 20], i32)> {
-    if e >= 0 || !(1e-3..9.223_372_036_854_775_808e18).contains(&v) {
+    // e < 0: v < 2^53, with a fraction.
+    if e >= 0 || v < 1e-3 {
         return None;
     }
     let k = (-e) as u32;
