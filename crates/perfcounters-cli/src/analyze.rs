@@ -256,9 +256,13 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     }
     let logs: Vec<String> = analyzed.logs.iter().map(|l| l.source.clone()).collect();
     let result = analyzed.report;
+    let notes = report::notes(&result, &args.set);
+    for n in &notes {
+        eprintln!("perfcounters: note: {n}");
+    }
     let text = match (args.format, &comparison) {
         (ReportFormat::Json, _) => {
-            let mut json = report::json(&result, &logs, &rules);
+            let mut json = report::json(&result, &logs, &rules, &notes);
             if let Some(c) = &comparison {
                 json = json.with_comparison(c);
             }
@@ -266,8 +270,8 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             s.push('\n');
             s
         }
-        (ReportFormat::Html, Some(c)) => report::html_compared(&result, &logs, &rules, c),
-        (ReportFormat::Html, None) => report::html(&result, &logs, &rules),
+        (ReportFormat::Html, Some(c)) => report::html_compared(&result, &logs, &rules, c, &notes),
+        (ReportFormat::Html, None) => report::html(&result, &logs, &rules, &notes),
     };
     if let Some(c) = &comparison {
         for line in report::comparison_lines(c) {

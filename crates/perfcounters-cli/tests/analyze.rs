@@ -255,9 +255,127 @@ fn localized_log_through_counter_lang() {
         s["log_counter"],
         r"\\PC\Processeur(_Total)\% temps processeur"
     );
-    // Without --names, nothing matches.
-    let v = json_of(&["analyze", csv.to_str().unwrap(), "--format", "json"]);
-    assert!(v["alerts"].as_array().unwrap().is_empty());
+    // Without --names, the built-in table gives the same alerts.
+    let v2 = json_of(&["analyze", csv.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(v2["alerts"], v["alerts"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The PAL Vista log as a Spanish Windows writes it: relog's TSV of the `.blg`, its object and
+/// counter names put in Spanish through the `esES` names of PAL's own `CounterLang.xml`, in code
+/// page 1252. Returns the English TSV and the Spanish one.
+fn spanish_vista(dir: &std::path::Path) -> Option<(PathBuf, PathBuf)> {
+    use perfcounters::names::counter_lang::parse_counter_lang;
+    use perfcounters::path::CounterPath;
+    let log = vista()?;
+    let data = shared_data::dir("PAL's CounterLang.xml")?;
+    let xml = std::fs::read_to_string(data.join("pal").join("CounterLang.xml")).unwrap();
+    let tables = parse_counter_lang(&xml).unwrap();
+    let en = &tables[0].names;
+    let es = &tables.iter().find(|t| t.locale == "esES").unwrap().names;
+    let spanish = |name: &str| -> String {
+        en.index_of(name)
+            .and_then(|i| es.name(i))
+            .unwrap_or(name)
+            .to_owned()
+    };
+    let en_tsv = dir.join("en.tsv");
+    assert_success(&run(&["relog", &log, "-f", "TSV", "-o", en_tsv.to_str().unwrap()]));
+    let text = std::fs::read_to_string(&en_tsv).unwrap();
+    let (head, rest) = text.split_once("\r\n").unwrap();
+    let mut translated = 0;
+    let cells: Vec<String> = head
+        .split('\t')
+        .enumerate()
+        .map(|(i, cell)| {
+            let name = cell.trim_matches('"');
+            match CounterPath::parse(name) {
+                Ok(mut p) if i > 0 => {
+                    let (o, c) = (spanish(&p.object), spanish(&p.counter));
+                    translated += usize::from(o != p.object && c != p.counter);
+                    (p.object, p.counter) = (o, c);
+                    format!("\"{p}\"")
+                }
+                _ => cell.to_owned(),
+            }
+        })
+        .collect();
+    // Nearly every column has a Spanish object and counter name.
+    assert!(translated * 10 > cells.len() * 9, "{translated} of {}", cells.len());
+    let es_text = format!("{}\r\n{rest}", cells.join("\t"));
+    assert!(es_text.contains(r"\\ZACH-PC\Memoria\Bytes disponibles"));
+    let (bytes, _, bad) = encoding_rs::WINDOWS_1252.encode(&es_text);
+    assert!(!bad);
+    let es_tsv = dir.join("es.tsv");
+    std::fs::write(&es_tsv, bytes).unwrap();
+    Some((en_tsv, es_tsv))
+}
+
+/// A Spanish log gets, with no flag, the alerts of `--names CounterLang.xml` and of the English
+/// log, and says how its names were matched.
+#[test]
+fn spanish_log_is_translated_without_names() {
+    let dir = tempdir("analyze-es");
+    let Some((en, es)) = spanish_vista(&dir) else {
+        return;
+    };
+    let (en, es) = (en.to_str().unwrap(), es.to_str().unwrap());
+    let english = json_of(&["analyze", en, "--format", "json"]);
+    let o = run(&["analyze", es, "--format", "json"]);
+    assert_success(&o);
+    let default: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let data = shared_data::dir("PAL's CounterLang.xml").unwrap();
+    let names = data.join("pal").join("CounterLang.xml");
+    let with_names = json_of(&["analyze", es, "--names", names.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(default["alerts"].as_array().unwrap().len(), 113);
+    assert_eq!(default["alerts"], with_names["alerts"]);
+    assert_eq!(default["alerts"], english["alerts"]);
+    let note = "the log names its counters in another language (esES";
+    assert!(stderr(&o).contains(note), "{}", stderr(&o));
+    assert!(default["notes"][0].as_str().unwrap().starts_with(note));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A log in a language no table knows: few analyses run, and the report says why before anything
+/// else instead of "No threshold was broken".
+#[test]
+fn few_analyses_put_the_reason_first() {
+    let dir = tempdir("analyze-few");
+    let csv = dir.join("xx.csv");
+    std::fs::write(
+        &csv,
+        "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\PC\\Suoritin(_Total)\\Suoritinaika (%)\"\r\n\
+         \"01/15/2024 10:00:00.000\",\"20\"\r\n\
+         \"01/15/2024 10:00:15.000\",\"90\"\r\n",
+    )
+    .unwrap();
+    let csv = csv.to_str().unwrap();
+    let o = run(&["analyze", csv, "--format", "json"]);
+    assert_success(&o);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let why = "only 0 of 72 analyses were evaluated: the log names its counters in a language \
+               other than English that the built-in table (PAL's CounterLang.xml) does not know; \
+               pass --names";
+    assert!(v["notes"][0].as_str().unwrap().starts_with(why), "{}", v["notes"]);
+    assert!(stderr(&o).contains(why));
+    let html = dir.join("r.html");
+    assert_success(&run(&["analyze", csv, "-o", html.to_str().unwrap()]));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(!page.contains("No threshold was broken"));
+    let (reason, alerts) = (page.find(why).unwrap(), page.find("Alerts in time order").unwrap());
+    assert!(reason < alerts);
+    // English counters that the rules do not read: the other reason.
+    std::fs::write(
+        dir.join("en.csv"),
+        "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\PC\\Telephony\\Lines\"\r\n\
+         \"01/15/2024 10:00:00.000\",\"1\"\r\n",
+    )
+    .unwrap();
+    let v = json_of(&["analyze", dir.join("en.csv").to_str().unwrap(), "--format", "json"]);
+    assert!(v["notes"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("only 0 of 72 analyses were evaluated: the log does not hold the counters"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

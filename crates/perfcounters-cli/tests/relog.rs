@@ -64,21 +64,29 @@ fn english_paths_select_spanish_columns_through_perf_string_backup() {
         "counters.txt",
         b"\\PhysicalDisk(_Total)\\% Idle Time\r\n\\Processor(*)\\% Processor Time\r\n",
     );
-    // Without the name tables nothing matches; each path says why and points to --names.
-    let o = run(&["relog", &input, "-cf", &counters]);
+    // A language no table knows: nothing matches; each path says why and points to --names.
+    let fi = d.file(
+        "fi.csv",
+        b"\"(PDH-CSV 4.0)\",\"\\\\SRV\\Suoritin(_Total)\\Suoritinaika (%)\"\r\n\
+          \"07/01/2023 10:00:00.000\",\"1\"\r\n",
+    );
+    let o = run(&["relog", &fi, "-cf", &counters]);
     assert_eq!(o.status.code(), Some(1));
-    let hint = "the log names its objects in another language than English: pass --names with \
-                the machine's name tables (PerfStringBackup.INI) to use English paths";
+    let hint = "the log names its objects in another language than English, which the built-in \
+                table (PAL's CounterLang.xml) does not translate: pass --names with the machine's \
+                name tables (PerfStringBackup.INI) to use English paths";
     assert_eq!(
         stderr(&o),
         format!(
-            "{}perfcounters: no counter of the input matches -c / -cf:\n  \
+            "perfcounters: no counter of the input matches -c / -cf:\n  \
              \\PhysicalDisk(_Total)\\% Idle Time: the log has no object \"PhysicalDisk\"; {hint}\n  \
-             \\Processor(*)\\% Processor Time: the log has no object \"Processor\"; did you mean \
-             \"Procesador\"?; {hint}\n",
-            es_zone_warning(&input)
+             \\Processor(*)\\% Processor Time: the log has no object \"Processor\"; {hint}\n",
         )
     );
+    // Spanish: the built-in table (PAL's CounterLang.xml) matches without --names, as the
+    // machine's own tables do.
+    let builtin = run(&["relog", &input, "-cf", &counters, "-q"]);
+    assert_success(&builtin);
     let o = run(&["relog", &input, "-cf", &counters, "--names", &names, "-q"]);
     assert_success(&o);
     assert_eq!(
@@ -91,6 +99,7 @@ fn english_paths_select_spanish_columns_through_perf_string_backup() {
              \r\nThe command completed successfully.\r\n"
         )
     );
+    assert_eq!(stdout(&builtin), stdout(&o));
 }
 
 #[test]

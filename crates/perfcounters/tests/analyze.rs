@@ -602,7 +602,22 @@ fn localized_log_through_names() {
         r.counters[0].log_path,
         r"\\M\Procesador(_Total)\% de tiempo de procesador"
     );
-    // Without the tables nothing matches.
+    // Without tables, the built-in one (PAL's CounterLang.xml) knows "Procesador": the same
+    // alerts, and the report says how the log was matched.
+    let r = analyze_logs(
+        |_| Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
+        &Rules::builtin(),
+        &AnalyzeOptions {
+            interval: Interval::Seconds(60),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(alerts_of(&r, "Processor % Processor Time"), cpu);
+    assert!(r.language.uses_builtin());
+    assert_eq!(r.language.locales[0], "esES");
+    // A language no table knows: nothing matches, and the report says why.
+    let h = header(&[r"\\M\Suoritin(_Total)\Suoritinaika (%)"]);
     let r = analyze_logs(
         |_| Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
         &Rules::builtin(),
@@ -610,6 +625,9 @@ fn localized_log_through_names() {
     )
     .unwrap();
     assert!(r.alerts.is_empty());
+    let few = r.few_evaluated().unwrap();
+    assert_eq!((few.evaluated, few.total), (0, 72));
+    assert_eq!(few.reason, perfcounters::analyze::FewReason::OtherLanguage);
 }
 
 /// PAL's `CounterLang.xml` as the name tables: a French log matches the English rules.

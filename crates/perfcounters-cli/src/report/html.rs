@@ -16,8 +16,15 @@ use crate::assets::{UPLOT_CSS, UPLOT_JS};
 const REPORT_JS: &str = include_str!("report.js");
 const REPORT_CSS: &str = include_str!("report.css");
 
-/// The report as one self-contained HTML page; with a comparison, "What changed" comes first.
-pub fn page(r: &Report, logs: &[String], rules: &Rules, comparison: Option<&Comparison>) -> String {
+/// The report as one self-contained HTML page, `notes` at its top; with a comparison, "What
+/// changed" comes next.
+pub fn page(
+    r: &Report,
+    logs: &[String],
+    rules: &Rules,
+    comparison: Option<&Comparison>,
+    notes: &[String],
+) -> String {
     let sections = categories(r);
     let mut charts: Vec<ChartJson> = sections
         .iter()
@@ -43,6 +50,12 @@ pub fn page(r: &Report, logs: &[String], rules: &Rules, comparison: Option<&Comp
             body {
                 "\n"
                 h1 { "Performance analysis" } "\n"
+                @if !notes.is_empty() {
+                    section id="notes" {
+                        @for n in notes { p class="note" { (n) } }
+                    }
+                    "\n"
+                }
                 @if let Some(changes) = &changes { (changes) "\n" }
                 (summary(r, logs, rules)) "\n"
                 (alerts(r)) "\n"
@@ -145,7 +158,9 @@ fn alerts(r: &Report) -> Markup {
     html! {
         section id="alerts" {
             h2 { "Alerts in time order" }
-            @if r.alerts.is_empty() {
+            @if let (true, Some(few)) = (r.alerts.is_empty(), r.few_evaluated()) {
+                p { "No alert, but " (few.message("--names")) "." }
+            } @else if r.alerts.is_empty() {
                 p { "No threshold was broken." }
             } @else {
                 div class="scroll" {

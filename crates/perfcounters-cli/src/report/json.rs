@@ -26,6 +26,9 @@ pub struct ReportJson<'a> {
     interval_seconds: u64,
     logs: &'a [String],
     machines: &'a [String],
+    /// What to know before the alerts: why few analyses were evaluated, a translation of the
+    /// log's names, the question answers assumed.
+    notes: &'a [String],
     /// The questions' values used, by name.
     questions: BTreeMap<&'a str, &'a str>,
     records: u64,
@@ -37,7 +40,7 @@ pub struct ReportJson<'a> {
 
 impl<'a> ReportJson<'a> {
     /// The document of the report `r` of the logs `logs` with the rules `rules`.
-    pub fn new(r: &'a Report, logs: &'a [String], rules: &'a Rules) -> Self {
+    pub fn new(r: &'a Report, logs: &'a [String], rules: &'a Rules, notes: &'a [String]) -> Self {
         let zone = r.time_zone.as_ref();
         ReportJson {
             alerts: r.alerts.iter().map(|a| AlertJson::new(r, a)).collect(),
@@ -47,6 +50,7 @@ impl<'a> ReportJson<'a> {
             interval_seconds: r.interval_seconds,
             logs,
             machines: &r.machines,
+            notes,
             questions: r
                 .questions
                 .iter()

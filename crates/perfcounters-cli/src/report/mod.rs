@@ -34,25 +34,67 @@ fn chart_seconds(zone: Option<&TimeZone>, t: LogTime) -> f64 {
     t.0.saturating_sub(FILETIME_UNIX_EPOCH) as f64 / FREQ_100NS as f64
 }
 
-/// The report as JSON (the shape docs/analyze.md documents).
-pub fn json<'a>(r: &'a Report, logs: &'a [String], rules: &'a Rules) -> ReportJson<'a> {
-    ReportJson::new(r, logs, rules)
+/// The report as JSON (the shape docs/analyze.md documents), `notes` ([`notes`]) first.
+pub fn json<'a>(
+    r: &'a Report,
+    logs: &'a [String],
+    rules: &'a Rules,
+    notes: &'a [String],
+) -> ReportJson<'a> {
+    ReportJson::new(r, logs, rules, notes)
 }
 
-/// The report as one self-contained HTML page.
-pub fn html(r: &Report, logs: &[String], rules: &Rules) -> String {
-    html::page(r, logs, rules, None)
+/// The report as one self-contained HTML page, `notes` ([`notes`]) at its top.
+pub fn html(r: &Report, logs: &[String], rules: &Rules, notes: &[String]) -> String {
+    html::page(r, logs, rules, None, notes)
 }
 
-/// The report of the candidate with its comparison with a baseline ("What changed" first).
-pub fn html_compared(r: &Report, logs: &[String], rules: &Rules, c: &Comparison) -> String {
-    html::page(r, logs, rules, Some(c))
+/// The report of the candidate with its comparison with a baseline ("What changed" first, after
+/// the `notes`).
+pub fn html_compared(
+    r: &Report,
+    logs: &[String],
+    rules: &Rules,
+    c: &Comparison,
+    notes: &[String],
+) -> String {
+    html::page(r, logs, rules, Some(c), notes)
 }
 
 /// What `analyze --baseline` prints on standard error about the comparison: the counts of each
 /// class, the top changes and the analyses that got worse or new, one line each.
 pub fn comparison_lines(c: &Comparison) -> Vec<String> {
     compare::summary_lines(c)
+}
+
+/// What a reader must know before the alerts, most important first: why so few analyses were
+/// evaluated that no alert means nothing, that the log's names were translated, and which
+/// question answers were assumed (the rules' defaults, not given with `--set`).
+pub fn notes(r: &Report, set: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(few) = r.few_evaluated() {
+        out.push(few.message("--names"));
+    }
+    if r.language.uses_builtin() {
+        out.push(format!(
+            "the log names its counters in another language ({}): they were matched to the \
+             rules' English names through the built-in table (PAL's CounterLang.xml)",
+            r.language.locales.join(", ")
+        ));
+    }
+    let assumed: Vec<String> = r
+        .questions
+        .iter()
+        .filter(|(n, _)| !set.iter().any(|(s, _)| s.eq_ignore_ascii_case(n)))
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect();
+    if !assumed.is_empty() {
+        out.push(format!(
+            "assumed {}: set them with --set NAME=VALUE",
+            assumed.join(", ")
+        ));
+    }
+    out
 }
 
 /// A rules file's HTML description, reduced to harmless markup (no script, no event handler, no

@@ -47,7 +47,7 @@ use crate::log::model::{LogHeader, LogReader, LogTime};
 use crate::log::pipeline::{InputLog, Pipeline, PipelineError, TimeBound};
 use crate::log::relog::{CounterFilter, Filtered, Merge, RelogFilter};
 use crate::log::LogError;
-use crate::names::NameTable;
+use crate::names::{LogLanguage, NameTable, NameTables};
 use crate::path::CounterPath;
 
 use super::interval::TICKS_PER_SECOND;
@@ -59,7 +59,9 @@ use super::slices::Slicer;
 pub use super::error::AnalyzeError;
 pub use super::interval::{auto_interval, auto_interval_seconds, Interval, AUTO_SLICES};
 pub use super::plan::question_values;
-pub use super::report::{Alert, AnalysisReport, CounterReport, Report, ThresholdReport};
+pub use super::report::{
+    Alert, AnalysisReport, CounterReport, FewEvaluated, FewReason, Report, ThresholdReport,
+};
 pub use super::stats::MAX_KEPT;
 
 /// What to evaluate and how.
@@ -94,6 +96,31 @@ impl AnalyzeOptions {
             tables.extend(self.names.iter().cloned());
         }
         tables
+    }
+
+    /// These options for a log whose header is `header`: when its objects are named in another
+    /// language that the built-in table knows ([`LogLanguage::uses_builtin`]), that table's
+    /// locales are added after the given tables ([`NameTables::for_log`], the pipeline's rule),
+    /// and the counter filter matches through them too. Returns the language found.
+    fn for_log(&self, header: &LogHeader) -> (Option<AnalyzeOptions>, LogLanguage) {
+        let language = LogLanguage::of(header.counters.iter().map(|c| c.path.object.as_str()));
+        if !language.uses_builtin() {
+            return (None, language);
+        }
+        let mut given = NameTables::new();
+        for t in &self.names {
+            given.push(t.clone());
+        }
+        for t in &self.english {
+            given.push_english(t.clone());
+        }
+        let all = given.for_log(&language);
+        let mut out = self.clone();
+        out.names = all.languages().to_vec();
+        out.english = all.english().to_vec();
+        let tables = out.tables();
+        out.counters = out.counters.map(|f| f.with_names(tables));
+        (Some(out), language)
     }
 }
 
@@ -142,6 +169,8 @@ where
         }
     };
     let merged = Merge::new(open(Pass::Values)?)?;
+    let (localized, language) = opts.for_log(merged.header());
+    let opts = localized.as_ref().unwrap_or(opts);
     let patterns: Vec<CounterPath> = rules
         .enabled()
         .flat_map(|a| a.data_sources.iter())
@@ -155,7 +184,9 @@ where
         ..RelogFilter::default()
     };
     let mut filtered = Filtered::new(merged, &filter)?;
-    evaluate(&mut filtered, rules, opts, seconds, crate::log::cores() > 1)
+    let mut report = evaluate(&mut filtered, rules, opts, seconds, crate::log::cores() > 1)?;
+    report.language = language;
+    Ok(report)
 }
 
 /// What [`analyze_pipeline`] found: the report, the logs read and what their readers stepped over.
@@ -258,7 +289,11 @@ pub fn analyze(
 ) -> Result<Report, AnalyzeError> {
     match opts.interval {
         Interval::Seconds(seconds) => {
-            evaluate(reader, rules, opts, seconds, crate::log::cores() > 1)
+            let (localized, language) = opts.for_log(reader.header());
+            let opts = localized.as_ref().unwrap_or(opts);
+            let mut report = evaluate(reader, rules, opts, seconds, crate::log::cores() > 1)?;
+            report.language = language;
+            Ok(report)
         }
         Interval::Auto => Err(AnalyzeError::Interval {
             seconds: None,
@@ -357,6 +392,7 @@ fn evaluate(
         analyses,
         alerts,
         counters: report::counters(&header, &log_columns, &series, states, &translator),
+        language: LogLanguage::default(),
     })
 }
 

@@ -44,8 +44,8 @@ pub use compare::{
 };
 pub use eval::{
     analyze, analyze_logs, analyze_pipeline, auto_interval, auto_interval_seconds, question_values,
-    Alert, AnalysisReport, AnalyzeError, AnalyzeOptions, AnalyzedLogs, CounterReport, Interval,
-    Pass, Report, ThresholdReport, AUTO_SLICES, MAX_KEPT,
+    Alert, AnalysisReport, AnalyzeError, AnalyzeOptions, AnalyzedLogs, CounterReport, FewEvaluated,
+    FewReason, Interval, Pass, Report, ThresholdReport, AUTO_SLICES, MAX_KEPT,
 };
 pub use regex_path::MAX_REGEX_SIZE;
 pub use rules::{

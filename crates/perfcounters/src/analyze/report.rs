@@ -2,7 +2,7 @@
 //! and its assembly once the log is read.
 
 use crate::log::model::{LogHeader, LogTime, TimeZone};
-use crate::names::NameTable;
+use crate::names::{LogLanguage, NameTable};
 use crate::path::{eq_ignore_case, CounterPath};
 
 use super::script::{Operator, ScriptValue, StaticThreshold};
@@ -146,6 +146,82 @@ pub struct Report {
     pub alerts: Vec<Alert>,
     /// The counters the analyses looked at.
     pub counters: Vec<CounterReport>,
+    /// The language of the log's objects, as matching found it: whether the built-in name table
+    /// translated them ([`LogLanguage::uses_builtin`]), or no table knows them.
+    pub language: LogLanguage,
+}
+
+impl Report {
+    /// How many analyses were evaluated.
+    pub fn evaluated(&self) -> usize {
+        self.analyses.iter().filter(|a| a.evaluated()).count()
+    }
+
+    /// Why so few analyses were evaluated that the absence of alerts says nothing: `None` when
+    /// at least a tenth of them were (or there are none), else the reason, to be shown before any
+    /// alert or its absence.
+    pub fn few_evaluated(&self) -> Option<FewEvaluated> {
+        let total = self.analyses.len();
+        let evaluated = self.evaluated();
+        if total == 0 || evaluated.saturating_mul(10) >= total {
+            return None;
+        }
+        let reason = if self.language.unknown_language() {
+            FewReason::OtherLanguage
+        } else {
+            FewReason::CountersMissing
+        };
+        Some(FewEvaluated {
+            evaluated,
+            total,
+            reason,
+        })
+    }
+}
+
+/// Fewer than a tenth of a report's analyses were evaluated ([`Report::few_evaluated`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FewEvaluated {
+    /// Analyses evaluated.
+    pub evaluated: usize,
+    /// Analyses of the rules.
+    pub total: usize,
+    /// Why.
+    pub reason: FewReason,
+}
+
+/// Why few analyses were evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FewReason {
+    /// The log does not hold the counters the rules read.
+    CountersMissing,
+    /// The log names its objects in a language that is not English and that the built-in table
+    /// does not know: the machine's name tables would translate them.
+    OtherLanguage,
+}
+
+impl FewEvaluated {
+    /// The reason as a sentence, naming the parameter that takes name tables as
+    /// `names_parameter` (a command says `--names`).
+    pub fn message(&self, names_parameter: &str) -> String {
+        let FewEvaluated {
+            evaluated, total, ..
+        } = self;
+        match self.reason {
+            FewReason::CountersMissing => format!(
+                "only {evaluated} of {total} analyses were evaluated: the log does not hold the \
+                 counters the rules read, so the absence of alerts says nothing about the machine"
+            ),
+            FewReason::OtherLanguage => format!(
+                "only {evaluated} of {total} analyses were evaluated: the log names its counters \
+                 in a language other than English that the built-in table (PAL's \
+                 CounterLang.xml) does not know; pass {names_parameter} with the machine's name \
+                 tables (PerfStringBackup.INI) so that they match the rules' English names"
+            ),
+        }
+    }
 }
 
 /// Translates names to English through the tables.

@@ -47,7 +47,7 @@ use std::fmt;
 
 use crate::calc::FormatOptions;
 use crate::error_chain::ErrorChain;
-use crate::names::{NameTable, NameTables};
+use crate::names::{LogLanguage, NameTables};
 use crate::path::{eq_ignore_case, CounterPath, PathError};
 use crate::suggest::{suggest, DidYouMean};
 
@@ -218,12 +218,27 @@ impl Pipeline {
         self
     }
 
-    /// The counter filter of the paths given, matching through the name tables; `None` when no
-    /// path was given.
+    /// The name tables a log whose header is `header` is matched through: those given
+    /// ([`names`](Self::names)), and when its objects are named in another language that the
+    /// built-in table knows, that table's ([`NameTables::for_log`], [`LogLanguage`]).
+    pub fn names_for(&self, header: &LogHeader) -> NameTables {
+        self.names.for_log(&language_of(header))
+    }
+
+    /// The counter filter of the paths given, matching through the name tables given; `None`
+    /// when no path was given. [`open`](Self::open) adds the built-in tables a localized log
+    /// needs ([`names_for`](Self::names_for)).
     ///
     /// # Errors
     /// A path does not parse.
     pub fn counter_filter(&self) -> Result<Option<CounterFilter>, PipelineError> {
+        self.counter_filter_with(&self.names)
+    }
+
+    fn counter_filter_with(
+        &self,
+        names: &NameTables,
+    ) -> Result<Option<CounterFilter>, PipelineError> {
         if self.patterns.is_empty() {
             return Ok(None);
         }
@@ -240,7 +255,7 @@ impl Pipeline {
             }
         }
         Ok(Some(
-            CounterFilter::new(paths).with_names(self.names.for_matching()),
+            CounterFilter::new(paths).with_names(names.for_matching()),
         ))
     }
 
@@ -277,13 +292,14 @@ impl Pipeline {
         })
     }
 
-    /// The relog filter of this pipeline for a log whose header is `header` (bounds in its zone).
+    /// The relog filter of this pipeline for a log whose header is `header` (bounds in its zone,
+    /// names matched through [`names_for`](Self::names_for)).
     ///
     /// # Errors
     /// A counter path does not parse.
     pub fn relog_filter(&self, header: &LogHeader) -> Result<RelogFilter, PipelineError> {
         Ok(RelogFilter {
-            counters: self.counter_filter()?,
+            counters: self.counter_filter_with(&self.names_for(header))?,
             begin: self.begin.map(|b| b.local(header)),
             end: self.end.map(|b| b.local(header)),
             every: self.every,
@@ -310,11 +326,16 @@ impl Pipeline {
         } else {
             Box::new(Merge::new(readers)?)
         };
-        let filter = self.relog_filter(merged.header())?;
+        let language = language_of(merged.header());
+        let names = self.names.for_log(&language);
+        let filter = RelogFilter {
+            counters: self.counter_filter_with(&names)?,
+            ..self.relog_filter(merged.header())?
+        };
         let source = merged.header().source.clone();
         let unmatched = match &filter.counters {
             Some(counters) if self.require_match => {
-                self.unmatched(&merged.header().counters, counters)
+                self.unmatched(&merged.header().counters, counters, &language)
             }
             _ => Vec::new(),
         };
@@ -336,6 +357,7 @@ impl Pipeline {
             logs,
             warnings,
             unmatched,
+            language,
             range: Range::default(),
             format: self.format,
         })
@@ -343,7 +365,12 @@ impl Pipeline {
 
     /// Why each counter path selects no column of `columns` through `filter` (the pipeline's
     /// counter filter: its patterns and name tables, borrowed), with the log's close names.
-    fn unmatched(&self, columns: &[LogCounter], filter: &CounterFilter) -> Vec<Unmatched> {
+    fn unmatched(
+        &self,
+        columns: &[LogCounter],
+        filter: &CounterFilter,
+        language: &LogLanguage,
+    ) -> Vec<Unmatched> {
         let mut out = Vec::new();
         let mut objects: Vec<&str> = Vec::new();
         for c in columns {
@@ -351,8 +378,7 @@ impl Pipeline {
                 objects.push(&c.path.object);
             }
         }
-        let english = NameTable::builtin_english();
-        let foreign = !objects.is_empty() && objects.iter().all(|o| english.index_of(o).is_none());
+        let foreign = language.english == 0 && language.unknown > 0;
         // The filter holds the patterns that parse, in order: all of them once `open` checked.
         let matched = filter.matched_patterns(columns.iter().map(|c| &c.path));
         let patterns = self
@@ -461,6 +487,7 @@ pub struct Opened {
     logs: Vec<InputLog>,
     warnings: Vec<String>,
     unmatched: Vec<Unmatched>,
+    language: LogLanguage,
     range: Range,
     format: FormatOptions,
 }
@@ -489,6 +516,12 @@ impl Opened {
     /// The counter paths that select nothing although others do, with the reason of each.
     pub fn unmatched(&self) -> &[Unmatched] {
         &self.unmatched
+    }
+
+    /// What matching found of the language of the log's objects: whether the built-in name
+    /// table translated them, and from which locales.
+    pub fn language(&self) -> &LogLanguage {
+        &self.language
     }
 
     /// The filtered reader itself (for sinks that take ownership, such as Arrow batches).
@@ -600,8 +633,9 @@ pub enum UnmatchedReason {
         object: String,
         /// The log's objects closest to it.
         suggestions: Vec<String>,
-        /// Every object of the log has a name that is not English, and no name tables were
-        /// given: tables would match English paths.
+        /// No object of the log has an English name, some have names the built-in table does
+        /// not know, and no name tables were given: the machine's tables would match English
+        /// paths.
         foreign_names: bool,
     },
     /// The object has no such counter.
@@ -641,7 +675,8 @@ impl Unmatched {
                 );
                 if *foreign_names {
                     why.push_str(&format!(
-                        "; the log names its objects in another language than English: pass \
+                        "; the log names its objects in another language than English, which \
+                         the built-in table (PAL's CounterLang.xml) does not translate: pass \
                          {names_parameter} with the machine's name tables \
                          (PerfStringBackup.INI) to use English paths"
                     ));
@@ -672,6 +707,11 @@ impl fmt::Display for Unmatched {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message("name tables"))
     }
+}
+
+/// The language of the objects of `header`'s columns.
+fn language_of(header: &LogHeader) -> LogLanguage {
+    LogLanguage::of(header.counters.iter().map(|c| c.path.object.as_str()))
 }
 
 /// Why a [`Pipeline`] could not be opened.

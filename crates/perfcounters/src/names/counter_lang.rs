@@ -13,14 +13,31 @@
 //! tables never alias a real name table's entries), and returns one [`NameTable`] per locale. Every
 //! name of a locale shares the index of its English name, which is what name matching
 //! ([`crate::log::CounterFilter::with_names`]) needs.
+//!
+//! PAL's own copy of the file is built in ([`BUILTIN_COUNTER_LANG`], [`builtin_tables`]; MIT, the
+//! notice is `analyze/pal/LICENSE` beside the built-in threshold file): a log whose names are not
+//! English is matched through it without any name-table file
+//! ([`NameTables::for_log`](super::NameTables::for_log)).
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 use super::NameTable;
 
 /// The first index given to an English name of `CounterLang.xml`.
 pub const SYNTHETIC_BASE: u32 = 0x4000_0000;
+
+/// PAL's `CounterLang.xml` as PAL ships it (146 objects, 2,259 counters in 17 locales), built in
+/// (MIT: PAL's notice is [`PAL_LICENSE`](crate::analyze::PAL_LICENSE)).
+pub const BUILTIN_COUNTER_LANG: &str = include_str!("CounterLang.xml");
+
+/// The tables of [`BUILTIN_COUNTER_LANG`], `enUS` first, read once per process.
+pub fn builtin_tables() -> &'static [CounterLangTable] {
+    static TABLES: OnceLock<Vec<CounterLangTable>> = OnceLock::new();
+    // The built-in file is well formed (a unit test reads it); were it not, no table is built in.
+    TABLES.get_or_init(|| parse_counter_lang(BUILTIN_COUNTER_LANG).unwrap_or_default())
+}
 
 /// A malformed `CounterLang.xml`: what and where (1-based line and column).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -149,6 +166,13 @@ mod tests {
         assert_eq!(i, SYNTHETIC_BASE + 1);
         assert_eq!(de.names(i).collect::<Vec<_>>(), ["Prozessorzeit (%)", "x"]);
         assert!(parse_counter_lang("<Other/>").is_err());
+        // The built-in copy: 17 locales, enUS first.
+        let builtin = builtin_tables();
+        assert_eq!(builtin.len(), 17);
+        assert_eq!(builtin[0].locale, "enUS");
+        let es = builtin.iter().find(|t| t.locale == "esES").unwrap();
+        let i = es.names.index_of("Procesador").unwrap();
+        assert_eq!(builtin[0].names.name(i), Some("Processor"));
         assert!(parse_counter_lang("<CounterLang>")
             .unwrap_err()
             .position

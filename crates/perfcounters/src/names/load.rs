@@ -222,6 +222,111 @@ impl NameTables {
     }
 }
 
+/// What matching says of the language of a log's objects ([`LogLanguage::of`]), which decides
+/// whether the built-in translation table (PAL's `CounterLang.xml`,
+/// [`counter_lang::builtin_tables`](super::counter_lang::builtin_tables)) is used.
+///
+/// Each distinct object name of the log is looked up, ignoring case: **English** when the
+/// built-in English table or the table's `enUS` names know it; **translated** when only another
+/// locale of the table knows it; **unknown** otherwise (a product's own objects, or a language
+/// the table lacks). The log is taken as not English, and matched through the table, when at least
+/// one object is translated and translated objects outnumber English ones
+/// ([`uses_builtin`](Self::uses_builtin)): a Spanish log names every Windows object in Spanish, while
+/// an English log with a few localized objects, or objects no table knows, stays as it is. This is
+/// what PAL does, by matching rather than by any language tag, which logs do not carry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LogLanguage {
+    /// Objects known by an English name.
+    pub english: usize,
+    /// Objects known only by a name of another locale of the built-in table.
+    pub translated: usize,
+    /// Objects no table knows.
+    pub unknown: usize,
+    /// The locales of the built-in table that know a translated object (`esES`, `ruRU` …), most
+    /// objects first.
+    pub locales: Vec<String>,
+}
+
+impl LogLanguage {
+    /// The language of the objects `objects` (names as the log writes them; repeats count once).
+    pub fn of<'a, I: IntoIterator<Item = &'a str>>(objects: I) -> Self {
+        let tables = super::counter_lang::builtin_tables();
+        let english = NameTable::builtin_english();
+        let mut seen: Vec<std::borrow::Cow<'a, str>> = Vec::new();
+        let mut out = LogLanguage::default();
+        let mut hits: Vec<(usize, usize)> = Vec::new();
+        for o in objects {
+            let key = crate::path::fold_case(o);
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            let en = tables.first().map(|t| &t.names);
+            if english.index_of(o).is_some() || en.is_some_and(|t| t.index_of(o).is_some()) {
+                out.english += 1;
+                continue;
+            }
+            let mut known = false;
+            for (i, t) in tables.iter().enumerate().skip(1) {
+                if t.names.index_of(o).is_some() {
+                    known = true;
+                    match hits.iter_mut().find(|h| h.0 == i) {
+                        Some(h) => h.1 += 1,
+                        None => hits.push((i, 1)),
+                    }
+                }
+            }
+            if known {
+                out.translated += 1;
+            } else {
+                out.unknown += 1;
+            }
+        }
+        hits.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.locales = hits
+            .into_iter()
+            .filter_map(|(i, _)| tables.get(i).map(|t| t.locale.clone()))
+            .collect();
+        out
+    }
+
+    /// Whether the log is matched through the built-in table: some objects are known only in
+    /// another language, and they outnumber the English ones.
+    pub fn uses_builtin(&self) -> bool {
+        self.translated > 0 && self.translated > self.english
+    }
+
+    /// Whether no object has an English name and the built-in table knows none either: only the
+    /// machine's own name tables can match English paths.
+    pub fn unknown_language(&self) -> bool {
+        self.english == 0 && self.translated == 0 && self.unknown > 0
+    }
+}
+
+impl NameTables {
+    /// The tables to match a log of `language` through: these, and when the log is not English
+    /// ([`LogLanguage::uses_builtin`]) the built-in table's locales that know its objects, after
+    /// them (with the table's `enUS` names as English). Tables given by the caller thus come first
+    /// and add to the built-in ones.
+    pub fn for_log(&self, language: &LogLanguage) -> NameTables {
+        let mut out = self.clone();
+        if !language.uses_builtin() {
+            return out;
+        }
+        let tables = super::counter_lang::builtin_tables();
+        if let Some(en) = tables.first() {
+            out.english.push(en.names.clone());
+        }
+        for locale in &language.locales {
+            if let Some(t) = tables.iter().find(|t| &t.locale == locale) {
+                out.languages.push(t.names.clone());
+            }
+        }
+        out
+    }
+}
+
 /// A name-table file that [`NameTables::load`] could not read: the file; the cause is its
 /// [`source`](std::error::Error::source).
 #[derive(Debug)]

@@ -33,7 +33,7 @@ use std::sync::OnceLock;
 
 use crate::snapshot::Snapshot;
 
-pub use load::{NameFileCause, NameFileError, NameFormat, NameTables};
+pub use load::{LogLanguage, NameFileCause, NameFileError, NameFormat, NameTables};
 pub use translate::{aliases, english_name};
 
 /// The most characters of offending text an error message keeps.
