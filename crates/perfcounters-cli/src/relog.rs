@@ -18,6 +18,7 @@ use perfcounters::log::{
     Pipeline, PipelineError, TimeBound,
 };
 use perfcounters::names::NameTables;
+use perfcounters::encoding::TextEncoding;
 
 use crate::args::values::{parse_count, read_counter_file};
 use crate::args::windows::{Arg, Lexer};
@@ -285,7 +286,13 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
     let files: Vec<(String, String)> = opened
         .logs()
         .iter()
-        .map(|l| (l.source.clone(), l.kind.to_string()))
+        .map(|l| {
+            let kind = match l.encoding {
+                Some(e @ TextEncoding::CodePage(_)) => format!("{}, {}", l.kind, e.describe()),
+                _ => l.kind.to_string(),
+            };
+            (l.source.clone(), kind)
+        })
         .collect();
     let mut out = std::io::stdout().lock();
     let print_inputs = |out: &mut dyn Write| -> std::io::Result<()> {

@@ -17,11 +17,14 @@ fn data_dir() -> Option<PathBuf> {
     shared_data::dir("the real Windows logs")
 }
 
-/// The warning a read of [`es_1252`] gives: its localized zone name has no rules here, so its
-/// times are converted with the fixed bias.
+/// The warnings a read of [`es_1252`] gives: the code page detected from its header, and its
+/// localized zone name, which has no rules here, so that its times are converted with the fixed
+/// bias.
 fn es_zone_warning(input: &str) -> String {
     format!(
-        "perfcounters: warning: {input}: time zone \"Hora de verano romance\" is not a Windows \
+        "perfcounters: warning: {input}: no byte-order mark and not UTF-8: read in code page \
+         1252, detected from its header line (a code page given overrides it)\n\
+         perfcounters: warning: {input}: time zone \"Hora de verano romance\" is not a Windows \
          zone name this program knows; times are converted with its fixed bias of -120 minutes, \
          without daylight saving time\n"
     )
@@ -92,7 +95,7 @@ fn english_paths_select_spanish_columns_through_perf_string_backup() {
     assert_eq!(
         stdout(&o),
         format!(
-            "\r\nInput\r\n----------------\r\nFile(s):\r\n     {input} (CSV)\r\n\r\n\
+            "\r\nInput\r\n----------------\r\nFile(s):\r\n     {input} (CSV, code page 1252)\r\n\r\n\
              Begin:    7/1/2023 10:00:00.000\r\nEnd:      7/1/2023 10:00:45.000\r\nSamples:  4\r\n\r\n\
              \\\\SRV\\Disco físico(_Total)\\% de tiempo inactivo\r\n\
              \\\\SRV\\Procesador(_Total)\\% de tiempo de procesador\r\n\
@@ -134,7 +137,7 @@ fn csv_to_sql_and_back_and_appending() {
     assert_eq!(
         stdout(&o),
         format!(
-            "\r\nInput\r\n----------------\r\nFile(s):\r\n     {input} (CSV)\r\n\r\n\
+            "\r\nInput\r\n----------------\r\nFile(s):\r\n     {input} (CSV, code page 1252)\r\n\r\n\
              Output\r\n----------------\r\nFile:     {target}\r\n\r\n\
              Begin:    7/1/2023 10:00:00.000\r\nEnd:      7/1/2023 10:00:45.000\r\nSamples:  4\r\n\r\n\
              The command completed successfully.\r\n"
@@ -565,4 +568,55 @@ fn events_of_another_log_are_counted_once() {
         format!("perfcounters: {blg}: the log holds no counter list\n")
     );
     assert!(!stderr(&o).contains("-c"));
+}
+
+/// A Russian log (code page 1251, no byte-order mark) reads with Cyrillic names and no flag; relog
+/// and analyze say which code page they assumed; `--code-page` overrides it, and 65001 on text
+/// that is not UTF-8 is an error.
+#[test]
+fn code_page_of_a_russian_log_is_detected() {
+    let d = Dir::new("cp1251");
+    let text = "\"(PDH-CSV 4.0) (RTZ 2 (\",\"\\\\ПК\\Процессор(_Total)\\% загруженности процессора\",\"\\\\ПК\\Память\\Доступно байт\"\r\n\
+                \"01/15/2024 08:00:00.250\",\"3.25\",\"1024\"\r\n\
+                \"01/15/2024 08:00:15.250\",\"97.5\",\"2048\"\r\n";
+    let (bytes, _, bad) = encoding_rs::WINDOWS_1251.encode(text);
+    assert!(!bad);
+    let input = d.file("ru.csv", &bytes);
+    let warning = format!(
+        "perfcounters: warning: {input}: no byte-order mark and not UTF-8: read in code page 1251, \
+         detected from its header line (a code page given overrides it)\n"
+    );
+    let o = run(&["relog", &input, "-q"]);
+    assert_success(&o);
+    assert!(stderr(&o).starts_with(&warning), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&format!("     {input} (CSV, code page 1251)\r\n")));
+    assert!(stdout(&o).contains("\\\\ПК\\Процессор(_Total)\\% загруженности процессора\r\n"));
+    // PAL's CounterLang.xml keeps English names for ruRU: English paths need the machine's
+    // tables, and the message says so.
+    let o = run(&["relog", &input, "-c", r"\Memory\Available Bytes", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("which the built-in table (PAL's CounterLang.xml) does not translate: pass --names"));
+    // Given, the code page is used as it is (no warning), right or wrong.
+    let o = run(&["relog", &input, "-q", "--code-page", "1252"]);
+    assert_success(&o);
+    assert!(!stderr(&o).contains("code page"));
+    assert!(stdout(&o).contains("(CSV, code page 1252)"));
+    assert!(!stdout(&o).contains("Процессор"));
+    let o = run(&["relog", &input, "-q", "--code-page", "65001"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {input}: line 1, column 29: not UTF-8 (code page 65001 was given): \
+             byte 0xCF starts no UTF-8 character; give the code page the log was written in\n"
+        )
+    );
+    // analyze reads it the same way and says so.
+    let o = run(&["analyze", &input, "--format", "json"]);
+    assert_success(&o);
+    assert!(stderr(&o).starts_with(&warning), "{}", stderr(&o));
+    assert!(stderr(&o).contains(
+        "perfcounters: note: only 0 of 72 analyses were evaluated: the log names its counters in \
+         a language other than English"
+    ));
 }

@@ -47,6 +47,44 @@ pub fn code_page_supported(cp: u16) -> bool {
     codepage::to_encoding_no_replacement(cp).is_some()
 }
 
+/// The ANSI code page Windows most likely wrote `text` in (a log's header line that has no
+/// byte-order mark and is not UTF-8), as the charset detector `chardetng` guesses it, moved to the
+/// Windows code page of the same script where it names an ISO or Unix cousin (a Windows machine
+/// writes its ANSI code page: ISO-8859-2 → 1250, KOI8-R → 1251, EUC-JP → 932 …).
+///
+/// The detector scores every candidate encoding on the byte pairs of each script (it was built for
+/// web pages without a declared charset, and needs no more than a few words). A header line of a
+/// few counter names is enough for 1250, 1251, 1252, 932, 936 and 949 (the tests build such
+/// headers with `encoding_rs`); a guess that the text does not decode in without errors falls back
+/// to 1252.
+///
+/// ```
+/// use perfcounters::encoding::detect_code_page;
+/// let (cyrillic, _, _) = encoding_rs::WINDOWS_1251.encode("\\\\SRV\\Процессор(_Total)\\% загруженности процессора");
+/// assert_eq!(detect_code_page(&cyrillic), 1251);
+/// ```
+pub fn detect_code_page(text: &[u8]) -> u16 {
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+    detector.feed(text, true);
+    let guess = detector.guess(None, chardetng::Utf8Detection::Deny);
+    let name = guess.name();
+    let cp = match name {
+        "ISO-8859-2" => 1250,
+        "ISO-8859-5" | "KOI8-R" | "KOI8-U" | "IBM866" => 1251,
+        "ISO-8859-7" => 1253,
+        "ISO-8859-8" | "ISO-8859-8-I" => 1255,
+        "ISO-8859-6" => 1256,
+        "ISO-8859-4" | "ISO-8859-13" => 1257,
+        "EUC-JP" | "ISO-2022-JP" => 932,
+        "gb18030" => 936,
+        _ => codepage::from_encoding(guess).unwrap_or(1252),
+    };
+    match codepage::to_encoding_no_replacement(cp) {
+        Some(e) if !e.decode_without_bom_handling(text).1 => cp,
+        _ => 1252,
+    }
+}
+
 /// What the first bytes say: a byte-order mark (and its length), or UTF-16LE without one.
 pub(crate) fn sniff_bom(start: &[u8]) -> Option<(TextEncoding, usize)> {
     match start {

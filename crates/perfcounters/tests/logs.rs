@@ -100,11 +100,103 @@ fn cyrillic_code_page_given_and_zone_cut_at_first_non_ascii_character() {
     assert_eq!(h.counters[0].path.machine.as_deref(), Some("ПК"));
     assert_eq!(h.counters[0].path.object, "Процесс");
     assert_eq!(values(&rows[0]), [Some(3.25)]);
-    // The same bytes read as 1252 give other (wrong) letters, but never an error or a shifted column.
+    // The same bytes read as 1252 (a code page given overrides the detection) give other (wrong)
+    // letters, but never an error or a shifted column.
     let (bytes, _, _) = encoding_rs::WINDOWS_1251.encode(text);
-    let (h, _) = read_bytes(bytes.into_owned(), CsvReadOptions::default()).unwrap();
+    let opts = CsvReadOptions {
+        code_page: Some(1252),
+    };
+    let (h, _) = read_bytes(bytes.into_owned(), opts).unwrap();
     assert_eq!(h.counters.len(), 1);
     assert_ne!(h.counters[0].path.object, "Процесс");
+}
+
+/// Headers of a few counter names as Windows machines of each language write them (no byte-order
+/// mark, the machine's ANSI code page): the code page is detected from the header line alone, and
+/// the reader says which one it assumed.
+#[test]
+fn code_page_detected_from_the_header_line() {
+    let cases: [(&'static encoding_rs::Encoding, u16, &[&str]); 7] = [
+        (
+            encoding_rs::WINDOWS_1252,
+            1252,
+            &[r"\\SRV\Disco físico(_Total)\% de tiempo inactivo", r"\\SRV\Memoria\Bytes disponibles", r"\\SRV\Procesador(_Total)\% de tiempo de procesador"],
+        ),
+        (
+            encoding_rs::WINDOWS_1252,
+            1252,
+            &[r"\\PC\Prozessor(_Total)\Prozessorzeit (%)", r"\\PC\Arbeitsspeicher\Verfügbare Bytes", r"\\PC\Physikalischer Datenträger(_Total)\Leerlaufzeit (%)"],
+        ),
+        (
+            encoding_rs::WINDOWS_1250,
+            1250,
+            &[r"\\PC\Pamięć\Dostępne bajty", r"\\PC\Procesor(_Total)\Czas procesora (%)", r"\\PC\Dysk fizyczny(_Total)\Czas bezczynności (%)"],
+        ),
+        (
+            encoding_rs::WINDOWS_1251,
+            1251,
+            &[r"\\SRV\Процессор(_Total)\% загруженности процессора", r"\\SRV\Память\Доступно байт", r"\\SRV\Процесс(Idle)\% загруженности процессора"],
+        ),
+        (
+            encoding_rs::GBK,
+            936,
+            &[r"\\PC\处理器(_Total)\% 处理器时间", r"\\PC\内存\可用字节", r"\\PC\物理磁盘(_Total)\% 空闲时间"],
+        ),
+        (
+            encoding_rs::SHIFT_JIS,
+            932,
+            &[r"\\PC\プロセッサ(_Total)\% プロセッサ時間", r"\\PC\メモリ\利用可能バイト数", r"\\PC\物理ディスク(_Total)\% アイドル時間"],
+        ),
+        (
+            encoding_rs::EUC_KR,
+            949,
+            &[r"\\PC\프로세서(_Total)\% 프로세서 시간", r"\\PC\메모리\사용 가능한 바이트", r"\\PC\실제 디스크(_Total)\% 유휴 시간"],
+        ),
+    ];
+    for (encoding, cp, names) in cases {
+        let mut text = String::from("\"(PDH-CSV 4.0) (UTC)(0)\"");
+        for n in names {
+            text.push_str(&format!(",\"{n}\""));
+        }
+        text.push_str("\r\n\"01/15/2024 08:00:00.250\"");
+        text.push_str(&",\"1\"".repeat(names.len()));
+        text.push_str("\r\n");
+        let (bytes, _, bad) = encoding.encode(&text);
+        assert!(!bad && std::str::from_utf8(&bytes).is_err(), "{cp}");
+        let r = PdhCsvReader::new(Cursor::new(bytes.into_owned()), "x.csv", CsvReadOptions::default())
+            .unwrap();
+        let read: Vec<String> = r.header().counters.iter().map(|c| c.name.clone()).collect();
+        assert_eq!(read, names.iter().map(|n| n.to_string()).collect::<Vec<_>>(), "{cp}");
+        assert_eq!(r.encoding(), perfcounters::encoding::TextEncoding::CodePage(cp));
+        assert_eq!(
+            r.warnings(),
+            [format!(
+                "x.csv: no byte-order mark and not UTF-8: read in code page {cp}, detected from \
+                 its header line (a code page given overrides it)"
+            )]
+        );
+    }
+    // UTF-8 without a mark is UTF-8, with no warning; 65001 given on text that is not UTF-8 is an
+    // error naming the first byte that is not.
+    let utf8 = "\"(PDH-CSV 4.0)\",\"\\\\PC\\Память\\Доступно байт\"\r\n";
+    let r = PdhCsvReader::new(Cursor::new(utf8.as_bytes().to_vec()), "x.csv", CsvReadOptions::default())
+        .unwrap();
+    assert_eq!(r.header().counters[0].path.object, "Память");
+    assert!(r.warnings().is_empty());
+    let (cp1251, _, _) = encoding_rs::WINDOWS_1251.encode(utf8);
+    let e = read_bytes(
+        cp1251.into_owned(),
+        CsvReadOptions {
+            code_page: Some(65001),
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        e,
+        "x.csv: line 1, column 23: not UTF-8 (code page 65001 was given): byte 0xCF starts no \
+         UTF-8 character; give the code page the log was written in"
+            .replace("x.csv", "test.csv")
+    );
 }
 
 #[test]

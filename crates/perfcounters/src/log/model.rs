@@ -360,6 +360,12 @@ pub trait LogReader {
         &[]
     }
 
+    /// How a text log's bytes are encoded (PDH-CSV/TSV: a byte-order mark, UTF-8, or the ANSI
+    /// code page given or detected); `None` for the other formats (the default).
+    fn text_encoding(&self) -> Option<crate::encoding::TextEncoding> {
+        None
+    }
+
     /// Reads the next records as values only into `rows` (its content replaced): whole records,
     /// at least one, and no more than `max_cells` values unless one record holds more. Returns
     /// the number of records read (0 at the end of the log), or `None` when the reader has no
@@ -409,6 +415,10 @@ impl<R: LogReader + ?Sized> LogReader for Box<R> {
     fn select_columns(&mut self, keep: &[bool]) {
         (**self).select_columns(keep)
     }
+    fn text_encoding(&self) -> Option<crate::encoding::TextEncoding> {
+        (**self).text_encoding()
+    }
+
     fn warnings(&self) -> &[String] {
         (**self).warnings()
     }

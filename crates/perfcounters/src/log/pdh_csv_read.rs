@@ -60,6 +60,65 @@ pub struct CsvReadOptions {
 
 type Input = Box<dyn Read + Send>;
 
+/// The encoding of a header line `raw` without a byte-order mark, and the warning that says which
+/// code page was assumed when it was detected:
+///
+/// * a code page given (`code_page`) is used; 65001 (UTF-8) on a header that is not UTF-8 is an
+///   error naming the first byte that is not;
+/// * else a header that is valid UTF-8 is UTF-8 (an ASCII one included);
+/// * else the code page [`detect_code_page`](crate::encoding::detect_code_page) finds.
+fn header_encoding(
+    source: &str,
+    raw: &[u8],
+    code_page: Option<u16>,
+) -> Result<(TextEncoding, Option<String>), LogError> {
+    let utf8 = std::str::from_utf8(raw);
+    match (code_page, utf8) {
+        (Some(65001), Ok(_)) | (None, Ok(_)) => Ok((TextEncoding::Utf8, None)),
+        (Some(65001), Err(e)) => {
+            let at = e.valid_up_to();
+            let before = raw.get(..at).unwrap_or(&[]);
+            let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+            let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+            let column = String::from_utf8_lossy(before.get(line_start..).unwrap_or(&[]))
+                .chars()
+                .count() as u64
+                + 1;
+            Err(LogError::invalid(
+                source,
+                Some(Location::Text {
+                    line,
+                    column: Some(column),
+                }),
+                format!(
+                    "not UTF-8 (code page 65001 was given): byte 0x{:02X} starts no UTF-8 \
+                     character; give the code page the log was written in",
+                    raw.get(at).copied().unwrap_or(0)
+                ),
+            ))
+        }
+        (Some(cp), _) => {
+            if !crate::encoding::code_page_supported(cp) {
+                return Err(LogError::usage(
+                    source,
+                    format!("code page {cp} is not supported"),
+                ));
+            }
+            Ok((TextEncoding::CodePage(cp), None))
+        }
+        (None, Err(_)) => {
+            let cp = crate::encoding::detect_code_page(raw);
+            Ok((
+                TextEncoding::CodePage(cp),
+                Some(format!(
+                    "{source}: no byte-order mark and not UTF-8: read in code page {cp}, \
+                     detected from its header line (a code page given overrides it)"
+                )),
+            ))
+        }
+    }
+}
+
 /// A streaming PDH-CSV / PDH-TSV reader.
 ///
 /// When the header is one line and the log is longer than a chunk (1 MiB), the rows are parsed on
@@ -140,6 +199,7 @@ impl PdhCsvReader {
             have += n;
         }
         let start = start.get(..have).unwrap_or(&[]).to_vec();
+        let mut warnings = Vec::new();
         let (encoding, text, first_line): (TextEncoding, Input, Vec<u8>) = match sniff_bom(&start) {
             Some((enc, bom)) => {
                 let rest = start.get(bom..).unwrap_or(&[]).to_vec();
@@ -152,18 +212,8 @@ impl PdhCsvReader {
             None => {
                 let mut r = BufReader::with_capacity(64 * 1024, Cursor::new(start).chain(input));
                 let (raw, _) = read_first_line(&mut r, MAX_HEADER_BYTES).map_err(io_err(source))?;
-                let enc = if std::str::from_utf8(&raw).is_ok() {
-                    TextEncoding::Utf8
-                } else {
-                    let cp = options.code_page.unwrap_or(1252);
-                    if !crate::encoding::code_page_supported(cp) {
-                        return Err(LogError::usage(
-                            source,
-                            format!("code page {cp} is not supported"),
-                        ));
-                    }
-                    TextEncoding::CodePage(cp)
-                };
+                let (enc, note) = header_encoding(source, &raw, options.code_page)?;
+                warnings.extend(note);
                 let mut line = Vec::new();
                 Transcoded::new(&raw[..], enc)
                     .read_to_end(&mut line)
@@ -256,7 +306,7 @@ impl PdhCsvReader {
             next: 0,
             source: RowSource::Done,
             clock: None,
-            warnings: Vec::new(),
+            warnings,
             workers: super::cores().min(8),
             chunk_bytes: pdh_csv_chunks::CHUNK_BYTES,
             started: false,
@@ -506,6 +556,10 @@ pub fn parse_format_cell(cell: &str, flavor: CsvFlavor) -> Result<Option<TimeZon
 }
 
 impl LogReader for PdhCsvReader {
+    fn text_encoding(&self) -> Option<TextEncoding> {
+        Some(self.encoding)
+    }
+
     fn header(&self) -> &LogHeader {
         &self.header
     }

@@ -279,6 +279,7 @@ impl Pipeline {
             .map(|r| InputLog {
                 source: r.header().source.clone(),
                 kind: r.header().kind,
+                encoding: r.text_encoding(),
             })
             .collect();
         let warnings = readers
@@ -463,6 +464,8 @@ pub struct InputLog {
     pub source: String,
     /// Its kind.
     pub kind: LogKind,
+    /// A text log's encoding (the code page given or detected), `None` for other formats.
+    pub encoding: Option<crate::encoding::TextEncoding>,
 }
 
 /// The first and last record handed out, and how many.
