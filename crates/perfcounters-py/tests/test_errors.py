@@ -164,3 +164,38 @@ def test_a_path_that_selects_nothing_beside_others_is_a_warning(tmp_path: Path) 
         '\\Memory\\Available Mbyte: object "Memory" has no counter named "Available Mbyte"; '
         'did you mean "Available MBytes"?'
     ]
+
+
+def _damaged(tmp_path: Path) -> "tuple[Path, Path]":
+    """The Tx log with one bit flipped in a raw counter array of its 16th sample, and cut in half."""
+    data = data_file("blg/tx-win8-BasicPerfCounters.blg").read_bytes()
+    flipped = bytearray(data)
+    flipped[74883] ^= 0x10
+    bit = tmp_path / "flipped.blg"
+    bit.write_bytes(bytes(flipped))
+    cut = tmp_path / "cut.blg"
+    cut.write_bytes(data[: len(data) // 2])
+    return bit, cut
+
+
+def test_damaged_blg_warns_and_strict_raises(tmp_path: Path) -> None:
+    bit, cut = _damaged(tmp_path)
+    expected = {
+        bit: (
+            15,
+            f"{bit}: PDH raw counter array at offset 74880: string offset 268435616 is outside the "
+            "string area; the log is read up to there (15 samples)",
+        ),
+        cut: (248, f"{cut}: offset 72: the log-file header counts 6 buffers, the file holds 3"),
+    }
+    for path, (rows, message) in expected.items():
+        with pytest.warns(perfcounters.LogWarning) as caught:
+            table = perfcounters.read_log(path)
+        assert table.num_rows == rows
+        assert [str(w.message) for w in caught] == [message]
+        with pytest.raises(perfcounters.LogError) as e:
+            perfcounters.read_log(path, strict=True)
+        assert str(e.value) == message
+    # An undamaged log reads the same with strict=True.
+    whole = data_file("blg/tx-win8-BasicPerfCounters.blg")
+    assert perfcounters.read_log(whole, strict=True).num_rows == 601

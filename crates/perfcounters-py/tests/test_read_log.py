@@ -153,7 +153,17 @@ def test_russian_cp1251_csv(tmp_path: Path) -> None:
     )
     path = tmp_path / "ru.csv"
     path.write_bytes(text.encode("cp1251"))
+    # Without code_page, 1251 is detected from the header line and named in a LogWarning.
+    with pytest.warns(perfcounters.LogWarning) as caught:
+        detected = perfcounters.read_log(path)
+    assert str(caught[0].message) == (
+        f"{path}: no byte-order mark and not UTF-8: read in code page 1251, detected from its "
+        "header line (a code page given overrides it)"
+    )
     table = perfcounters.read_log(path, code_page=1251)
+    assert detected.column_names == table.column_names
+    with pytest.raises(perfcounters.LogError, match="not UTF-8 \\(code page 65001 was given\\)"):
+        perfcounters.read_log(path, code_page=65001)
     assert table.column_names == [
         "time",
         "\\\\SRV\\Процессор(_Total)\\% загруженности процессора",
@@ -177,14 +187,13 @@ def test_german_log_through_the_german_name_table(cli: Path, tmp_path: Path) -> 
     path = tmp_path / "de.csv"
     path.write_bytes(text.encode("cp1252"))
     wanted = r"\Processor(_Total)\% Processor Time"
-    table = perfcounters.read_log(path, counters=[wanted], names=names)
+    table = perfcounters.read_log(path, counters=[wanted], names=names, code_page=1252)
     assert table.column_names == ["time", "\\\\PC\\Prozessor(_Total)\\Prozessorzeit (%)"]
     assert table.column(1).to_pylist() == [7.25, 3.125]
     header, rows = relog_csv(cli, [path], tmp_path / "out.csv", "-c", wanted, "--names", str(names))
     assert_equals_relog(table, header, rows)
-    # Without the table the English path selects nothing.
-    with pytest.raises(ValueError, match="no counter of the input matches"):
-        perfcounters.read_log(path, counters=[wanted])
+    # Without the table, the built-in one (PAL's CounterLang.xml) selects the same column.
+    assert perfcounters.read_log(path, counters=[wanted], code_page=1252).equals(table)
     # A table that is missing is the file system's error.
     with pytest.raises(FileNotFoundError):
         perfcounters.read_log(path, counters=[wanted], names=tmp_path / "none.INI")
@@ -274,3 +283,17 @@ def test_parquet_values_read_by_pyarrow_and_duckdb(log: str, cli: Path, tmp_path
     duckdb = pytest.importorskip("duckdb")
     rows = duckdb.sql(f"SELECT value FROM read_parquet('{parquet}') WHERE value IS NOT NULL").fetchall()
     assert sorted(r[0] for r in rows) == expected
+
+
+def test_spanish_log_matches_english_paths_without_names(tmp_path: Path) -> None:
+    """PAL's CounterLang.xml is built in: English paths select a Spanish log's columns."""
+    text = (
+        '"(PDH-CSV 4.0) (UTC)(0)","\\\\SRV\\Procesador(_Total)\\% de tiempo de procesador",'
+        '"\\\\SRV\\Memoria\\Bytes disponibles"\r\n'
+        '"03/01/2024 10:00:00.000","12.5","2048"\r\n'
+    )
+    path = tmp_path / "es.csv"
+    path.write_bytes(text.encode("utf-8"))
+    table = perfcounters.read_log(path, counters=["\\Memory\\Available Bytes"])
+    assert table.column_names == ["time", "\\\\SRV\\Memoria\\Bytes disponibles"]
+    assert table.column(1).to_pylist() == [2048.0]

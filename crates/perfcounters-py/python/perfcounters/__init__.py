@@ -60,6 +60,7 @@ def read_log(
     end: Optional[_dt.datetime] = None,
     tidy: bool = False,
     code_page: Optional[int] = None,
+    strict: bool = False,
 ) -> pa.Table:
     """Reads one or more logs into a ``pyarrow.Table``.
 
@@ -83,15 +84,21 @@ def read_log(
     ``\\Prozessor(*)\\Prozessorzeit (%)`` with a German table.
     ``begin`` and ``end`` keep the records in that range (inclusive); an aware datetime is an instant,
     a naive one is a local time of the log's zone, as relog's ``-b``/``-e`` take it. ``code_page`` is the
-    ANSI code page of text logs without a byte-order mark that are not UTF-8 (default 1252).
+    ANSI code page of text logs without a byte-order mark (default: UTF-8 when the header line is,
+    else the code page detected from it, named in a ``LogWarning``); 65001 on text that is not UTF-8
+    is a ``LogError``. A log whose names are not English is matched through PAL's built-in
+    ``CounterLang.xml`` (``names`` adds tables to it).
 
     Raises ``FileNotFoundError``/``PermissionError`` for a file that is missing or unreadable,
     ``DecodeError`` for a malformed .blg (with ``structure`` and ``offset``), ``LogError`` for other
     unreadable logs, and ``ValueError`` for bad arguments, and when no path of ``counters`` selects
     a counter, with the reason of each and the log's closest names (``\\Procesor(*)\\*: the log has
     no object "Procesor"; did you mean "Processor"?``), as ``perfcounters relog -c`` says it.
-    Issues a ``LogWarning`` for each thing stepped over and each path that selects nothing while
-    others do.
+    Issues a ``LogWarning`` for each thing stepped over (a damaged .blg is read up to its damage,
+    and the warning says where and how many samples were read) and each path that selects nothing
+    while others do. With ``strict=True`` what reading stepped over or assumed raises ``LogError``
+    instead, with the same messages, one a line: the table is returned only for a log read whole and
+    as written.
     """
     stream = _ext.read_log(
         _paths(path_or_paths),
@@ -102,6 +109,8 @@ def read_log(
         tidy=tidy,
         code_page=code_page,
     )
+    if strict and stream.warnings:
+        raise LogError("\n".join(stream.warnings))
     for message in stream.warnings:
         _warnings.warn(message, LogWarning, stacklevel=2)
     return pa.table(stream)
