@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 
 use perfcounters::analyze::{
@@ -75,10 +75,11 @@ pub struct AnalyzeArgs {
     /// End at this time (as relog -e)
     #[arg(short = 'e', long = "end", value_name = "TIME")]
     pub end: Option<String>,
-    /// Report format
-    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
-    pub format: ReportFormat,
-    /// Write the report here instead of standard output
+    /// Report format (default: from the name of -o, .json for JSON, else HTML)
+    #[arg(long, value_enum)]
+    pub format: Option<ReportFormat>,
+    /// Write the report here (default: standard output, except HTML on a terminal, which goes to
+    /// report.html, never overwritten without -y)
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Overwrite the output file if it exists
@@ -111,6 +112,31 @@ fn parse_interval(s: &str) -> Result<Interval, String> {
             "`{s}` is not a whole number of seconds (at least 1) or auto"
         )),
     }
+}
+
+/// The alerts by condition and the analyses evaluated, for the line printed after the report is
+/// written: `3 alerts (2 Critical, 1 Warning) from 55 of 72 analyses`.
+fn alert_counts(r: &perfcounters::analyze::Report) -> String {
+    let mut by: Vec<(&str, usize)> = Vec::new();
+    for a in &r.alerts {
+        match by.iter_mut().find(|(c, _)| *c == a.condition) {
+            Some(x) => x.1 += 1,
+            None => by.push((&a.condition, 1)),
+        }
+    }
+    let n = r.alerts.len();
+    let detail = if by.is_empty() {
+        String::new()
+    } else {
+        let parts: Vec<String> = by.iter().map(|(c, k)| format!("{k} {c}")).collect();
+        format!(" ({})", parts.join(", "))
+    };
+    format!(
+        "{n} alert{}{detail} from {} of {} analyses",
+        if n == 1 { "" } else { "s" },
+        r.evaluated(),
+        r.analyses.len()
+    )
 }
 
 /// The analysis' error as the command line tells it: a question value or an interval is named by
@@ -201,6 +227,48 @@ fn catalogue_table(entries: &[CatalogueEntry]) -> String {
     out
 }
 
+/// The report's format: `--format`, else the output's extension (`.json`), else HTML.
+fn report_format(args: &AnalyzeArgs) -> ReportFormat {
+    args.format.unwrap_or_else(|| {
+        let json = args
+            .output
+            .as_deref()
+            .and_then(|o| o.extension())
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        if json {
+            ReportFormat::Json
+        } else {
+            ReportFormat::Html
+        }
+    })
+}
+
+/// Where the report goes: `-o`, else standard output, except an HTML page on a terminal, which
+/// goes to `report.html` (one already there is kept unless `-y`).
+fn report_output(args: &AnalyzeArgs, format: ReportFormat) -> Result<Option<PathBuf>> {
+    use std::io::IsTerminal;
+    let output = match &args.output {
+        Some(o) => Some(o.clone()),
+        None if format == ReportFormat::Html && std::io::stdout().is_terminal() => {
+            Some(PathBuf::from("report.html"))
+        }
+        None => None,
+    };
+    if let Some(o) = &output {
+        if o.is_dir() {
+            bail!("{} is a directory: name the report's file with -o", o.display());
+        }
+        let how = if args.output.is_none() {
+            "-y to overwrite it, or name another file with -o (an HTML report is not written \
+             to a terminal)"
+        } else {
+            "--overwrite (-y)"
+        };
+        refuse_existing(o, args.overwrite, how)?;
+    }
+    Ok(output)
+}
+
 /// Runs `analyze`.
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
     if args.list_rules {
@@ -210,9 +278,8 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         out.flush()?;
         return Ok(());
     }
-    if let Some(o) = &args.output {
-        refuse_existing(o, args.overwrite, "--overwrite (-y)")?;
-    }
+    let format = report_format(args);
+    let output = report_output(args, format)?;
     let rules = if args.rules.is_empty() {
         Rules::builtin()
     } else {
@@ -251,6 +318,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             compared(args, &rules, &pipeline_of(&args.baseline), &pipeline)?;
         (analyzed, Some(comparison))
     };
+    pipeline.check_range(analyzed.report.records)?;
     for w in &analyzed.warnings {
         eprintln!("perfcounters: warning: {w}");
     }
@@ -260,7 +328,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     for n in &notes {
         eprintln!("perfcounters: note: {n}");
     }
-    let text = match (args.format, &comparison) {
+    let text = match (format, &comparison) {
         (ReportFormat::Json, _) => {
             let mut json = report::json(&result, &logs, &rules, &notes);
             if let Some(c) = &comparison {
@@ -278,9 +346,10 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             eprintln!("{line}");
         }
     }
-    match &args.output {
+    match &output {
         Some(o) => {
-            std::fs::write(o, text).with_context(|| format!("cannot write {}", o.display()))?
+            std::fs::write(o, text).with_context(|| format!("cannot write {}", o.display()))?;
+            eprintln!("{}; report written to {}", alert_counts(&result), o.display());
         }
         None => {
             let mut out = std::io::stdout().lock();

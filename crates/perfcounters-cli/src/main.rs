@@ -101,7 +101,7 @@ struct WatchArgs {
     )]
     interval: Duration,
     /// Number of rows to print (the priming collection is not counted); default: until interrupted
-    #[arg(long, short = 'n')]
+    #[arg(long, short = 'n', value_parser = |s: &str| args::values::parse_count(s, "sample count"))]
     samples: Option<u64>,
     /// Output format (default: table on a terminal, csv otherwise)
     #[arg(long, short = 'f', value_enum)]

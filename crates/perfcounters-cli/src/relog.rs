@@ -212,6 +212,12 @@ fn open_output(args: &RelogArgs) -> Result<Box<dyn LogWriter>> {
                 .with_append(args.append)
                 .with_overwrite(args.yes);
             log::create(o, &options).map_err(|e| match e.kind {
+                // A Parquet file is written whole: it cannot be appended to.
+                LogErrorKind::Exists
+                    if format.or_else(|| LogFormat::from_name(o)) == Some(LogFormat::Parquet) =>
+                {
+                    anyhow!("{o} already exists; add -y to overwrite it")
+                }
                 LogErrorKind::Exists => {
                     anyhow!("{o} already exists; add -y to overwrite it or -a to append to it")
                 }
@@ -252,12 +258,8 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
     if let Some(f) = &args.counter_file {
         paths.extend(read_counter_file(f)?);
     }
-    // Name tables serve counter paths only.
-    let names = if paths.is_empty() {
-        NameTables::new()
-    } else {
-        NameTables::load(&args.names, args.code_page)?
-    };
+    // Name tables serve counter paths only, but a file given is read (a missing one is an error).
+    let names = NameTables::load(&args.names, args.code_page)?;
     let pipeline = Pipeline::new(args.inputs.iter().cloned())
         .code_page(args.code_page)
         .counters(paths)
@@ -314,6 +316,7 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
     };
     if args.query {
         let s = opened.summary()?;
+        pipeline.check_range(s.samples)?;
         print_inputs(&mut out)?;
         print_range(&mut out, &s)?;
         for c in &s.counters {

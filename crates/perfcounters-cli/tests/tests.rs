@@ -13,6 +13,7 @@ mod cli;
 mod compare;
 mod grammar;
 mod local_names;
+mod outputs;
 mod parquet;
 mod pipes;
 mod readme;

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 /// Parses an interval. The result is at least one millisecond.
 pub fn parse_interval(s: &str) -> std::result::Result<Duration, String> {
@@ -72,12 +72,19 @@ pub fn parse_count(s: &str, what: &str) -> std::result::Result<u64, String> {
 pub fn read_counter_file(path: &Path) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read counter file {}", path.display()))?;
-    Ok(text
+    let paths: Vec<String> = text
         .lines()
         .map(|l| l.trim().trim_start_matches('\u{feff}'))
         .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(';'))
         .map(str::to_string)
-        .collect())
+        .collect();
+    if paths.is_empty() {
+        bail!(
+            "counter file {} holds no counter path (only blank lines and # or ; comments)",
+            path.display()
+        );
+    }
+    Ok(paths)
 }
 
 #[cfg(test)]

@@ -212,7 +212,7 @@ impl FewEvaluated {
         match self.reason {
             FewReason::CountersMissing => format!(
                 "only {evaluated} of {total} analyses were evaluated: the log does not hold the \
-                 counters the rules read, so the absence of alerts says nothing about the machine"
+                 counters the others read, so the report says nothing of what they check"
             ),
             FewReason::OtherLanguage => format!(
                 "only {evaluated} of {total} analyses were evaluated: the log names its counters \

@@ -31,6 +31,7 @@
 
 mod blg;
 mod blg_times;
+mod csv_file;
 #[cfg(feature = "arrow")]
 pub mod columnar;
 mod error;

@@ -479,6 +479,9 @@ pub fn create(target: &str, options: &CreateOptions) -> Result<Box<dyn LogWriter
                 CsvFlavor::Tsv
             };
             let path = Path::new(target);
+            if path.is_dir() {
+                return Err(LogError::usage(target, "is a directory: name a file"));
+            }
             let exists = path.exists();
             if exists && options.append {
                 return Ok(Box::new(AppendCsv::open(path, flavor)?));
@@ -486,12 +489,10 @@ pub fn create(target: &str, options: &CreateOptions) -> Result<Box<dyn LogWriter
             if exists && !options.overwrite {
                 return Err(LogError::exists(target));
             }
-            let f = File::create(path).map_err(|e| LogError::io(target, None, e))?;
-            Ok(Box::new(PdhCsvLogWriter::new(
-                std::io::BufWriter::with_capacity(256 * 1024, f),
-                flavor,
-                target,
-            )))
+            // Written under a temporary name and renamed when complete: an error leaves nothing.
+            Ok(Box::new(super::csv_file::CsvFile::create(
+                target, flavor, exists,
+            )?))
         }
     }
 }

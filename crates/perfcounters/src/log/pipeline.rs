@@ -308,6 +308,27 @@ impl Pipeline {
         })
     }
 
+    /// Fails when a time range was given ([`begin`](Self::begin), [`end`](Self::end)) and it kept
+    /// no record (`records` is 0): [`PipelineError::EmptyRange`], with the range the logs hold
+    /// (read again without the bounds). Otherwise, or with no range, nothing is read.
+    ///
+    /// # Errors
+    /// The range kept nothing, or reading the logs again fails.
+    pub fn check_range(&self, records: u64) -> Result<(), PipelineError> {
+        if records > 0 || (self.begin.is_none() && self.end.is_none()) {
+            return Ok(());
+        }
+        let mut all = self.clone().begin(None).end(None).every(1);
+        all.patterns.clear();
+        let mut opened = all.open()?;
+        let summary = opened.summary()?;
+        Err(PipelineError::EmptyRange {
+            source: opened.reader.header().source.clone(),
+            first: summary.begin,
+            last: summary.end,
+        })
+    }
+
     /// Opens, merges and filters the inputs.
     ///
     /// # Errors
@@ -359,6 +380,7 @@ impl Pipeline {
             warnings,
             unmatched,
             language,
+            pipeline: (self.begin.is_some() || self.end.is_some()).then(|| self.clone()),
             range: Range::default(),
             format: self.format,
         })
@@ -491,6 +513,8 @@ pub struct Opened {
     warnings: Vec<String>,
     unmatched: Vec<Unmatched>,
     language: LogLanguage,
+    /// The pipeline, when it has a time range: an empty range is an error.
+    pipeline: Option<Pipeline>,
     range: Range,
     format: FormatOptions,
 }
@@ -537,9 +561,17 @@ impl Opened {
     /// time) and the number of records. The counters of the summary are the columns written.
     ///
     /// # Errors
-    /// Reading or writing fails.
-    pub fn copy_into(&mut self, writer: &mut dyn LogWriter) -> Result<LogSummary, LogError> {
-        copy(self, writer)?;
+    /// Reading or writing fails, or a time range was given and holds no record
+    /// ([`Pipeline::check_range`]; the writer is then not finished, so that a file being written
+    /// under a temporary name never appears).
+    pub fn copy_into(&mut self, writer: &mut dyn LogWriter) -> Result<LogSummary, PipelineError> {
+        let pipeline = self.pipeline.take();
+        let mut guard = RangeGuard {
+            writer,
+            wrote: false,
+            pipeline: pipeline.as_ref(),
+        };
+        copy(self, &mut guard)?;
         let header = self.reader.header();
         Ok(LogSummary {
             begin: self.range.first.map(|t| header.to_local(t)),
@@ -614,6 +646,58 @@ impl LogReader for Opened {
             }
         }
         Ok(read)
+    }
+}
+
+/// A writer that refuses to finish a log of no record when its pipeline has a time range.
+struct RangeGuard<'a> {
+    writer: &'a mut dyn LogWriter,
+    wrote: bool,
+    pipeline: Option<&'a Pipeline>,
+}
+
+impl LogWriter for RangeGuard<'_> {
+    fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
+        self.writer.write_header(header)
+    }
+
+    fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
+        self.wrote = true;
+        self.writer.write_record(record)
+    }
+
+    fn finish(&mut self) -> Result<(), LogError> {
+        if let (false, Some(p)) = (self.wrote, self.pipeline) {
+            match p.check_range(0) {
+                Ok(()) => {}
+                Err(PipelineError::Log(e)) => return Err(e),
+                Err(PipelineError::EmptyRange {
+                    source,
+                    first,
+                    last,
+                }) => return Err(LogError::usage(&source, empty_range(first, last))),
+                Err(other) => {
+                    return Err(LogError::usage(
+                        p.inputs().first().map_or("(no input)", String::as_str),
+                        ErrorChain(&other).to_string(),
+                    ))
+                }
+            }
+        }
+        self.writer.finish()
+    }
+
+    fn checkpoint(&mut self) -> Result<(), LogError> {
+        self.writer.checkpoint()
+    }
+
+    fn record_encoder(&self) -> Option<Box<dyn super::model::RecordEncoder>> {
+        self.writer.record_encoder()
+    }
+
+    fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), LogError> {
+        self.wrote |= !bytes.is_empty();
+        self.writer.write_encoded(bytes)
     }
 }
 
@@ -712,6 +796,17 @@ impl fmt::Display for Unmatched {
     }
 }
 
+/// Why a time range kept nothing: the range the log holds.
+fn empty_range(first: Option<LogTime>, last: Option<LogTime>) -> String {
+    match (first, last) {
+        (Some(first), Some(last)) => format!(
+            "no record in the time range given: the log runs from {first} to {last} (its local \
+             time)"
+        ),
+        _ => "no record in the time range given: the log has none".to_owned(),
+    }
+}
+
 /// The language of the objects of `header`'s columns.
 fn language_of(header: &LogHeader) -> LogLanguage {
     LogLanguage::of(header.counters.iter().map(|c| c.path.object.as_str()))
@@ -738,6 +833,15 @@ pub enum PipelineError {
         source: String,
         /// What the readers stepped over before.
         warnings: Vec<String>,
+    },
+    /// A time range was given and holds no record of the logs ([`Pipeline::check_range`]).
+    EmptyRange {
+        /// The (first) log.
+        source: String,
+        /// The first record's local time, `None` for a log without records.
+        first: Option<LogTime>,
+        /// The last record's local time.
+        last: Option<LogTime>,
     },
     /// Counter paths were given and none selects a column of the log.
     NoMatch {
@@ -792,6 +896,11 @@ impl fmt::Display for PipelineError {
             PipelineError::NoMatch { .. } => {
                 f.write_str(&self.message("the counter paths", "name tables"))
             }
+            PipelineError::EmptyRange {
+                source,
+                first,
+                last,
+            } => write!(f, "{source}: {}", empty_range(*first, *last)),
         }
     }
 }
