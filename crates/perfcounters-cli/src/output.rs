@@ -181,10 +181,7 @@ impl Output {
             let header = LogHeader {
                 source: "watch".into(),
                 kind: LogFormat::Sql,
-                time_zone: Some(TimeZone::fixed(
-                    format!("UTC{:+03}:{:02}", -bias / 60, (bias % 60).abs()),
-                    Some(bias),
-                )),
+                time_zone: Some(TimeZone::fixed_offset(bias)),
                 counters: query
                     .counters()
                     .iter()

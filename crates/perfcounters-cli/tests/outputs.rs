@@ -127,3 +127,30 @@ fn filters_that_select_nothing_by_mistake_are_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("invalid sample count \"0\": expected a positive whole number"));
 }
+
+/// A SQL log written by `watch` names its zone as the reader knows it: read back, no warning, in
+/// UTC and in zones of half hours on either side.
+#[cfg(target_os = "linux")]
+#[test]
+fn sql_logs_of_watch_read_back_without_a_zone_warning() {
+    let d = Dir::new("sql-zone");
+    for (tz, name) in [
+        ("UTC", "Coordinated Universal Time"),
+        ("Asia/Kolkata", "UTC+05:30"),
+        ("America/Caracas", "UTC-04:00"),
+    ] {
+        let db = d.path(&format!("{}.db", tz.replace('/', "-")));
+        let target = format!("SQL:{db}!live");
+        let o = common::bin()
+            .env("TZ", tz)
+            .args(["watch", r"\Processor(_Total)\% Processor Time", "-n", "2", "-i", "100ms", "-o", &target])
+            .output()
+            .unwrap();
+        assert_success(&o);
+        let o = common::bin().env("TZ", tz).args(["relog", &target, "--stats", "csv"]).output().unwrap();
+        assert_success(&o);
+        assert_eq!(stderr(&o), "", "{tz}");
+        let o = common::bin().env("TZ", tz).args(["relog", &target, "-f", "CSV"]).output().unwrap();
+        assert!(common::stdout(&o).starts_with(&format!("\"(PDH-CSV 4.0) ({name}")), "{tz}");
+    }
+}

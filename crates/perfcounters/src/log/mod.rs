@@ -74,7 +74,7 @@ pub use relog::{
     RelogFilter, RelogTimeError,
 };
 pub use stats::{log_statistics, CounterStatistics};
-pub use zone::{windows_zone, LocalClock};
+pub use zone::{offset_name, windows_zone, LocalClock};
 
 /// The number of threads the logs' parallel stages (the `.blg` column scan, the PDH-CSV/TSV
 /// reader's chunk parsers, [`copy`]'s encoders, the Parquet column encoders) start by default:

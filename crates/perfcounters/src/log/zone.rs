@@ -40,6 +40,14 @@ pub struct TimeZone {
     pub rules: TimeZoneInformation,
 }
 
+/// The name of a fixed zone `bias` minutes behind UTC: `UTC+01:00` for a bias of -60,
+/// `UTC-05:30` for 330.
+pub fn offset_name(bias: i32) -> String {
+    let east = -i64::from(bias);
+    let sign = if east < 0 { '-' } else { '+' };
+    format!("UTC{sign}{:02}:{:02}", east.abs() / 60, east.abs() % 60)
+}
+
 impl TimeZone {
     /// A zone of one fixed bias (0 when unknown): no daylight saving time.
     pub fn fixed(name: impl Into<String>, bias: Option<i32>) -> TimeZone {
@@ -54,6 +62,17 @@ impl TimeZone {
             name,
             bias,
         }
+    }
+
+    /// The zone of a clock `bias` minutes behind UTC (UTC − local, as Windows counts it) with no
+    /// known rules, as a live collection knows its zone: `Coordinated Universal Time` for 0, else
+    /// `UTC+01:00`-style names ([`offset_name`]), which [`TimeZone::named`] reads back as the same
+    /// fixed zone without a warning.
+    pub fn fixed_offset(bias: i32) -> TimeZone {
+        if bias == 0 {
+            return TimeZone::named("Coordinated Universal Time", Some(0)).0;
+        }
+        TimeZone::fixed(offset_name(bias), Some(bias))
     }
 
     /// The zone of `rules` named as Windows names it at the UTC instant `first` (the first record):
@@ -72,6 +91,10 @@ impl TimeZone {
     /// the bias is one of the zone's; else the fixed bias, with the warning to give once.
     pub fn named(name: &str, bias: Option<i32>) -> (TimeZone, Option<String>) {
         let fallback = |why: String| (TimeZone::fixed(name, bias), Some(why));
+        // The names of fixed zones this program writes ([`TimeZone::fixed_offset`]).
+        if let Some(b) = bias.filter(|&b| offset_name(b) == name) {
+            return (TimeZone::fixed(name, Some(b)), None);
+        }
         let Some(rules) = windows_zone(name) else {
             let used = match bias {
                 Some(b) => format!("its fixed bias of {b} minutes"),
