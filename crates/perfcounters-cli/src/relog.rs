@@ -142,7 +142,7 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
             "i" => {}
             "c" => out.counters.extend(lexer.values(&text, "counter path")?),
             "cf" => out.counter_file = Some(PathBuf::from(lexer.value(&text)?)),
-            "f" => out.format = Some(OutputFormat::from_windows(&lexer.value(&text)?)?),
+            "f" => out.format = Some(OutputFormat::from_windows(&lexer.value(&text)?, true)?),
             "t" => out.every = parse_count(&lexer.value(&text)?, "-t value")?,
             "o" => out.output = Some(lexer.value(&text)?),
             f @ ("b" | "e") => {

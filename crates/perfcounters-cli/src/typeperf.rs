@@ -92,7 +92,7 @@ pub fn parse(args: &[String]) -> Result<TypeperfAction, String> {
             "?" | "h" | "help" => return Ok(TypeperfAction::Help),
             "c" => paths.extend(lexer.values(&text, "counter path")?),
             "cf" => counter_file = Some(PathBuf::from(lexer.value(&text)?)),
-            "f" => format = OutputFormat::from_windows(&lexer.value(&text)?)?,
+            "f" => format = OutputFormat::from_windows(&lexer.value(&text)?, false)?,
             "si" => interval = parse_interval(&lexer.value(&text)?)?,
             "o" => output = Some(PathBuf::from(lexer.value(&text)?)),
             "sc" => samples = Some(parse_count(&lexer.value(&text)?, "sample count")?),

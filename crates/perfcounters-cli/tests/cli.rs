@@ -497,7 +497,7 @@ fn replayed_watch_writes_a_sql_log_that_relog_reads_back() {
     assert_success(&o);
     let up = |s: f64| format_precise(85515.4883752 + s);
     let expected = format!(
-        "\"(PDH-CSV 4.0) (UTC+00:00)(0)\",\"\\\\GETAWAY\\Processor(0)\\% Processor Time\",\"\\\\GETAWAY\\Processor(1)\\% Processor Time\",\"\\\\GETAWAY\\Processor(_Total)\\% Processor Time\",\"\\\\GETAWAY\\System\\Processes\",\"\\\\GETAWAY\\System\\System Up Time\"\r\n\
+        "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\GETAWAY\\Processor(0)\\% Processor Time\",\"\\\\GETAWAY\\Processor(1)\\% Processor Time\",\"\\\\GETAWAY\\Processor(_Total)\\% Processor Time\",\"\\\\GETAWAY\\System\\Processes\",\"\\\\GETAWAY\\System\\System Up Time\"\r\n\
 \"03/18/2020 18:54:03.988\",\" \",\" \",\" \",\"100\",\"{}\"\r\n\
 \"03/18/2020 18:54:04.988\",\"75\",\"50\",\"62.5\",\"101\",\"{}\"\r\n\
 \"03/18/2020 18:54:05.988\",\"0\",\"100\",\"50\",\"99\",\"{}\"\r\n",
@@ -511,7 +511,7 @@ fn replayed_watch_writes_a_sql_log_that_relog_reads_back() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "perfcounters: output format BIN (.blg) is not supported; use CSV, TSV, SQL or PARQUET\n"
+        "perfcounters: output format BIN (.blg) is not supported; use CSV, TSV or SQL\n"
     );
     let o = run(&[
         "watch",

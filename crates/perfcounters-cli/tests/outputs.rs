@@ -154,3 +154,35 @@ fn sql_logs_of_watch_read_back_without_a_zone_warning() {
         assert!(common::stdout(&o).starts_with(&format!("\"(PDH-CSV 4.0) ({name}")), "{tz}");
     }
 }
+
+/// A CSV that lost its header line, given as a binary log (by its name) or as a CSV: the message
+/// says what the file is, not a buffer size.
+#[test]
+fn text_given_as_a_binary_log_is_named_as_text() {
+    let d = Dir::new("text-as-blg");
+    let rows = b"\"01/15/2024 10:00:00.000\",\"20\"\r\n\"01/15/2024 10:00:15.000\",\"95\"\r\n";
+    let blg = d.file("log.blg", rows);
+    let csv = d.file("log.csv", rows);
+    let why = format!(
+        "perfcounters: {blg}: WMI_BUFFER_HEADER at offset 0: this is text, not a binary log; it \
+         looks like PDH-CSV without its header line\n"
+    );
+    for args in [
+        vec!["relog", &blg, "-q"],
+        vec!["decode", &blg],
+        vec!["watch", "--replay", &blg, "-n", "1"],
+        vec!["analyze", &blg, "--format", "json"],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert_eq!(stderr(&o), why, "{args:?}");
+    }
+    let o = run(&["relog", &csv, "-q"]);
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "perfcounters: {csv}: line 1, column 1: not a PDH log: the first cell is not \
+             \"(PDH-CSV 4.0)\" or \"(PDH-TSV 4.0)\"; it looks like PDH-CSV without its header line\n"
+        )
+    );
+}

@@ -86,18 +86,24 @@ impl OutputFormat {
     }
 
     /// The format named by the value of relog's and typeperf's `-f` (`CSV`, `TSV`, `SQL`, `BIN`,
-    /// and `PARQUET`, which only relog writes; any case).
-    pub fn from_windows(v: &str) -> Result<Self, String> {
+    /// and `PARQUET`, which only relog writes: `parquet` says whether the command offers it; any
+    /// case). The messages offer only what the command writes.
+    pub fn from_windows(v: &str, parquet: bool) -> Result<Self, String> {
+        let offered = if parquet {
+            "CSV, TSV, SQL or PARQUET"
+        } else {
+            "CSV, TSV or SQL"
+        };
         match v.to_ascii_lowercase().as_str() {
             "csv" => Ok(OutputFormat::Csv),
             "tsv" => Ok(OutputFormat::Tsv),
             "sql" => Ok(OutputFormat::Sql),
             "parquet" => Ok(OutputFormat::Parquet),
             "bin" => Err(format!(
-                "output format {v} (.blg) is not supported; use CSV, TSV, SQL or PARQUET"
+                "output format {v} (.blg) is not supported; use {offered}"
             )),
             _ => Err(format!(
-                "unknown output format \"{v}\": expected CSV, TSV, SQL, PARQUET or BIN"
+                "unknown output format \"{v}\": expected {offered} (BIN is not written)"
             )),
         }
     }
@@ -129,20 +135,25 @@ mod tests {
 
     #[test]
     fn windows_names() {
-        assert_eq!(OutputFormat::from_windows("CSV"), Ok(OutputFormat::Csv));
-        assert_eq!(OutputFormat::from_windows("tsv"), Ok(OutputFormat::Tsv));
-        assert_eq!(OutputFormat::from_windows("Sql"), Ok(OutputFormat::Sql));
+        assert_eq!(OutputFormat::from_windows("CSV", true), Ok(OutputFormat::Csv));
+        assert_eq!(OutputFormat::from_windows("tsv", true), Ok(OutputFormat::Tsv));
+        assert_eq!(OutputFormat::from_windows("Sql", true), Ok(OutputFormat::Sql));
         assert_eq!(
-            OutputFormat::from_windows("Parquet"),
+            OutputFormat::from_windows("Parquet", true),
             Ok(OutputFormat::Parquet)
         );
         assert_eq!(
-            OutputFormat::from_windows("bin").unwrap_err(),
+            OutputFormat::from_windows("bin", true).unwrap_err(),
             "output format bin (.blg) is not supported; use CSV, TSV, SQL or PARQUET"
         );
+        // typeperf writes no Parquet: its messages do not offer it.
         assert_eq!(
-            OutputFormat::from_windows("xml").unwrap_err(),
-            "unknown output format \"xml\": expected CSV, TSV, SQL, PARQUET or BIN"
+            OutputFormat::from_windows("BIN", false).unwrap_err(),
+            "output format BIN (.blg) is not supported; use CSV, TSV or SQL"
+        );
+        assert_eq!(
+            OutputFormat::from_windows("xml", true).unwrap_err(),
+            "unknown output format \"xml\": expected CSV, TSV, SQL or PARQUET (BIN is not written)"
         );
     }
 }

@@ -367,6 +367,12 @@ pub enum ErrorKind {
         /// The field, in words.
         field: &'static str,
     },
+    /// The bytes are text, not the binary structure expected
+    /// ([`text_kind`](crate::format::blg::text_kind)).
+    Text {
+        /// What the text looks like, in words ("PDH-CSV without its header line").
+        looks_like: &'static str,
+    },
 }
 
 impl fmt::Display for ErrorKind {
@@ -502,6 +508,9 @@ impl fmt::Display for ErrorKind {
                 "the input ends after fragment {received} of {count} of a record"
             ),
             ErrorKind::NotANumber { field } => write!(f, "{field} is not a decimal number"),
+            ErrorKind::Text { looks_like } => {
+                write!(f, "this is text, not a binary log; it looks like {looks_like}")
+            }
         }
     }
 }

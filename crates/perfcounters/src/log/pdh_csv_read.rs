@@ -245,7 +245,16 @@ impl PdhCsvReader {
                     line,
                     column: Some(1),
                 }),
-                "not a PDH log: the first cell is not \"(PDH-CSV 4.0)\" or \"(PDH-TSV 4.0)\"",
+                match crate::format::blg::text_kind(&first_line) {
+                    Some(k @ ("PDH-CSV without its header line" | "PDH-TSV without its header line")) => {
+                        format!(
+                            "not a PDH log: the first cell is not \"(PDH-CSV 4.0)\" or \
+                             \"(PDH-TSV 4.0)\"; it looks like {k}"
+                        )
+                    }
+                    _ => "not a PDH log: the first cell is not \"(PDH-CSV 4.0)\" or \"(PDH-TSV 4.0)\""
+                        .to_owned(),
+                },
             )
         })?;
         let crlf = first_line.ends_with(b"\r\n");

@@ -43,6 +43,11 @@ impl BufferHeader {
     ) -> Result<BufferHeader, DecodeError> {
         const S: &str = structure::WMI_BUFFER_HEADER;
         let relocate = |e: DecodeError| shift(e, file_offset);
+        // A text file given as a binary log: say so rather than name a size (a log's first
+        // buffer starts with its size, 65536, whose bytes hold zeros: never text).
+        if let Some(looks_like) = (file_offset == 0).then(|| super::text_kind(buf)).flatten() {
+            return Err(DecodeError::new(S, 0, ErrorKind::Text { looks_like }));
+        }
         let b = Reader::new(buf);
         b.bytes(S, 0, bh::LEN).map_err(relocate)?;
         let buffer_size = b.u32(S, bh::BUFFER_SIZE).map_err(relocate)?;

@@ -64,6 +64,51 @@ pub const PDH_PROVIDER_GUID: Guid = Guid::new(
     [0x9C, 0xED, 0x3C, 0xBB, 0x14, 0xC1, 0x44, 0x79],
 );
 
+/// What `bytes`, the start of a file given as a binary log, look like when they are text (no NUL
+/// in the first 512 bytes, valid UTF-8 or only printable bytes): a PDH-CSV or PDH-TSV log, one
+/// without its header line (a first line of quoted cells starting with a date), or other text.
+/// `None` for binary data.
+///
+/// ```
+/// use perfcounters::format::blg::text_kind;
+/// assert_eq!(
+///     text_kind(b"\"01/15/2024 10:00:00.000\",\"20\"\r\n"),
+///     Some("PDH-CSV without its header line")
+/// );
+/// assert_eq!(text_kind(b"\"(PDH-TSV 4.0)\"\t\"\\\\H\\A\\B\"\r\n"), Some("a PDH-TSV log (read it as one)"));
+/// assert_eq!(text_kind(&[0, 0, 1, 0]), None);
+/// ```
+pub fn text_kind(bytes: &[u8]) -> Option<&'static str> {
+    let start = bytes.get(..bytes.len().min(512)).unwrap_or(&[]);
+    if start.is_empty() || start.contains(&0) {
+        return None;
+    }
+    let printable = start
+        .iter()
+        .all(|&b| b >= 0x20 || matches!(b, b'\t' | b'\r' | b'\n'));
+    if std::str::from_utf8(start).is_err() && !printable {
+        return None;
+    }
+    let text = String::from_utf8_lossy(start);
+    let line = text.trim_start_matches('\u{feff}').trim_start();
+    let line = line.lines().next().unwrap_or("");
+    let tabs = line.contains("\"\t\"");
+    if line.starts_with("\"(PDH-CSV") {
+        return Some("a PDH-CSV log (read it as one)");
+    }
+    if line.starts_with("\"(PDH-TSV") {
+        return Some("a PDH-TSV log (read it as one)");
+    }
+    let dated = line
+        .strip_prefix('"')
+        .is_some_and(|r| r.chars().next().is_some_and(|c| c.is_ascii_digit()));
+    Some(match (dated, tabs) {
+        (true, true) => "PDH-TSV without its header line",
+        (true, false) => "PDH-CSV without its header line",
+        _ => "text",
+    })
+}
+
 /// Whether `bytes`, the start of a file, look like a binary log: a `WMI_BUFFER_HEADER` whose
 /// `BufferSize` is one the reader accepts and whose `FilledBytes` lies within the buffer, followed by
 /// the log-file header event (a `SYSTEM_TRACE_HEADER` of a 32- or 64-bit writer, with the marker

@@ -233,6 +233,11 @@ impl<R: Read> BlgReader<R> {
             )
         };
         if got < bh::LEN {
+            // Text shorter than a buffer header is named as text (as BufferHeader::parse does).
+            if let Some(looks_like) = super::text_kind(first.get(..got).unwrap_or(&[])) {
+                let kind = ErrorKind::Text { looks_like };
+                return Err(DecodeError::new(structure::WMI_BUFFER_HEADER, 0, kind).into());
+            }
             return Err(truncated(bh::LEN, got).into());
         }
         let bh = BufferHeader::parse(&first, 0, None)?;
