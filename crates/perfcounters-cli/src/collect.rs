@@ -10,7 +10,6 @@ use perfcounters::query::{Collection, LiveQuery, Query};
 use perfcounters::snapshot::Snapshot;
 use perfcounters::source::replay::{OpenedRecording, ReplayError, ReplayInput};
 use perfcounters::source::{self, Catalog, Request, Source, SourceError, SourceErrorKind};
-use perfcounters::suggest::DidYouMean;
 use perfcounters::ErrorChain;
 
 /// One object as `list` shows it.
@@ -155,13 +154,13 @@ impl Input {
     pub fn entries(&mut self, object: Option<&str>) -> Result<Vec<CatalogEntry>> {
         let catalog = self.catalog()?.clone();
         let only = match object {
-            Some(name) => match catalog.find(name) {
-                Some(o) => Some(o.name.as_str()),
-                None => bail!(
-                    "no object named \"{name}\"{}",
-                    DidYouMean(&catalog.close_object_names(name))
-                ),
-            },
+            Some(name) => Some(
+                catalog
+                    .find_or_suggest(name)
+                    .map_err(anyhow::Error::msg)?
+                    .name
+                    .as_str(),
+            ),
             None => None,
         };
         let mut out = Vec::new();

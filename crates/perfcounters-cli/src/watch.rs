@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::Result;
 use chrono::{DateTime, FixedOffset, Local, TimeZone};
 use perfcounters::format::blg::TimeZoneInformation;
-use perfcounters::query::{ExpandError, LiveQuery, Query, QueryCounter};
+use perfcounters::query::{LiveQuery, Query};
 use perfcounters::snapshot::unix_time_from_filetime;
 use perfcounters::FormatOptions;
 
@@ -96,17 +96,8 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
             primed = true;
             // A missing instance may appear (a process that starts): its column stays and
             // waits. An unknown object or counter will not.
-            let fatal = |c: &QueryCounter| {
-                c.error
-                    .as_ref()
-                    .is_some_and(|e| !matches!(e, ExpandError::NoInstance { .. }))
-            };
-            if query.counters().iter().all(fatal) {
-                let mut text = String::from("no valid counters:");
-                for e in query.errors() {
-                    text.push_str(&format!("\n  {e}"));
-                }
-                eprintln!("perfcounters: {text}");
+            if query.none_usable() {
+                eprintln!("perfcounters: {}", query.none_usable_message());
                 return Ok(ExitCode::FAILURE);
             }
             for e in query.errors() {

@@ -420,6 +420,7 @@ fn read_log(
 fn _perfcounters(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("LogError", py.get_type::<LogError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("DecodeError", py.get_type::<DecodeError>())?;
     m.add_class::<ArrowStream>()?;
     m.add_function(wrap_pyfunction!(read_log, m)?)?;

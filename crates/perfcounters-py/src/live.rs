@@ -117,6 +117,13 @@ impl Query {
             statuses.push((path, status));
         }
         *self.statuses.lock().unwrap_or_else(PoisonError::into_inner) = statuses;
+        // As watch: a query none of whose paths can ever have a value is an error, with the
+        // close names of each (the statuses stay readable).
+        let live = self.lock();
+        let query = live.live.query();
+        if query.none_usable() {
+            return Err(PyValueError::new_err(query.none_usable_message()));
+        }
         Ok(out)
     }
 
@@ -240,9 +247,9 @@ fn catalog_batch(catalog: &Catalog, object: Option<&str>) -> PyResult<Batches> {
     let objects: Vec<_> = match object {
         None => catalog.objects.iter().collect(),
         Some(name) => {
-            let found = catalog.object(name).ok_or_else(|| {
-                PyValueError::new_err(format!("no object {name:?} on this machine"))
-            })?;
+            let found = catalog
+                .find_or_suggest(name)
+                .map_err(PyValueError::new_err)?;
             vec![found]
         }
     };

@@ -122,10 +122,16 @@ def test_bad_paths() -> None:
         perfcounters.Query(["Processor"])
     with pytest.raises(ValueError):
         perfcounters.Query([])
+    # A query none of whose paths can ever have a value is an error, as in watch.
     query = perfcounters.Query([r"\No Such Object\Nothing"])
-    values = query.collect()
-    assert list(values.values()) == [None]
+    with pytest.raises(ValueError, match='no valid counters:\n  .*no object named "No Such Object"'):
+        query.collect()
     assert list(query.statuses().values()) == ["PDH_CSTATUS_NO_OBJECT"]
+    # One good path keeps the query: the bad one has no value and its status.
+    query = perfcounters.Query([r"\No Such Object\Nothing", r"\Memory\Available Bytes"])
+    values = query.collect()
+    assert list(values.values())[0] is None
+    assert list(query.statuses().values())[0] == "PDH_CSTATUS_NO_OBJECT"
 
 
 def sleeper(tmp_path: Path) -> str:
@@ -194,3 +200,26 @@ def test_table_columns_are_the_union(tmp_path: Path) -> None:
     # The wildcard's placeholder until the process appears; its column from then on, null before.
     assert table.column(2).to_pylist() == [None, None, None]
     assert table.column(3).to_pylist() == [None, float(children[0].pid), float(children[0].pid)]
+
+
+def test_misspelt_object_gets_the_close_names_of_the_command(cli: Path) -> None:
+    """Query and list_counters say what ``perfcounters watch`` and ``list`` say."""
+    path = r"\Procesor(*)\% Processor Time"
+    watch = subprocess.run([str(cli), "watch", path, "-n", "1"], capture_output=True, text=True)
+    assert watch.returncode == 1
+    query = perfcounters.Query(path)
+    with pytest.raises(ValueError) as e:
+        query.collect()
+    assert f"perfcounters: {e.value}\n" == watch.stderr
+    assert 'did you mean "Processor"' in str(e.value)
+    listed = subprocess.run([str(cli), "list", "Procesor"], capture_output=True, text=True)
+    with pytest.raises(ValueError) as e:
+        perfcounters.list_counters("Procesor")
+    assert f"perfcounters: {e.value}\n" == listed.stderr
+
+
+def test_version() -> None:
+    version = perfcounters.__version__
+    assert isinstance(version, str) and version.count(".") == 2
+    cargo = (Path(__file__).resolve().parents[1] / "Cargo.toml").read_text()
+    assert f'version = "{version}"' in cargo

@@ -17,7 +17,19 @@ import pyarrow as pa
 from ._perfcounters import DecodeError, LogError
 from . import _perfcounters as _ext
 
-__all__ = ["read_log", "compare", "Query", "list_counters", "LogError", "DecodeError", "LogWarning"]
+__all__ = [
+    "read_log",
+    "compare",
+    "Query",
+    "list_counters",
+    "LogError",
+    "DecodeError",
+    "LogWarning",
+    "__version__",
+]
+
+#: The package's version (the Rust crates' version).
+__version__: str = _ext.__version__
 
 
 class LogWarning(UserWarning):
@@ -180,7 +192,10 @@ class Query:
 
     def collect(self) -> Dict[str, Optional[float]]:
         """Collects once: ``{path: value}`` for every expanded counter, ``None`` where the counter
-        has no value (the first sample of a rate, an instance that went away: see ``statuses``)."""
+        has no value (the first sample of a rate, an instance that went away: see ``statuses``).
+        Raises ``ValueError`` when no path can ever have a value (each names an object or a counter
+        the machine does not offer), with the close names of each, as ``perfcounters watch`` says
+        it."""
         values: Dict[str, Optional[float]] = self._query.collect()
         return values
 

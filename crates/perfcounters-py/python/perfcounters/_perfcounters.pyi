@@ -7,6 +7,8 @@ the extension.
 
 from typing import Any, Dict, List, Optional, Tuple
 
+__version__: str
+
 class LogError(ValueError):
     """A log cannot be read: its content is not what its format allows."""
 

@@ -275,6 +275,27 @@ impl Query {
         self.counters.iter().filter_map(|c| c.error.as_ref())
     }
 
+    /// Whether no counter of the expanded query can ever have a value: every one names an object
+    /// or a counter the source does not offer (a missing instance may still appear, a process
+    /// that starts). `watch` and the Python `Query` then stop with [`errors`](Self::errors).
+    pub fn none_usable(&self) -> bool {
+        !self.counters.is_empty()
+            && self
+                .counters
+                .iter()
+                .all(|c| c.error.as_ref().is_some_and(|e| !matches!(e, ExpandError::NoInstance { .. })))
+    }
+
+    /// [`none_usable`](Self::none_usable)'s message: `no valid counters:` and each path's problem
+    /// on a line of its own, with the close names.
+    pub fn none_usable_message(&self) -> String {
+        let mut text = String::from("no valid counters:");
+        for e in self.errors() {
+            text.push_str(&format!("\n  {e}"));
+        }
+        text
+    }
+
     /// Expands the added paths against a snapshot: every wildcard is replaced by the matching objects'
     /// counters and instances, in data order. Called by the first [`Query::update`]; call it again to pick
     /// up new instances.

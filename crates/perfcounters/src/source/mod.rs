@@ -172,6 +172,21 @@ impl Catalog {
             .flat_map(|o| std::iter::once(o.name.as_str()).chain(self.local_names_of(o.index)));
         crate::suggest::suggest(name, names)
     }
+
+    /// The object `name` ([`Catalog::find`]), or the message for one the catalog does not know,
+    /// with its close names: `no object named "Procesor"; did you mean "Processor" or "Process"?`
+    /// (what `list OBJECT` and the Python package's `list_counters` say).
+    ///
+    /// # Errors
+    /// The object is not offered.
+    pub fn find_or_suggest(&self, name: &str) -> Result<&ObjectInfo, String> {
+        self.find(name).ok_or_else(|| {
+            format!(
+                "no object named \"{name}\"{}",
+                crate::suggest::DidYouMean(&self.close_object_names(name))
+            )
+        })
+    }
 }
 
 /// One object of a [`Catalog`].
