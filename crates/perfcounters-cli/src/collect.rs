@@ -125,6 +125,23 @@ impl Input {
         }
     }
 
+    /// Every counter the input offers, as counter paths (`\Object(*)\*` for an object with
+    /// instances, `\Object\*` otherwise): what a replay shows when no path is given.
+    pub fn every_counter(&mut self) -> Result<Vec<String>> {
+        Ok(self
+            .catalog()?
+            .objects
+            .iter()
+            .map(|o| {
+                if o.multi_instance {
+                    format!("\\{}(*)\\*", o.name)
+                } else {
+                    format!("\\{}\\*", o.name)
+                }
+            })
+            .collect())
+    }
+
     /// The request that collects what `query` needs from this input ([`Query::request`]).
     pub fn request(&mut self, query: &mut Query) -> Result<Request> {
         Ok(query.request(self.catalog()?))

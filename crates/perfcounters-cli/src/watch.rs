@@ -39,8 +39,14 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
     if let Some(f) = &opts.counter_file {
         paths.extend(read_counter_file(f)?);
     }
+    // A replay without paths shows what it recorded; the live machine, the default set.
+    let mut input = collect::open(&opts.replay, opts.names.as_deref())?;
     if paths.is_empty() {
-        paths = DEFAULT_COUNTERS.iter().map(|s| s.to_string()).collect();
+        paths = if input.is_replay() {
+            input.every_counter()?
+        } else {
+            DEFAULT_COUNTERS.iter().map(|s| s.to_string()).collect()
+        };
     }
     let options = if opts.cap {
         FormatOptions::default()
@@ -70,7 +76,6 @@ pub fn watch(opts: WatchOptions) -> Result<ExitCode> {
             refuse_existing(p, opts.overwrite, how)?;
         }
     }
-    let mut input = collect::open(&opts.replay, opts.names.as_deref())?;
     let output_flag = if opts.typeperf { "-o" } else { "--output" };
     let mut output = Output::new(
         opts.format,

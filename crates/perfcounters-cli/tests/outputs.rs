@@ -186,3 +186,20 @@ fn text_given_as_a_binary_log_is_named_as_text() {
         )
     );
 }
+
+/// `watch --replay LOG` with no counter path shows the log's counters, not the live default set.
+#[test]
+fn a_replay_without_paths_shows_what_it_recorded() {
+    let Some(data) = common::shared_data::dir("the real Windows logs") else {
+        return;
+    };
+    let log = data.join("blg").join("tx-win8-BasicPerfCounters.blg");
+    let o = run(&["watch", "--replay", log.to_str().unwrap(), "-n", "1", "-f", "csv"]);
+    assert_success(&o);
+    assert_eq!(stderr(&o), "");
+    let out = common::stdout(&o);
+    let header = out.lines().next().unwrap();
+    // The log's 5 PhysicalDisk counters and its 5 Processor instances.
+    assert_eq!(header.matches("\",\"").count(), 10, "{header}");
+    assert!(header.contains(r"\\GEORGIS3\Processor(_Total)\% Processor Time"));
+}
