@@ -198,7 +198,8 @@ fn a_replay_without_paths_shows_what_it_recorded() {
     assert_success(&o);
     assert_eq!(stderr(&o), "");
     let out = common::stdout(&o);
-    let header = out.lines().next().unwrap();
+    // After the blank line typeperf starts with.
+    let header = out.lines().find(|l| !l.is_empty()).unwrap();
     // The log's 5 PhysicalDisk counters and its 5 Processor instances.
     assert_eq!(header.matches("\",\"").count(), 10, "{header}");
     assert!(header.contains(r"\\GEORGIS3\Processor(_Total)\% Processor Time"));
