@@ -256,7 +256,10 @@ fn report_output(args: &AnalyzeArgs, format: ReportFormat) -> Result<Option<Path
     };
     if let Some(o) = &output {
         if o.is_dir() {
-            bail!("{} is a directory: name the report's file with -o", o.display());
+            bail!(
+                "{} is a directory: name the report's file with -o",
+                o.display()
+            );
         }
         let how = if args.output.is_none() {
             "-y to overwrite it, or name another file with -o (an HTML report is not written \
@@ -349,7 +352,11 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     match &output {
         Some(o) => {
             std::fs::write(o, text).with_context(|| format!("cannot write {}", o.display()))?;
-            eprintln!("{}; report written to {}", alert_counts(&result), o.display());
+            eprintln!(
+                "{}; report written to {}",
+                alert_counts(&result),
+                o.display()
+            );
         }
         None => {
             let mut out = std::io::stdout().lock();

@@ -13,12 +13,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Result};
+use perfcounters::encoding::TextEncoding;
 use perfcounters::log::{
     self, parse_relog_time, CreateOptions, LogErrorKind, LogFormat, LogSummary, LogTime, LogWriter,
     Pipeline, PipelineError, TimeBound,
 };
 use perfcounters::names::NameTables;
-use perfcounters::encoding::TextEncoding;
 
 use crate::args::values::{parse_count, read_counter_file};
 use crate::args::windows::{Arg, Lexer};

@@ -280,7 +280,14 @@ fn spanish_vista(dir: &std::path::Path) -> Option<(PathBuf, PathBuf)> {
             .to_owned()
     };
     let en_tsv = dir.join("en.tsv");
-    assert_success(&run(&["relog", &log, "-f", "TSV", "-o", en_tsv.to_str().unwrap()]));
+    assert_success(&run(&[
+        "relog",
+        &log,
+        "-f",
+        "TSV",
+        "-o",
+        en_tsv.to_str().unwrap(),
+    ]));
     let text = std::fs::read_to_string(&en_tsv).unwrap();
     let (head, rest) = text.split_once("\r\n").unwrap();
     let mut translated = 0;
@@ -301,7 +308,11 @@ fn spanish_vista(dir: &std::path::Path) -> Option<(PathBuf, PathBuf)> {
         })
         .collect();
     // Nearly every column has a Spanish object and counter name.
-    assert!(translated * 10 > cells.len() * 9, "{translated} of {}", cells.len());
+    assert!(
+        translated * 10 > cells.len() * 9,
+        "{translated} of {}",
+        cells.len()
+    );
     let es_text = format!("{}\r\n{rest}", cells.join("\t"));
     assert!(es_text.contains(r"\\ZACH-PC\Memoria\Bytes disponibles"));
     let (bytes, _, bad) = encoding_rs::WINDOWS_1252.encode(&es_text);
@@ -326,7 +337,14 @@ fn spanish_log_is_translated_without_names() {
     let default: Value = serde_json::from_slice(&o.stdout).unwrap();
     let data = shared_data::dir("PAL's CounterLang.xml").unwrap();
     let names = data.join("pal").join("CounterLang.xml");
-    let with_names = json_of(&["analyze", es, "--names", names.to_str().unwrap(), "--format", "json"]);
+    let with_names = json_of(&[
+        "analyze",
+        es,
+        "--names",
+        names.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert_eq!(default["alerts"].as_array().unwrap().len(), 113);
     assert_eq!(default["alerts"], with_names["alerts"]);
     assert_eq!(default["alerts"], english["alerts"]);
@@ -356,13 +374,20 @@ fn few_analyses_put_the_reason_first() {
     let why = "only 0 of 72 analyses were evaluated: the log names its counters in a language \
                other than English that the built-in table (PAL's CounterLang.xml) does not know; \
                pass --names";
-    assert!(v["notes"][0].as_str().unwrap().starts_with(why), "{}", v["notes"]);
+    assert!(
+        v["notes"][0].as_str().unwrap().starts_with(why),
+        "{}",
+        v["notes"]
+    );
     assert!(stderr(&o).contains(why));
     let html = dir.join("r.html");
     assert_success(&run(&["analyze", csv, "-o", html.to_str().unwrap()]));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(!page.contains("No threshold was broken"));
-    let (reason, alerts) = (page.find(why).unwrap(), page.find("Alerts in time order").unwrap());
+    let (reason, alerts) = (
+        page.find(why).unwrap(),
+        page.find("Alerts in time order").unwrap(),
+    );
     assert!(reason < alerts);
     // English counters that the rules do not read: the other reason.
     std::fs::write(
@@ -371,7 +396,12 @@ fn few_analyses_put_the_reason_first() {
          \"01/15/2024 10:00:00.000\",\"1\"\r\n",
     )
     .unwrap();
-    let v = json_of(&["analyze", dir.join("en.csv").to_str().unwrap(), "--format", "json"]);
+    let v = json_of(&[
+        "analyze",
+        dir.join("en.csv").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert!(v["notes"][0]
         .as_str()
         .unwrap()

@@ -51,7 +51,9 @@ fn analyze_takes_the_format_from_the_name_and_says_what_it_wrote() {
     // --format wins over the name.
     let html = d.path("report.txt");
     assert_success(&run(&["analyze", &input, "-o", &html, "--format", "html"]));
-    assert!(std::fs::read_to_string(&html).unwrap().starts_with("<!DOCTYPE html>"));
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
     // A directory is no report file.
     let o = run(&["analyze", &input, "-o", d.0.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
@@ -71,7 +73,14 @@ fn a_time_range_without_records_is_an_error_naming_the_logs_range() {
         vec!["relog", &input, "-b", "1/15/2024 11:00:00", "-o", &out],
         vec!["relog", &input, "-e", "1/15/2024 09:00:00", "-o", &out],
         vec!["relog", &input, "-b", "1/15/2024 11:00:00", "-q"],
-        vec!["analyze", &input, "-b", "1/15/2024 11:00:00", "--format", "json"],
+        vec![
+            "analyze",
+            &input,
+            "-b",
+            "1/15/2024 11:00:00",
+            "--format",
+            "json",
+        ],
     ] {
         let o = run(&args);
         assert_eq!(o.status.code(), Some(1), "{args:?}");
@@ -79,7 +88,14 @@ fn a_time_range_without_records_is_an_error_naming_the_logs_range() {
     }
     // Nothing was left behind, not even a temporary file: the retry needs no -y.
     assert_eq!(files(&d), ["cpu.csv"]);
-    assert_success(&run(&["relog", &input, "-b", "1/15/2024 10:00:10", "-o", &out]));
+    assert_success(&run(&[
+        "relog",
+        &input,
+        "-b",
+        "1/15/2024 10:00:10",
+        "-o",
+        &out,
+    ]));
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
     assert_eq!(files(&d), ["cpu.csv", "out.csv"]);
 }
@@ -93,7 +109,10 @@ fn outputs_that_cannot_be_written_are_clear_errors() {
     std::fs::create_dir(&dir).unwrap();
     let o = run(&["relog", &input, "-f", "CSV", "-o", &dir]);
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(stderr(&o), format!("perfcounters: {dir}: is a directory: name a file\n"));
+    assert_eq!(
+        stderr(&o),
+        format!("perfcounters: {dir}: is a directory: name a file\n")
+    );
     // A Parquet file cannot be appended to: the message offers -y only.
     let parquet = d.path("out.parquet");
     assert_success(&run(&["relog", &input, "-o", &parquet]));
@@ -143,15 +162,35 @@ fn sql_logs_of_watch_read_back_without_a_zone_warning() {
         let target = format!("SQL:{db}!live");
         let o = common::bin()
             .env("TZ", tz)
-            .args(["watch", r"\Processor(_Total)\% Processor Time", "-n", "2", "-i", "100ms", "-o", &target])
+            .args([
+                "watch",
+                r"\Processor(_Total)\% Processor Time",
+                "-n",
+                "2",
+                "-i",
+                "100ms",
+                "-o",
+                &target,
+            ])
             .output()
             .unwrap();
         assert_success(&o);
-        let o = common::bin().env("TZ", tz).args(["relog", &target, "--stats", "csv"]).output().unwrap();
+        let o = common::bin()
+            .env("TZ", tz)
+            .args(["relog", &target, "--stats", "csv"])
+            .output()
+            .unwrap();
         assert_success(&o);
         assert_eq!(stderr(&o), "", "{tz}");
-        let o = common::bin().env("TZ", tz).args(["relog", &target, "-f", "CSV"]).output().unwrap();
-        assert!(common::stdout(&o).starts_with(&format!("\"(PDH-CSV 4.0) ({name}")), "{tz}");
+        let o = common::bin()
+            .env("TZ", tz)
+            .args(["relog", &target, "-f", "CSV"])
+            .output()
+            .unwrap();
+        assert!(
+            common::stdout(&o).starts_with(&format!("\"(PDH-CSV 4.0) ({name}")),
+            "{tz}"
+        );
     }
 }
 
@@ -194,7 +233,15 @@ fn a_replay_without_paths_shows_what_it_recorded() {
         return;
     };
     let log = data.join("blg").join("tx-win8-BasicPerfCounters.blg");
-    let o = run(&["watch", "--replay", log.to_str().unwrap(), "-n", "1", "-f", "csv"]);
+    let o = run(&[
+        "watch",
+        "--replay",
+        log.to_str().unwrap(),
+        "-n",
+        "1",
+        "-f",
+        "csv",
+    ]);
     assert_success(&o);
     assert_eq!(stderr(&o), "");
     let out = common::stdout(&o);

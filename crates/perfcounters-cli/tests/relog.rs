@@ -595,7 +595,9 @@ fn code_page_of_a_russian_log_is_detected() {
     // tables, and the message says so.
     let o = run(&["relog", &input, "-c", r"\Memory\Available Bytes", "-q"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("which the built-in table (PAL's CounterLang.xml) does not translate: pass --names"));
+    assert!(stderr(&o).contains(
+        "which the built-in table (PAL's CounterLang.xml) does not translate: pass --names"
+    ));
     // Given, the code page is used as it is (no warning), right or wrong.
     let o = run(&["relog", &input, "-q", "--code-page", "1252"]);
     assert_success(&o);

@@ -120,37 +120,65 @@ fn code_page_detected_from_the_header_line() {
         (
             encoding_rs::WINDOWS_1252,
             1252,
-            &[r"\\SRV\Disco físico(_Total)\% de tiempo inactivo", r"\\SRV\Memoria\Bytes disponibles", r"\\SRV\Procesador(_Total)\% de tiempo de procesador"],
+            &[
+                r"\\SRV\Disco físico(_Total)\% de tiempo inactivo",
+                r"\\SRV\Memoria\Bytes disponibles",
+                r"\\SRV\Procesador(_Total)\% de tiempo de procesador",
+            ],
         ),
         (
             encoding_rs::WINDOWS_1252,
             1252,
-            &[r"\\PC\Prozessor(_Total)\Prozessorzeit (%)", r"\\PC\Arbeitsspeicher\Verfügbare Bytes", r"\\PC\Physikalischer Datenträger(_Total)\Leerlaufzeit (%)"],
+            &[
+                r"\\PC\Prozessor(_Total)\Prozessorzeit (%)",
+                r"\\PC\Arbeitsspeicher\Verfügbare Bytes",
+                r"\\PC\Physikalischer Datenträger(_Total)\Leerlaufzeit (%)",
+            ],
         ),
         (
             encoding_rs::WINDOWS_1250,
             1250,
-            &[r"\\PC\Pamięć\Dostępne bajty", r"\\PC\Procesor(_Total)\Czas procesora (%)", r"\\PC\Dysk fizyczny(_Total)\Czas bezczynności (%)"],
+            &[
+                r"\\PC\Pamięć\Dostępne bajty",
+                r"\\PC\Procesor(_Total)\Czas procesora (%)",
+                r"\\PC\Dysk fizyczny(_Total)\Czas bezczynności (%)",
+            ],
         ),
         (
             encoding_rs::WINDOWS_1251,
             1251,
-            &[r"\\SRV\Процессор(_Total)\% загруженности процессора", r"\\SRV\Память\Доступно байт", r"\\SRV\Процесс(Idle)\% загруженности процессора"],
+            &[
+                r"\\SRV\Процессор(_Total)\% загруженности процессора",
+                r"\\SRV\Память\Доступно байт",
+                r"\\SRV\Процесс(Idle)\% загруженности процессора",
+            ],
         ),
         (
             encoding_rs::GBK,
             936,
-            &[r"\\PC\处理器(_Total)\% 处理器时间", r"\\PC\内存\可用字节", r"\\PC\物理磁盘(_Total)\% 空闲时间"],
+            &[
+                r"\\PC\处理器(_Total)\% 处理器时间",
+                r"\\PC\内存\可用字节",
+                r"\\PC\物理磁盘(_Total)\% 空闲时间",
+            ],
         ),
         (
             encoding_rs::SHIFT_JIS,
             932,
-            &[r"\\PC\プロセッサ(_Total)\% プロセッサ時間", r"\\PC\メモリ\利用可能バイト数", r"\\PC\物理ディスク(_Total)\% アイドル時間"],
+            &[
+                r"\\PC\プロセッサ(_Total)\% プロセッサ時間",
+                r"\\PC\メモリ\利用可能バイト数",
+                r"\\PC\物理ディスク(_Total)\% アイドル時間",
+            ],
         ),
         (
             encoding_rs::EUC_KR,
             949,
-            &[r"\\PC\프로세서(_Total)\% 프로세서 시간", r"\\PC\메모리\사용 가능한 바이트", r"\\PC\실제 디스크(_Total)\% 유휴 시간"],
+            &[
+                r"\\PC\프로세서(_Total)\% 프로세서 시간",
+                r"\\PC\메모리\사용 가능한 바이트",
+                r"\\PC\실제 디스크(_Total)\% 유휴 시간",
+            ],
         ),
     ];
     for (encoding, cp, names) in cases {
@@ -163,11 +191,22 @@ fn code_page_detected_from_the_header_line() {
         text.push_str("\r\n");
         let (bytes, _, bad) = encoding.encode(&text);
         assert!(!bad && std::str::from_utf8(&bytes).is_err(), "{cp}");
-        let r = PdhCsvReader::new(Cursor::new(bytes.into_owned()), "x.csv", CsvReadOptions::default())
-            .unwrap();
+        let r = PdhCsvReader::new(
+            Cursor::new(bytes.into_owned()),
+            "x.csv",
+            CsvReadOptions::default(),
+        )
+        .unwrap();
         let read: Vec<String> = r.header().counters.iter().map(|c| c.name.clone()).collect();
-        assert_eq!(read, names.iter().map(|n| n.to_string()).collect::<Vec<_>>(), "{cp}");
-        assert_eq!(r.encoding(), perfcounters::encoding::TextEncoding::CodePage(cp));
+        assert_eq!(
+            read,
+            names.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+            "{cp}"
+        );
+        assert_eq!(
+            r.encoding(),
+            perfcounters::encoding::TextEncoding::CodePage(cp)
+        );
         assert_eq!(
             r.warnings(),
             [format!(
@@ -179,8 +218,12 @@ fn code_page_detected_from_the_header_line() {
     // UTF-8 without a mark is UTF-8, with no warning; 65001 given on text that is not UTF-8 is an
     // error naming the first byte that is not.
     let utf8 = "\"(PDH-CSV 4.0)\",\"\\\\PC\\Память\\Доступно байт\"\r\n";
-    let r = PdhCsvReader::new(Cursor::new(utf8.as_bytes().to_vec()), "x.csv", CsvReadOptions::default())
-        .unwrap();
+    let r = PdhCsvReader::new(
+        Cursor::new(utf8.as_bytes().to_vec()),
+        "x.csv",
+        CsvReadOptions::default(),
+    )
+    .unwrap();
     assert_eq!(r.header().counters[0].path.object, "Память");
     assert!(r.warnings().is_empty());
     let (cp1251, _, _) = encoding_rs::WINDOWS_1251.encode(utf8);

@@ -135,9 +135,18 @@ mod tests {
 
     #[test]
     fn windows_names() {
-        assert_eq!(OutputFormat::from_windows("CSV", true), Ok(OutputFormat::Csv));
-        assert_eq!(OutputFormat::from_windows("tsv", true), Ok(OutputFormat::Tsv));
-        assert_eq!(OutputFormat::from_windows("Sql", true), Ok(OutputFormat::Sql));
+        assert_eq!(
+            OutputFormat::from_windows("CSV", true),
+            Ok(OutputFormat::Csv)
+        );
+        assert_eq!(
+            OutputFormat::from_windows("tsv", true),
+            Ok(OutputFormat::Tsv)
+        );
+        assert_eq!(
+            OutputFormat::from_windows("Sql", true),
+            Ok(OutputFormat::Sql)
+        );
         assert_eq!(
             OutputFormat::from_windows("Parquet", true),
             Ok(OutputFormat::Parquet)

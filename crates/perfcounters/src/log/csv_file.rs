@@ -26,8 +26,8 @@ pub(super) struct CsvFile {
 impl CsvFile {
     /// Starts the file `target` (`replace`: an existing one is replaced when the log is complete).
     pub(super) fn create(target: &str, flavor: CsvFlavor, replace: bool) -> Result<Self, LogError> {
-        let (pending, file) = PendingFile::create(Path::new(target))
-            .map_err(|e| LogError::io(target, None, e))?;
+        let (pending, file) =
+            PendingFile::create(Path::new(target)).map_err(|e| LogError::io(target, None, e))?;
         Ok(CsvFile {
             writer: Some(PdhCsvLogWriter::new(
                 BufWriter::with_capacity(256 * 1024, file),

@@ -31,9 +31,9 @@
 
 mod blg;
 mod blg_times;
-mod csv_file;
 #[cfg(feature = "arrow")]
 pub mod columnar;
+mod csv_file;
 mod error;
 pub(crate) mod handover;
 pub(crate) mod model;

@@ -79,7 +79,10 @@ fn header_encoding(
             let at = e.valid_up_to();
             let before = raw.get(..at).unwrap_or(&[]);
             let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-            let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
             let column = String::from_utf8_lossy(before.get(line_start..).unwrap_or(&[]))
                 .chars()
                 .count() as u64

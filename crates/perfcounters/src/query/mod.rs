@@ -280,10 +280,11 @@ impl Query {
     /// that starts). `watch` and the Python `Query` then stop with [`errors`](Self::errors).
     pub fn none_usable(&self) -> bool {
         !self.counters.is_empty()
-            && self
-                .counters
-                .iter()
-                .all(|c| c.error.as_ref().is_some_and(|e| !matches!(e, ExpandError::NoInstance { .. })))
+            && self.counters.iter().all(|c| {
+                c.error
+                    .as_ref()
+                    .is_some_and(|e| !matches!(e, ExpandError::NoInstance { .. }))
+            })
     }
 
     /// [`none_usable`](Self::none_usable)'s message: `no valid counters:` and each path's problem
