@@ -17,6 +17,18 @@
   function absolute(start, s) {
     return new Date((start + s) * 1e3).toISOString().replace("Z", "").replace(/\.\d+$/, "");
   }
+  // The y axis as wide as its longest label (1,000,000,000 is not clipped), measured as uPlot draws it.
+  function axisSize(u, values, axisIdx, cycleNum) {
+    var axis = u.axes[axisIdx];
+    if (cycleNum > 1) return axis._size;
+    var size = axis.ticks.size + axis.gap;
+    var longest = (values || []).reduce(function (a, v) { return String(v).length > a.length ? String(v) : a; }, "");
+    if (longest !== "") {
+      u.ctx.font = axis.font[0];
+      size += u.ctx.measureText(longest).width / (window.devicePixelRatio || 1);
+    }
+    return Math.ceil(size) + 4;
+  }
   document.querySelectorAll("div.chart").forEach(function (div) {
     var c = charts[Number(div.dataset.chart)];
     if (!c || c.series.length === 0) return;
@@ -48,12 +60,12 @@
       height: 280,
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"); },
       series: series,
-      axes: [{}, { size: 70 }],
+      axes: [{}, { size: axisSize }],
       legend: { live: true },
     };
     if (relative) {
       opts.scales = { x: { time: false } };
-      opts.axes = [{ label: "time since each log's start", values: function (u, vals) { return vals.map(elapsed); } }, { size: 70 }];
+      opts.axes = [{ label: "time since each log's start", values: function (u, vals) { return vals.map(elapsed); } }, { size: axisSize }];
     }
     new uPlot(opts, data, div);
     drawn += 1;
