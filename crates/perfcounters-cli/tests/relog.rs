@@ -622,3 +622,28 @@ fn code_page_of_a_russian_log_is_detected() {
          a language other than English"
     ));
 }
+
+/// relog reads PAL's CounterLang.xml as --names, as analyze does (one loader).
+#[test]
+fn relog_takes_pal_counter_lang_as_names() {
+    let Some(data) = data_dir() else { return };
+    let d = Dir::new("relog-counterlang");
+    let input = d.file(
+        "fr.csv",
+        "\"(PDH-CSV 4.0) (Paris, Madrid)(-60)\",\"\\\\PC\\Processeur(_Total)\\% temps processeur\"\r\n\
+         \"01/15/2024 10:00:00.000\",\"20\"\r\n"
+            .as_bytes(),
+    );
+    let names = data.join("pal").join("CounterLang.xml");
+    let o = run(&[
+        "relog",
+        &input,
+        "-c",
+        r"\Processor(*)\% Processor Time",
+        "--names",
+        names.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_success(&o);
+    assert!(stdout(&o).contains("\\\\PC\\Processeur(_Total)\\% temps processeur\r\n"));
+}
