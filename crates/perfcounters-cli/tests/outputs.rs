@@ -251,3 +251,59 @@ fn a_replay_without_paths_shows_what_it_recorded() {
     assert_eq!(header.matches("\",\"").count(), 10, "{header}");
     assert!(header.contains(r"\\GEORGIS3\Processor(_Total)\% Processor Time"));
 }
+
+/// On a terminal (made by `script`), analyze writes its HTML page to report.html rather than to the
+/// screen, says so, and never overwrites one without -y.
+#[cfg(target_os = "linux")]
+#[test]
+fn html_is_not_written_to_a_terminal() {
+    let Ok(script) = which("script") else {
+        eprintln!("skipping: no `script` command to make a terminal");
+        return;
+    };
+    let d = Dir::new("analyze-tty");
+    log(&d);
+    let command = format!(
+        "{} analyze cpu.csv --interval 15",
+        env!("CARGO_BIN_EXE_perfcounters")
+    );
+    let on_tty = || {
+        std::process::Command::new(&script)
+            .args(["-qec", &command, "/dev/null"])
+            .current_dir(&d.0)
+            .env("TZ", "UTC")
+            .output()
+            .unwrap()
+    };
+    let o = on_tty();
+    assert_success(&o);
+    let screen = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+    assert!(
+        screen.ends_with("report written to report.html\n"),
+        "{screen}"
+    );
+    assert!(!screen.contains("<html"));
+    let page = std::fs::read_to_string(d.0.join("report.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    let o = on_tty();
+    assert!(!o.status.success());
+    let screen = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+    assert!(
+        screen.contains(
+            "report.html already exists; add -y to overwrite it, or name another file with -o (an \
+             HTML report is not written to a terminal)"
+        ),
+        "{screen}"
+    );
+}
+
+/// The path of `program` on `PATH`.
+fn which(program: &str) -> Result<std::path::PathBuf, ()> {
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(program))
+                .find(|p| p.is_file())
+        })
+        .ok_or(())
+}
