@@ -345,7 +345,7 @@ fn spanish_log_is_translated_without_names() {
         "--format",
         "json",
     ]);
-    assert_eq!(default["alerts"].as_array().unwrap().len(), 113);
+    assert_eq!(default["alerts"].as_array().unwrap().len(), 136);
     assert_eq!(default["alerts"], with_names["alerts"]);
     assert_eq!(default["alerts"], english["alerts"]);
     let note = "the log names its counters in another language (esES";
