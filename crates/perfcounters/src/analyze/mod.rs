@@ -19,6 +19,8 @@
 //! * The comparison: [`compare()`] reads a baseline and a candidate and says what changed:
 //!   every counter (statistics, change ratios, an effect size, a class, ranked) and every
 //!   analysis (alerts on each side, a verdict) ([`Comparison`]).
+//! * The fleet: [`analyze_fleet`] groups a pipeline's logs by machine ([`fleet_groups`]) and
+//!   analyses each machine on its own, in parallel, with answers per machine ([`machine_set`]).
 //!
 //! PAL's files are MIT-licensed; [`PAL_LICENSE`] is their notice.
 
@@ -27,6 +29,7 @@ mod catalogue;
 mod compare;
 mod error;
 mod eval;
+mod fleet;
 mod interval;
 mod plan;
 mod regex_path;
@@ -46,6 +49,10 @@ pub use eval::{
     analyze, analyze_logs, analyze_pipeline, auto_interval, auto_interval_seconds, question_values,
     Alert, AnalysisReport, AnalyzeError, AnalyzeOptions, AnalyzedLogs, CounterReport, FewEvaluated,
     FewReason, Interval, Pass, Report, ThresholdReport, AUTO_SLICES, MAX_KEPT,
+};
+pub use fleet::{
+    analyze_fleet, check_set, fleet_groups, machine_set, set_target, FleetOptions, MachineAnalysis,
+    MachineLogs,
 };
 pub use regex_path::MAX_REGEX_SIZE;
 pub use rules::{

@@ -127,6 +127,19 @@ impl Pipeline {
         &self.inputs
     }
 
+    /// This pipeline over other `inputs`, with every other setting (counters, names, time range,
+    /// code page) kept: one machine's logs of a fleet, say.
+    pub fn with_inputs<I, S>(&self, inputs: I) -> Pipeline
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Pipeline {
+            inputs: inputs.into_iter().map(Into::into).collect(),
+            ..self.clone()
+        }
+    }
+
     /// The ANSI code page of text logs without a byte-order mark (default 1252).
     pub fn code_page(mut self, code_page: Option<u16>) -> Self {
         self.options = self.options.with_code_page(code_page);
@@ -291,6 +304,17 @@ impl Pipeline {
             logs,
             warnings,
         })
+    }
+
+    /// Opens each input on its own, for its header and columns, one input at a time as the
+    /// iterator is taken: each input as given, with its readers (a pattern's files, in name
+    /// order) or why it could not be opened. One input that fails does not stop the others.
+    pub fn open_each(
+        &self,
+    ) -> impl Iterator<Item = (String, Result<Vec<Box<dyn LogReader>>, LogError>)> + '_ {
+        self.inputs
+            .iter()
+            .map(|i| (i.clone(), open(i, &self.options)))
     }
 
     /// The relog filter of this pipeline for a log whose header is `header` (bounds in its zone,

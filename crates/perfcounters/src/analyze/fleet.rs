@@ -1,0 +1,298 @@
+//! Many machines in one analysis ([`analyze_fleet`]): a pipeline's logs grouped by machine, each
+//! machine analysed on its own, the machines in parallel.
+//!
+//! Semantics (docs/analyze.md repeats them for users):
+//!
+//! * **Grouping.** A log belongs to the machine its counter paths name (`\\MACHINE\…`, compared
+//!   ignoring case; the group takes the spelling of its first log). A log whose columns name no
+//!   machine, or several, is a group of its own named after the log (its file); so is an input that
+//!   cannot be opened. Groups keep the order of their first input.
+//! * **Each machine** is what [`analyze_pipeline`] makes of its logs alone: merged as relog merges
+//!   them, its own first record `t0`, its own automatic slice width, its own question answers.
+//! * **Question answers** ([`machine_set`]): `NAME=VALUE` answers for every machine,
+//!   `MACHINE:NAME=VALUE` for that machine only (and wins over an answer for all); a `MACHINE:`
+//!   that names no machine of the inputs is an [`AnalyzeError::Question`].
+//! * **A failing machine** (a damaged log) is that machine's [`MachineAnalysis::result`]; the
+//!   others are analysed.
+//! * **Parallel.** The machines are analysed by [`FleetOptions::workers`] threads, each taking the
+//!   next machine when it is done with one, so that at most that many logs are open at once; the
+//!   result is in the order of the groups whatever the threads did.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::log::pipeline::Pipeline;
+use crate::log::LogError;
+use crate::path::eq_ignore_case;
+
+use super::eval::{analyze_pipeline, question_values, AnalyzeError, AnalyzedLogs, Interval};
+use super::rules::Rules;
+
+/// What [`analyze_fleet`] evaluates and how.
+#[derive(Clone, Debug, Default)]
+pub struct FleetOptions {
+    /// The slice width of every machine ([`Interval::Auto`]: each machine's own).
+    pub interval: Interval,
+    /// Question answers: `NAME` for every machine, `MACHINE:NAME` for one ([`machine_set`]).
+    pub set: Vec<(String, String)>,
+    /// Machines analysed at once; 0 for the number of cores.
+    pub workers: usize,
+}
+
+/// One group of a fleet's logs ([`fleet_groups`]).
+#[derive(Debug)]
+pub struct MachineLogs {
+    /// The machine its logs name, or the log's name when it names none or several.
+    pub machine: String,
+    /// Whether [`machine`](Self::machine) is a log's name rather than a machine's.
+    pub named_after_log: bool,
+    /// The logs (each file of a pattern on its own), in the order of the inputs.
+    pub logs: Vec<String>,
+    /// Why its input could not be opened, when it could not.
+    pub error: Option<LogError>,
+}
+
+/// One machine of a fleet, analysed.
+#[derive(Debug)]
+pub struct MachineAnalysis {
+    /// The machine (or the log's name, see [`MachineLogs::machine`]).
+    pub machine: String,
+    /// Whether the name is a log's name rather than a machine's.
+    pub named_after_log: bool,
+    /// Its logs as grouped.
+    pub logs: Vec<String>,
+    /// Its analysis, or why it failed.
+    pub result: Result<AnalyzedLogs, AnalyzeError>,
+}
+
+/// The machine a `MACHINE:NAME` setting is for and the question's name; `None` for a setting of
+/// every machine (`NAME`).
+pub fn set_target(name: &str) -> (Option<&str>, &str) {
+    match name.split_once(':') {
+        Some((machine, question)) if !machine.trim().is_empty() => {
+            (Some(machine.trim()), question.trim())
+        }
+        _ => (None, name),
+    }
+}
+
+/// The question answers of `machine`: those for every machine (`NAME=VALUE`), then those for it
+/// (`MACHINE:NAME=VALUE`, its name compared ignoring case), so that its own win.
+pub fn machine_set(set: &[(String, String)], machine: &str) -> Vec<(String, String)> {
+    let all = set
+        .iter()
+        .filter(|(n, _)| set_target(n).0.is_none())
+        .cloned();
+    let own = set.iter().filter_map(|(n, v)| match set_target(n) {
+        (Some(m), q) if eq_ignore_case(m, machine) => Some((q.to_owned(), v.clone())),
+        _ => None,
+    });
+    all.chain(own).collect()
+}
+
+/// Checks the question answers of a fleet of `machines` before anything is read: every
+/// `MACHINE:` names one of them, and every answer is one the rules take.
+///
+/// # Errors
+/// [`AnalyzeError::Question`] naming the setting.
+pub fn check_set(
+    rules: &Rules,
+    set: &[(String, String)],
+    machines: &[&str],
+) -> Result<(), AnalyzeError> {
+    for (name, _) in set {
+        if let (Some(m), _) = set_target(name) {
+            if !machines.iter().any(|x| eq_ignore_case(x, m)) {
+                return Err(AnalyzeError::Question {
+                    setting: name.clone(),
+                    problem: format!(
+                        "no machine {m} among the inputs (they are: {})",
+                        machines.join(", ")
+                    ),
+                });
+            }
+        }
+    }
+    let plain: Vec<(String, String)> = set
+        .iter()
+        .map(|(n, v)| (set_target(n).1.to_owned(), v.clone()))
+        .collect();
+    question_values(&rules.questions, &plain).map(|_| ())
+}
+
+/// The machine every column of a log names, when they name exactly one (ignoring case).
+fn machine_of(header: &crate::log::model::LogHeader) -> Option<String> {
+    let mut found: Option<&str> = None;
+    for c in &header.counters {
+        let m = c.path.machine.as_deref()?;
+        match found {
+            None => found = Some(m),
+            Some(f) if eq_ignore_case(f, m) => {}
+            Some(_) => return None,
+        }
+    }
+    found.map(str::to_owned)
+}
+
+/// The logs of `pipeline` grouped by machine (see the [module documentation](self)): each input
+/// opened on its own for its columns, and closed before the next is opened.
+pub fn fleet_groups(pipeline: &Pipeline) -> Vec<MachineLogs> {
+    let mut groups: Vec<MachineLogs> = Vec::new();
+    for (input, opened) in pipeline.open_each() {
+        let readers = match opened {
+            Ok(r) => r,
+            Err(e) => {
+                groups.push(MachineLogs {
+                    machine: input.clone(),
+                    named_after_log: true,
+                    logs: vec![input],
+                    error: Some(e),
+                });
+                continue;
+            }
+        };
+        for r in readers {
+            let header = r.header();
+            let source = header.source.clone();
+            match machine_of(header) {
+                Some(m) => match groups
+                    .iter_mut()
+                    .find(|g| !g.named_after_log && eq_ignore_case(&g.machine, &m))
+                {
+                    Some(g) => g.logs.push(source),
+                    None => groups.push(MachineLogs {
+                        machine: m,
+                        named_after_log: false,
+                        logs: vec![source],
+                        error: None,
+                    }),
+                },
+                None => groups.push(MachineLogs {
+                    machine: source.clone(),
+                    named_after_log: true,
+                    logs: vec![source],
+                    error: None,
+                }),
+            }
+        }
+    }
+    groups
+}
+
+/// Analyses each of `groups` (from [`fleet_groups`] of `pipeline`) on its own with `pipeline`'s
+/// counters, names and time range, `opts.workers` machines at a time (see the
+/// [module documentation](self)).
+///
+/// # Errors
+/// A question answer is wrong ([`check_set`]); a machine that fails is in its own result.
+pub fn analyze_fleet(
+    pipeline: &Pipeline,
+    groups: Vec<MachineLogs>,
+    rules: &Rules,
+    opts: &FleetOptions,
+) -> Result<Vec<MachineAnalysis>, AnalyzeError> {
+    let machines: Vec<&str> = groups.iter().map(|g| g.machine.as_str()).collect();
+    check_set(rules, &opts.set, &machines)?;
+    let workers = match opts.workers {
+        0 => crate::log::cores(),
+        n => n,
+    }
+    .clamp(1, groups.len().max(1));
+    let slots: Vec<Mutex<Option<MachineAnalysis>>> =
+        groups.iter().map(|_| Mutex::new(None)).collect();
+    let jobs: Vec<Mutex<Option<MachineLogs>>> =
+        groups.into_iter().map(|g| Mutex::new(Some(g))).collect();
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(job) = jobs.get(i) else { break };
+        let Some(group) = job.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+            continue;
+        };
+        let done = analyze_group(pipeline, group, rules, opts);
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(done);
+    };
+    std::thread::scope(|s| {
+        for _ in 1..workers {
+            s.spawn(work);
+        }
+        work();
+    });
+    Ok(slots
+        .into_iter()
+        .filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect())
+}
+
+/// One machine's analysis.
+fn analyze_group(
+    pipeline: &Pipeline,
+    group: MachineLogs,
+    rules: &Rules,
+    opts: &FleetOptions,
+) -> MachineAnalysis {
+    let result = match group.error {
+        Some(e) => Err(AnalyzeError::Log(e)),
+        None => {
+            let set = machine_set(&opts.set, &group.machine);
+            analyze_pipeline(
+                &pipeline.with_inputs(group.logs.iter().cloned()),
+                rules,
+                opts.interval,
+                &set,
+            )
+        }
+    };
+    MachineAnalysis {
+        machine: group.machine,
+        named_after_log: group.named_after_log,
+        logs: group.logs,
+        result,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn machine_answers_follow_those_for_all() {
+        let s = set(&[
+            ("web1:PhysicalMemory", "64"),
+            ("PhysicalMemory", "16"),
+            ("WEB2:OS", "x"),
+        ]);
+        assert_eq!(
+            machine_set(&s, "WEB1"),
+            set(&[("PhysicalMemory", "16"), ("PhysicalMemory", "64")])
+        );
+        assert_eq!(machine_set(&s, "WEB3"), set(&[("PhysicalMemory", "16")]));
+        assert_eq!(set_target("OS"), (None, "OS"));
+        assert_eq!(set_target(":OS"), (None, ":OS"));
+    }
+
+    #[test]
+    fn an_unknown_machine_is_named() {
+        let rules = Rules::builtin();
+        let e = check_set(
+            &rules,
+            &set(&[("WEB9:PhysicalMemory", "4")]),
+            &["WEB1", "WEB2"],
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "question value WEB9:PhysicalMemory: no machine WEB9 among the inputs (they are: WEB1, WEB2)"
+        );
+        check_set(&rules, &set(&[("web1:PhysicalMemory", "4")]), &["WEB1"]).unwrap();
+        let e = check_set(&rules, &set(&[("WEB1:Nope", "4")]), &["WEB1"]).unwrap_err();
+        assert!(e.to_string().starts_with("question value Nope:"), "{e}");
+    }
+}
