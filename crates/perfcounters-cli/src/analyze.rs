@@ -2,14 +2,15 @@
 //! HTML report or JSON.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 
 use perfcounters::analyze::{
-    analyze_pipeline, builtin_catalogue, compare, AnalyzeError, CatalogueEntry, CompareError,
-    CompareOptions, Comparison, Interval, Rules,
+    analyze_fleet, analyze_pipeline, builtin_catalogue, check_set, compare, fleet_groups,
+    machine_set, set_target, AnalyzeError, CatalogueEntry, CompareError, CompareOptions,
+    Comparison, FleetOptions, Interval, MachineLogs, Rules,
 };
 use perfcounters::log::{parse_relog_time, Pipeline, TimeBound};
 use perfcounters::names::NameTables;
@@ -41,11 +42,13 @@ Examples:
   perfcounters analyze log.blg --rules SQLServer2014 --interval 300 -b \"2/1/2014 08:00\"
   perfcounters analyze log.blg --rules ./MyThresholds.xml
   perfcounters analyze sick.blg --baseline healthy.blg -o changes.html
+  perfcounters analyze web1.blg web2.blg web3.blg --set WEB2:PhysicalMemory=64 -o fleet.html
   perfcounters analyze --list-rules"
 )]
 pub struct AnalyzeArgs {
-    /// Logs to analyse (PDH-CSV/TSV, .blg, SQL:file!log; wildcards allowed); several are merged
-    /// as relog merges them
+    /// Logs to analyse (PDH-CSV/TSV, .blg, SQL:file!log, dataset directories; wildcards allowed);
+    /// several of one machine are merged as relog merges them, those of several machines give a
+    /// fleet report (one section per machine)
     #[arg(required_unless_present = "list_rules", value_name = "LOG")]
     pub logs: Vec<String>,
     /// PAL threshold file: a path, or the name of a built-in one (SQLServer2014, any case; see
@@ -55,7 +58,8 @@ pub struct AnalyzeArgs {
     /// List the built-in threshold files (name, analyses, what each inherits, title) and exit
     #[arg(long = "list-rules", conflicts_with_all = ["logs", "rules", "baseline"])]
     pub list_rules: bool,
-    /// Answer a question of the rules (e.g. PhysicalMemory=64, OS="Windows 10 64-bit")
+    /// Answer a question of the rules (e.g. PhysicalMemory=64, OS="Windows 10 64-bit"); in a
+    /// fleet, MACHINE:NAME=VALUE answers for that machine only
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
     pub set: Vec<(String, String)>,
     /// Slice width: seconds, or auto (PAL's: the log's duration in whole seconds / 30, rounded half to
@@ -90,6 +94,10 @@ pub struct AnalyzeArgs {
     /// -c, -b/-e and --names apply to both
     #[arg(long = "baseline", value_name = "LOG", num_args = 1..)]
     pub baseline: Vec<String>,
+    /// Merge the logs of several machines into one timeline and one report instead of a fleet
+    /// report
+    #[arg(long = "merge-machines")]
+    pub merge_machines: bool,
     /// ANSI code page of text logs without a byte-order mark (default 1252)
     #[arg(long = "code-page", value_name = "N")]
     pub code_page: Option<u16>,
@@ -312,9 +320,22 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             .end(end.map(TimeBound::Local))
     };
     let pipeline = pipeline_of(&args.logs);
+    let mut set = args.set.clone();
+    if args.baseline.is_empty() && !args.merge_machines {
+        let groups = fleet_groups(&pipeline);
+        if groups.len() > 1 {
+            let text = fleet(args, format, &rules, &pipeline, groups)?;
+            return write_report(output.as_deref(), &text);
+        }
+        set = one_machine_set(&rules, &args.set, &groups)?;
+    } else if let Some((name, _)) = args.set.iter().find(|(n, _)| set_target(n).0.is_some()) {
+        return Err(anyhow!(
+            "--set {name}: an answer for one machine needs a fleet report (not --merge-machines or --baseline)"
+        ));
+    }
     let (analyzed, comparison) = if args.baseline.is_empty() {
         let analyzed =
-            analyze_pipeline(&pipeline, &rules, args.interval, &args.set).map_err(flag_error)?;
+            analyze_pipeline(&pipeline, &rules, args.interval, &set).map_err(flag_error)?;
         (analyzed, None)
     } else {
         let (analyzed, comparison) =
@@ -365,4 +386,73 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Writes a fleet report to `output` or standard output.
+fn write_report(output: Option<&Path>, text: &str) -> Result<()> {
+    match output {
+        Some(o) => {
+            std::fs::write(o, text).with_context(|| format!("cannot write {}", o.display()))?;
+            eprintln!("fleet report written to {}", o.display());
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}
+
+/// The question answers of a one-machine input: those for all and those for its machine
+/// (`MACHINE:` naming another machine is an error).
+fn one_machine_set(
+    rules: &Rules,
+    set: &[(String, String)],
+    groups: &[MachineLogs],
+) -> Result<Vec<(String, String)>> {
+    if !set.iter().any(|(n, _)| set_target(n).0.is_some()) {
+        return Ok(set.to_vec());
+    }
+    let machines: Vec<&str> = groups.iter().map(|g| g.machine.as_str()).collect();
+    check_set(rules, set, &machines).map_err(flag_error)?;
+    Ok(machines
+        .first()
+        .map_or_else(Vec::new, |m| machine_set(set, m)))
+}
+
+/// `analyze` of the logs of several machines: each machine analysed on its own, one line per
+/// machine on standard error; the fleet report's text.
+fn fleet(
+    args: &AnalyzeArgs,
+    format: ReportFormat,
+    rules: &Rules,
+    pipeline: &Pipeline,
+    groups: Vec<MachineLogs>,
+) -> Result<String> {
+    let opts = FleetOptions {
+        interval: args.interval,
+        set: args.set.clone(),
+        workers: 0,
+    };
+    let machines = analyze_fleet(pipeline, groups, rules, &opts).map_err(flag_error)?;
+    for m in &machines {
+        if let Ok(a) = &m.result {
+            for w in &a.warnings {
+                eprintln!("perfcounters: warning: {}: {w}", m.machine);
+            }
+        }
+    }
+    let ordered = report::worst_first(&machines);
+    for m in &ordered {
+        eprintln!("{}", report::machine_line(m));
+    }
+    Ok(match format {
+        ReportFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&report::FleetJson::new(&ordered, rules))?;
+            s.push('\n');
+            s
+        }
+        ReportFormat::Html => report::html_fleet(&ordered, rules),
+    })
 }

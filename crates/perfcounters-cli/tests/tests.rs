@@ -11,6 +11,7 @@ mod analyze;
 mod case_rule;
 mod cli;
 mod compare;
+mod fleet;
 mod grammar;
 mod local_names;
 mod outputs;

@@ -25,48 +25,44 @@ pub fn page(
     comparison: Option<&Comparison>,
     notes: &[String],
 ) -> String {
-    let sections = categories(r);
-    let mut charts: Vec<ChartJson> = sections
-        .iter()
-        .flat_map(|(_, list)| list)
-        .filter(|a| a.chart.is_some())
-        .map(|a| chart(r, a.analysis))
-        .collect();
+    let mut charts: Vec<ChartJson> = Vec::new();
+    let body = report_body(r, logs, rules, "", &mut charts);
     let changes = comparison.map(|c| {
         let section = super::compare::section(c, r, charts.len());
         charts.extend(super::compare::charts(c));
         section
     });
+    let content = html! {
+        h1 { "Performance analysis" } "\n"
+        @if !notes.is_empty() {
+            section id="notes" {
+                @for n in notes { p class="note" { (n) } }
+            }
+            "\n"
+        }
+        @if let Some(changes) = &changes { (changes) "\n" }
+        (body)
+    };
+    shell(&logs.join(", "), content, &charts, "")
+}
+
+/// A whole page: the head (title, styles), `content`, the footer and the scripts that draw
+/// `charts`; `css` is more style (none when empty).
+pub(super) fn shell(title: &str, content: Markup, charts: &[ChartJson], css: &str) -> String {
     html! {
         (DOCTYPE) "\n"
         html lang="en" {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                title { "perfcounters analyze — " (logs.join(", ")) }
+                title { "perfcounters analyze — " (title) }
                 style { (PreEscaped(UPLOT_CSS)) }
                 style { (PreEscaped(REPORT_CSS)) }
+                @if !css.is_empty() { style { (PreEscaped(css)) } }
             }
             body {
                 "\n"
-                h1 { "Performance analysis" } "\n"
-                @if !notes.is_empty() {
-                    section id="notes" {
-                        @for n in notes { p class="note" { (n) } }
-                    }
-                    "\n"
-                }
-                @if let Some(changes) = &changes { (changes) "\n" }
-                (summary(r, logs, rules)) "\n"
-                (alerts(r)) "\n"
-                @for (category, list) in &sections {
-                    section class="category" {
-                        h2 { (category) }
-                        @for a in list { (analysis(r, a)) }
-                    }
-                    "\n"
-                }
-                (not_evaluated(r)) "\n"
+                (content)
                 footer {
                     "Thresholds: PAL (Performance Analysis of Logs, MIT licence); their code was read, not run."
                 }
@@ -81,6 +77,39 @@ pub fn page(
     .into_string()
 }
 
+/// What a report of one machine shows: summary, alerts, the analyses by category and those not
+/// evaluated. Anchors start with `prefix` (empty for a single report, `m3-` for a fleet's
+/// machine), so that several reports fit on one page; the charts are numbered after those already
+/// in `charts`, and added to it.
+pub(super) fn report_body<'a>(
+    r: &'a Report,
+    logs: &[String],
+    rules: &Rules,
+    prefix: &str,
+    charts: &mut Vec<ChartJson<'a>>,
+) -> Markup {
+    let sections = categories(r, charts.len());
+    charts.extend(
+        sections
+            .iter()
+            .flat_map(|(_, list)| list)
+            .filter(|a| a.chart.is_some())
+            .map(|a| chart(r, a.analysis)),
+    );
+    html! {
+        (summary(r, logs, rules, prefix)) "\n"
+        (alerts(r, prefix)) "\n"
+        @for (category, list) in &sections {
+            section class="category" {
+                h2 { (category) }
+                @for a in list { (analysis(r, a, prefix)) }
+            }
+            "\n"
+        }
+        (not_evaluated(r, prefix)) "\n"
+    }
+}
+
 /// JSON inside a `<script>` element: `<` escaped, so no `</script>` or `<!--` can appear.
 fn script_json(v: &impl serde::Serialize) -> String {
     serde_json::to_string(v)
@@ -89,7 +118,7 @@ fn script_json(v: &impl serde::Serialize) -> String {
 }
 
 /// The summary: logs, machines, time range, rules, questions, alerts by condition, analyses.
-fn summary(r: &Report, logs: &[String], rules: &Rules) -> Markup {
+fn summary(r: &Report, logs: &[String], rules: &Rules, prefix: &str) -> Markup {
     let zone = r.time_zone.as_ref();
     let mut by_condition: Vec<(&str, usize)> = Vec::new();
     for a in &r.alerts {
@@ -105,7 +134,7 @@ fn summary(r: &Report, logs: &[String], rules: &Rules) -> Markup {
         .map(|(n, v)| format!("{n} = {v}"))
         .collect();
     html! {
-        section id="summary" {
+        section id={ (prefix) "summary" } {
             h2 { "Summary" }
             table class="kv" {
                 tr { th { "Logs" } td { (logs.join(", ")) } }
@@ -148,15 +177,15 @@ fn summary(r: &Report, logs: &[String], rules: &Rules) -> Markup {
 }
 
 /// A condition (`Warning`, `Critical`) as a coloured label.
-fn condition(c: &str) -> Markup {
+pub(super) fn condition(c: &str) -> Markup {
     html! { span class={ "cond " (c.to_lowercase()) } { (c) } }
 }
 
 /// The alerts in time order.
-fn alerts(r: &Report) -> Markup {
+fn alerts(r: &Report, prefix: &str) -> Markup {
     let zone = r.time_zone.as_ref();
     html! {
-        section id="alerts" {
+        section id={ (prefix) "alerts" } {
             h2 { "Alerts in time order" }
             @if let (true, Some(few)) = (r.alerts.is_empty(), r.few_evaluated()) {
                 p { "No alert, but " (few.message("--names")) "." }
@@ -190,7 +219,7 @@ fn alerts(r: &Report) -> Markup {
                                     td { (iso(zone, a.start)) }
                                     td { (iso(zone, a.end)) }
                                     td { (condition(&a.condition)) }
-                                    td { a href={ "#a" (a.analysis) } { (analysis) } }
+                                    td { a href={ "#" (prefix) "a" (a.analysis) } { (analysis) } }
                                     td { (counter) }
                                     td title=(a.threshold_name) { (limit) }
                                     td { (fmt_num(Some(a.min))) }
@@ -216,8 +245,8 @@ struct Placed<'a> {
 }
 
 /// The evaluated analyses by category, categories in the order they first appear, and the chart
-/// numbers in page order.
-fn categories(r: &Report) -> Vec<(&str, Vec<Placed<'_>>)> {
+/// numbers in page order (from `first_chart`).
+fn categories(r: &Report, first_chart: usize) -> Vec<(&str, Vec<Placed<'_>>)> {
     let mut out: Vec<(&str, Vec<Placed>)> = Vec::new();
     for (index, a) in r.analyses.iter().enumerate().filter(|(_, a)| a.evaluated()) {
         let placed = Placed {
@@ -230,7 +259,7 @@ fn categories(r: &Report) -> Vec<(&str, Vec<Placed<'_>>)> {
             None => out.push((&a.category, vec![placed])),
         }
     }
-    let mut charts = 0;
+    let mut charts = first_chart;
     for p in out.iter_mut().flat_map(|(_, list)| list) {
         if !p.analysis.counters.is_empty() {
             p.chart = Some(charts);
@@ -294,10 +323,10 @@ fn formulas<'a>(r: &'a Report, a: &AnalysisReport) -> Vec<(&'a str, Vec<&'a str>
 }
 
 /// An analysis: description, thresholds, chart and its counters' statistics.
-fn analysis(r: &Report, p: &Placed) -> Markup {
+fn analysis(r: &Report, p: &Placed, prefix: &str) -> Markup {
     let a = p.analysis;
     html! {
-        article class="analysis" id={ "a" (p.index) } {
+        article class="analysis" id={ (prefix) "a" (p.index) } {
             h3 {
                 (a.name)
                 @if a.alerts > 0 { " " span class="count" { (a.alerts) " alerts" } }
@@ -348,10 +377,10 @@ fn analysis(r: &Report, p: &Placed) -> Markup {
 }
 
 /// The analyses that were not evaluated, and why.
-fn not_evaluated(r: &Report) -> Markup {
+fn not_evaluated(r: &Report, prefix: &str) -> Markup {
     let skipped: Vec<_> = r.analyses.iter().filter(|a| !a.evaluated()).collect();
     html! {
-        section id="not-evaluated" {
+        section id={ (prefix) "not-evaluated" } {
             h2 { "Not evaluated" }
             @if skipped.is_empty() {
                 p { "Every analysis was evaluated." }

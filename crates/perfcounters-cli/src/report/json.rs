@@ -79,7 +79,7 @@ fn counter(r: &Report, i: usize) -> &str {
 
 /// An analysis of the rules.
 #[derive(Serialize)]
-struct AnalysisJson<'a> {
+pub(super) struct AnalysisJson<'a> {
     alerts: usize,
     category: &'a str,
     counters: Vec<&'a str>,
@@ -92,7 +92,7 @@ struct AnalysisJson<'a> {
 }
 
 impl<'a> AnalysisJson<'a> {
-    fn new(r: &'a Report, a: &'a AnalysisReport) -> Self {
+    pub(super) fn new(r: &'a Report, a: &'a AnalysisReport) -> Self {
         AnalysisJson {
             alerts: a.alerts,
             category: &a.category,
@@ -150,7 +150,7 @@ impl<'a> CheckJson<'a> {
 
 /// An alert: a threshold broken in a slice.
 #[derive(Serialize)]
-struct AlertJson<'a> {
+pub(super) struct AlertJson<'a> {
     analysis: &'a str,
     avg: f64,
     condition: &'a str,
@@ -171,7 +171,7 @@ struct AlertJson<'a> {
 }
 
 impl<'a> AlertJson<'a> {
-    fn new(r: &'a Report, a: &'a Alert) -> Self {
+    pub(super) fn new(r: &'a Report, a: &'a Alert) -> Self {
         let zone = r.time_zone.as_ref();
         AlertJson {
             analysis: r.analyses.get(a.analysis).map_or("", |x| x.name.as_str()),
@@ -193,7 +193,7 @@ impl<'a> AlertJson<'a> {
 
 /// The statistics of a counter over the whole log.
 #[derive(Serialize)]
-struct StatisticJson<'a> {
+pub(super) struct StatisticJson<'a> {
     avg: Option<f64>,
     count: u64,
     counter: &'a str,
@@ -210,7 +210,7 @@ struct StatisticJson<'a> {
 }
 
 impl<'a> StatisticJson<'a> {
-    fn new(c: &'a CounterReport) -> Self {
+    pub(super) fn new(c: &'a CounterReport) -> Self {
         // A value that is not finite has no JSON number: `null`.
         let num = |v: Option<f64>| v.filter(|x| x.is_finite());
         StatisticJson {

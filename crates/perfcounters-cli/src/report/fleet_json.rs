@@ -1,0 +1,95 @@
+//! The fleet report as JSON (`analyze` of logs of several machines): one entry per machine with
+//! what a single report holds, as types. Fields in alphabetical order, as in `json.rs`.
+
+use std::collections::BTreeMap;
+
+use perfcounters::analyze::{MachineAnalysis, Rules};
+use serde::Serialize;
+
+use super::iso;
+use super::json::{AlertJson, AnalysisJson, StatisticJson};
+
+/// The fleet report.
+#[derive(Serialize)]
+pub struct FleetJson<'a> {
+    /// Every log, in the order of the inputs.
+    logs: Vec<&'a str>,
+    /// One per machine, in the order of the summary (worst first).
+    machines: Vec<MachineJson<'a>>,
+    rules: &'a [String],
+}
+
+impl<'a> FleetJson<'a> {
+    /// The document of the machines `fleet` (in the summary's order) with the rules `rules`.
+    pub fn new(fleet: &[&'a MachineAnalysis], rules: &'a Rules) -> Self {
+        FleetJson {
+            logs: fleet
+                .iter()
+                .flat_map(|m| m.logs.iter().map(String::as_str))
+                .collect(),
+            machines: fleet.iter().map(|m| MachineJson::new(m)).collect(),
+            rules: &rules.files,
+        }
+    }
+}
+
+/// One machine of the fleet: its report, or why it has none.
+#[derive(Serialize)]
+struct MachineJson<'a> {
+    alerts: Vec<AlertJson<'a>>,
+    analyses: Vec<AnalysisJson<'a>>,
+    /// The end of its time range, `null` without records.
+    end: Option<String>,
+    /// Why the machine was not analysed (a damaged log), left out when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    interval_seconds: u64,
+    logs: &'a [String],
+    /// The machine, or the log's name for a log that names no single machine.
+    machine: &'a str,
+    /// Whether `machine` is a log's name.
+    named_after_log: bool,
+    questions: BTreeMap<&'a str, &'a str>,
+    records: u64,
+    start: Option<String>,
+    statistics: Vec<StatisticJson<'a>>,
+}
+
+impl<'a> MachineJson<'a> {
+    fn new(m: &'a MachineAnalysis) -> Self {
+        let mut json = MachineJson {
+            alerts: Vec::new(),
+            analyses: Vec::new(),
+            end: None,
+            error: None,
+            interval_seconds: 0,
+            logs: &m.logs,
+            machine: &m.machine,
+            named_after_log: m.named_after_log,
+            questions: BTreeMap::new(),
+            records: 0,
+            start: None,
+            statistics: Vec::new(),
+        };
+        match &m.result {
+            Ok(a) => {
+                let r = &a.report;
+                let zone = r.time_zone.as_ref();
+                json.alerts = r.alerts.iter().map(|x| AlertJson::new(r, x)).collect();
+                json.analyses = r.analyses.iter().map(|x| AnalysisJson::new(r, x)).collect();
+                json.end = r.range.map(|x| iso(zone, x.1));
+                json.interval_seconds = r.interval_seconds;
+                json.questions = r
+                    .questions
+                    .iter()
+                    .map(|(n, v)| (n.as_str(), v.as_str()))
+                    .collect();
+                json.records = r.records;
+                json.start = r.range.map(|x| iso(zone, x.0));
+                json.statistics = r.counters.iter().map(StatisticJson::new).collect();
+            }
+            Err(e) => json.error = Some(super::fleet::error_text(e)),
+        }
+        json
+    }
+}
