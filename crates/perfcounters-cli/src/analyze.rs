@@ -322,7 +322,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     let pipeline = pipeline_of(&args.logs);
     let mut set = args.set.clone();
     if args.baseline.is_empty() && !args.merge_machines {
-        let groups = fleet_groups(&pipeline);
+        let groups = fleet_groups(&pipeline)?;
         if groups.len() > 1 {
             let text = fleet(args, format, &rules, &pipeline, groups)?;
             return write_report(output.as_deref(), &text);
@@ -436,6 +436,14 @@ fn fleet(
         workers: 0,
     };
     let machines = analyze_fleet(pipeline, groups, rules, &opts).map_err(flag_error)?;
+    if machines.iter().all(|m| m.result.is_err()) {
+        if let Some(Err(e)) = machines.first().map(|m| &m.result) {
+            return Err(anyhow!(
+                "no machine could be analysed: {}",
+                report::error_text(e)
+            ));
+        }
+    }
     for m in &machines {
         if let Ok(a) = &m.result {
             for w in &a.warnings {

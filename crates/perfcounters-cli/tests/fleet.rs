@@ -77,8 +77,8 @@ fn each_machine_is_its_log_alone() {
         alerts += entry["alerts"].as_array().unwrap().len();
         // One line per machine on standard error, with its alert count.
         let line = match alone["alerts"].as_array().unwrap().len() {
-            0 => format!("perfcounters: {name}: no alerts\n"),
-            n => format!("perfcounters: {name}: {n} alert"),
+            0 => format!("machine {name}: no alerts\n"),
+            n => format!("machine {name}: {n} alert"),
         };
         assert!(stderr(&o).contains(&line), "{line} in {}", stderr(&o));
     }
@@ -263,12 +263,12 @@ fn a_damaged_log_among_good_ones() {
     );
     assert!(first["alerts"].as_array().unwrap().is_empty());
     assert!(
-        stderr(&o).contains(&format!("perfcounters: {bad}: not analysed: ")),
+        stderr(&o).contains(&format!("perfcounters: warning: {bad}: not analysed: ")),
         "{}",
         stderr(&o)
     );
     for (path, name) in &logs[..2] {
-        assert!(stderr(&o).contains(&format!("perfcounters: {name}: ")));
+        assert!(stderr(&o).contains(&format!("machine {name}: ")));
         let alone = json_of(&["analyze", path, "--format", "json"]);
         assert_same_as_alone(machine(&fleet, name), &alone);
     }
@@ -391,5 +391,33 @@ fn chromium_draws_every_machine() {
     let drawn: u64 = dom[start..].split('"').next().unwrap().parse().unwrap();
     assert_eq!(drawn, divs);
     assert_eq!(dom.matches("class=\"uplot").count() as u64, divs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A file that does not exist is no damaged log: the command stops, as with one log; so does a
+/// fleet of which no machine could be read.
+#[test]
+fn a_missing_log_stops_the_command() {
+    let Some(logs) = three() else { return };
+    let o = run(&["analyze", &logs[0].0, "/nonexistent/web2.blg"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("/nonexistent/web2.blg: No such file or directory"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = tempdir("fleet-all-damaged");
+    let blg = std::fs::read(&logs[1].0).unwrap();
+    let (a, b) = (dir.join("a.blg"), dir.join("b.blg"));
+    std::fs::write(&a, &blg[..300]).unwrap();
+    std::fs::write(&b, &blg[..300]).unwrap();
+    let o = run(&["analyze", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no machine could be analysed: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }

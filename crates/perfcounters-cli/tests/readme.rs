@@ -84,6 +84,9 @@ fn workdir(data: &Path) -> PathBuf {
     copy("logs/en-pst-BM_Active_Load_Test.csv", "day1.csv");
     copy("logs/en-edt-process-DataCollector01.csv", "day2.csv");
     copy("blg/pal-vista-SamplePerfmonLog.blg", "perfmon.blg");
+    copy("blg/pal-vista-SamplePerfmonLog.blg", "web1.blg");
+    copy("blg/tx-win8-BasicPerfCounters.blg", "web2.blg");
+    copy("logs/en-pst-BM_Active_Load_Test.csv", "web3.csv");
     write_blocks(&dir);
     std::fs::write(dir.join("block.bin"), block(0, [0, 0], 100)).unwrap();
     write_capture(&dir.join("cap"));

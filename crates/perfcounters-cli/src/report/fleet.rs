@@ -58,18 +58,19 @@ pub fn worst_first(fleet: &[MachineAnalysis]) -> Vec<&MachineAnalysis> {
     out
 }
 
-/// The line `analyze` prints on standard error for each machine of a fleet.
+/// The line `analyze` prints on standard error for each machine of a fleet: its alert counts, or
+/// (a warning) why it was not analysed.
 pub fn machine_line(m: &MachineAnalysis) -> String {
     match &m.result {
         Err(e) => format!(
-            "perfcounters: {}: not analysed: {}",
+            "perfcounters: warning: {}: not analysed: {}",
             m.machine,
             error_text(e)
         ),
         Ok(a) => {
             let counts = by_priority(&a.report, None);
             if counts.is_empty() {
-                return format!("perfcounters: {}: no alerts", m.machine);
+                return format!("machine {}: no alerts", m.machine);
             }
             let text: Vec<String> = counts
                 .iter()
@@ -77,7 +78,7 @@ pub fn machine_line(m: &MachineAnalysis) -> String {
                 .collect();
             let n = a.report.alerts.len();
             format!(
-                "perfcounters: {}: {n} alert{}: {}",
+                "machine {}: {n} alert{}: {}",
                 m.machine,
                 if n == 1 { "" } else { "s" },
                 text.join(", ")

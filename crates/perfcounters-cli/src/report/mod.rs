@@ -18,7 +18,7 @@ use perfcounters::snapshot::{FILETIME_UNIX_EPOCH, FREQ_100NS};
 use perfcounters::time_text::TimeStyle;
 
 pub use compare::TOP as COMPARISON_CHARTS;
-pub use fleet::{machine_line, worst_first};
+pub use fleet::{error_text, machine_line, worst_first};
 pub use fleet_json::FleetJson;
 pub use json::ReportJson;
 

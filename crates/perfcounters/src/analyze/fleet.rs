@@ -5,8 +5,10 @@
 //!
 //! * **Grouping.** A log belongs to the machine its counter paths name (`\\MACHINE\…`, compared
 //!   ignoring case; the group takes the spelling of its first log). A log whose columns name no
-//!   machine, or several, is a group of its own named after the log (its file); so is an input that
-//!   cannot be opened. Groups keep the order of their first input.
+//!   machine, or several, is a group of its own named after the log (its file); so is a log that
+//!   is damaged (it cannot be opened for what it holds). An input that names no log (a file that
+//!   does not exist, a pattern that matches nothing) is an error of the whole, as in a single
+//!   analysis. Groups keep the order of their first input.
 //! * **Each machine** is what [`analyze_pipeline`] makes of its logs alone: merged as relog merges
 //!   them, its own first record `t0`, its own automatic slice width, its own question answers.
 //! * **Question answers** ([`machine_set`]): `NAME=VALUE` answers for every machine,
@@ -22,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::log::pipeline::Pipeline;
-use crate::log::LogError;
+use crate::log::{LogError, LogErrorKind};
 use crate::path::eq_ignore_case;
 
 use super::eval::{analyze_pipeline, question_values, AnalyzeError, AnalyzedLogs, Interval};
@@ -134,13 +136,26 @@ fn machine_of(header: &crate::log::model::LogHeader) -> Option<String> {
     found.map(str::to_owned)
 }
 
+/// Whether `e` says that an input names no log (rather than that a log is damaged).
+fn names_no_log(e: &LogError) -> bool {
+    match &e.kind {
+        LogErrorKind::Io(io) => io.kind() == std::io::ErrorKind::NotFound,
+        LogErrorKind::Usage(_) => true,
+        _ => false,
+    }
+}
+
 /// The logs of `pipeline` grouped by machine (see the [module documentation](self)): each input
 /// opened on its own for its columns, and closed before the next is opened.
-pub fn fleet_groups(pipeline: &Pipeline) -> Vec<MachineLogs> {
+///
+/// # Errors
+/// An input names no log: a file that does not exist, a pattern that matches nothing.
+pub fn fleet_groups(pipeline: &Pipeline) -> Result<Vec<MachineLogs>, AnalyzeError> {
     let mut groups: Vec<MachineLogs> = Vec::new();
     for (input, opened) in pipeline.open_each() {
         let readers = match opened {
             Ok(r) => r,
+            Err(e) if names_no_log(&e) => return Err(AnalyzeError::Log(e)),
             Err(e) => {
                 groups.push(MachineLogs {
                     machine: input.clone(),
@@ -176,7 +191,7 @@ pub fn fleet_groups(pipeline: &Pipeline) -> Vec<MachineLogs> {
             }
         }
     }
-    groups
+    Ok(groups)
 }
 
 /// Analyses each of `groups` (from [`fleet_groups`] of `pipeline`) on its own with `pipeline`'s
