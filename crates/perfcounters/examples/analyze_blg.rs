@@ -13,7 +13,10 @@
 //! `analyze_first_pass` (the times alone); `analyze_both` (a second log of the same size, a copy
 //! beside the first, and the first analysed one after the other through the pipeline, as
 //! `perfcounters analyze` does) and `compare` (the copy as the baseline of the first: what
-//! `perfcounters analyze LOG --baseline COPY` does).
+//! `perfcounters analyze LOG --baseline COPY` does); `fleet_singles` (12 logs of 12 machines,
+//! `PERFCOUNTERS_FLEET_MB` each, 16 by default, analysed one after the other, as 12 runs of
+//! `perfcounters analyze LOG` do) and `fleet` (the same 12 logs in one fleet analysis, as
+//! `perfcounters analyze LOG...` does).
 
 #[path = "../benches/support/analyze_rules.rs"]
 mod analyze_rules;
@@ -24,8 +27,8 @@ use std::io::BufWriter;
 use std::time::Instant;
 
 use perfcounters::analyze::{
-    analyze_logs, analyze_pipeline, auto_interval, compare, AnalyzeOptions, CompareOptions,
-    Interval, Pass,
+    analyze_fleet, analyze_logs, analyze_pipeline, auto_interval, compare, fleet_groups,
+    AnalyzeOptions, CompareOptions, FleetOptions, Interval, Pass,
 };
 use perfcounters::log::{
     copy, BlgLogReader, BlgTimesReader, CounterFilter, CsvFlavor, Filtered, LogError, LogReader,
@@ -34,6 +37,9 @@ use perfcounters::log::{
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let case = std::env::args().nth(1).unwrap_or_else(|| "analyze".into());
+    if case.starts_with("fleet") {
+        return fleet(&case);
+    }
     let (path, len) = blg_log::log_path();
     let start = Instant::now();
     let what = match case.as_str() {
@@ -107,6 +113,42 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{case}: {what}; {seconds:.3} s, {:.0} MB/s of log",
         len as f64 / 1e6 / seconds
+    );
+    Ok(())
+}
+
+/// The cases `fleet_singles` and `fleet`: 12 logs of 12 machines.
+fn fleet(case: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let mb: u64 = std::env::var("PERFCOUNTERS_FLEET_MB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(16);
+    let paths: Vec<String> = blg_log::fleet_paths(12, mb)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let rules = analyze_rules::bench_rules();
+    let start = Instant::now();
+    let alerts: usize = if case == "fleet" {
+        let pipeline = Pipeline::new(paths.iter().cloned());
+        let groups = fleet_groups(&pipeline)?;
+        let machines = analyze_fleet(&pipeline, groups, &rules, &FleetOptions::default())?;
+        let mut n = 0;
+        for m in machines {
+            n += m.result?.report.alerts.len();
+        }
+        n
+    } else {
+        let mut n = 0;
+        for p in &paths {
+            let a = analyze_pipeline(&Pipeline::new([p.as_str()]), &rules, Interval::Auto, &[])?;
+            n += a.report.alerts.len();
+        }
+        n
+    };
+    println!(
+        "{case}: 12 logs of {mb} MB, {alerts} alerts; {:.3} s",
+        start.elapsed().as_secs_f64()
     );
     Ok(())
 }

@@ -38,7 +38,7 @@ fn types(i: usize) -> (CounterType, i64) {
     }
 }
 
-fn specs() -> Vec<BlgCounterSpec> {
+fn specs(machine: &str) -> Vec<BlgCounterSpec> {
     let mut v = Vec::new();
     for i in 0..SINGLE + WILDCARD {
         let (counter_type, time_base) = types(i);
@@ -47,7 +47,7 @@ fn specs() -> Vec<BlgCounterSpec> {
             flags: u32::from(wildcard),
             counter_type,
             time_base,
-            machine: r"\\BENCH".into(),
+            machine: format!(r"\\{machine}"),
             object: format!("Object {}", i % 10),
             instance: Some(if wildcard {
                 "*".into()
@@ -76,14 +76,18 @@ fn raw(i: usize, salt: usize, n: i64) -> (i64, i64) {
     (first, second)
 }
 
-fn generate(path: &Path, target: u64) {
+fn generate(path: &Path, target: u64, machine: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let tmp = path.with_extension("tmp");
     let file = BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).unwrap());
     let mut w = BlgWriter::new(file, BlgEncodeOptions::default().with_64_bit()).unwrap();
     let t0 = 130_057_734_178_440_000i64;
-    w.write_record(RecordKind::CounterList, t0, &encode_counter_list(&specs()))
-        .unwrap();
+    w.write_record(
+        RecordKind::CounterList,
+        t0,
+        &encode_counter_list(&specs(machine)),
+    )
+    .unwrap();
     let mut entries = Vec::with_capacity(SINGLE + WILDCARD);
     let mut buf = Vec::new();
     let mut written = 0u64;
@@ -165,8 +169,28 @@ pub fn log_path() -> (PathBuf, u64) {
     if path.exists() {
         rewrite(&path);
     } else {
-        generate(&path, mb << 20);
+        generate(&path, mb << 20, "BENCH");
     }
     let len = std::fs::metadata(&path).unwrap().len();
     (path, len)
+}
+
+/// `count` logs of `mb` MB each, of the machines `BENCH01`, `BENCH02` …, generated first when
+/// missing (`target/blg-bench/fleet-<mb>mb/`), written again otherwise: a fleet.
+#[allow(dead_code)]
+pub fn fleet_paths(count: usize, mb: u64) -> Vec<PathBuf> {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../target/blg-bench/fleet-{mb}mb"));
+    (1..=count)
+        .map(|i| {
+            let machine = format!("BENCH{i:02}");
+            let path = dir.join(format!("{machine}.blg"));
+            if path.exists() {
+                rewrite(&path);
+            } else {
+                generate(&path, mb << 20, &machine);
+            }
+            path
+        })
+        .collect()
 }
