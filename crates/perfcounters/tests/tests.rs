@@ -19,6 +19,7 @@ mod case_rule;
 mod columnar;
 mod compare;
 mod export;
+mod fleet;
 mod format_errors;
 mod fuzz_regressions;
 mod linux_live;
