@@ -58,7 +58,7 @@ fn each_machine_alone_whatever_the_workers() {
             analyze_fleet(&pipeline, fleet_groups(&pipeline).unwrap(), &rules, &opts).unwrap();
         assert_eq!(fleet.len(), 5);
         for (m, log) in fleet.iter().zip(&logs) {
-            assert_eq!(&m.logs, &[log.clone()]);
+            assert_eq!(&m.logs, std::slice::from_ref(log));
             let own: Vec<(String, String)> = if m.machine == "ATTCOREU01" {
                 vec![("PhysicalMemory".into(), "2".into())]
             } else {

@@ -20,7 +20,7 @@ pub fn error_text(e: &AnalyzeError) -> String {
 }
 
 /// A machine's alerts counted by priority (highest first), with the condition of each priority.
-fn by_priority<'a>(r: &'a Report, analysis: Option<usize>) -> Vec<(i32, &'a str, usize)> {
+fn by_priority(r: &Report, analysis: Option<usize>) -> Vec<(i32, &str, usize)> {
     let mut counts: BTreeMap<Reverse<i32>, (&str, usize)> = BTreeMap::new();
     for a in r
         .alerts
