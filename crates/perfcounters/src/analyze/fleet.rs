@@ -145,46 +145,51 @@ fn names_no_log(e: &LogError) -> bool {
     }
 }
 
-/// The logs of `pipeline` grouped by machine (see the [module documentation](self)): each input
-/// opened on its own for its columns, and closed before the next is opened.
+/// What one input holds: each log's name and machine (`None`: not one machine), or why it could
+/// not be opened.
+type Opened = Result<Vec<(String, Option<String>)>, LogError>;
+
+/// The logs of `pipeline` grouped by machine (see the [module documentation](self)): the inputs
+/// opened for their columns on as many threads as cores, each closed once its machine is known.
 ///
 /// # Errors
 /// An input names no log: a file that does not exist, a pattern that matches nothing.
 pub fn fleet_groups(pipeline: &Pipeline) -> Result<Vec<MachineLogs>, AnalyzeError> {
+    let inputs: Vec<&str> = pipeline.inputs().iter().map(String::as_str).collect();
+    let opened: Vec<Opened> = in_order(inputs, crate::log::cores(), |input| {
+        pipeline.open_input(input).map(|readers| {
+            readers
+                .iter()
+                .map(|r| (r.header().source.clone(), machine_of(r.header())))
+                .collect()
+        })
+    });
     let mut groups: Vec<MachineLogs> = Vec::new();
-    for (input, opened) in pipeline.open_each() {
-        let readers = match opened {
-            Ok(r) => r,
+    for (input, opened) in pipeline.inputs().iter().zip(opened) {
+        let logs = match opened {
+            Ok(logs) => logs,
             Err(e) if names_no_log(&e) => return Err(AnalyzeError::Log(e)),
             Err(e) => {
                 groups.push(MachineLogs {
                     machine: input.clone(),
                     named_after_log: true,
-                    logs: vec![input],
+                    logs: vec![input.clone()],
                     error: Some(e),
                 });
                 continue;
             }
         };
-        for r in readers {
-            let header = r.header();
-            let source = header.source.clone();
-            match machine_of(header) {
-                Some(m) => match groups
-                    .iter_mut()
-                    .find(|g| !g.named_after_log && eq_ignore_case(&g.machine, &m))
-                {
-                    Some(g) => g.logs.push(source),
-                    None => groups.push(MachineLogs {
-                        machine: m,
-                        named_after_log: false,
-                        logs: vec![source],
-                        error: None,
-                    }),
-                },
+        for (source, machine) in logs {
+            let same = |g: &&mut MachineLogs| {
+                machine
+                    .as_deref()
+                    .is_some_and(|m| !g.named_after_log && eq_ignore_case(&g.machine, m))
+            };
+            match groups.iter_mut().find(same) {
+                Some(g) => g.logs.push(source),
                 None => groups.push(MachineLogs {
-                    machine: source.clone(),
-                    named_after_log: true,
+                    named_after_log: machine.is_none(),
+                    machine: machine.unwrap_or_else(|| source.clone()),
                     logs: vec![source],
                     error: None,
                 }),
@@ -192,6 +197,34 @@ pub fn fleet_groups(pipeline: &Pipeline) -> Result<Vec<MachineLogs>, AnalyzeErro
         }
     }
     Ok(groups)
+}
+
+/// `f` of each of `items` on `workers` threads (the calling one among them), each taking the next
+/// item when done with one; the results in the order of the items.
+fn in_order<T: Send, R: Send>(items: Vec<T>, workers: usize, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let workers = workers.clamp(1, items.len().max(1));
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let jobs: Vec<Mutex<Option<T>>> = items.into_iter().map(|x| Mutex::new(Some(x))).collect();
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(job) = jobs.get(i) else { break };
+        let Some(item) = job.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+            continue;
+        };
+        let done = f(item);
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(done);
+    };
+    std::thread::scope(|s| {
+        for _ in 1..workers {
+            s.spawn(work);
+        }
+        work();
+    });
+    slots
+        .into_iter()
+        .filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
 }
 
 /// Analyses each of `groups` (from [`fleet_groups`] of `pipeline`) on its own with `pipeline`'s
@@ -211,32 +244,10 @@ pub fn analyze_fleet(
     let workers = match opts.workers {
         0 => crate::log::cores(),
         n => n,
-    }
-    .clamp(1, groups.len().max(1));
-    let slots: Vec<Mutex<Option<MachineAnalysis>>> =
-        groups.iter().map(|_| Mutex::new(None)).collect();
-    let jobs: Vec<Mutex<Option<MachineLogs>>> =
-        groups.into_iter().map(|g| Mutex::new(Some(g))).collect();
-    let next = AtomicUsize::new(0);
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(job) = jobs.get(i) else { break };
-        let Some(group) = job.lock().unwrap_or_else(|e| e.into_inner()).take() else {
-            continue;
-        };
-        let done = analyze_group(pipeline, group, rules, opts);
-        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(done);
     };
-    std::thread::scope(|s| {
-        for _ in 1..workers {
-            s.spawn(work);
-        }
-        work();
-    });
-    Ok(slots
-        .into_iter()
-        .filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect())
+    Ok(in_order(groups, workers, |g| {
+        analyze_group(pipeline, g, rules, opts)
+    }))
 }
 
 /// One machine's analysis.

@@ -306,15 +306,13 @@ impl Pipeline {
         })
     }
 
-    /// Opens each input on its own, for its header and columns, one input at a time as the
-    /// iterator is taken: each input as given, with its readers (a pattern's files, in name
-    /// order) or why it could not be opened. One input that fails does not stop the others.
-    pub fn open_each(
-        &self,
-    ) -> impl Iterator<Item = (String, Result<Vec<Box<dyn LogReader>>, LogError>)> + '_ {
-        self.inputs
-            .iter()
-            .map(|i| (i.clone(), open(i, &self.options)))
+    /// Opens one input (one of [`inputs`](Self::inputs)) on its own, for its header and
+    /// columns: its readers (a pattern's files, in name order), with this pipeline's open options.
+    ///
+    /// # Errors
+    /// The input cannot be opened.
+    pub fn open_input(&self, input: &str) -> Result<Vec<Box<dyn LogReader>>, LogError> {
+        open(input, &self.options)
     }
 
     /// The relog filter of this pipeline for a log whose header is `header` (bounds in its zone,
