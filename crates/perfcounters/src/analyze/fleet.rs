@@ -16,14 +16,13 @@
 //!   that names no machine of the inputs is an [`AnalyzeError::Question`].
 //! * **A failing machine** (a damaged log) is that machine's [`MachineAnalysis::result`]; the
 //!   others are analysed.
-//! * **Parallel.** The machines are analysed by [`FleetOptions::workers`] threads, each taking the
-//!   next machine when it is done with one, so that at most that many logs are open at once; the
-//!   result is in the order of the groups whatever the threads did.
-
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+//! * **Parallel.** The machines are analysed by [`FleetOptions::workers`] threads of the project's
+//!   ordered worker pool (the machines handed to them in turn, each holding at most three), so that
+//!   at most that many machines' logs are open at once; the result is in the order of the groups
+//!   whatever the threads did.
 
 use crate::log::pipeline::Pipeline;
+use crate::log::pool;
 use crate::log::{LogError, LogErrorKind};
 use crate::path::eq_ignore_case;
 
@@ -199,32 +198,31 @@ pub fn fleet_groups(pipeline: &Pipeline) -> Result<Vec<MachineLogs>, AnalyzeErro
     Ok(groups)
 }
 
-/// `f` of each of `items` on `workers` threads (the calling one among them), each taking the next
-/// item when done with one; the results in the order of the items.
+/// `f` of each of `items` on `workers` threads of the project's ordered pool
+/// ([`crate::log::pool`]), the items handed to the workers in turn; the results in the order of
+/// the items.
 fn in_order<T: Send, R: Send>(items: Vec<T>, workers: usize, f: impl Fn(T) -> R + Sync) -> Vec<R> {
     let workers = workers.clamp(1, items.len().max(1));
-    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    let jobs: Vec<Mutex<Option<T>>> = items.into_iter().map(|x| Mutex::new(Some(x))).collect();
-    let next = AtomicUsize::new(0);
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(job) = jobs.get(i) else { break };
-        let Some(item) = job.lock().unwrap_or_else(|e| e.into_inner()).take() else {
-            continue;
-        };
-        let done = f(item);
-        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(done);
-    };
+    let (mut feeder, mut collector, ends) = pool::ordered::<T, R>(workers);
+    let f = &f;
     std::thread::scope(|s| {
-        for _ in 1..workers {
-            s.spawn(work);
+        for end in ends {
+            s.spawn(move || end.run(f));
         }
-        work();
-    });
-    slots
-        .into_iter()
-        .filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect()
+        s.spawn(move || {
+            for item in items {
+                if !feeder.send(item) {
+                    break;
+                }
+            }
+        });
+        let mut out = Vec::new();
+        // A worker that panicked ends the scope with its panic.
+        while let Ok(Some(r)) = collector.next() {
+            out.push(r);
+        }
+        out
+    })
 }
 
 /// Analyses each of `groups` (from [`fleet_groups`] of `pipeline`) on its own with `pipeline`'s

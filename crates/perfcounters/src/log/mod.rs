@@ -44,7 +44,7 @@ mod pdh_csv_digits;
 mod pdh_csv_read;
 mod pdh_csv_row;
 pub mod pipeline;
-mod pool;
+pub(crate) mod pool;
 pub(crate) mod relog;
 #[cfg(feature = "sql")]
 pub mod sql;
