@@ -148,8 +148,11 @@ fn names_no_log(e: &LogError) -> bool {
 /// not be opened.
 type Opened = Result<Vec<(String, Option<String>)>, LogError>;
 
-/// The logs of `pipeline` grouped by machine (see the [module documentation](self)): the inputs
-/// opened for their columns on as many threads as cores, each closed once its machine is known.
+/// The logs of `pipeline` grouped by machine: a log belongs to the machine its counter paths name
+/// (ignoring case); a log naming no machine or several, or a damaged one, is a group of its own
+/// named after it; groups keep the order of their first input (`docs/analyze.md` says more). The
+/// inputs are opened for their columns on as many threads as cores, each closed once its machine
+/// is known.
 ///
 /// # Errors
 /// An input names no log: a file that does not exist, a pattern that matches nothing.
@@ -226,8 +229,9 @@ fn in_order<T: Send, R: Send>(items: Vec<T>, workers: usize, f: impl Fn(T) -> R 
 }
 
 /// Analyses each of `groups` (from [`fleet_groups`] of `pipeline`) on its own with `pipeline`'s
-/// counters, names and time range, `opts.workers` machines at a time (see the
-/// [module documentation](self)).
+/// counters, names and time range, `opts.workers` machines at a time (see
+/// `docs/analyze.md`): each machine is [`analyze_pipeline`] of its logs alone, with its answers
+/// ([`machine_set`]); the machines in the order of `groups`.
 ///
 /// # Errors
 /// A question answer is wrong ([`check_set`]); a machine that fails is in its own result.
