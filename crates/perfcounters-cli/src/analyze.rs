@@ -348,7 +348,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     }
     let logs: Vec<String> = analyzed.logs.iter().map(|l| l.source.clone()).collect();
     let result = analyzed.report;
-    let notes = report::notes(&result, &args.set);
+    let notes = report::notes(&result, &set);
     for n in &notes {
         eprintln!("perfcounters: note: {n}");
     }
