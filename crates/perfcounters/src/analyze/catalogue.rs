@@ -25,7 +25,7 @@ pub struct CatalogueEntry {
     pub inherits: Vec<String>,
 }
 
-/// Every built-in threshold file ([`BUILTIN_RULES`](super::BUILTIN_RULES)), in the order of their
+/// Every built-in threshold file ([`BUILTIN_RULES`]), in the order of their
 /// names ignoring case. Each file is read with the files it inherits; an error would be a built-in
 /// file that does not read (the tests read them all).
 pub fn builtin_catalogue() -> Result<Vec<CatalogueEntry>, RulesError> {
