@@ -121,11 +121,12 @@ fn failure(e: CompareError) -> Failure {
     }
 }
 
-/// The rules of `files` (each with what it inherits), or PAL's QuickSystemOverview without any.
-fn rules(files: &[String]) -> Result<Rules, Failure> {
+/// The rules of `specs` (each a file or a built-in file's name, as the command's `--rules`; each
+/// with what it inherits), or PAL's QuickSystemOverview without any.
+fn rules(specs: &[String]) -> Result<Rules, Failure> {
     let mut all: Option<Rules> = None;
-    for f in files {
-        let r = Rules::load(std::path::Path::new(f))
+    for f in specs {
+        let r = Rules::open(f)
             .map_err(|e| Failure::Value(ErrorChain(&e).to_string()))?;
         match &mut all {
             Some(a) => a.extend(r),

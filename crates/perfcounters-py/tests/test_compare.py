@@ -45,6 +45,16 @@ def test_a_log_against_itself() -> None:
     assert total["baseline_p95"] == total["candidate_p95"]
 
 
+def test_rules_by_built_in_name() -> None:
+    """``rules`` takes a built-in file's name, ignoring case, as ``--rules`` does; an unknown name
+    is refused with the closest built-in names."""
+    log = data_file(TX)
+    by_name = perfcounters.compare(log, log, rules="quicksystemoverview")
+    assert by_name.to_pylist() == perfcounters.compare(log, log).to_pylist()
+    with pytest.raises(ValueError, match="SQLServer2014"):
+        perfcounters.compare(log, log, rules="SQLServer2041")
+
+
 def test_a_tripled_counter_comes_first(cli: Path, tmp_path: Path) -> None:
     log = data_file(TX)
     rows = relog_rows(cli, log, tmp_path / "base.csv")

@@ -153,8 +153,9 @@ def compare(
     (candidate over baseline), ``bad`` (``up``/``down``: the direction PAL's thresholds call bad,
     null without one), ``analyses`` (the analyses that read the counter), then
     ``baseline_count``, ``baseline_min``, ``baseline_avg``, ``baseline_p50``, ``baseline_p95``,
-    ``baseline_max`` and the same for ``candidate_``. ``rules`` are PAL threshold files (default:
-    the built-in QuickSystemOverview). docs/analyze.md gives the semantics and bounds.
+    ``baseline_max`` and the same for ``candidate_``. ``rules`` are PAL threshold files, each a path or
+    the name of a built-in file as ``perfcounters analyze --list-rules`` lists them
+    (``"SQLServer2014"``; default: the built-in QuickSystemOverview). docs/analyze.md gives the semantics and bounds.
 
     Raises as ``read_log`` does, the message naming the side (``baseline: …``); ``ValueError`` when
     a side has no record in the range or the two share no counter (naming a few counters of each and
