@@ -414,20 +414,7 @@ fn few_analyses_put_the_reason_first() {
 #[cfg(target_os = "linux")]
 #[test]
 fn chromium_draws_the_report() {
-    use std::process::{Command, Stdio};
     let Some(log) = vista() else { return };
-    let chromium = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("chromium"))
-            .find(|p| p.is_file())
-    });
-    let Some(chromium) = chromium else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("chromium is not installed; .ci/run installs it (apt-get)");
-        }
-        eprintln!("skipping: chromium is not installed");
-        return;
-    };
     let dir = tempdir("analyze-chromium");
     let rules = hostile_rules(&dir);
     let report = dir.join("report.html");
@@ -446,32 +433,11 @@ fn chromium_draws_the_report() {
         let html = std::fs::read_to_string(file).unwrap();
         let divs = html.matches("<div class=\"chart\"").count() as u64;
         assert!(divs > 0);
-        let profile = dir.join("profile");
-        let out = Command::new(&chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--virtual-time-budget=5000",
-                "--dump-dom",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg(format!("file://{}", file.display()))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .output()
-            .unwrap();
-        let dom = String::from_utf8_lossy(&out.stdout);
-        let key = "data-charts=\"";
-        let start = dom
-            .find(key)
-            .unwrap_or_else(|| panic!("no charts drawn: {dom}"))
-            + key.len();
-        let drawn: u64 = dom[start..].split('"').next().unwrap().parse().unwrap();
+        let url = format!("file://{}", file.display());
+        let Some(dom) = common::chromium_dump(&url, "analyze-chromium-profile") else {
+            return;
+        };
+        let drawn = common::body_attr(&dom, "charts");
         assert_eq!(drawn, divs);
         if let Some(n) = charts {
             assert_eq!(drawn, n);

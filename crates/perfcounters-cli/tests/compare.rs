@@ -5,7 +5,7 @@
 use crate::common;
 use crate::common::shared_data;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{assert_success, run, stderr, tempdir};
 use perfcounters::log::{create, Cell, CreateOptions, LogReader, Pipeline, Record};
@@ -257,20 +257,11 @@ fn errors_name_the_side() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn chromium() -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("chromium"))
-            .find(|p| p.is_file())
-    })
-}
-
 /// The HTML report with a comparison: "What changed" first, one chart of both sides per top change,
 /// every chart drawn by headless Chromium.
 #[cfg(target_os = "linux")]
 #[test]
 fn chromium_draws_what_changed() {
-    use std::process::{Command, Stdio};
     let Some(log) = tx() else { return };
     let dir = tempdir("compare-chromium");
     let (base, cand) = (dir.join("base.csv"), dir.join("cand.csv"));
@@ -293,40 +284,11 @@ fn chromium_draws_what_changed() {
     ));
     assert_eq!(html.matches("<article class=\"change\">").count(), 1);
     let divs = html.matches("<div class=\"chart\"").count() as u64;
-    let Some(chromium) = chromium() else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("chromium is not installed; .ci/run installs it (apt-get)");
-        }
-        eprintln!("skipping: chromium is not installed");
+    let url = format!("file://{}", report.display());
+    let Some(dom) = common::chromium_dump(&url, "compare-chromium-profile") else {
         return;
     };
-    let profile = dir.join("profile");
-    let out = Command::new(&chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("file://{}", report.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let key = "data-charts=\"";
-    let start = dom
-        .find(key)
-        .unwrap_or_else(|| panic!("no charts drawn: {dom}"))
-        + key.len();
-    let drawn: u64 = dom[start..].split('"').next().unwrap().parse().unwrap();
-    assert_eq!(drawn, divs);
+    assert_eq!(common::body_attr(&dom, "charts"), divs);
     assert!(dom.contains("time since each log's start"));
     let _ = std::fs::remove_dir_all(&dir);
 }

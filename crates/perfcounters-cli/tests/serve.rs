@@ -12,11 +12,10 @@ use crate::common::shared_data;
 
 use crate::common;
 
-use common::tempdir;
+use common::{body_attr, chromium_dump, tempdir, tool};
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -180,22 +179,6 @@ fn parse_response(raw: &[u8]) -> Response {
         headers,
         body,
     }
-}
-
-/// The path of an installed tool; `None` (with a message) when it is missing outside CI.
-fn tool(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{name} is not installed; .ci/run installs it (apt-get)");
-        }
-        eprintln!("skipping: {name} is not installed (apt-get install it to run this test)");
-    }
-    found
 }
 
 /// A free port on 127.0.0.1 (for the other servers a test starts).
@@ -472,67 +455,6 @@ fn encode_query(q: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-/// One headless Chromium at a time: two at once on a loaded machine dump their page before it
-/// settled.
-static CHROMIUM: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Loads the chart page in headless Chromium, with its profile in the scratch directory `profile`,
-/// and reads back what it drew.
-fn chromium_dump(url: &str, profile: &str) -> Option<String> {
-    let chromium = tool("chromium")?;
-    let _one = CHROMIUM.lock().unwrap_or_else(|e| e.into_inner());
-    let profile = tempdir(profile);
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(url)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let dom = reader.join().unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
-    Some(dom)
-}
-
-fn body_attr(dom: &str, name: &str) -> u64 {
-    let key = format!("data-{name}=\"");
-    let start = dom
-        .find(&key)
-        .unwrap_or_else(|| panic!("no {key} in {dom}"))
-        + key.len();
-    dom[start..].split('"').next().unwrap().parse().unwrap()
 }
 
 #[test]

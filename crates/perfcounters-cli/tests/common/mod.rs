@@ -4,9 +4,10 @@
 #![allow(dead_code)]
 
 use std::io;
-use std::path::Path;
-use std::process::{Command, Output};
-use std::time::Duration;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 // Shared with the library's test binary.
 #[path = "../../../perfcounters/tests/support/fixtures.rs"]
@@ -346,4 +347,84 @@ pub fn ini() -> Vec<u8> {
         [PerfStrings_009]\r\n1=1847\r\n4=Memory\r\n5=help\r\n24=Available Bytes\r\n234=PhysicalDisk\r\n238=Processor\r\n6=% Processor Time\r\n1482=% Idle Time\r\n\r\n\
         [PerfStrings_00A]\r\n1=1847\r\n4=Memoria\r\n5=ayuda\r\n24=Bytes disponibles\r\n234=Disco físico\r\n238=Procesador\r\n6=% de tiempo de procesador\r\n1482=% de tiempo inactivo\r\n";
     text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+}
+
+/// A program the tests need (`chromium`, `prometheus`, …), found on `PATH`. Missing, the test is
+/// skipped with a note, except under CI, which installs it: there a missing program fails.
+pub fn tool(name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{name} is not installed; .ci/run installs it (apt-get)");
+        }
+        eprintln!("skipping: {name} is not installed (apt-get install it to run this test)");
+    }
+    found
+}
+
+/// One headless Chromium at a time: two at once on a loaded machine dump their page before it
+/// settled.
+static CHROMIUM: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Loads `url` (a served page or a `file://` report) in headless Chromium, with its profile in the
+/// scratch directory `profile`, and returns the DOM it dumped: one Chromium at a time, within 60 s.
+/// `None` when Chromium is not installed (see [`tool`]).
+pub fn chromium_dump(url: &str, profile: &str) -> Option<String> {
+    let chromium = tool("chromium")?;
+    let _one = CHROMIUM.lock().unwrap_or_else(|e| e.into_inner());
+    let profile = tempdir(profile);
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let dom = reader.join().unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    Some(dom)
+}
+
+/// The number a page wrote in `data-NAME="…"` (what it drew), from the DOM Chromium dumped.
+pub fn body_attr(dom: &str, name: &str) -> u64 {
+    let key = format!("data-{name}=\"");
+    let start = dom
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {key} in {dom}"))
+        + key.len();
+    dom[start..].split('"').next().unwrap().parse().unwrap()
 }
