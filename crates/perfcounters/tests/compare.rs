@@ -7,7 +7,7 @@ use crate::support::shared_data;
 use std::path::{Path, PathBuf};
 
 use perfcounters::analyze::{
-    compare, ChangeClass, CompareError, CompareOptions, Compared, Rules, Side, Verdict,
+    compare, ChangeClass, CompareError, CompareOptions, Compared, FewReason, Rules, Side, Verdict,
 };
 use perfcounters::log::{
     create, Cell, CreateOptions, LogReader, LogTime, Pipeline, Record, TimeBound,
@@ -309,4 +309,65 @@ fn an_empty_side_is_named() {
     )
     .unwrap_err();
     assert!(e.to_string().starts_with("baseline: "), "{e}");
+}
+
+/// A PDH-CSV log of one column, `values` a second apart from 2026-11-28 10:00:00 UTC.
+fn one_column_csv(path: &Path, column: &str, values: &[f64]) {
+    let mut text = format!("\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"{column}\"\r\n");
+    for (i, v) in values.iter().enumerate() {
+        text.push_str(&format!(
+            "\"11/28/2026 10:{:02}:{:02}.000\",\"{v}\"\r\n",
+            i / 60,
+            i % 60
+        ));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// A counter that a regular-expression data source selects (a named SQL Server instance in
+/// SQLServer2014.xml) takes its bad direction from that analysis's thresholds, as the analysis
+/// itself selects it.
+#[test]
+fn a_named_sql_instance_takes_its_direction_from_regex_data_sources() {
+    let dir = tempdir("regex-direction");
+    let column = r"\\SQL1\MSSQL$PROD:Memory Manager\Memory Grants Pending";
+    let (base, cand) = (dir.join("base.csv"), dir.join("cand.csv"));
+    one_column_csv(&base, column, &[0.0; 40]);
+    one_column_csv(&cand, column, &[5.0; 40]);
+    let rules = Rules::builtin_named("SQLServer2014").unwrap();
+    let compared = compare(
+        &pipeline(&base),
+        &pipeline(&cand),
+        &rules,
+        &CompareOptions::default(),
+    )
+    .unwrap();
+    // Each side's analysis reads the named instance's column (analyze_pipeline keeps the
+    // columns regular expressions select).
+    for side in [&compared.baseline, &compared.candidate] {
+        let a = side.report.analyses.iter();
+        let mut a = a.filter(|a| a.name == "SQLServer:Memory Manager Memory Grants Pending");
+        assert!(a.next().is_some_and(|a| a.evaluated()));
+    }
+    // One of SQLServer2014's 217 analyses read: the reason is that the log lacks the others'
+    // counters, not its language (no table knows `MSSQL$PROD:Memory Manager`, an application's
+    // object).
+    let few = compared.candidate.report.few_evaluated().unwrap();
+    assert_eq!((few.evaluated, few.reason), (1, FewReason::CountersMissing));
+    // One alert per 1-second slice (PAL's automatic interval of 39 s of samples), value 5 > 0.
+    assert_eq!(compared.candidate.report.alerts.len(), 40);
+    let counters = &compared.comparison.counters;
+    assert_eq!(counters.len(), 1);
+    let c = &counters[0];
+    assert_eq!(
+        c.counter,
+        r"\MSSQL$PROD:Memory Manager\Memory Grants Pending"
+    );
+    assert_eq!(c.class, ChangeClass::Worse);
+    assert_eq!(c.effect, Some(1.0));
+    assert!(c
+        .analyses
+        .iter()
+        .any(|a| a == "SQLServer:Memory Manager Memory Grants Pending"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -52,6 +52,7 @@ use crate::path::CounterPath;
 
 use super::interval::TICKS_PER_SECOND;
 use super::plan::Plan;
+use super::regex_path::RegexMatcher;
 use super::report::{self, Translator};
 use super::rules::{DataSourceKind, Rules};
 use super::slices::Slicer;
@@ -171,12 +172,31 @@ where
     let merged = Merge::new(open(Pass::Values)?)?;
     let (localized, language) = opts.for_log(merged.header());
     let opts = localized.as_ref().unwrap_or(opts);
-    let patterns: Vec<CounterPath> = rules
-        .enabled()
-        .flat_map(|a| a.data_sources.iter())
-        .filter(|d| d.kind == DataSourceKind::CounterLog)
+    let sources = || {
+        rules
+            .enabled()
+            .flat_map(|a| a.data_sources.iter())
+            .filter(|d| d.kind == DataSourceKind::CounterLog)
+    };
+    let mut patterns: Vec<CounterPath> = sources()
         .filter_map(|d| d.path.as_ref().ok().cloned())
         .collect();
+    // Columns that a regular-expression data source selects (a named SQL Server instance's
+    // `MSSQL$PROD:…`) are kept by their own paths: a counter path pattern cannot say it.
+    let matchers: Vec<RegexMatcher> = sources()
+        .filter_map(|d| d.regex.as_ref())
+        .filter_map(|r| RegexMatcher::new(r).ok())
+        .collect();
+    if !matchers.is_empty() {
+        patterns.extend(
+            merged
+                .header()
+                .counters
+                .iter()
+                .filter(|c| matchers.iter().any(|m| m.matches(&c.path)))
+                .map(|c| c.path.clone()),
+        );
+    }
     let filter = RelogFilter {
         counters: Some(CounterFilter::new(patterns).with_names(opts.tables())),
         begin: opts.begin,

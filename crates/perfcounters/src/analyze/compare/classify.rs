@@ -8,6 +8,7 @@ use crate::names::NameTable;
 use crate::path::CounterPath;
 
 use super::super::plan::excluded;
+use super::super::regex_path::RegexMatcher;
 use super::super::report::{AnalysisReport, Report};
 use super::super::rules::{DataSourceKind, Rules};
 use super::super::script::Operator;
@@ -54,12 +55,21 @@ pub(super) fn shared_or_error(b: &SideValues, c: &SideValues) -> Result<(), Comp
     })
 }
 
-/// A counter-log data source of an enabled analysis, ready to match English paths.
+/// A counter-log data source of an enabled analysis, ready to match English paths: by its path,
+/// or by its regular expression when it has one (as the analysis itself matches columns).
 struct Source {
     analysis: usize,
     filter: CounterFilter,
+    regex: Option<RegexMatcher>,
     excludes: Vec<String>,
     collection: String,
+}
+
+impl Source {
+    fn selects(&self, path: &CounterPath) -> bool {
+        (self.filter.matches(path) || self.regex.as_ref().is_some_and(|m| m.matches(path)))
+            && !excluded(&self.excludes, path)
+    }
 }
 
 /// The counter-log data sources of the enabled analyses (indexes as in a report's analyses).
@@ -67,13 +77,20 @@ fn sources(rules: &Rules) -> Vec<Source> {
     let mut out = Vec::new();
     for (i, a) in rules.enabled().enumerate() {
         for ds in &a.data_sources {
-            if ds.kind != DataSourceKind::CounterLog || ds.regex.is_some() {
+            if ds.kind != DataSourceKind::CounterLog {
                 continue;
             }
             let Ok(path) = &ds.path else { continue };
+            // An expression that cannot be used leaves the analysis not evaluated: no direction.
+            let regex = match ds.regex.as_ref().map(RegexMatcher::new) {
+                Some(Ok(m)) => Some(m),
+                Some(Err(_)) => continue,
+                None => None,
+            };
             out.push(Source {
                 analysis: i,
                 filter: CounterFilter::new(vec![path.clone()]),
+                regex,
                 excludes: ds.excludes.clone(),
                 collection: ds.collection_var.clone(),
             });
@@ -117,10 +134,7 @@ fn applying(
 ) -> (Vec<String>, Option<BadDirection>) {
     let mut names: Vec<String> = Vec::new();
     let mut dir: Result<Option<BadDirection>, ()> = Ok(None);
-    for s in sources
-        .iter()
-        .filter(|s| s.filter.matches(path) && !excluded(&s.excludes, path))
-    {
+    for s in sources.iter().filter(|s| s.selects(path)) {
         let report = [cand, base]
             .into_iter()
             .filter_map(|r| r.analyses.get(s.analysis))
