@@ -298,6 +298,7 @@ fn html_is_not_written_to_a_terminal() {
 }
 
 /// The path of `program` on `PATH`.
+#[cfg(target_os = "linux")]
 fn which(program: &str) -> Result<std::path::PathBuf, ()> {
     std::env::var_os("PATH")
         .and_then(|paths| {
