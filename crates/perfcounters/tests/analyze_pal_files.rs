@@ -334,6 +334,18 @@ fn inheritance_ignores_case_then_falls_back_on_the_builtin_files() {
     write(&dir.0.join("sub"), "other.xml", "other", &[]);
     let r = Rules::load(&dir.0.join("child.xml")).unwrap();
     let shown = |p: std::path::PathBuf| p.display().to_string();
+    // On a file system that ignores case the names as written open as they are.
+    #[cfg(windows)]
+    assert_eq!(
+        r.files,
+        [
+            shown(dir.0.join("child.xml")),
+            shown(dir.0.join("PARENT.XML")),
+            shown(dir.0.join("sub").join("OTHER.xml")),
+            "built-in QuickSystemOverview.xml".to_owned(),
+        ]
+    );
+    #[cfg(not(windows))]
     assert_eq!(
         r.files,
         [
