@@ -370,12 +370,24 @@ fn inheritance_ignores_case_then_falls_back_on_the_builtin_files() {
     write(&dir.0, "QuickSystemOverview.xml", "local", &[]);
     let r = Rules::load(&dir.0.join("child.xml")).unwrap();
     assert_eq!(r.analyses.len(), 4);
-    assert!(r.files[3].ends_with("QuickSystemOverview.xml") && !r.files[3].starts_with("built-in"));
+    // (As written where the file system ignores case: `quicksystemoverview.xml`.)
+    assert!(
+        r.files[3]
+            .to_ascii_lowercase()
+            .ends_with("quicksystemoverview.xml")
+            && !r.files[3].starts_with("built-in")
+    );
     // A cycle through names in another case is named as its chain.
     write(&dir.0, "a.xml", "a", &["B.xml"]);
     write(&dir.0, "b.xml", "b", &["A.XML"]);
     let e = Rules::load(&dir.0.join("a.xml")).unwrap_err();
+    #[cfg(not(windows))]
     let canon = std::fs::canonicalize(&dir.0).unwrap();
+    // Where the file system ignores case the names open as written (`B.xml`, `A.XML`): the chain
+    // is then named in those words.
+    #[cfg(windows)]
+    assert!(e.to_string().contains(": inheritance cycle: "), "{e}");
+    #[cfg(not(windows))]
     assert_eq!(
         e.to_string(),
         format!(
