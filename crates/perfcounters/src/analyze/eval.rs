@@ -51,7 +51,7 @@ use crate::names::{LogLanguage, NameTable, NameTables};
 use crate::path::CounterPath;
 
 use super::interval::TICKS_PER_SECOND;
-use super::plan::Plan;
+use super::plan::{regex_matcher, Plan};
 use super::regex_path::RegexMatcher;
 use super::report::{self, Translator};
 use super::rules::{DataSourceKind, Rules};
@@ -184,8 +184,7 @@ where
     // Columns that a regular-expression data source selects (a named SQL Server instance's
     // `MSSQL$PROD:…`) are kept by their own paths: a counter path pattern cannot say it.
     let matchers: Vec<RegexMatcher> = sources()
-        .filter_map(|d| d.regex.as_ref())
-        .filter_map(|r| RegexMatcher::new(r).ok())
+        .filter_map(|d| regex_matcher(d).ok().flatten())
         .collect();
     if !matchers.is_empty() {
         patterns.extend(

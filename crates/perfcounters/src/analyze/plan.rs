@@ -367,10 +367,8 @@ fn data_source_columns(
             continue;
         }
         let Ok(path) = &ds.path else { continue };
-        let regex = match ds.regex.as_ref().map(RegexMatcher::new) {
-            Some(Ok(m)) => Some(m),
-            Some(Err(_)) => continue,
-            None => None,
+        let Ok(regex) = regex_matcher(ds) else {
+            continue;
         };
         let filter = CounterFilter::new(vec![path.clone()]).with_names(tables.to_vec());
         // Without name tables, a path whose object has no wildcard selects only columns of that
@@ -398,7 +396,13 @@ fn data_source_columns(
 /// Why a data source's regular expression cannot be used (malformed, or beyond
 /// [`MAX_REGEX_SIZE`](super::regex_path::MAX_REGEX_SIZE)), when it cannot.
 fn regex_problem(ds: &DataSource) -> Option<String> {
-    ds.regex.as_ref().and_then(|r| RegexMatcher::new(r).err())
+    regex_matcher(ds).err()
+}
+
+/// The matcher of a data source's regular expression: `None` without one, the reason when it
+/// cannot be used. The one place analysis, its column filter and the comparison compile it.
+pub(super) fn regex_matcher(ds: &DataSource) -> Result<Option<RegexMatcher>, String> {
+    ds.regex.as_ref().map(RegexMatcher::new).transpose()
 }
 
 /// Whether a data source's `EXCLUDE INSTANCE` names (`excludes`) leave out `path`'s instance (by
@@ -635,18 +639,17 @@ fn resolve(
                     ),
                 )
             }
-            _ if regex_problem(ds).is_some() => {
-                return fail(
-                    report,
-                    format!(
-                        "{}: the data source {}: {}",
-                        a.file,
-                        ds.expression_path,
-                        regex_problem(ds).unwrap_or_default()
-                    ),
-                )
+            _ => {
+                if let Some(problem) = regex_problem(ds) {
+                    return fail(
+                        report,
+                        format!(
+                            "{}: the data source {}: {problem}",
+                            a.file, ds.expression_path
+                        ),
+                    );
+                }
             }
-            _ => {}
         }
         let count = columns
             .get(&ds.collection_var.to_ascii_lowercase())

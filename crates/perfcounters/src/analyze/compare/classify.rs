@@ -7,7 +7,7 @@ use crate::log::relog::CounterFilter;
 use crate::names::NameTable;
 use crate::path::CounterPath;
 
-use super::super::plan::excluded;
+use super::super::plan::{excluded, regex_matcher};
 use super::super::regex_path::RegexMatcher;
 use super::super::report::{AnalysisReport, Report};
 use super::super::rules::{DataSourceKind, Rules};
@@ -82,10 +82,8 @@ fn sources(rules: &Rules) -> Vec<Source> {
             }
             let Ok(path) = &ds.path else { continue };
             // An expression that cannot be used leaves the analysis not evaluated: no direction.
-            let regex = match ds.regex.as_ref().map(RegexMatcher::new) {
-                Some(Ok(m)) => Some(m),
-                Some(Err(_)) => continue,
-                None => None,
+            let Ok(regex) = regex_matcher(ds) else {
+                continue;
             };
             out.push(Source {
                 analysis: i,
