@@ -126,8 +126,7 @@ fn failure(e: CompareError) -> Failure {
 fn rules(specs: &[String]) -> Result<Rules, Failure> {
     let mut all: Option<Rules> = None;
     for f in specs {
-        let r = Rules::open(f)
-            .map_err(|e| Failure::Value(ErrorChain(&e).to_string()))?;
+        let r = Rules::open(f).map_err(|e| Failure::Value(ErrorChain(&e).to_string()))?;
         match &mut all {
             Some(a) => a.extend(r),
             None => all = Some(r),
