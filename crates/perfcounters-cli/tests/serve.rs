@@ -573,6 +573,36 @@ fn replay_serves_recorded_blocks_and_charts_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A configuration that names an object or a counter the source lacks gets the close names, as
+/// the command line and the Python package give them; with nothing left to export, serve stops.
+#[test]
+fn a_misspelt_configuration_gets_close_names() {
+    let dir = tempdir("serve-misspelt");
+    let files = common::write_blocks(&dir);
+    let config = dir.join("serve.yaml");
+    std::fs::write(
+        &config,
+        "objects:\n  - object: Sistem\n  - object: Processor\n    counters: ['% Procesor Time']\n",
+    )
+    .unwrap();
+    let mut args = vec!["serve", "--listen", "127.0.0.1:0", "--config"];
+    args.push(config.to_str().unwrap());
+    args.push("--replay");
+    let o = common::run_on(&args, &files);
+    assert!(!o.status.success());
+    let err = common::stderr(&o);
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            r#"perfcounters serve: no object named "Sistem"; did you mean "System"?"#,
+            r#"perfcounters serve: object "Processor" has no counter matching "% Procesor Time"; did you mean "% Processor Time"?"#,
+            "perfcounters: nothing to export: no configured object is offered by the source",
+        ],
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn tls_and_basic_auth_from_a_web_config_file() {
     let (Some(openssl), Some(curl)) = (tool("openssl"), tool("curl")) else {

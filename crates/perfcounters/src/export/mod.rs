@@ -49,6 +49,7 @@ use crate::snapshot::{
     Instance, Object, ObjectData, Snapshot, Value, FILETIME_UNIX_EPOCH, FREQ_100NS,
 };
 use crate::source::{Catalog, ObjectInfo, Request};
+use crate::suggest::DidYouMean;
 use naming::snake;
 
 /// The Prometheus metric types used.
@@ -218,8 +219,11 @@ impl ExportConfig {
         let mut om_families: HashMap<String, String> = HashMap::new();
         for oc in &self.objects {
             let Some(info) = catalog.object(&oc.object) else {
-                plan.problems
-                    .push(format!("no object named \"{}\"", oc.object));
+                plan.problems.push(format!(
+                    "no object named \"{}\"{}",
+                    oc.object,
+                    DidYouMean(&catalog.close_object_names(&oc.object))
+                ));
                 continue;
             };
             let object_part = oc.metric.clone().unwrap_or_else(|| snake(&info.name));
@@ -238,8 +242,10 @@ impl ExportConfig {
                     .collect();
                 if matched.is_empty() {
                     plan.problems.push(format!(
-                        "object \"{}\" has no counter matching \"{}\"",
-                        info.name, cc.counter
+                        "object \"{}\" has no counter matching \"{}\"{}",
+                        info.name,
+                        cc.counter,
+                        DidYouMean(&catalog.close_counter_names(info, &cc.counter))
                     ));
                 }
                 for c in matched {

@@ -173,6 +173,16 @@ impl Catalog {
         crate::suggest::suggest(name, names)
     }
 
+    /// Up to three counter names of `object` close to `name` ([`crate::suggest::suggest`]), in
+    /// English and in the machine's language: what to suggest for a counter the object lacks.
+    pub fn close_counter_names(&self, object: &ObjectInfo, name: &str) -> Vec<String> {
+        let names = object
+            .counters
+            .iter()
+            .flat_map(|c| std::iter::once(c.name.as_str()).chain(self.local_names_of(c.index)));
+        crate::suggest::suggest(name, names)
+    }
+
     /// The object `name` ([`Catalog::find`]), or the message for one the catalog does not know,
     /// with its close names: `no object named "Procesor"; did you mean "Processor" or "Process"?`
     /// (what `list OBJECT` and the Python package's `list_counters` say).
