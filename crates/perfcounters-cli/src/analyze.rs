@@ -346,7 +346,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     for w in &analyzed.warnings {
         eprintln!("perfcounters: warning: {w}");
     }
-    let logs: Vec<String> = analyzed.logs.iter().map(|l| l.source.clone()).collect();
+    let logs = analyzed.logs;
     let result = analyzed.report;
     let notes = report::notes(&result, &set);
     for n in &notes {

@@ -30,6 +30,8 @@ fn json_report_of_the_vista_log() {
     assert_eq!(v["interval_seconds"], 60);
     assert_eq!(v["records"], 11);
     assert_eq!(v["logs"], serde_json::json!([log]));
+    // A binary log has no text encoding.
+    assert_eq!(v["encodings"], serde_json::json!({}));
     assert_eq!(v["start"], "2007-08-14T15:40:38.659");
     assert_eq!(v["end"], "2007-08-14T15:50:38.599");
     assert_eq!(v["analyses"].as_array().unwrap().len(), 72);

@@ -52,6 +52,7 @@ fn assert_same_as_alone(entry: &Value, alone: &Value) {
         "records",
         "questions",
         "logs",
+        "encodings",
     ] {
         assert_eq!(entry[key], alone[key], "{key} of {}", entry["machine"]);
     }

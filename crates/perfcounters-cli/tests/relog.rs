@@ -613,10 +613,21 @@ fn code_page_of_a_russian_log_is_detected() {
              byte 0xCF starts no UTF-8 character; give the code page the log was written in\n"
         )
     );
-    // analyze reads it the same way and says so.
+    // analyze reads it the same way and says so, on standard error and in the report.
     let o = run(&["analyze", &input, "--format", "json"]);
     assert_success(&o);
     assert!(stderr(&o).starts_with(&warning), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["encodings"], serde_json::json!({ &input: "code page 1251" }));
+    let o = run(&["analyze", &input, "--format", "json", "--code-page", "1252"]);
+    assert_success(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["encodings"], serde_json::json!({ &input: "code page 1252" }));
+    let o = run(&["analyze", &input, "--format", "html"]);
+    assert_success(&o);
+    assert!(stdout(&o).contains(&format!(
+        "<tr><th>Logs</th><td>{input} (code page 1251)</td></tr>"
+    )));
     assert!(stderr(&o).contains(
         "perfcounters: note: only 0 of 72 analyses were evaluated: the log names its counters in \
          a language other than English"

@@ -199,7 +199,7 @@ fn machine_section<'a>(
                     p class="failed" { "Not analysed: " (error_text(e)) }
                     p { "Logs: " (m.logs.join(", ")) }
                 }
-                Ok(a) => { (report_body(&a.report, &m.logs, rules, &prefix, charts)) }
+                Ok(a) => { (report_body(&a.report, &a.logs, rules, &prefix, charts)) }
             }
         }
     }

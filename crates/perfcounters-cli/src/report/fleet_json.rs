@@ -38,6 +38,8 @@ impl<'a> FleetJson<'a> {
 struct MachineJson<'a> {
     alerts: Vec<AlertJson<'a>>,
     analyses: Vec<AnalysisJson<'a>>,
+    /// The encoding each of its text logs was read in, by log (as in a single report).
+    encodings: BTreeMap<&'a str, String>,
     /// The end of its time range, `null` without records.
     end: Option<String>,
     /// Why the machine was not analysed (a damaged log), left out when it was.
@@ -60,6 +62,7 @@ impl<'a> MachineJson<'a> {
         let mut json = MachineJson {
             alerts: Vec::new(),
             analyses: Vec::new(),
+            encodings: BTreeMap::new(),
             end: None,
             error: None,
             interval_seconds: 0,
@@ -77,6 +80,7 @@ impl<'a> MachineJson<'a> {
                 let zone = r.time_zone.as_ref();
                 json.alerts = r.alerts.iter().map(|x| AlertJson::new(r, x)).collect();
                 json.analyses = r.analyses.iter().map(|x| AnalysisJson::new(r, x)).collect();
+                json.encodings = super::encodings(&a.logs);
                 json.end = r.range.map(|x| iso(zone, x.1));
                 json.interval_seconds = r.interval_seconds;
                 json.questions = r

@@ -8,6 +8,7 @@
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use perfcounters::analyze::{AnalysisReport, Comparison, Report, Rules};
+use perfcounters::log::InputLog;
 
 use super::json::{ChartJson, LineJson, SeriesJson};
 use super::{chart_seconds, fmt_num, iso, sanitize};
@@ -20,7 +21,7 @@ const REPORT_CSS: &str = include_str!("report.css");
 /// changed" comes next.
 pub fn page(
     r: &Report,
-    logs: &[String],
+    logs: &[InputLog],
     rules: &Rules,
     comparison: Option<&Comparison>,
     notes: &[String],
@@ -43,7 +44,8 @@ pub fn page(
         @if let Some(changes) = &changes { (changes) "\n" }
         (body)
     };
-    shell(&logs.join(", "), content, &charts, "")
+    let names: Vec<&str> = logs.iter().map(|l| l.source.as_str()).collect();
+    shell(&names.join(", "), content, &charts, "")
 }
 
 /// A whole page: the head (title, styles), `content`, the footer and the scripts that draw
@@ -83,7 +85,7 @@ pub(super) fn shell(title: &str, content: Markup, charts: &[ChartJson], css: &st
 /// in `charts`, and added to it.
 pub(super) fn report_body<'a>(
     r: &'a Report,
-    logs: &[String],
+    logs: &[InputLog],
     rules: &Rules,
     prefix: &str,
     charts: &mut Vec<ChartJson<'a>>,
@@ -117,8 +119,10 @@ fn script_json(v: &impl serde::Serialize) -> String {
         .replace('<', "\\u003c")
 }
 
-/// The summary: logs, machines, time range, rules, questions, alerts by condition, analyses.
-fn summary(r: &Report, logs: &[String], rules: &Rules, prefix: &str) -> Markup {
+/// The summary: logs (a text log with the encoding it was read in), machines, time range, rules,
+/// questions, alerts by condition, analyses.
+fn summary(r: &Report, logs: &[InputLog], rules: &Rules, prefix: &str) -> Markup {
+    let logs: Vec<String> = logs.iter().map(super::log_label).collect();
     let zone = r.time_zone.as_ref();
     let mut by_condition: Vec<(&str, usize)> = Vec::new();
     for a in &r.alerts {

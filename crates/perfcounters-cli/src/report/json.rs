@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use perfcounters::analyze::{Alert, AnalysisReport, CounterReport, Report, Rules, ThresholdReport};
 use perfcounters::analyze::{Comparison, StaticThreshold};
+use perfcounters::log::InputLog;
 use serde::Serialize;
 
 use super::compare_json::ComparisonJson;
@@ -21,10 +22,13 @@ pub struct ReportJson<'a> {
     /// The comparison with a baseline (`analyze --baseline`), left out without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     comparison: Option<ComparisonJson<'a>>,
+    /// The encoding each text log was read in (`UTF-8`, `code page 1251`: the code page given or
+    /// detected), by log; binary logs are left out.
+    encodings: BTreeMap<&'a str, String>,
     /// The end of the time range, `null` without records.
     end: Option<String>,
     interval_seconds: u64,
-    logs: &'a [String],
+    logs: Vec<&'a str>,
     machines: &'a [String],
     /// What to know before the alerts: why few analyses were evaluated, a translation of the
     /// log's names, the question answers assumed.
@@ -40,15 +44,21 @@ pub struct ReportJson<'a> {
 
 impl<'a> ReportJson<'a> {
     /// The document of the report `r` of the logs `logs` with the rules `rules`.
-    pub fn new(r: &'a Report, logs: &'a [String], rules: &'a Rules, notes: &'a [String]) -> Self {
+    pub fn new(
+        r: &'a Report,
+        logs: &'a [InputLog],
+        rules: &'a Rules,
+        notes: &'a [String],
+    ) -> Self {
         let zone = r.time_zone.as_ref();
         ReportJson {
             alerts: r.alerts.iter().map(|a| AlertJson::new(r, a)).collect(),
             analyses: r.analyses.iter().map(|a| AnalysisJson::new(r, a)).collect(),
             comparison: None,
+            encodings: super::encodings(logs),
             end: r.range.map(|x| iso(zone, x.1)),
             interval_seconds: r.interval_seconds,
-            logs,
+            logs: logs.iter().map(|l| l.source.as_str()).collect(),
             machines: &r.machines,
             notes,
             questions: r

@@ -12,8 +12,10 @@ mod fleet_json;
 mod html;
 mod json;
 
+use std::collections::BTreeMap;
+
 use perfcounters::analyze::{Comparison, MachineAnalysis, Report, Rules};
-use perfcounters::log::{LogTime, TimeZone};
+use perfcounters::log::{InputLog, LogTime, TimeZone};
 use perfcounters::snapshot::{FILETIME_UNIX_EPOCH, FREQ_100NS};
 use perfcounters::time_text::TimeStyle;
 
@@ -31,6 +33,23 @@ pub fn iso(zone: Option<&TimeZone>, t: LogTime) -> String {
         .map_or_else(String::new, |s| TimeStyle::Iso.format(&s))
 }
 
+/// A log as the report's summary names it: its file, and for a text log the encoding it was read
+/// in, the code page given or detected (`perf.csv (code page 1251)`); a binary log by its name.
+fn log_label(l: &InputLog) -> String {
+    match l.encoding {
+        Some(e) => format!("{} ({})", l.source, e.describe()),
+        None => l.source.clone(),
+    }
+}
+
+/// The encoding each text log was read in (`UTF-8`, `code page 1251`), by log: the JSON
+/// report's `encodings`. Binary logs have none.
+fn encodings(logs: &[InputLog]) -> BTreeMap<&str, String> {
+    logs.iter()
+        .filter_map(|l| Some((l.source.as_str(), l.encoding?.describe())))
+        .collect()
+}
+
 /// Seconds since 1970 of the log's local time (of the UTC instant `t`) read as if it were UTC: the
 /// charts' x axis, drawn in UTC so that it shows the log's local time.
 fn chart_seconds(zone: Option<&TimeZone>, t: LogTime) -> f64 {
@@ -41,7 +60,7 @@ fn chart_seconds(zone: Option<&TimeZone>, t: LogTime) -> f64 {
 /// The report as JSON (the shape docs/analyze.md documents), `notes` ([`notes`]) first.
 pub fn json<'a>(
     r: &'a Report,
-    logs: &'a [String],
+    logs: &'a [InputLog],
     rules: &'a Rules,
     notes: &'a [String],
 ) -> ReportJson<'a> {
@@ -49,7 +68,7 @@ pub fn json<'a>(
 }
 
 /// The report as one self-contained HTML page, `notes` ([`notes`]) at its top.
-pub fn html(r: &Report, logs: &[String], rules: &Rules, notes: &[String]) -> String {
+pub fn html(r: &Report, logs: &[InputLog], rules: &Rules, notes: &[String]) -> String {
     html::page(r, logs, rules, None, notes)
 }
 
@@ -57,7 +76,7 @@ pub fn html(r: &Report, logs: &[String], rules: &Rules, notes: &[String]) -> Str
 /// the `notes`).
 pub fn html_compared(
     r: &Report,
-    logs: &[String],
+    logs: &[InputLog],
     rules: &Rules,
     c: &Comparison,
     notes: &[String],
