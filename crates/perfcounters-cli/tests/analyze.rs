@@ -435,10 +435,21 @@ fn chromium_draws_the_report() {
         let html = std::fs::read_to_string(file).unwrap();
         let divs = html.matches("<div class=\"chart\"").count() as u64;
         assert!(divs > 0);
+        // The log's own local time (Eastern Daylight Time), named, whatever the browser's zone.
+        assert!(html.contains(
+            "<tr><th>Time range</th><td>2007-08-14T15:40:38.659 – 2007-08-14T15:50:38.599 \
+             (local time, Eastern Daylight Time (UTC-04:00))</td>"
+        ));
+        assert!(html.contains(r#""zone":"Eastern Daylight Time (UTC-04:00)""#));
         let url = format!("file://{}", file.display());
-        let Some(dom) = common::chromium_dump(&url, "analyze-chromium-profile") else {
+        let Some(dom) =
+            common::chromium_dump_in_zone(&url, "analyze-chromium-profile", Some("Asia/Tokyo"))
+        else {
             return;
         };
+        // Each chart starts at the first record, or a minute later for a rate's first value.
+        let first = r#"data-first="2007-08-14 15:4"#;
+        assert_eq!(dom.matches(first).count() as u64, divs, "{dom}");
         let drawn = common::body_attr(&dom, "charts");
         assert_eq!(drawn, divs);
         if let Some(n) = charts {

@@ -12,7 +12,7 @@ use crate::common::shared_data;
 
 use crate::common;
 
-use common::{body_attr, chromium_dump, tempdir, tool};
+use common::{body_attr, chromium_dump, chromium_dump_in_zone, tempdir, tool};
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -786,6 +786,16 @@ fn replay_of_a_counter_log_is_charted() {
         // "02/01/2014 00:19:44.718" Pacific Standard Time (bias 480) = 2014-02-01T08:19:44.718Z.
         assert_eq!(t[0], 1_391_242_784_718i64);
         assert_eq!(t[1], 1_391_242_799_718i64);
+        // The chart's axis: the log's own local times, as relog writes them, and its zone.
+        assert_eq!(h["lt"][0], 1_391_213_984_718i64);
+        assert_eq!(
+            h["log"],
+            serde_json::json!({
+                "files": [log], "records": 351, "interval_ms": 15_000,
+                "start": "2014-02-01T00:19:44.718", "end": END,
+                "zone": "Pacific Standard Time (UTC-08:00)"
+            })
+        );
         // The first row's " " has no value; the second is "0.98958333333333259".
         assert_eq!(h["v"][0][0], serde_json::Value::Null);
         assert_eq!(h["v"][0][1], 0.989_583_333_333_332_6);
@@ -816,6 +826,39 @@ fn replay_of_a_counter_log_is_charted() {
     let v = h["v"][4][1].as_f64().unwrap();
     assert!((0.0..=100.0).contains(&v), "{v}");
 }
+
+/// The chart of a log in a browser on the other side of the world (Tokyo, UTC+9): the axis shows
+/// the log's own local times (Pacific Standard Time), as relog writes them, and the footer
+/// describes the log: its file, records, interval, range and zone.
+#[test]
+fn chromium_charts_a_log_in_its_own_local_time() {
+    let Some(data) = shared_data::dir("the real Windows logs") else {
+        return;
+    };
+    let log = data.join("logs/en-pst-BM_Active_Load_Test.csv");
+    let log = log.to_str().unwrap();
+    let s = Server::start(&["--replay", log]);
+    let url = format!(
+        "http://{}/?samples=1&path={}",
+        s.addr,
+        encode_query(r"\Processor(*)\% Processor Time")
+    );
+    let Some(dom) = chromium_dump_in_zone(&url, "chromium-log", Some("Asia/Tokyo")) else {
+        return;
+    };
+    assert_eq!(body_attr(&dom, "points"), 350, "{dom}");
+    assert!(dom.contains(r#"data-first="2014-02-01 00:19:44""#), "{dom}");
+    let about = format!(
+        "A log: {log}; 351 records, one every 15 s, 2014-02-01T00:19:44.718 to {END}, in the \
+         log's local time: Pacific Standard Time (UTC-08:00), as relog shows them; values as \
+         Performance Monitor computes them."
+    );
+    assert!(dom.contains(&about), "{dom}");
+    assert!(!dom.contains("one per second"), "{dom}");
+}
+
+/// The last record's local time of en-pst-BM_Active_Load_Test.csv.
+const END: &str = "2014-02-01T01:47:14.718";
 
 #[test]
 fn chromium_opens_the_chart_with_the_default_counters() {

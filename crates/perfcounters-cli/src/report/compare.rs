@@ -123,6 +123,7 @@ fn chart<'a>(c: &'a Comparison, x: &'a CounterChange) -> ChartJson<'a> {
         series,
         thresholds: Vec::new(),
         starts: Some(starts),
+        zone: None,
     }
 }
 

@@ -8,7 +8,7 @@
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use perfcounters::analyze::{AnalysisReport, Comparison, Report, Rules};
-use perfcounters::log::InputLog;
+use perfcounters::log::{InputLog, TimeZone};
 
 use super::json::{ChartJson, LineJson, SeriesJson};
 use super::{chart_seconds, fmt_num, iso, sanitize};
@@ -147,7 +147,10 @@ fn summary(r: &Report, logs: &[InputLog], rules: &Rules, prefix: &str) -> Markup
                     th { "Time range" }
                     td {
                         @match r.range {
-                            Some((a, b)) => { (iso(zone, a)) " – " (iso(zone, b)) }
+                            Some((a, b)) => {
+                                (iso(zone, a)) " – " (iso(zone, b))
+                                @if let Some(z) = zone { " (local time, " (z.label()) ")" }
+                            }
                             None => "no records",
                         }
                     }
@@ -308,6 +311,7 @@ fn chart<'a>(r: &'a Report, a: &AnalysisReport) -> ChartJson<'a> {
             })
             .collect(),
         starts: None,
+        zone: zone.map(TimeZone::label),
     }
 }
 

@@ -250,6 +250,11 @@ pub struct ChartJson<'a> {
     /// left out for the charts of absolute times.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub starts: Option<Vec<f64>>,
+    /// The log's zone ([`TimeZone::label`](perfcounters::log::TimeZone::label)), which the time
+    /// axis names: its times are the log's local wall clock. Left out for a log without a zone and
+    /// for the charts of relative times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
 }
 
 /// A counter's points in a chart.

@@ -1,6 +1,7 @@
 // Draws each analysis's chart with the embedded uPlot: one series per counter instance (at most
 // 2,000 points: every value, or each span's min and max), the thresholds as horizontal lines.
-// Times are the log's local wall clock, drawn in UTC so the axis shows them as the log does.
+// Times are the log's local wall clock, drawn in UTC so the axis shows them as the log does (as
+// relog writes them, whatever the browser's zone); the axis names the log's zone (c.zone).
 // A comparison's chart (c.starts) overlays the baseline and the candidate on one axis of seconds
 // since each side's start; its tooltip shows each side's absolute time.
 (function () {
@@ -55,12 +56,13 @@
       series.push({ label: t.name, stroke: t.condition === "critical" ? "#cf222e" : "#d4a000", width: 1, dash: [6, 4], points: { show: false } });
     });
     var width = Math.max(320, Math.min(1150, div.clientWidth || 1000));
+    var tzDate = function (ts) { return uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"); };
     var opts = {
       width: width,
       height: 280,
-      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"); },
+      tzDate: tzDate,
       series: series,
-      axes: [{}, { size: axisSize }],
+      axes: [{ label: "local time of the log" + (c.zone ? ": " + c.zone : "") }, { size: axisSize }],
       legend: { live: true },
     };
     if (relative) {
@@ -68,6 +70,8 @@
       opts.axes = [{ label: "time since each log's start", values: function (u, vals) { return vals.map(elapsed); } }, { size: axisSize }];
     }
     new uPlot(opts, data, div);
+    // For tests and scripts: the first time as the axis shows it.
+    if (!relative && xs.length) div.dataset.first = uPlot.fmtDate("{YYYY}-{MM}-{DD} {HH}:{mm}:{ss}")(tzDate(xs[0]));
     drawn += 1;
   });
   document.body.dataset.charts = String(drawn);

@@ -48,6 +48,11 @@ pub struct LogData {
     pub paths: Vec<perfcounters::CounterPath>,
     /// (Unix time in ms, one value per column) per record.
     pub rows: Vec<(i64, Vec<Option<f64>>)>,
+    /// Per record, the log's local time (its wall clock, as relog shows it) in ms since 1970 read
+    /// as UTC: the chart's time axis.
+    pub local: Vec<i64>,
+    /// What the chart's page says of the log ([`LogData::about`]).
+    pub about: serde_json::Value,
     /// An empty catalog: a log has no raw counters to export.
     pub catalog: Catalog,
 }
@@ -61,7 +66,10 @@ impl LogData {
     pub fn read(mut filtered: perfcounters::log::Opened) -> Result<Self> {
         use perfcounters::log::{LogReader, Record};
         let header = filtered.header().clone();
+        let files: Vec<String> = filtered.logs().iter().map(|l| l.source.clone()).collect();
         let mut rows = Vec::new();
+        let mut local = Vec::new();
+        let mut range = None;
         let mut record = Record::default();
         while filtered.read_record(&mut record)? {
             if rows
@@ -77,6 +85,8 @@ impl LogData {
             }
             // A record's time is a UTC instant.
             let utc = record.time.0;
+            range = Some((range.map_or(record.time, |r: (_, _)| r.0), record.time));
+            local.push(unix_millis_from_filetime(header.to_local(record.time).0));
             rows.push((
                 unix_millis_from_filetime(utc),
                 record
@@ -86,13 +96,36 @@ impl LogData {
                     .collect(),
             ));
         }
+        let zone = header.time_zone.as_ref();
+        let about = serde_json::json!({
+            "files": files,
+            "records": rows.len(),
+            "interval_ms": median_gap_ms(&rows),
+            "start": range.map(|r| crate::report::iso(zone, r.0)),
+            "end": range.map(|r| crate::report::iso(zone, r.1)),
+            "zone": zone.map(perfcounters::log::TimeZone::label),
+        });
         Ok(LogData {
             columns: header.counters.iter().map(|c| c.name.clone()).collect(),
             paths: header.counters.iter().map(|c| c.path.clone()).collect(),
             rows,
+            local,
+            about,
             catalog: Catalog::default(),
         })
     }
+}
+
+/// The log's sample interval: the median of the gaps between consecutive records, in ms (`None`
+/// with fewer than two records). The median, so that a gap where collection paused does not count.
+fn median_gap_ms(rows: &[(i64, Vec<Option<f64>>)]) -> Option<i64> {
+    let mut gaps: Vec<i64> = rows
+        .windows(2)
+        .map(|w| w[1].0 - w[0].0)
+        .filter(|&g| g > 0)
+        .collect();
+    gaps.sort_unstable();
+    gaps.get(gaps.len() / 2).copied()
 }
 
 impl Backend {
@@ -295,7 +328,7 @@ impl Chart {
         (t, row)
     }
 
-    fn history_json(&self) -> String {
+    fn history_json(&self) -> serde_json::Value {
         let t: Vec<i64> = self.rows.iter().map(|(t, _)| *t).collect();
         let columns: Vec<Vec<Option<f64>>> = (0..self.series.len())
             .map(|i| {
@@ -306,7 +339,6 @@ impl Chart {
             })
             .collect();
         serde_json::json!({"paths": self.paths, "series": self.series, "t": t, "v": columns})
-            .to_string()
     }
 }
 
@@ -381,7 +413,7 @@ impl Engine {
                     let _ = reply.send(());
                 }
                 Ok(Cmd::ChartHistory(reply)) => {
-                    let _ = reply.send(self.chart.history_json());
+                    let _ = reply.send(self.history_json());
                 }
                 Ok(Cmd::Wake) => {}
                 Err(RecvTimeoutError::Timeout) => {
@@ -399,6 +431,20 @@ impl Engine {
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
+    }
+
+    /// The chart's history; for a log also `log` (what the page says of it: files, records,
+    /// interval, range and zone) and `lt`, each row's local time, the time axis.
+    fn history_json(&self) -> String {
+        let mut h = self.chart.history_json();
+        if let Backend::Log(log) = &self.backend {
+            h["log"] = log.about.clone();
+            // The chart's rows of a log are the log's records, every one, once a path is added.
+            if self.chart.rows.len() == log.local.len() {
+                h["lt"] = serde_json::json!(log.local);
+            }
+        }
+        h.to_string()
     }
 
     fn is_live(&self) -> bool {

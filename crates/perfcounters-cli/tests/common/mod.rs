@@ -374,10 +374,20 @@ static CHROMIUM: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// scratch directory `profile`, and returns the DOM it dumped: one Chromium at a time, within 60 s.
 /// `None` when Chromium is not installed (see [`tool`]).
 pub fn chromium_dump(url: &str, profile: &str) -> Option<String> {
+    chromium_dump_in_zone(url, profile, None)
+}
+
+/// [`chromium_dump`] with the browser in the time zone `zone` (`TZ`, e.g. `Asia/Tokyo`), or in
+/// the test's own zone.
+pub fn chromium_dump_in_zone(url: &str, profile: &str, zone: Option<&str>) -> Option<String> {
     let chromium = tool("chromium")?;
     let _one = CHROMIUM.lock().unwrap_or_else(|e| e.into_inner());
     let profile = tempdir(profile);
-    let mut child = Command::new(chromium)
+    let mut command = Command::new(chromium);
+    if let Some(z) = zone {
+        command.env("TZ", z);
+    }
+    let mut child = command
         .args([
             "--headless",
             "--no-sandbox",

@@ -125,6 +125,23 @@ impl TimeZone {
         }
     }
 
+    /// The zone as charts and reports label a log's local times: its name and, when the name is
+    /// not already one, its offset from UTC at the log's first record.
+    ///
+    /// ```
+    /// use perfcounters::log::TimeZone;
+    /// let (pst, _) = TimeZone::named("Pacific Standard Time", Some(480));
+    /// assert_eq!(pst.label(), "Pacific Standard Time (UTC-08:00)");
+    /// assert_eq!(TimeZone::fixed_offset(-60).label(), "UTC+01:00");
+    /// assert_eq!(TimeZone::fixed("RTZ 2 (", None).label(), "RTZ 2 (");
+    /// ```
+    pub fn label(&self) -> String {
+        match self.bias {
+            Some(b) if offset_name(b) != self.name => format!("{} ({})", self.name, offset_name(b)),
+            _ => self.name.clone(),
+        }
+    }
+
     /// The local time at the UTC instant `utc`.
     pub fn to_local(&self, utc: LogTime) -> LogTime {
         LogTime(self.rules.to_local(utc.0))
