@@ -681,7 +681,7 @@ fn tls_and_basic_auth_from_a_web_config_file() {
 }
 
 /// 300 scrapes at 30 concurrent, 50 half-open connections, a 200 kB header, 404/405, and the RSS.
-/// Timings are printed, not asserted (they are recorded with the machine in docs/serve.md).
+/// Timings are printed, not asserted (they are recorded with the machine in docs/benchmarks.md).
 #[test]
 fn load_half_open_connections_and_oversized_headers() {
     let s = Server::start(&["--process"]);

@@ -15,7 +15,7 @@
 //! * first, the peak resident memory of reading the small and then the big file is printed, to
 //!   show that it does not grow with the file's length.
 //!
-//! Results, machine and date are in `docs/logs.md`.
+//! Results, machine and date are in `docs/benchmarks.md`.
 
 use std::fs::File;
 use std::hint::black_box;

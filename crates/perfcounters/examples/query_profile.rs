@@ -1,5 +1,5 @@
 //! Repeats the `v1_global` query collection of `benches/decode.rs` (the same block, paths and
-//! replay) outside criterion, for profilers and for the figures of docs/v1-format.md that are not
+//! replay) outside criterion, for profilers and for the figures of docs/benchmarks.md that are not
 //! criterion's: instruction counts and what the `query` bench's setup costs the collection after it.
 //!
 //! ```sh

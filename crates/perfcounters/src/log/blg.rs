@@ -140,7 +140,7 @@ pub const PIPE_BATCH_CELLS: usize = 8192;
 /// 131 records of the 500-column benchmark log (with two, the decoder, the critical thread, ran
 /// about two thirds of the time, `perf`). Writing the 200 MB benchmark log as Parquet went from
 /// 208–216 ms to 197–202 ms; relog's CSV, alternated in the same runs, did not change beyond the
-/// noise (docs/columnar.md).
+/// noise (docs/benchmarks.md).
 const PIPE_AHEAD: usize = 8;
 
 /// The calling thread's side of the decoder thread.

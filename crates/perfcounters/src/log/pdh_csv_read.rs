@@ -26,7 +26,7 @@
 //! cells differs from the header's, a bad time stamp, a value that is not a finite number.
 //!
 //! The parsing of quoted cells is the `csv` crate's; it is not the bottleneck (the criterion bench
-//! `logs` measures the `csv` crate alone on the same file, see `docs/logs.md`).
+//! `logs` measures the `csv` crate alone on the same file, see `docs/benchmarks.md`).
 
 use std::fs::File;
 use std::io::{self, BufReader, Cursor, Read};

@@ -3,7 +3,7 @@
 //! and validity flags the records were laid into.
 //!
 //! The `parquet` crate's Arrow writer spent most of the encoder threads' time on these three
-//! columns (docs/columnar.md): a definition level per row as an `i16`, the indices of the non-null
+//! columns (docs/benchmarks.md): a definition level per row as an `i16`, the indices of the non-null
 //! rows, the levels encoded one by one, the values copied into its encoder and, for the deltas,
 //! packed a value at a time through its bit writer. Here a page's definition levels are the runs
 //! of the validity flags (64 flags compared at a time: most logs have no null cell), the values

@@ -3,7 +3,7 @@
 //! [`ParquetLogWriter`] writes row groups of whole records (about [`ROWS_PER_GROUP`] rows each,
 //! streamed: memory does not grow with the log's length), compressed with Zstandard at level 1
 //! (`value` `BYTE_STREAM_SPLIT`; LZ4 for the raw-sample columns `raw_first`, `raw_second`), the columns of a row group encoded in parallel (see [`ParquetLogWriter`]; the encodings are
-//! chosen for speed, the reasons in docs/columnar.md). The log's header is kept in the file's key-value metadata (keys `perfcounters.*`, see
+//! chosen for speed, the reasons in docs/benchmarks.md). The log's header is kept in the file's key-value metadata (keys `perfcounters.*`, see
 //! [`header_metadata`]): the columns in their order with their written names and counter
 //! information, the time zone, and the source.
 //!
@@ -358,7 +358,7 @@ pub(crate) fn parquet_error(source: &str, e: ParquetError) -> LogError {
 /// with row groups of 2²⁰ rows (36 MB) every cell went out to memory and back, and filling them was
 /// the largest cost of writing the generated benchmark log (`perf`: 3.5 times the samples). The
 /// file grows by a fifth (each row group repeats its dictionaries, and the delta-encoded raw
-/// samples restart with each log column's shorter run; docs/columnar.md). DuckDB writes row
+/// samples restart with each log column's shorter run; docs/benchmarks.md). DuckDB writes row
 /// groups of 122,880 rows; readers that share out row groups among threads get more of them.
 pub const ROWS_PER_GROUP: usize = 1 << 16;
 
@@ -446,7 +446,7 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
 /// `metadata`.
 ///
 /// * Zstandard level 1 on every column but the cell columns (below): level 3 makes files about a fifth smaller but costs about
-///   a sixth more work, and either is far below a quarter of the CSV (docs/columnar.md).
+///   a sixth more work, and either is far below a quarter of the CSV (docs/benchmarks.md).
 /// * The columns constant along a log column's run of rows (the strings `machine`, `object`,
 ///   `instance`, `counter`, `parent`, and `instance_index`, `counter_type`) are not written by the
 ///   crate's encoders but by [`run_chunk`]: dictionary-encoded, with keys from the log column, one
@@ -470,22 +470,22 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
 ///   by [`double_chunk`] and [`delta_chunk`], from the row group's plain vectors of values and
 ///   validity flags: the same pages as the crate's (byte for byte where no cell is null, a
 ///   property test checks it) without its per-row definition levels and index vectors
-///   (docs/columnar.md). The settings here (encoding, compression, no statistics) are what they
+///   (docs/benchmarks.md). The settings here (encoding, compression, no statistics) are what they
 ///   write and what the crate's writer would.
 /// * Statistics are kept per column chunk (row group), not per page: the row group's time range
 ///   is what engines prune with; page statistics of a row group ordered by column would cost
 ///   without narrowing a query. `value`, `raw_first` and `raw_second` have none: a row group
 ///   holds every counter of its records, so their minimum and maximum span all the counters'
 ///   ranges and would prune nothing, while the crate compared every value to find them (0.19 G
-///   instructions of the 50 MB benchmark log, docs/columnar.md). The run and dictionary chunks
+///   instructions of the 50 MB benchmark log, docs/benchmarks.md). The run and dictionary chunks
 ///   have them for free (from their dictionaries).
 /// * `value` is `BYTE_STREAM_SPLIT` (its eight bytes in eight streams, [`double_chunk`]) and
 ///   compressed with Zstandard level 1, like the other columns: split into streams, doubles
 ///   compress (the streams of sign, exponent and high mantissa bytes repeat), and Zstandard
 ///   gave files 12 % smaller than LZ4 on the whole-run integer log for about the same time,
-///   level 3 another 9 % for a fifth more time (docs/columnar.md).
+///   level 3 another 9 % for a fifth more time (docs/benchmarks.md).
 /// * The raw-sample columns `raw_first` and `raw_second` (delta-encoded) are compressed with LZ4
-///   (`LZ4_RAW`), cheaper than Zstandard level 1, the crate's lowest (docs/columnar.md).
+///   (`LZ4_RAW`), cheaper than Zstandard level 1, the crate's lowest (docs/benchmarks.md).
 fn writer_properties(
     rows: usize,
     metadata: Vec<KeyValue>,

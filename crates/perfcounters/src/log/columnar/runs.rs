@@ -7,7 +7,7 @@
 //! row's value again to find its key in the dictionary it builds (`DictEncoder::encode` through
 //! its `Interner`). In the long form a row's path parts are known per log column, so that hashing
 //! (about 1.0 G instructions of the 3.54 G of writing the 50 MB benchmark log, callgrind; the
-//! largest single cost, see docs/columnar.md) buys nothing: the keys come from the column index.
+//! largest single cost, see docs/benchmarks.md) buys nothing: the keys come from the column index.
 //! The crate's value encoders are private, so the pages are assembled here and handed to its
 //! page writer ([`SerializedPageWriter`]), and the chunk to the row group with
 //! `SerializedRowGroupWriter::append_column`, the way the crate's own parallel Arrow writer hands
@@ -688,7 +688,7 @@ fn pack_keys(out: &mut Vec<u8>, start: u32, cycle: u32, count: usize, width: u8)
 /// which Parquet allows) and a row's key is its record's place: the data pages are bit-packed runs
 /// of `0, 1, … records − 1` once per log column. This replaces the crate's delta encoder over every
 /// row (and the column of every row's time it needs), which was the largest single cost among the
-/// cell columns (docs/columnar.md). The column is required (no levels); `descr` is its Parquet
+/// cell columns (docs/benchmarks.md). The column is required (no levels); `descr` is its Parquet
 /// column (`INT64`), `pages` the most rows in a data page.
 pub(crate) fn time_chunk(
     descr: &ColumnDescPtr,
