@@ -281,3 +281,29 @@ fn the_examples_split_into_words_as_sh_does() {
     );
     assert_eq!(words("a  ''"), ["a", ""]);
 }
+
+/// The Install section's `ln -s "$(command -v perfcounters)" ~/.cargo/bin/typeperf`: the binary
+/// run under the name `typeperf` takes typeperf's own command line, as `perfcounters typeperf`
+/// does.
+#[cfg(unix)]
+#[test]
+fn installed_as_typeperf_it_is_typeperf() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let install = readme
+        .split("\n## Install\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("an Install section");
+    assert!(install.contains(r#"ln -s "$(command -v perfcounters)" ~/.cargo/bin/typeperf"#));
+    let dir = tempdir("readme-typeperf");
+    let link = dir.join("typeperf");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_perfcounters"), &link).unwrap();
+    let as_typeperf = Command::new(&link).args(["-qx", "Memory"]).output().unwrap();
+    let as_command = common::run(&["typeperf", "-qx", "Memory"]);
+    assert!(as_typeperf.status.success(), "{}", stderr(&as_typeperf));
+    assert!(as_command.status.success(), "{}", stderr(&as_command));
+    assert!(String::from_utf8_lossy(&as_typeperf.stdout).contains(r"\Memory\Available Bytes"));
+    assert_eq!(as_typeperf.stdout, as_command.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}
