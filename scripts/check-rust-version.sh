@@ -27,3 +27,7 @@ sys.exit(0 if ok else 1)
 }
 check Cargo.toml
 check crates/perfcounters-py/Cargo.toml
+# The documents state the same minimum.
+declared=$(grep -m1 '^rust-version' Cargo.toml | sed 's/.*"\(.*\)".*/\1/')
+grep -q "(stable, $declared or newer" README.md || { echo "README.md does not state Rust $declared"; exit 1; }
+grep -q "Rust ($declared or newer" docs/python.md || { echo "docs/python.md does not state Rust $declared"; exit 1; }
