@@ -307,3 +307,26 @@ fn installed_as_typeperf_it_is_typeperf() {
     assert_eq!(as_typeperf.stdout, as_command.stdout);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The README and every document of docs/ read as written: no line is a merge's conflict marker.
+#[test]
+fn documents_hold_no_conflict_markers() {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let mut files = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).expect("docs/") {
+        let path = entry.expect("a docs/ entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            files.push(path);
+        }
+    }
+    assert!(files.len() > 10, "{files:?}");
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a document");
+        for (n, line) in text.lines().enumerate() {
+            let marker = line.starts_with("<<<<<<< ")
+                || line == "======="
+                || line.starts_with(">>>>>>> ");
+            assert!(!marker, "{}:{}: {line}", file.display(), n + 1);
+        }
+    }
+}
