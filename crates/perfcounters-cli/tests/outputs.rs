@@ -123,6 +123,33 @@ fn outputs_that_cannot_be_written_are_clear_errors() {
     );
 }
 
+/// `watch` does not write Parquet, so its help does not offer it, and asking for it names what
+/// does: relog.
+#[test]
+fn watch_offers_only_what_it_writes() {
+    let o = run(&["watch", "--help"]);
+    assert_success(&o);
+    let help = String::from_utf8_lossy(&o.stdout).to_lowercase();
+    assert!(help.contains("- sql:"), "{help}");
+    assert!(!help.contains("parquet"), "{help}");
+    let o = run(&["watch", r"\Memory\Available Bytes", "--format", "parquet"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("invalid value 'parquet' for '--format <FORMAT>'"),
+        "{}",
+        stderr(&o)
+    );
+    let d = Dir::new("watch-parquet");
+    let out = d.path("m.parquet");
+    let o = run(&["watch", r"\Memory\Available Bytes", "-n", "1", "-o", &out]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("Parquet is written by relog from a log"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn filters_that_select_nothing_by_mistake_are_errors() {
     let d = Dir::new("bad-filters");

@@ -14,7 +14,9 @@ pub enum OutputFormat {
     Json,
     /// A SQL log (DisplayToID, CounterDetails, CounterData) in SQLite: --output SQL:file.db!logname
     Sql,
-    /// Parquet (relog): one file (-o FILE.parquet) or a Hive-partitioned dataset (-o DIR/)
+    /// Parquet (relog): one file (-o FILE.parquet) or a Hive-partitioned dataset (-o DIR/). Not a
+    /// value of `watch --format`, which does not write it (relog's `-f` reads its own names).
+    #[value(skip)]
     Parquet,
 }
 
