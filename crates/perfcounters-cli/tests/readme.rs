@@ -299,7 +299,10 @@ fn installed_as_typeperf_it_is_typeperf() {
     let dir = tempdir("readme-typeperf");
     let link = dir.join("typeperf");
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_perfcounters"), &link).unwrap();
-    let as_typeperf = Command::new(&link).args(["-qx", "Memory"]).output().unwrap();
+    let as_typeperf = Command::new(&link)
+        .args(["-qx", "Memory"])
+        .output()
+        .unwrap();
     let as_command = common::run(&["typeperf", "-qx", "Memory"]);
     assert!(as_typeperf.status.success(), "{}", stderr(&as_typeperf));
     assert!(as_command.status.success(), "{}", stderr(&as_command));
@@ -323,9 +326,8 @@ fn documents_hold_no_conflict_markers() {
     for file in &files {
         let text = std::fs::read_to_string(file).expect("a document");
         for (n, line) in text.lines().enumerate() {
-            let marker = line.starts_with("<<<<<<< ")
-                || line == "======="
-                || line.starts_with(">>>>>>> ");
+            let marker =
+                line.starts_with("<<<<<<< ") || line == "=======" || line.starts_with(">>>>>>> ");
             assert!(!marker, "{}:{}: {line}", file.display(), n + 1);
         }
     }

@@ -618,11 +618,17 @@ fn code_page_of_a_russian_log_is_detected() {
     assert_success(&o);
     assert!(stderr(&o).starts_with(&warning), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["encodings"], serde_json::json!({ &input: "code page 1251" }));
+    assert_eq!(
+        v["encodings"],
+        serde_json::json!({ &input: "code page 1251" })
+    );
     let o = run(&["analyze", &input, "--format", "json", "--code-page", "1252"]);
     assert_success(&o);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["encodings"], serde_json::json!({ &input: "code page 1252" }));
+    assert_eq!(
+        v["encodings"],
+        serde_json::json!({ &input: "code page 1252" })
+    );
     let o = run(&["analyze", &input, "--format", "html"]);
     assert_success(&o);
     assert!(stdout(&o).contains(&format!(

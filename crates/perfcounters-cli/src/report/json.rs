@@ -44,12 +44,7 @@ pub struct ReportJson<'a> {
 
 impl<'a> ReportJson<'a> {
     /// The document of the report `r` of the logs `logs` with the rules `rules`.
-    pub fn new(
-        r: &'a Report,
-        logs: &'a [InputLog],
-        rules: &'a Rules,
-        notes: &'a [String],
-    ) -> Self {
+    pub fn new(r: &'a Report, logs: &'a [InputLog], rules: &'a Rules, notes: &'a [String]) -> Self {
         let zone = r.time_zone.as_ref();
         ReportJson {
             alerts: r.alerts.iter().map(|a| AlertJson::new(r, a)).collect(),
