@@ -332,3 +332,36 @@ fn documents_hold_no_conflict_markers() {
         }
     }
 }
+
+/// docs/columnar.md names the features of the `parquet` crate that the library turns on, as its
+/// Cargo.toml does.
+#[test]
+fn columnar_doc_names_the_parquet_features() {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let manifest = std::fs::read_to_string(root.join("crates/perfcounters/Cargo.toml")).unwrap();
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("parquet = "))
+        .expect("the parquet dependency");
+    let features: Vec<&str> = line
+        .split("features = [")
+        .nth(1)
+        .and_then(|f| f.split(']').next())
+        .expect("its features")
+        .split(',')
+        .map(|f| f.trim().trim_matches('"'))
+        .collect();
+    let names: Vec<String> = features.iter().map(|f| format!("`{f}`")).collect();
+    let said = match names.as_slice() {
+        [.., last] if names.len() > 1 => {
+            format!("{} and {last}", names[..names.len() - 1].join(", "))
+        }
+        _ => names.join(""),
+    };
+    let doc = std::fs::read_to_string(root.join("docs/columnar.md")).unwrap();
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        doc.contains(&format!("(with only its {said} features)")),
+        "docs/columnar.md should say: (with only its {said} features)"
+    );
+}
