@@ -365,3 +365,45 @@ fn columnar_doc_names_the_parquet_features() {
         "docs/columnar.md should say: (with only its {said} features)"
     );
 }
+
+/// Every file of the repository that the README or a document of docs/ names in backquotes
+/// (`crates/…`, `scripts/…`, `tests/…`, `src/…`, `bench/…`, from the root or from a crate) exists.
+#[test]
+fn documents_name_files_that_exist() {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let mut files = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).expect("docs/") {
+        let path = entry.expect("a docs/ entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            files.push(path);
+        }
+    }
+    let bases = [
+        "",
+        "crates/perfcounters/",
+        "crates/perfcounters-cli/",
+        "crates/perfcounters-py/",
+    ];
+    let mut checked = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a document");
+        for quoted in text.split('`').skip(1).step_by(2) {
+            let named = ["crates/", "scripts/", "tests/", "src/", "bench/"]
+                .iter()
+                .any(|p| quoted.starts_with(p));
+            let path_like = quoted
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-'));
+            if !named || !path_like || quoted.contains("NAME") {
+                continue;
+            }
+            checked += 1;
+            assert!(
+                bases.iter().any(|b| root.join(b).join(quoted).exists()),
+                "{} names `{quoted}`, which does not exist",
+                file.display()
+            );
+        }
+    }
+    assert!(checked > 30, "{checked}");
+}
