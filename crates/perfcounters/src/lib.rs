@@ -81,6 +81,11 @@
 //! Messages name the library's parameters, never a command-line flag.
 #![warn(missing_docs)]
 
+/// The README's Rust examples, compiled and run as doctests (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod analyze;
 mod atomic_file;
 pub mod calc;
