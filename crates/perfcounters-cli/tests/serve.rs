@@ -821,6 +821,17 @@ fn replay_of_a_counter_log_is_charted() {
         r"\\GEORGIS3\Processor(_Total)\% Processor Time"
     );
     assert_eq!(h["t"].as_array().unwrap().len(), 601);
+    // Its chart too is drawn in the log's own local time (Pacific Standard Time), and described.
+    assert_eq!(h["t"][0], 1_361_328_617_844i64);
+    assert_eq!(h["lt"][0], 1_361_299_817_844i64);
+    assert_eq!(
+        h["log"],
+        serde_json::json!({
+            "files": [blg.to_str().unwrap()], "records": 601, "interval_ms": 1_000,
+            "start": "2013-02-19T18:50:17.844", "end": "2013-02-19T19:00:17.840",
+            "zone": "Pacific Standard Time (UTC-08:00)"
+        })
+    );
     // The first sample primes the rate; later ones are percentages.
     assert_eq!(h["v"][4][0], serde_json::Value::Null);
     let v = h["v"][4][1].as_f64().unwrap();

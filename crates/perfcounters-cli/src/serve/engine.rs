@@ -35,9 +35,42 @@ pub enum Backend {
         served: usize,
         /// The replay source's catalog.
         catalog: Catalog,
+        /// A replayed binary log's zone and description: the chart shows its local time.
+        log: Option<ReplayedLog>,
     },
     /// A counter log (PDH-CSV/TSV, SQL, `.blg`): values for the chart only, nothing to export.
     Log(LogData),
+}
+
+/// A binary log replayed as raw samples: its zone (the chart draws its local time) and what the
+/// chart's page says of it ([`log_about`]).
+pub struct ReplayedLog {
+    /// The log's zone.
+    pub zone: perfcounters::log::TimeZone,
+    /// Its description.
+    pub about: serde_json::Value,
+}
+
+/// What the chart's page says of a log of the files `files` whose records have the UTC times
+/// `times`: the files, the number of records, the interval (the median gap between records, in
+/// ms), the first and last local time and the zone ([`TimeZone::label`](perfcounters::log::TimeZone::label)).
+pub fn log_about(
+    files: &[String],
+    times: &[perfcounters::log::LogTime],
+    zone: Option<&perfcounters::log::TimeZone>,
+) -> serde_json::Value {
+    let ms: Vec<i64> = times
+        .iter()
+        .map(|t| unix_millis_from_filetime(t.0))
+        .collect();
+    serde_json::json!({
+        "files": files,
+        "records": times.len(),
+        "interval_ms": median_gap_ms(&ms),
+        "start": times.first().map(|t| crate::report::iso(zone, *t)),
+        "end": times.last().map(|t| crate::report::iso(zone, *t)),
+        "zone": zone.map(perfcounters::log::TimeZone::label),
+    })
 }
 
 /// A counter log read into memory: its columns and, per record, the time and one value per column.
@@ -69,7 +102,7 @@ impl LogData {
         let files: Vec<String> = filtered.logs().iter().map(|l| l.source.clone()).collect();
         let mut rows = Vec::new();
         let mut local = Vec::new();
-        let mut range = None;
+        let mut times = Vec::new();
         let mut record = Record::default();
         while filtered.read_record(&mut record)? {
             if rows
@@ -85,7 +118,7 @@ impl LogData {
             }
             // A record's time is a UTC instant.
             let utc = record.time.0;
-            range = Some((range.map_or(record.time, |r: (_, _)| r.0), record.time));
+            times.push(record.time);
             local.push(unix_millis_from_filetime(header.to_local(record.time).0));
             rows.push((
                 unix_millis_from_filetime(utc),
@@ -96,15 +129,7 @@ impl LogData {
                     .collect(),
             ));
         }
-        let zone = header.time_zone.as_ref();
-        let about = serde_json::json!({
-            "files": files,
-            "records": rows.len(),
-            "interval_ms": median_gap_ms(&rows),
-            "start": range.map(|r| crate::report::iso(zone, r.0)),
-            "end": range.map(|r| crate::report::iso(zone, r.1)),
-            "zone": zone.map(perfcounters::log::TimeZone::label),
-        });
+        let about = log_about(&files, &times, header.time_zone.as_ref());
         Ok(LogData {
             columns: header.counters.iter().map(|c| c.name.clone()).collect(),
             paths: header.counters.iter().map(|c| c.path.clone()).collect(),
@@ -118,10 +143,10 @@ impl LogData {
 
 /// The log's sample interval: the median of the gaps between consecutive records, in ms (`None`
 /// with fewer than two records). The median, so that a gap where collection paused does not count.
-fn median_gap_ms(rows: &[(i64, Vec<Option<f64>>)]) -> Option<i64> {
-    let mut gaps: Vec<i64> = rows
+fn median_gap_ms(times: &[i64]) -> Option<i64> {
+    let mut gaps: Vec<i64> = times
         .windows(2)
-        .map(|w| w[1].0 - w[0].0)
+        .map(|w| w[1] - w[0])
         .filter(|&g| g > 0)
         .collect();
     gaps.sort_unstable();
@@ -135,16 +160,32 @@ impl Backend {
         Ok(Backend::Live { source, catalog })
     }
 
-    /// Recorded snapshots (at least one) and the catalog of the replay they come from.
-    pub fn replay(snapshots: Vec<Snapshot>, catalog: Catalog) -> Result<Self> {
-        if snapshots.is_empty() {
+    /// Recorded snapshots (at least one) and the catalog of the replay they come from; `log`,
+    /// the file and zone rules of a replayed binary log, whose local time the chart shows.
+    pub fn replay(
+        snapshots: Vec<Snapshot>,
+        catalog: Catalog,
+        log: Option<(String, perfcounters::format::blg::TimeZoneInformation)>,
+    ) -> Result<Self> {
+        use perfcounters::log::{LogTime, TimeZone};
+        let (Some(first), Some(_)) = (snapshots.first(), snapshots.last()) else {
             anyhow::bail!("the replay has no samples");
-        }
+        };
+        let log = log.map(|(file, rules)| {
+            let zone = TimeZone::from_rules(rules, LogTime(first.perf_time_100ns));
+            let times: Vec<LogTime> = snapshots
+                .iter()
+                .map(|s| LogTime(s.perf_time_100ns))
+                .collect();
+            let about = log_about(&[file], &times, Some(&zone));
+            ReplayedLog { zone, about }
+        });
         Ok(Backend::Replay {
             snapshots,
             current: 0,
             served: 0,
             catalog,
+            log,
         })
     }
 
@@ -342,6 +383,13 @@ impl Chart {
     }
 }
 
+/// The FILETIME (100 ns since 1601) of `ms` milliseconds since 1970: the inverse of
+/// [`unix_millis_from_filetime`] for whole milliseconds.
+fn filetime_of_unix_ms(ms: i64) -> i64 {
+    ms.saturating_mul(10_000)
+        .saturating_add(perfcounters::snapshot::FILETIME_UNIX_EPOCH)
+}
+
 fn unix_ms(snapshot: &Snapshot) -> i64 {
     unix_millis_from_filetime(snapshot.perf_time_100ns)
 }
@@ -437,12 +485,28 @@ impl Engine {
     /// interval, range and zone) and `lt`, each row's local time, the time axis.
     fn history_json(&self) -> String {
         let mut h = self.chart.history_json();
-        if let Backend::Log(log) = &self.backend {
-            h["log"] = log.about.clone();
-            // The chart's rows of a log are the log's records, every one, once a path is added.
-            if self.chart.rows.len() == log.local.len() {
-                h["lt"] = serde_json::json!(log.local);
+        match &self.backend {
+            Backend::Log(log) => {
+                h["log"] = log.about.clone();
+                // The chart's rows of a log are the log's records, every one, once a path is added.
+                if self.chart.rows.len() == log.local.len() {
+                    h["lt"] = serde_json::json!(log.local);
+                }
             }
+            Backend::Replay { log: Some(log), .. } => {
+                h["log"] = log.about.clone();
+                let local: Vec<i64> = self
+                    .chart
+                    .rows
+                    .iter()
+                    .map(|(t, _)| {
+                        let utc = perfcounters::log::LogTime(filetime_of_unix_ms(*t));
+                        unix_millis_from_filetime(log.zone.to_local(utc).0)
+                    })
+                    .collect();
+                h["lt"] = serde_json::json!(local);
+            }
+            _ => {}
         }
         h.to_string()
     }

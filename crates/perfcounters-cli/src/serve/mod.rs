@@ -312,8 +312,15 @@ fn open_backend(
         }
         return Ok(Backend::Log(engine::LogData::read(opened)?));
     }
-    let (snapshots, catalog) = crate::collect::open_replay(input, names)?.recorded()?;
-    Backend::replay(snapshots, catalog)
+    let mut opened = crate::collect::open_replay(input, names)?;
+    let log = opened.zone().cloned().map(|rules| {
+        let file = replay
+            .first()
+            .map_or_else(String::new, |p| p.display().to_string());
+        (file, rules)
+    });
+    let (snapshots, catalog) = opened.recorded()?;
+    Backend::replay(snapshots, catalog, log)
 }
 
 fn plan(args: &ServeArgs, file: Option<&ServeConfig>, catalog: &Catalog) -> Result<Plan> {
