@@ -628,6 +628,26 @@ fn localized_log_through_names() {
     let few = r.few_evaluated().unwrap();
     assert_eq!((few.evaluated, few.total), (0, 72));
     assert_eq!(few.reason, perfcounters::analyze::FewReason::OtherLanguage);
+    // Objects no table knows but named in English words are a product's own, not a language:
+    // the counters are missing, and no name table would help.
+    let h = header(&[
+        r"\\M\MSSQL$PROD:Buffer Manager\Page life expectancy",
+        r"\\M\Object 0(_Total)\Counter 1",
+    ]);
+    let r = analyze_logs(
+        |_| Ok(vec![Box::new(VecLog::new(h.clone(), records(t0, 1, rows)))]),
+        &Rules::builtin(),
+        &AnalyzeOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(r.language.unknown, 2);
+    assert_eq!(r.language.unknown_english_words, 2);
+    let few = r.few_evaluated().unwrap();
+    assert_eq!((few.evaluated, few.total), (0, 72));
+    assert_eq!(
+        few.reason,
+        perfcounters::analyze::FewReason::CountersMissing
+    );
 }
 
 /// PAL's `CounterLang.xml` as the name tables: a French log matches the English rules.

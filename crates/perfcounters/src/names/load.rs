@@ -243,6 +243,9 @@ pub struct LogLanguage {
     pub translated: usize,
     /// Objects no table knows.
     pub unknown: usize,
+    /// Of the unknown objects, those whose name holds an English word of the tables' names
+    /// (`MSSQL$PROD:Buffer Manager`, `Object 1`): a product's own objects, not a language.
+    pub unknown_english_words: usize,
     /// The locales of the built-in table that know a translated object (`esES`, `ruRU` …), most
     /// objects first.
     pub locales: Vec<String>,
@@ -281,6 +284,9 @@ impl LogLanguage {
                 out.translated += 1;
             } else {
                 out.unknown += 1;
+                if has_english_word(o) {
+                    out.unknown_english_words += 1;
+                }
             }
         }
         hits.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -297,11 +303,40 @@ impl LogLanguage {
         self.translated > 0 && self.translated > self.english
     }
 
-    /// Whether no object has an English name and the built-in table knows none either: only the
-    /// machine's own name tables can match English paths.
+    /// Whether no object has an English name, the built-in table knows none either, and some
+    /// hold no English word (`Suoritin`, `Процессор`): the log is in a language the table lacks,
+    /// and only the machine's own name tables can match English paths. Unknown objects named in
+    /// English words (`MSSQL$PROD:Buffer Manager`) are a product's own, not a language.
     pub fn unknown_language(&self) -> bool {
-        self.english == 0 && self.translated == 0 && self.unknown > 0
+        self.english == 0 && self.translated == 0 && self.unknown > self.unknown_english_words
     }
+}
+
+/// Whether `name` holds a word (three letters or more, case ignored) of the English names of the
+/// built-in tables.
+fn has_english_word(name: &str) -> bool {
+    static WORDS: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        let mut words = std::collections::HashSet::new();
+        let english = NameTable::builtin_english().iter().map(|(_, n)| n);
+        let en_us = super::counter_lang::builtin_tables()
+            .first()
+            .into_iter()
+            .flat_map(|t| t.names.iter().map(|(_, n)| n));
+        for name in english.chain(en_us) {
+            words.extend(words_of(name));
+        }
+        words
+    });
+    words_of(name).any(|w| words.contains(&w))
+}
+
+/// The words of `name` (runs of letters, three or more), case folded.
+fn words_of(name: &str) -> impl Iterator<Item = String> + '_ {
+    name.split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 3)
+        .map(|w| crate::path::fold_case(w).into_owned())
 }
 
 impl NameTables {
