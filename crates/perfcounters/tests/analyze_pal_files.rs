@@ -5,8 +5,12 @@
 //! through the built-in set, cycles, the `<COUNTER>` form, and regular-expression data sources
 //! (named SQL Server instances, an expression beyond the size bound).
 
+#[path = "../benches/support/pal_log.rs"]
+mod pal_log;
+
 use crate::support::fixtures;
 use crate::support::shared_data;
+use pal_log::columns_of;
 
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
@@ -23,60 +27,6 @@ use perfcounters::snapshot::SystemTime;
 /// that the coverage test must see evaluated. Set at what the evaluation reaches; raise it as the
 /// threshold-code interpreter learns more (the goal is 0.99).
 const COVERAGE_FLOOR: f64 = 0.995;
-
-/// A name of the log for a name of a path with wildcards: `*` alone becomes `fallback`, a `*` or
-/// `?` inside a name is dropped (`sqlservr*` → `sqlservr`).
-fn concrete_name(name: &str, fallback: &str) -> String {
-    let n: String = name.chars().filter(|c| *c != '*' && *c != '?').collect();
-    if n.is_empty() {
-        fallback.to_owned()
-    } else {
-        n
-    }
-}
-
-/// The log's columns for a data source's path: on machine `PALTEST`; an instance `*` gives two
-/// instances, `_Total` and `1` (so that `EXCLUDE INSTANCE="_Total"` leaves one).
-fn columns_for(p: &CounterPath) -> Vec<String> {
-    let object = concrete_name(&p.object, "Object");
-    let counter = concrete_name(&p.counter, "Count");
-    let instances: Vec<Option<String>> = match &p.instance {
-        None => vec![None],
-        Some(i) if i == "*" => vec![Some("_Total".into()), Some("1".into())],
-        Some(i) => vec![Some(concrete_name(i, "1"))],
-    };
-    instances
-        .into_iter()
-        .map(|i| {
-            let i = match (i, &p.parent) {
-                (Some(i), Some(parent)) => format!("({}/{i})", concrete_name(parent, "0")),
-                (Some(i), None) => format!("({i})"),
-                (None, _) => String::new(),
-            };
-            format!(r"\\PALTEST\{object}{i}\{counter}")
-        })
-        .collect()
-}
-
-/// Every column the enabled analyses of `rules` name (counter-log data sources whose path
-/// parses), each once, in the order they are first named.
-fn columns_of(rules: &Rules) -> Vec<String> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for a in rules.enabled() {
-        for ds in &a.data_sources {
-            let (DataSourceKind::CounterLog, Ok(p)) = (&ds.kind, &ds.path) else {
-                continue;
-            };
-            for c in columns_for(p) {
-                if seen.insert(c.to_lowercase()) {
-                    out.push(c);
-                }
-            }
-        }
-    }
-    out
-}
 
 /// A PDH-CSV log written by the library's writer: `rows` records one second apart from
 /// 2024-01-01 00:00:00; the value of column `c` in row `r` is `value(c, r)`.
