@@ -12,7 +12,7 @@ use crate::support::fixtures;
 use crate::support::shared_data;
 use pal_log::columns_of;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use perfcounters::analyze::{
@@ -20,7 +20,6 @@ use perfcounters::analyze::{
     Report, Rules, RulesFile, BUILTIN_RULES,
 };
 use perfcounters::log::{CsvFlavor, CsvReadOptions, PdhCsvReader, PdhCsvWriter};
-use perfcounters::path::CounterPath;
 use perfcounters::snapshot::SystemTime;
 
 /// The least share of the enabled analyses of all built-in files (each with what it inherits)
