@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 
 use perfcounters::analyze::{
-    analyze_fleet, analyze_pipeline, builtin_catalogue, check_set, compare, fleet_groups,
+    analyze_fleet_each, analyze_pipeline, builtin_catalogue, check_set, compare, fleet_groups,
     machine_set, set_target, AnalyzeError, CatalogueEntry, CompareError, CompareOptions,
     Comparison, FleetOptions, Interval, MachineLogs, Rules,
 };
@@ -324,8 +324,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     if args.baseline.is_empty() && !args.merge_machines {
         let groups = fleet_groups(&pipeline)?;
         if groups.len() > 1 {
-            let text = fleet(args, format, &rules, &pipeline, groups)?;
-            return write_report(output.as_deref(), &text);
+            return fleet(args, format, &rules, &pipeline, groups, output.as_deref());
         }
         set = one_machine_set(&rules, &args.set, &groups)?;
     } else if let Some((name, _)) = args.set.iter().find(|(n, _)| set_target(n).0.is_some()) {
@@ -388,22 +387,6 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     Ok(())
 }
 
-/// Writes a fleet report to `output` or standard output.
-fn write_report(output: Option<&Path>, text: &str) -> Result<()> {
-    match output {
-        Some(o) => {
-            std::fs::write(o, text).with_context(|| format!("cannot write {}", o.display()))?;
-            eprintln!("fleet report written to {}", o.display());
-        }
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
-        }
-    }
-    Ok(())
-}
-
 /// The question answers of a one-machine input: those for all and those for its machine
 /// (`MACHINE:` naming another machine is an error).
 fn one_machine_set(
@@ -421,46 +404,67 @@ fn one_machine_set(
         .map_or_else(Vec::new, |m| machine_set(set, m)))
 }
 
-/// `analyze` of the logs of several machines: each machine analysed on its own, one line per
-/// machine on standard error; the fleet report's text.
+/// `analyze` of the logs of several machines: each machine analysed on its own and its section
+/// spooled as soon as it is done (the memory is that of the workers, not of the machines), one
+/// line per machine on standard error; then the report, written to `output` or standard output.
 fn fleet(
     args: &AnalyzeArgs,
     format: ReportFormat,
     rules: &Rules,
     pipeline: &Pipeline,
     groups: Vec<MachineLogs>,
-) -> Result<String> {
+    output: Option<&Path>,
+) -> Result<()> {
     let opts = FleetOptions {
         interval: args.interval,
         set: args.set.clone(),
         workers: 0,
     };
-    let machines = analyze_fleet(pipeline, groups, rules, &opts).map_err(flag_error)?;
-    if machines.iter().all(|m| m.result.is_err()) {
-        if let Some(Err(e)) = machines.first().map(|m| &m.result) {
-            return Err(anyhow!(
-                "no machine could be analysed: {}",
-                report::error_text(e)
-            ));
-        }
-    }
-    for m in &machines {
+    let machines: Vec<&str> = groups.iter().map(|g| g.machine.as_str()).collect();
+    check_set(rules, &opts.set, &machines).map_err(flag_error)?;
+    let spool_dir = match output.and_then(Path::parent) {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        Some(_) => PathBuf::from("."),
+        None => std::env::temp_dir(),
+    };
+    let mut page = report::FleetReport::new(format == ReportFormat::Json, &spool_dir)
+        .with_context(|| {
+            format!(
+                "cannot write the report's sections in {}",
+                spool_dir.display()
+            )
+        })?;
+    analyze_fleet_each(pipeline, groups, rules, &opts, |m| -> Result<()> {
         if let Ok(a) = &m.result {
             for w in &a.warnings {
                 eprintln!("perfcounters: warning: {}: {w}", m.machine);
             }
         }
-    }
-    let ordered = report::worst_first(&machines);
-    for m in &ordered {
-        eprintln!("{}", report::machine_line(m));
-    }
-    Ok(match format {
-        ReportFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&report::FleetJson::new(&ordered, rules))?;
-            s.push('\n');
-            s
+        page.add(&m, rules)
+            .context("cannot write the report's sections")
+    })?;
+    let summaries = page.summaries();
+    if summaries.iter().all(|m| m.failed().is_some()) {
+        if let Some(e) = summaries.first().and_then(|m| m.failed()) {
+            return Err(anyhow!("no machine could be analysed: {e}"));
         }
-        ReportFormat::Html => report::html_fleet(&ordered, rules),
-    })
+    }
+    for line in page.lines() {
+        eprintln!("{line}");
+    }
+    match output {
+        Some(o) => {
+            let file = std::fs::File::create(o)
+                .with_context(|| format!("cannot write {}", o.display()))?;
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+            page.finish(rules, &mut out)
+                .with_context(|| format!("cannot write {}", o.display()))?;
+            eprintln!("fleet report written to {}", o.display());
+        }
+        None => {
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            page.finish(rules, &mut out)?;
+        }
+    }
+    Ok(())
 }

@@ -326,7 +326,7 @@ fn a_dataset_directory_is_one_machine() {
 }
 
 /// The fleet report in headless Chromium: every chart of every machine's section is drawn (their
-/// numbers run on across the sections).
+/// numbers run on across the sections, each section carrying its charts' data).
 #[cfg(target_os = "linux")]
 #[test]
 fn chromium_draws_every_machine() {
@@ -337,6 +337,12 @@ fn chromium_draws_every_machine() {
     let mut args = vec!["analyze", "-o", report.to_str().unwrap()];
     args.extend(&paths);
     assert_success(&run(&args));
+    // The sections were spooled beside the report, and the spool is gone.
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["fleet.html"]);
     let html = std::fs::read_to_string(&report).unwrap();
     let divs = html.matches("<div class=\"chart\"").count() as u64;
     // Each machine's charts: those of its report alone.

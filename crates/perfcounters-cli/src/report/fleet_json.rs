@@ -1,41 +1,18 @@
-//! The fleet report as JSON (`analyze` of logs of several machines): one entry per machine with
-//! what a single report holds, as types. Fields in alphabetical order, as in `json.rs`.
+//! A machine's entry in the fleet report's JSON (`analyze` of logs of several machines): what a
+//! single report holds, as types. Fields in alphabetical order, as in `json.rs`; the document
+//! around the entries (`{"logs", "machines", "rules"}`) is written by `fleet.rs`.
 
 use std::collections::BTreeMap;
 
-use perfcounters::analyze::{MachineAnalysis, Rules};
+use perfcounters::analyze::MachineAnalysis;
 use serde::Serialize;
 
 use super::iso;
 use super::json::{AlertJson, AnalysisJson, StatisticJson};
 
-/// The fleet report.
-#[derive(Serialize)]
-pub struct FleetJson<'a> {
-    /// Every log, in the order of the inputs.
-    logs: Vec<&'a str>,
-    /// One per machine, in the order of the summary (worst first).
-    machines: Vec<MachineJson<'a>>,
-    rules: &'a [String],
-}
-
-impl<'a> FleetJson<'a> {
-    /// The document of the machines `fleet` (in the summary's order) with the rules `rules`.
-    pub fn new(fleet: &[&'a MachineAnalysis], rules: &'a Rules) -> Self {
-        FleetJson {
-            logs: fleet
-                .iter()
-                .flat_map(|m| m.logs.iter().map(String::as_str))
-                .collect(),
-            machines: fleet.iter().map(|m| MachineJson::new(m)).collect(),
-            rules: &rules.files,
-        }
-    }
-}
-
 /// One machine of the fleet: its report, or why it has none.
 #[derive(Serialize)]
-struct MachineJson<'a> {
+pub(super) struct MachineJson<'a> {
     alerts: Vec<AlertJson<'a>>,
     analyses: Vec<AnalysisJson<'a>>,
     /// The encoding each of its text logs was read in, by log (as in a single report).
@@ -58,7 +35,7 @@ struct MachineJson<'a> {
 }
 
 impl<'a> MachineJson<'a> {
-    fn new(m: &'a MachineAnalysis) -> Self {
+    pub(super) fn new(m: &'a MachineAnalysis) -> Self {
         let mut json = MachineJson {
             alerts: Vec::new(),
             analyses: Vec::new(),

@@ -27,7 +27,7 @@ pub fn page(
     notes: &[String],
 ) -> String {
     let mut charts: Vec<ChartJson> = Vec::new();
-    let body = report_body(r, logs, rules, "", &mut charts);
+    let body = report_body(r, logs, rules, "", 0, &mut charts);
     let changes = comparison.map(|c| {
         let section = super::compare::section(c, r, charts.len());
         charts.extend(super::compare::charts(c));
@@ -81,16 +81,17 @@ pub(super) fn shell(title: &str, content: Markup, charts: &[ChartJson], css: &st
 
 /// What a report of one machine shows: summary, alerts, the analyses by category and those not
 /// evaluated. Anchors start with `prefix` (empty for a single report, `m3-` for a fleet's
-/// machine), so that several reports fit on one page; the charts are numbered after those already
-/// in `charts`, and added to it.
+/// machine), so that several reports fit on one page; the charts are numbered from `first_chart`
+/// on after those already in `charts`, and added to it.
 pub(super) fn report_body<'a>(
     r: &'a Report,
     logs: &[InputLog],
     rules: &Rules,
     prefix: &str,
+    first_chart: usize,
     charts: &mut Vec<ChartJson<'a>>,
 ) -> Markup {
-    let sections = categories(r, charts.len());
+    let sections = categories(r, first_chart + charts.len());
     charts.extend(
         sections
             .iter()
@@ -113,7 +114,7 @@ pub(super) fn report_body<'a>(
 }
 
 /// JSON inside a `<script>` element: `<` escaped, so no `</script>` or `<!--` can appear.
-fn script_json(v: &impl serde::Serialize) -> String {
+pub(super) fn script_json(v: &impl serde::Serialize) -> String {
     serde_json::to_string(v)
         .unwrap_or_default()
         .replace('<', "\\u003c")

@@ -14,14 +14,13 @@ mod json;
 
 use std::collections::BTreeMap;
 
-use perfcounters::analyze::{Comparison, MachineAnalysis, Report, Rules};
+use perfcounters::analyze::{Comparison, Report, Rules};
 use perfcounters::log::{InputLog, LogTime, TimeZone};
 use perfcounters::snapshot::{FILETIME_UNIX_EPOCH, FREQ_100NS};
 use perfcounters::time_text::TimeStyle;
 
 pub use compare::TOP as COMPARISON_CHARTS;
-pub use fleet::{error_text, machine_line, worst_first};
-pub use fleet_json::FleetJson;
+pub use fleet::FleetReport;
 pub use json::ReportJson;
 
 /// A time (a UTC instant) as the local time of the log's zone `zone`, ISO 8601 with milliseconds
@@ -82,12 +81,6 @@ pub fn html_compared(
     notes: &[String],
 ) -> String {
     html::page(r, logs, rules, Some(c), notes)
-}
-
-/// The fleet report as one self-contained HTML page: the fleet summary, then each machine's
-/// section; `fleet` in the summary's order ([`worst_first`]).
-pub fn html_fleet(fleet: &[&MachineAnalysis], rules: &Rules) -> String {
-    fleet::page(fleet, rules)
 }
 
 /// What `analyze --baseline` prints on standard error about the comparison: the counts of each

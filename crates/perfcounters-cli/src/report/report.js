@@ -7,6 +7,11 @@
 (function () {
   "use strict";
   var charts = JSON.parse(document.getElementById("charts").textContent);
+  // A fleet report carries each machine's charts in its section, numbered from data-charts-from.
+  document.querySelectorAll("script[data-charts-from]").forEach(function (s) {
+    var from = Number(s.getAttribute("data-charts-from"));
+    JSON.parse(s.textContent).forEach(function (c, i) { charts[from + i] = c; });
+  });
   var palette = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#ff7f0e", "#393b79"];
   var drawn = 0;
   function elapsed(s) {

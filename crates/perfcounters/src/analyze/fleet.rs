@@ -205,6 +205,27 @@ pub fn fleet_groups(pipeline: &Pipeline) -> Result<Vec<MachineLogs>, AnalyzeErro
 /// ([`crate::log::pool`]), the items handed to the workers in turn; the results in the order of
 /// the items.
 fn in_order<T: Send, R: Send>(items: Vec<T>, workers: usize, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let mut out = Vec::new();
+    let done: Result<(), std::convert::Infallible> = each_in_order(items, workers, f, |r| {
+        out.push(r);
+        Ok(())
+    });
+    match done {
+        Ok(()) => out,
+        Err(never) => match never {},
+    }
+}
+
+/// `f` of each of `items` on `workers` threads of the project's ordered pool, each result handed
+/// to `each` in the order of the items as soon as it and those before it are done. The pool
+/// holds at most three items per worker, so at most that many results wait for `each`. An error
+/// of `each` stops the workers at their next result and is returned.
+fn each_in_order<T: Send, R: Send, E>(
+    items: Vec<T>,
+    workers: usize,
+    f: impl Fn(T) -> R + Sync,
+    mut each: impl FnMut(R) -> Result<(), E>,
+) -> Result<(), E> {
     let workers = workers.clamp(1, items.len().max(1));
     let (mut feeder, mut collector, ends) = pool::ordered::<T, R>(workers);
     let f = &f;
@@ -219,12 +240,14 @@ fn in_order<T: Send, R: Send>(items: Vec<T>, workers: usize, f: impl Fn(T) -> R 
                 }
             }
         });
-        let mut out = Vec::new();
         // A worker that panicked ends the scope with its panic.
         while let Ok(Some(r)) = collector.next() {
-            out.push(r);
+            if let Err(e) = each(r) {
+                collector.close();
+                return Err(e);
+            }
         }
-        out
+        Ok(())
     })
 }
 
@@ -232,6 +255,9 @@ fn in_order<T: Send, R: Send>(items: Vec<T>, workers: usize, f: impl Fn(T) -> R 
 /// counters, names and time range, `opts.workers` machines at a time (see
 /// `docs/analyze.md`): each machine is [`analyze_pipeline`] of its logs alone, with its answers
 /// ([`machine_set`]); the machines in the order of `groups`.
+///
+/// Every machine's analysis is kept until all are done; [`analyze_fleet_each`] hands each over
+/// as it completes instead, so that the memory is that of the workers, not of the machines.
 ///
 /// # Errors
 /// A question answer is wrong ([`check_set`]); a machine that fails is in its own result.
@@ -241,15 +267,41 @@ pub fn analyze_fleet(
     rules: &Rules,
     opts: &FleetOptions,
 ) -> Result<Vec<MachineAnalysis>, AnalyzeError> {
+    let mut out = Vec::with_capacity(groups.len());
+    analyze_fleet_each(pipeline, groups, rules, opts, |m| {
+        out.push(m);
+        Ok::<(), AnalyzeError>(())
+    })?;
+    Ok(out)
+}
+
+/// [`analyze_fleet`], each machine handed to `each` as soon as it and those before it are
+/// analysed, in the order of `groups`: at most about three machines per worker are held at
+/// once, whatever the number of machines. An error of `each` stops the analysis (the workers
+/// stop at their next machine) and is returned.
+///
+/// # Errors
+/// A question answer is wrong ([`check_set`], converted into `E`), or `each` fails; a machine
+/// that fails is in its own result.
+pub fn analyze_fleet_each<E: From<AnalyzeError>>(
+    pipeline: &Pipeline,
+    groups: Vec<MachineLogs>,
+    rules: &Rules,
+    opts: &FleetOptions,
+    each: impl FnMut(MachineAnalysis) -> Result<(), E>,
+) -> Result<(), E> {
     let machines: Vec<&str> = groups.iter().map(|g| g.machine.as_str()).collect();
     check_set(rules, &opts.set, &machines)?;
     let workers = match opts.workers {
         0 => crate::log::cores(),
         n => n,
     };
-    Ok(in_order(groups, workers, |g| {
-        analyze_group(pipeline, g, rules, opts)
-    }))
+    each_in_order(
+        groups,
+        workers,
+        |g| analyze_group(pipeline, g, rules, opts),
+        each,
+    )
 }
 
 /// One machine's analysis.

@@ -19,7 +19,7 @@
 //! * The comparison: [`compare()`] reads a baseline and a candidate and says what changed:
 //!   every counter (statistics, change ratios, an effect size, a class, ranked) and every
 //!   analysis (alerts on each side, a verdict) ([`Comparison`]).
-//! * The fleet: [`analyze_fleet`] groups a pipeline's logs by machine ([`fleet_groups`]) and
+//! * The fleet: [`analyze_fleet`] (or [`analyze_fleet_each`], one machine at a time) groups a pipeline's logs by machine ([`fleet_groups`]) and
 //!   analyses each machine on its own, in parallel, with answers per machine ([`machine_set`]).
 //!
 //! PAL's files are MIT-licensed; [`PAL_LICENSE`] is their notice.
@@ -51,8 +51,8 @@ pub use eval::{
     FewReason, Interval, Pass, Report, ThresholdReport, AUTO_SLICES, MAX_KEPT,
 };
 pub use fleet::{
-    analyze_fleet, check_set, fleet_groups, machine_set, set_target, FleetOptions, MachineAnalysis,
-    MachineLogs,
+    analyze_fleet, analyze_fleet_each, check_set, fleet_groups, machine_set, set_target,
+    FleetOptions, MachineAnalysis, MachineLogs,
 };
 pub use regex_path::MAX_REGEX_SIZE;
 pub use rules::{
