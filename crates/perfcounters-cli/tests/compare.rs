@@ -8,7 +8,6 @@ use crate::common::shared_data;
 use std::path::Path;
 
 use common::{assert_success, run, stderr, tempdir};
-use perfcounters::log::{create, Cell, CreateOptions, LogReader, Pipeline, Record};
 use serde_json::Value;
 
 fn tx() -> Option<String> {
@@ -25,37 +24,8 @@ fn json_of(args: &[&str]) -> Value {
 /// The Tx log as PDH-CSV (the library's writer), `_Total`'s `% Processor Time` tripled from
 /// record 301 on when `triple`.
 fn write_csv(log: &str, out: &Path, triple: bool) {
-    let mut opened = Pipeline::new([log]).open().unwrap();
-    let mut header = opened.header().clone();
-    header.source = out.display().to_string();
-    let total = header
-        .counters
-        .iter()
-        .position(|c| c.name.ends_with(r"Processor(_Total)\% Processor Time"))
-        .unwrap();
-    let mut w = create(out.to_str().unwrap(), &CreateOptions::default()).unwrap();
-    w.write_header(&header).unwrap();
-    let mut record = Record::default();
-    let mut n = 0;
-    while opened.read_record(&mut record).unwrap() {
-        let mut cells: Vec<Cell> = record
-            .cells
-            .iter()
-            .map(|c| c.value().map_or(Cell::Blank, Cell::Value))
-            .collect();
-        if triple && n >= 301 {
-            if let Some(v) = cells[total].value() {
-                cells[total] = Cell::Value(v * 3.0);
-            }
-        }
-        w.write_record(&Record {
-            time: record.time,
-            cells,
-        })
-        .unwrap();
-        n += 1;
-    }
-    w.finish().unwrap();
+    let total = triple.then_some((r"Processor(_Total)\% Processor Time", 301));
+    common::rewrite::rewrite(Path::new(log), out, total, &|s: &str| s.to_owned());
 }
 
 /// The Tx log against itself: every counter unchanged, every analysis the same; the candidate's

@@ -325,6 +325,53 @@ fn a_dataset_directory_is_one_machine() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A dataset directory of several machines (`relog -o DIR/` of the three logs) is split by its
+/// `machine=` partitions: one machine each, equal to `analyze` of that partition alone and
+/// raising the alerts of its original log (the same values and counters).
+#[test]
+fn a_dataset_of_several_machines_is_split_by_machine() {
+    let Some(logs) = three() else { return };
+    let dir = tempdir("fleet-dataset-machines");
+    let dataset = format!("{}/", dir.join("all").display());
+    let mut relog = vec!["relog"];
+    relog.extend(logs.iter().map(|(p, _)| p.as_str()));
+    relog.extend(["-o", &dataset]);
+    assert_success(&run(&relog));
+    let fleet = json_of(&["analyze", &dataset, "--format", "json"]);
+    assert_eq!(fleet["machines"].as_array().unwrap().len(), 3, "{fleet}");
+    for (path, name) in &logs {
+        let entry = machine(&fleet, name);
+        assert_eq!(entry["named_after_log"], false);
+        let partition = format!("{dataset}machine={name}");
+        assert_eq!(entry["logs"], serde_json::json!([partition]));
+        let alone = json_of(&["analyze", &partition, "--format", "json"]);
+        assert_same_as_alone(entry, &alone);
+        // Its alerts are those of its original log; their times are shown in the zone of the
+        // merged log the dataset was written from (the first log's), so they are left aside.
+        let original = json_of(&["analyze", path, "--format", "json"]);
+        let untimed = |alerts: &Value| -> Vec<Value> {
+            let mut alerts = alerts.as_array().unwrap().clone();
+            for a in &mut alerts {
+                let a = a.as_object_mut().unwrap();
+                a.remove("start");
+                a.remove("end");
+            }
+            alerts
+        };
+        assert_eq!(
+            untimed(&entry["alerts"]),
+            untimed(&original["alerts"]),
+            "{name}"
+        );
+        assert!(!untimed(&entry["alerts"]).is_empty() || *name == "ATTCOREU01");
+    }
+    // With --merge-machines the dataset is one log, one timeline, as before.
+    let merged = json_of(&["analyze", &dataset, "--format", "json", "--merge-machines"]);
+    assert_eq!(merged["machines"].as_array().unwrap().len(), 3);
+    assert_eq!(merged["logs"], serde_json::json!([dataset]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The fleet report in headless Chromium: every chart of every machine's section is drawn (their
 /// numbers run on across the sections, each section carrying its charts' data).
 #[cfg(target_os = "linux")]

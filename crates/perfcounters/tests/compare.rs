@@ -2,6 +2,7 @@
 //! with one counter tripled in its second half (written by the library's PDH-CSV writer), a German
 //! baseline through a `PerfStringBackup.INI` against the English candidate, and the errors.
 
+use crate::support::rewrite::rewrite;
 use crate::support::shared_data;
 
 use std::path::{Path, PathBuf};
@@ -39,61 +40,6 @@ fn run(baseline: Pipeline, candidate: Pipeline) -> Compared {
 
 fn pipeline(path: &Path) -> Pipeline {
     Pipeline::new([path.to_str().unwrap()])
-}
-
-/// The Tx log's values (as relog computes them) written as PDH-CSV to `out`: the column whose
-/// path ends with `tripled` multiplied by 3 from record `from` on, and the columns renamed by
-/// `rename`. Returns the values of the tripled column before and after, in record order.
-fn rewrite(
-    log: &Path,
-    out: &Path,
-    tripled: Option<(&str, usize)>,
-    rename: &dyn Fn(&str) -> String,
-) -> (Vec<f64>, Vec<f64>) {
-    let mut opened = pipeline(log).open().unwrap();
-    let mut header = opened.header().clone();
-    let column = tripled.map(|(end, from)| {
-        let i = header
-            .counters
-            .iter()
-            .position(|c| c.name.ends_with(end))
-            .unwrap();
-        (i, from)
-    });
-    for c in &mut header.counters {
-        c.name = rename(&c.name);
-        c.path = perfcounters::path::CounterPath::parse(&c.name).unwrap();
-    }
-    header.source = out.display().to_string();
-    let mut writer = create(out.to_str().unwrap(), &CreateOptions::default()).unwrap();
-    writer.write_header(&header).unwrap();
-    let (mut before, mut after) = (Vec::new(), Vec::new());
-    let mut record = Record::default();
-    let mut n = 0usize;
-    while opened.read_record(&mut record).unwrap() {
-        let mut cells: Vec<Cell> = record
-            .cells
-            .iter()
-            .map(|c| c.value().map_or(Cell::Blank, Cell::Value))
-            .collect();
-        if let Some((i, from)) = column {
-            if let Some(v) = cells[i].value() {
-                before.push(v);
-                let v = if n >= from { v * 3.0 } else { v };
-                after.push(v);
-                cells[i] = Cell::Value(v);
-            }
-        }
-        writer
-            .write_record(&Record {
-                time: record.time,
-                cells,
-            })
-            .unwrap();
-        n += 1;
-    }
-    writer.finish().unwrap();
-    (before, after)
 }
 
 /// A log compared with itself: every counter unchanged (effect 0, ratios 1), every analysis the

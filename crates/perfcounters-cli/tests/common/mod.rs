@@ -1,5 +1,6 @@
 //! What the CLI tests share: running the binary, scratch directories, V1 blocks like the captured
-//! Windows 10 ones, and the library tests' fixtures, real-data folder and layout check.
+//! Windows 10 ones, and the library tests' fixtures, real-data folder, layout check and log
+//! rewriting.
 
 #![allow(dead_code)]
 
@@ -14,6 +15,8 @@ use std::time::{Duration, Instant};
 mod fixtures;
 #[path = "../../../perfcounters/tests/support/layout.rs"]
 pub mod layout;
+#[path = "../../../perfcounters/tests/support/rewrite.rs"]
+pub mod rewrite;
 #[path = "../../../perfcounters/tests/support/shared_data.rs"]
 pub mod shared_data;
 

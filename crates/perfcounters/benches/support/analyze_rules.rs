@@ -6,7 +6,20 @@ use perfcounters::analyze::Rules;
 use perfcounters::analyze::RulesFile;
 
 /// One analysis per object of the generated log, reading all its columns.
+#[allow(dead_code)]
 pub fn bench_rules() -> Rules {
+    let xml = bench_rules_xml();
+    let f = RulesFile::parse("bench.xml", &xml).unwrap();
+    Rules {
+        name: f.name,
+        files: vec!["bench.xml".into()],
+        questions: f.questions,
+        analyses: f.analyses,
+    }
+}
+
+/// The rules of [`bench_rules`] as the threshold file `bench.xml`, for `--rules`.
+pub fn bench_rules_xml() -> String {
     let mut xml = String::from("<PAL NAME=\"bench\">");
     for k in 0..10 {
         xml.push_str(&format!(
@@ -18,11 +31,5 @@ pub fn bench_rules() -> Rules {
         ));
     }
     xml.push_str("</PAL>");
-    let f = RulesFile::parse("bench.xml", &xml).unwrap();
-    Rules {
-        name: f.name,
-        files: vec!["bench.xml".into()],
-        questions: f.questions,
-        analyses: f.analyses,
-    }
+    xml
 }

@@ -8,7 +8,9 @@
 //!   machine, or several, is a group of its own named after the log (its file); so is a log that
 //!   is damaged (it cannot be opened for what it holds). An input that names no log (a file that
 //!   does not exist, a pattern that matches nothing) is an error of the whole, as in a single
-//!   analysis. Groups keep the order of their first input.
+//!   analysis. Groups keep the order of their first input. A dataset directory of several
+//!   machines (`relog -o DIR/`) is split by its `machine=` partitions, each a log
+//!   ([`crate::log::machine_inputs`]).
 //! * **Each machine** is what [`analyze_pipeline`] makes of its logs alone: merged as relog merges
 //!   them, its own first record `t0`, its own automatic slice width, its own question answers.
 //! * **Question answers** ([`machine_set`]): `NAME=VALUE` answers for every machine,
@@ -149,7 +151,8 @@ fn names_no_log(e: &LogError) -> bool {
 type Opened = Result<Vec<(String, Option<String>)>, LogError>;
 
 /// The logs of `pipeline` grouped by machine: a log belongs to the machine its counter paths name
-/// (ignoring case); a log naming no machine or several, or a damaged one, is a group of its own
+/// (ignoring case; a dataset directory of several machines is one log per `machine=`
+/// partition); a log naming no machine or several, or a damaged one, is a group of its own
 /// named after it; groups keep the order of their first input (`docs/analyze.md` says more). The
 /// inputs are opened for their columns on as many threads as cores, each closed once its machine
 /// is known.
@@ -159,12 +162,13 @@ type Opened = Result<Vec<(String, Option<String>)>, LogError>;
 pub fn fleet_groups(pipeline: &Pipeline) -> Result<Vec<MachineLogs>, AnalyzeError> {
     let inputs: Vec<&str> = pipeline.inputs().iter().map(String::as_str).collect();
     let opened: Vec<Opened> = in_order(inputs, crate::log::cores(), |input| {
-        pipeline.open_input(input).map(|readers| {
-            readers
-                .iter()
-                .map(|r| (r.header().source.clone(), machine_of(r.header())))
-                .collect()
-        })
+        let mut logs = Vec::new();
+        for input in crate::log::machine_inputs(input)? {
+            for r in pipeline.open_input(&input)? {
+                logs.push((r.header().source.clone(), machine_of(r.header())));
+            }
+        }
+        Ok(logs)
     });
     let mut groups: Vec<MachineLogs> = Vec::new();
     for (input, opened) in pipeline.inputs().iter().zip(opened) {

@@ -61,8 +61,8 @@ pub use model::{
     RawCell, Record, RecordEncoder, TimeZone, ValueColumns, ValueRows,
 };
 pub use open::{
-    create, create_stream, expand, open, open_file, open_merged, CreateOptions, OpenOptions,
-    DETECT_BYTES,
+    create, create_stream, expand, machine_inputs, open, open_file, open_merged, CreateOptions,
+    OpenOptions, DETECT_BYTES,
 };
 pub use pdh_csv::{CsvFlavor, PdhCsvLogWriter, PdhCsvRowEncoder, PdhCsvWriter, ValueStyle};
 pub use pdh_csv_read::{CsvReadOptions, PdhCsvReader};

@@ -240,6 +240,32 @@ pub fn open(input: &str, options: &OpenOptions) -> Result<Vec<Box<dyn LogReader>
         .collect()
 }
 
+/// The inputs `input` stands for, one per machine where it can tell without reading records: a
+/// dataset directory (`relog -o DIR/`) of several machines is its `machine=NAME` partitions, each
+/// a log of its own; any other input is itself.
+///
+/// # Errors
+/// A directory cannot be read or holds something that is not part of a dataset.
+pub fn machine_inputs(input: &str) -> Result<Vec<String>, LogError> {
+    if is_dir_name(input) || Path::new(input).is_dir() {
+        let parts = machine_partitions(Path::new(input))?;
+        if parts.len() > 1 {
+            return Ok(parts.iter().map(|p| p.display().to_string()).collect());
+        }
+    }
+    Ok(vec![input.to_owned()])
+}
+
+#[cfg(feature = "arrow")]
+fn machine_partitions(dir: &Path) -> Result<Vec<std::path::PathBuf>, LogError> {
+    super::columnar::dataset::machine_partitions(dir)
+}
+
+#[cfg(not(feature = "arrow"))]
+fn machine_partitions(dir: &Path) -> Result<Vec<std::path::PathBuf>, LogError> {
+    Err(no_arrow(&dir.display().to_string()))
+}
+
 /// Opens every input of `inputs` ([`open`]) as one log: the only reader, or their [`Merge`].
 ///
 /// # Errors

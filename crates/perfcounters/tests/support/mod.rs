@@ -1,10 +1,12 @@
 //! What the test modules share: the real Windows data ([`shared_data`]), fixtures built the way
-//! Windows writes them ([`fixtures`]), a log held in memory ([`vec_log`]), the check that every test file is compiled
-//! ([`layout`]), and the small helpers below. `fixtures.rs`, `layout.rs` and `shared_data.rs` are
-//! also included by path into the CLI's test binary.
+//! Windows writes them ([`fixtures`]), a log held in memory ([`vec_log`]), a real log rewritten
+//! with one column changed ([`rewrite`]), the check that every test file is compiled
+//! ([`layout`]), and the small helpers below. `fixtures.rs`, `layout.rs`, `rewrite.rs` and
+//! `shared_data.rs` are also included by path into the CLI's test binary.
 
 pub mod fixtures;
 pub mod layout;
+pub mod rewrite;
 pub mod shared_data;
 pub mod vec_log;
 

@@ -15,7 +15,9 @@
 //! [`DatasetReader`] reads a dataset back as one log: every file in time order (merged as relog
 //! merges logs). A dataset directory holds only `key=value` directories and `.parquet` files of
 //! ours (hidden entries, such as temporary files, are skipped); anything else is an error that
-//! names it.
+//! names it. A partition of a dataset (`DIR/machine=NAME/`, or one of its `date=` directories) is
+//! read the same way, as a dataset of its own: [`machine_partitions`] lists a dataset's machines
+//! so, one log each.
 
 use std::collections::HashMap;
 use std::fs::{self, File};
@@ -287,11 +289,21 @@ impl LogWriter for DatasetWriter {
     }
 }
 
-/// The `.parquet` files of the dataset `dir`, sorted by path.
+/// How deep in a dataset `dir` lies: 0 for the dataset's own directory, 1 for a `machine=NAME`
+/// partition, 2 for a `date=` one inside it (the partition directories its name ends with).
+fn partition_depth(dir: &Path) -> usize {
+    dir.components()
+        .rev()
+        .take(2)
+        .take_while(|c| c.as_os_str().to_string_lossy().contains('='))
+        .count()
+}
+
+/// The `.parquet` files of the dataset `dir` (or of a partition of one), sorted by path.
 pub fn dataset_files(dir: &Path) -> Result<Vec<PathBuf>, LogError> {
     let source = dir.display().to_string();
     let err = |e: io::Error| LogError::io(&source, None, e);
-    check_dataset_dir(dir, 0).map_err(err)?;
+    check_dataset_dir(dir, partition_depth(dir)).map_err(err)?;
     let mut files = Vec::new();
     let mut stack = vec![dir.to_owned()];
     while let Some(d) = stack.pop() {
@@ -309,6 +321,33 @@ pub fn dataset_files(dir: &Path) -> Result<Vec<PathBuf>, LogError> {
     }
     files.sort();
     Ok(files)
+}
+
+/// The `machine=NAME` partitions of the dataset `dir`, sorted by path: one log per machine
+/// (each a dataset of its own, see [`DatasetReader::open`]). Empty for a partition (`dir` is
+/// itself a `machine=` or `date=` directory).
+///
+/// # Errors
+/// `dir` cannot be read or holds something that is not part of a dataset.
+pub fn machine_partitions(dir: &Path) -> Result<Vec<PathBuf>, LogError> {
+    let depth = partition_depth(dir);
+    let err = |e: io::Error| LogError::io(&dir.display().to_string(), None, e);
+    check_dataset_dir(dir, depth).map_err(err)?;
+    if depth > 0 {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(err)? {
+        let entry = entry.map_err(err)?;
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with("machine=")
+            && entry.file_type().map_err(err)?.is_dir()
+        {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// A dataset read back as one log: its files merged in time order (see [`Merge`]).
@@ -330,7 +369,8 @@ impl std::fmt::Debug for DatasetReader {
 }
 
 impl DatasetReader {
-    /// Opens the dataset `dir`: every file must be a Parquet log of ours.
+    /// Opens the dataset `dir` (or a partition of one: `DIR/machine=NAME`): every file must be a
+    /// Parquet log of ours.
     pub fn open(dir: &Path) -> Result<Self, LogError> {
         let source = dir.display().to_string();
         let files = dataset_files(dir)?;
@@ -386,5 +426,18 @@ mod tests {
         assert_eq!(partition_value(Some("WIN-SRV01")), "WIN-SRV01");
         assert_eq!(partition_value(Some("a b/c=é")), "a%20b%2Fc%3D%C3%A9");
         assert_eq!(partition_value(None), "__HIVE_DEFAULT_PARTITION__");
+    }
+
+    #[test]
+    fn partition_depths() {
+        assert_eq!(partition_depth(Path::new("logs/ds")), 0);
+        assert_eq!(partition_depth(Path::new("logs/ds/")), 0);
+        assert_eq!(partition_depth(Path::new("logs/ds/machine=WEB1")), 1);
+        assert_eq!(partition_depth(Path::new("logs/ds/machine=WEB1/")), 1);
+        assert_eq!(
+            partition_depth(Path::new("ds/machine=WEB1/date=2026-11-28")),
+            2
+        );
+        assert_eq!(partition_depth(Path::new("a=b/c=d/e=f")), 2);
     }
 }
