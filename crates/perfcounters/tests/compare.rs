@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use perfcounters::analyze::{
     compare, ChangeClass, CompareError, CompareOptions, Compared, FewReason, Rules, Side, Verdict,
 };
-use perfcounters::log::{
-    create, Cell, CreateOptions, LogReader, LogTime, Pipeline, Record, TimeBound,
-};
+use perfcounters::log::{LogTime, Pipeline, TimeBound};
 use perfcounters::names::ini::parse_perf_string_backup;
 use perfcounters::names::NameTables;
 
