@@ -13,7 +13,8 @@
 # Usage: scripts/fleet-bench.sh [ROUNDS]
 #   BIN=path       the perfcounters binary to time (default: a release build made first)
 #   BEFORE=path    another binary (an earlier commit's) timed in the same rounds, marked "before"
-#   NO_BUILD=1     do not build (BIN and the generated logs must exist)
+#   NO_BUILD=1     do not build (BIN and the generator must exist)
+#   GEN=path       the generator of the logs (default: the release build of the bench_blg example)
 #   DIR=path       where the reports go (default target/fleet-bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,7 @@ if [[ -z "${NO_BUILD:-}" ]]; then
     cargo build --release -q -p perfcounters --example bench_blg
 fi
 bin=${BIN:-$target/release/perfcounters}
-mapfile -t paths < <("$target/release/examples/bench_blg" fleet 12)
+mapfile -t paths < <("${GEN:-$target/release/examples/bench_blg}" fleet 12)
 rules=${paths[-1]}
 unset 'paths[-1]'
 dir=${DIR:-$target/fleet-bench}
