@@ -15,19 +15,13 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use maud::{html, Markup, PreEscaped};
-use perfcounters::analyze::{AnalyzeError, MachineAnalysis, Report, Rules};
-use perfcounters::ErrorChain;
+use perfcounters::analyze::{MachineAnalysis, Report, Rules};
 
-use super::fleet_json::MachineJson;
+use super::fleet_json::{error_text, MachineJson};
 use super::html::{condition, report_body, script_json, shell};
 use super::json::ChartJson;
 
 const FLEET_CSS: &str = include_str!("fleet.css");
-
-/// An error of a machine as the report and standard error tell it: the error and its causes.
-pub fn error_text(e: &AnalyzeError) -> String {
-    ErrorChain(e).to_string()
-}
 
 /// A machine's alerts counted by priority (highest first), with the condition of each priority.
 fn by_priority(r: &Report, analysis: Option<usize>) -> Vec<(i32, &str, usize)> {

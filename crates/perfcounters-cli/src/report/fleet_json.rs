@@ -4,11 +4,17 @@
 
 use std::collections::BTreeMap;
 
-use perfcounters::analyze::MachineAnalysis;
+use perfcounters::analyze::{AnalyzeError, MachineAnalysis};
+use perfcounters::ErrorChain;
 use serde::Serialize;
 
 use super::iso;
 use super::json::{AlertJson, AnalysisJson, StatisticJson};
+
+/// An error of a machine as the report and standard error tell it: the error and its causes.
+pub(super) fn error_text(e: &AnalyzeError) -> String {
+    ErrorChain(e).to_string()
+}
 
 /// One machine of the fleet: its report, or why it has none.
 #[derive(Serialize)]
@@ -69,7 +75,7 @@ impl<'a> MachineJson<'a> {
                 json.start = r.range.map(|x| iso(zone, x.0));
                 json.statistics = r.counters.iter().map(StatisticJson::new).collect();
             }
-            Err(e) => json.error = Some(super::fleet::error_text(e)),
+            Err(e) => json.error = Some(error_text(e)),
         }
         json
     }
