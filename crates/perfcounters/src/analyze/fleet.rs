@@ -21,7 +21,9 @@
 //! * **Parallel.** The machines are analysed by [`FleetOptions::workers`] threads of the project's
 //!   ordered worker pool (the machines handed to them in turn, each holding at most three), so that
 //!   at most that many machines' logs are open at once; the result is in the order of the groups
-//!   whatever the threads did.
+//!   whatever the threads did. [`analyze_fleet_each`] hands each machine over as soon as it and
+//!   those before it are done, so that a caller that writes it out keeps no more than the
+//!   workers hold.
 
 use crate::log::pipeline::Pipeline;
 use crate::log::pool;

@@ -19,8 +19,9 @@
 //! * The comparison: [`compare()`] reads a baseline and a candidate and says what changed:
 //!   every counter (statistics, change ratios, an effect size, a class, ranked) and every
 //!   analysis (alerts on each side, a verdict) ([`Comparison`]).
-//! * The fleet: [`analyze_fleet`] (or [`analyze_fleet_each`], one machine at a time) groups a pipeline's logs by machine ([`fleet_groups`]) and
-//!   analyses each machine on its own, in parallel, with answers per machine ([`machine_set`]).
+//! * The fleet: [`analyze_fleet`] groups a pipeline's logs by machine ([`fleet_groups`]) and
+//!   analyses each machine on its own, in parallel, with answers per machine ([`machine_set`]);
+//!   [`analyze_fleet_each`] hands the machines over one by one as they complete.
 //!
 //! PAL's files are MIT-licensed; [`PAL_LICENSE`] is their notice.
 
