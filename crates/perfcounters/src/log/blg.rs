@@ -995,6 +995,45 @@ mod tests {
         drop(unread);
     }
 
+    /// A log in memory is read as its file: the split scan and the decoder thread of
+    /// `open_parts` over the bytes give the records of the file read on one thread.
+    #[test]
+    fn a_log_in_memory_reads_as_its_file() {
+        use crate::log::memory::LogBytes;
+        let n = 200;
+        let samples: Vec<Vec<Vec<String>>> = (0..n)
+            .map(|i| {
+                let mut names = vec!["x".to_string()];
+                if i > n / 3 {
+                    names.push("X".into());
+                }
+                vec![names, Vec::new()]
+            })
+            .collect();
+        let bytes = write_log(&[true, false], &samples, 3000, Some(n as u32));
+        let file = TempLog::new("memory", &bytes);
+        let memory = LogBytes::new("<bytes>", bytes.clone());
+        let open_at = |offset: u64| {
+            let mut c = Cursor::new(memory.clone());
+            c.set_position(offset);
+            Ok(c)
+        };
+        let len = bytes.len() as u64;
+        let split = scan_in_parts(len, &open_at, 3, 1).unwrap();
+        assert_eq!(
+            split,
+            scan(&file.0.display().to_string(), File::open(&file.0).unwrap()).unwrap()
+        );
+        let piped = BlgLogReader::open_parts("<bytes>", len, &open_at, 2, 8).unwrap();
+        assert!(piped.is_pipelined());
+        assert_eq!(piped.header().source, "<bytes>");
+        let one = BlgLogReader::open_with(&file.0, 1, 8).unwrap();
+        assert_eq!(piped.header().counters, one.header().counters);
+        let (a, b) = (records(piped), records(one));
+        assert_eq!(a.0.len(), n);
+        assert_eq!(a, b);
+    }
+
     /// `open` decodes on a thread of its own on two cores for a log longer than two batches,
     /// on the calling thread on one core or for a short log; the records are the same.
     #[test]
