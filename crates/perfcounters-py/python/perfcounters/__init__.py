@@ -83,7 +83,16 @@ def _inputs(logs: Union[LogSource, Sequence[LogSource]]) -> List[_Input]:
     """The logs as the extension takes them: paths as strings, logs in memory as (name, bytes).
     A log in memory is named ``<bytes>`` or by its file-like object's ``name``; names that repeat
     get `` #2``, `` #3`` … so that each names one log."""
-    items: Sequence[object] = [logs] if _is_one_log(logs) else list(logs)  # type: ignore[arg-type]
+    items: List[object]
+    if _is_one_log(logs):
+        items = [logs]
+    else:
+        try:
+            items = list(logs)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(
+                f"a log is a path, bytes or a binary file-like object, not {type(logs).__name__}"
+            ) from None
     if not items:
         raise ValueError("no log to read: the list of logs is empty")
     out: List[_Input] = []
