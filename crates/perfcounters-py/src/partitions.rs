@@ -12,6 +12,9 @@ use super::{pipeline, sources, ArrowStream, Batches, Failure, Input, ReadRequest
 /// (`YYYY-MM-DD`) and the rows.
 type Part = (Option<String>, String, Batches);
 
+/// One partition as Python receives it: the machine, the date and the stream of its batch.
+type PartStream = (Option<String>, String, ArrowStream);
+
 /// Reads the logs of `request` (merged as relog merges them) into their partitions' batches, with
 /// what reading stepped over.
 fn read(request: &ReadRequest) -> Result<(Vec<Part>, Vec<String>), Failure> {
@@ -47,7 +50,7 @@ pub(crate) fn long_form_partitions(
     py: Python<'_>,
     inputs: Vec<Input>,
     code_page: Option<u16>,
-) -> PyResult<(Vec<(Option<String>, String, ArrowStream)>, Vec<String>)> {
+) -> PyResult<(Vec<PartStream>, Vec<String>)> {
     let request = ReadRequest {
         inputs: sources(inputs),
         counters: None,

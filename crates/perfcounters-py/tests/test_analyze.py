@@ -71,7 +71,7 @@ def expected_rows(alerts: List[Dict[str, Any]], bias: int, machine: Optional[str
 
 
 def rows(table: pa.Table) -> List[Dict[str, Any]]:
-    out = table.to_pylist()
+    out: List[Dict[str, Any]] = table.to_pylist()
     for r in out:
         for k in ("start", "end"):
             r[k] = r[k].astimezone(dt.timezone.utc)

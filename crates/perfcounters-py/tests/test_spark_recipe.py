@@ -98,8 +98,10 @@ def test_recipe_on_the_shared_logs(spark: Any, cli: Path, tmp_path: Path) -> Non
     assert con.execute(f"SELECT count(*) FROM ({extra})").fetchone() == (640,)
     assert con.execute(f"SELECT count(*) FROM ({extra} EXCEPT SELECT * FROM relog)").fetchone() == (0,)
     # The partitions are relog's.
-    parts = lambda d: sorted(p.parent.relative_to(d).as_posix() for p in d.rglob("*.parquet"))  # noqa: E731
-    assert sorted(set(parts(out / "fleet"))) == sorted(set(parts(relog)))
+    def parts(d: Path) -> List[str]:
+        return sorted({p.parent.relative_to(d).as_posix() for p in d.rglob("*.parquet")})
+
+    assert parts(out / "fleet") == parts(relog)
 
     errors = pq.read_table(out / "errors").to_pylist()
     by_file = sorted((e["path"].rsplit("/", 1)[1], e["error"].split(": ", 1)[1]) for e in errors)

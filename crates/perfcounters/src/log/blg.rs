@@ -425,7 +425,7 @@ fn scan_in_parts<R: Read + Send>(
     let buffer_size = main.reader().buffer_size();
     let buffers = usize::try_from(len).ok()? / buffer_size;
     if header.is_circular()
-        || len % buffer_size as u64 != 0
+        || !len.is_multiple_of(buffer_size as u64)
         || (header.buffers_written != 0 && header.buffers_written as usize != buffers)
         || main.specs().iter().any(|s| s.is_whole_object())
         || buffers < 2 * parts

@@ -34,7 +34,8 @@ use super::open::{not_a_log, OpenOptions, DETECT_BYTES};
 use super::pdh_csv_read::{CsvReadOptions, PdhCsvReader};
 
 /// A log held in memory: its bytes (shared by every reader opened over them, never copied) and
-/// its name in messages (see the [module documentation](self)).
+/// the name that stands for it in messages and in its header's source (`<bytes>`, a file-like
+/// object's name, the path it came from). [`open_bytes`] reads it as a file of the same content.
 #[derive(Clone)]
 pub struct LogBytes {
     name: String,
