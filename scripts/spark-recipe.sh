@@ -5,14 +5,16 @@
 # package installed (`pip install pyspark duckdb pytest ./crates/perfcounters-py`), and the
 # `perfcounters` binary (PERFCOUNTERS_CLI, else target/debug or target/release).
 #
-#   scripts/spark-recipe.sh [PYTHON]          # the recipe on the shared logs
-#   PERFCOUNTERS_SPARK_LOGS=DIR scripts/spark-recipe.sh [PYTHON]   # and the throughput on DIR's logs
+#   scripts/spark-recipe.sh [PYTHON [PYTEST ARGS…]]    # the recipe on the shared logs
+#   PERFCOUNTERS_SPARK_LOGS=DIR scripts/spark-recipe.sh PYTHON -k throughput
+#                                                      # Spark's and relog's throughput on DIR's logs
 #
 # docs/columnar.md ("Spark") records its runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${1:-python3}
+shift || true
 "$python" -c 'import pyspark, duckdb, perfcounters; print("pyspark", pyspark.__version__, "duckdb", duckdb.__version__)'
 java -version 2>&1 | head -n 1
 PERFCOUNTERS_SPARK_RECIPE=1 "$python" -m pytest -q -s -p no:cacheprovider \
-    crates/perfcounters-py/tests/test_spark_recipe.py
+    crates/perfcounters-py/tests/test_spark_recipe.py "$@"
