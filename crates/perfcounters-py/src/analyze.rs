@@ -147,7 +147,7 @@ fn run(request: &AnalyzeRequest) -> Result<Batches, Failure> {
     let opts = FleetOptions {
         interval: request.interval.map_or(Interval::Auto, Interval::Seconds),
         set: request.set.clone(),
-        workers: 0,
+        ..FleetOptions::default()
     };
     let machines = analyze_fleet(&pipeline, groups, &rules, &opts).map_err(failure)?;
     let several = machines.len() > 1;
