@@ -13,7 +13,9 @@ use perfcounters::analyze::{
 };
 use perfcounters::ErrorChain;
 
-use super::{pipeline, with_bounds, ArrowStream, Batches, Failure, ReadRequest, TimeBound};
+use super::{
+    pipeline, sources, with_bounds, ArrowStream, Batches, Failure, Input, ReadRequest, TimeBound,
+};
 
 /// The statistics of each side, in the order of the columns `baseline_*` and `candidate_*`.
 const STATS: [&str; 6] = ["count", "min", "avg", "p50", "p95", "max"];
@@ -123,7 +125,7 @@ fn failure(e: CompareError) -> Failure {
 
 /// The rules of `specs` (each a file or a built-in file's name, as the command's `--rules`; each
 /// with what it inherits), or PAL's QuickSystemOverview without any.
-fn rules(specs: &[String]) -> Result<Rules, Failure> {
+pub(crate) fn rules(specs: &[String]) -> Result<Rules, Failure> {
     let mut all: Option<Rules> = None;
     for f in specs {
         let r = Rules::open(f).map_err(|e| Failure::Value(ErrorChain(&e).to_string()))?;
@@ -170,8 +172,8 @@ fn run(request: &CompareRequest) -> Result<Batches, Failure> {
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn compare(
     py: Python<'_>,
-    baseline: Vec<String>,
-    candidate: Vec<String>,
+    baseline: Vec<Input>,
+    candidate: Vec<Input>,
     counters: Option<Vec<String>>,
     names: Vec<String>,
     begin: Option<(i64, bool)>,
@@ -180,8 +182,8 @@ pub(crate) fn compare(
     rules: Vec<String>,
 ) -> PyResult<ArrowStream> {
     let bound = |b: Option<(i64, bool)>| b.map(|(micros, aware)| TimeBound { micros, aware });
-    let side = |paths: Vec<String>| ReadRequest {
-        paths,
+    let side = |inputs: Vec<Input>| ReadRequest {
+        inputs: sources(inputs),
         counters: counters.clone(),
         names: names.clone(),
         begin: bound(begin),

@@ -8,8 +8,10 @@
 //! builds and releases; `pyo3-arrow` would pin a second set of arrow and PyO3 versions to keep in
 //! step with the library's.
 
+mod analyze;
 mod compare;
 mod live;
+mod partitions;
 
 use std::sync::Arc;
 
@@ -24,11 +26,12 @@ use pyo3::types::PyCapsule;
 use perfcounters::log::columnar::parquet::{header_metadata, KEY_FORMAT};
 use perfcounters::log::columnar::{log_time, wide_schema, LongBatches, WideBatches};
 use perfcounters::log::{
-    LogError as RsLogError, LogErrorKind, LogHeader, LogReader, Pipeline, PipelineError,
+    LogBytes, LogError as RsLogError, LogErrorKind, LogHeader, LogReader, Pipeline, PipelineError,
     TimeBound as PipelineBound,
 };
 use perfcounters::names::{NameFileCause, NameTables};
 use perfcounters::ErrorChain;
+use pyo3::pybacked::PyBackedBytes;
 
 create_exception!(
     perfcounters,
@@ -198,10 +201,44 @@ struct TimeBound {
     aware: bool,
 }
 
+/// A log to read, as the package hands it over: a path (a file, a pattern, `SQL:file.db!log`, a
+/// dataset directory), or a name and the bytes of a log held in memory (Python's `bytes`, not
+/// copied; the package reads a file-like object into them).
+#[derive(Debug, FromPyObject)]
+pub(crate) enum Input {
+    /// A path.
+    Path(String),
+    /// A log in memory: its name in messages, its bytes.
+    Bytes(String, PyBackedBytes),
+}
+
+/// A log to read, once handed over: a path, or a log in memory.
+#[derive(Clone, Debug)]
+pub(crate) enum Source {
+    /// A path.
+    Path(String),
+    /// A log in memory, sharing the Python object's bytes.
+    Memory(LogBytes),
+}
+
+impl From<Input> for Source {
+    fn from(input: Input) -> Self {
+        match input {
+            Input::Path(p) => Source::Path(p),
+            Input::Bytes(name, bytes) => Source::Memory(LogBytes::new(name, bytes)),
+        }
+    }
+}
+
+/// The sources of `inputs`.
+pub(crate) fn sources(inputs: Vec<Input>) -> Vec<Source> {
+    inputs.into_iter().map(Source::from).collect()
+}
+
 /// What `read_log` asks for.
 #[derive(Debug)]
 struct ReadRequest {
-    paths: Vec<String>,
+    inputs: Vec<Source>,
     counters: Option<Vec<String>>,
     names: Vec<String>,
     begin: Option<TimeBound>,
@@ -242,6 +279,23 @@ fn schema_with_metadata(schema: &Schema, header: &LogHeader, tidy: bool) -> Sche
     Arc::new(schema.clone().with_metadata(metadata))
 }
 
+/// The library's pipeline of `inputs`, in their order: the logs in memory among them read by
+/// name through it ([`Pipeline::log_bytes`]).
+pub(crate) fn inputs_pipeline(inputs: &[Source]) -> Pipeline {
+    let mut pipeline = Pipeline::new(Vec::<String>::new());
+    let mut names = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        match input {
+            Source::Path(p) => names.push(p.clone()),
+            Source::Memory(log) => {
+                names.push(log.name().to_owned());
+                pipeline = pipeline.log_bytes(log.clone());
+            }
+        }
+    }
+    pipeline.with_inputs(names)
+}
+
 /// The library's pipeline of a request: the logs opened and merged as relog merges them, the
 /// counters, the name tables and the time range.
 fn pipeline(request: &ReadRequest) -> Result<Pipeline, Failure> {
@@ -256,7 +310,7 @@ fn pipeline(request: &ReadRequest) -> Result<Pipeline, Failure> {
             _ => Failure::Value(message),
         }
     })?;
-    let mut pipeline = Pipeline::new(request.paths.iter().cloned())
+    let mut pipeline = inputs_pipeline(&request.inputs)
         .code_page(request.code_page)
         .names(names);
     if let Some(counters) = &request.counters {
@@ -387,11 +441,11 @@ impl ArrowStream {
 /// Reads logs into an Arrow stream (see `perfcounters.read_log`); the GIL is released while
 /// reading.
 #[pyfunction]
-#[pyo3(signature = (paths, counters = None, names = Vec::new(), begin = None, end = None, tidy = false, code_page = None))]
+#[pyo3(signature = (inputs, counters = None, names = Vec::new(), begin = None, end = None, tidy = false, code_page = None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 fn read_log(
     py: Python<'_>,
-    paths: Vec<String>,
+    inputs: Vec<Input>,
     counters: Option<Vec<String>>,
     names: Vec<String>,
     begin: Option<(i64, bool)>,
@@ -401,7 +455,7 @@ fn read_log(
 ) -> PyResult<ArrowStream> {
     let bound = |b: Option<(i64, bool)>| b.map(|(micros, aware)| TimeBound { micros, aware });
     let request = ReadRequest {
-        paths,
+        inputs: sources(inputs),
         counters,
         names,
         begin: bound(begin),
@@ -425,6 +479,8 @@ fn _perfcounters(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowStream>()?;
     m.add_function(wrap_pyfunction!(read_log, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze::analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::long_form_partitions, m)?)?;
     m.add_class::<live::Query>()?;
     m.add_function(wrap_pyfunction!(live::list_counters, m)?)?;
     Ok(())

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import pyarrow as pa
 
@@ -44,6 +44,23 @@ def describe_error(path: str) -> str:
     except FileNotFoundError as e:
         return str(e.filename)
     return "ok"
+
+
+def alerts_of(path: str) -> pa.Table:
+    with open(path, "rb") as f:
+        from_file: pa.Table = perfcounters.analyze(f, rules=["QuickSystemOverview"], interval=60, set={"PhysicalMemory": "64"})
+    from_bytes = perfcounters.read_log(bytearray(b"..."), tidy=True)
+    assert from_bytes.num_rows >= 0
+    return from_file
+
+
+def spark_functions(batches: List[pa.RecordBatch]) -> int:
+    from perfcounters import spark as pcs
+
+    rows: int = sum(b.num_rows for b in pcs.to_long_form(batches, strict=True))
+    rows += sum(b.num_rows for b in pcs.analyze(batches, rules="IIS", set={"PhysicalMemory": "64"}))
+    assert pcs.LONG_FORM_SCHEMA.startswith("`time`") and pcs.ALERTS_ARROW_SCHEMA.names[0] == "path"
+    return rows
 
 
 catalog: pa.Table = perfcounters.list_counters("Memory")

@@ -24,6 +24,7 @@ mod format_errors;
 mod fuzz_regressions;
 mod linux_live;
 mod linux_source;
+mod log_bytes;
 mod log_copy;
 mod log_open;
 mod logs;

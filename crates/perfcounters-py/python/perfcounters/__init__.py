@@ -1,8 +1,11 @@
 """Windows performance counter logs and live counters as Arrow tables.
 
 ``read_log`` reads Performance Monitor logs (.blg, PDH-CSV/TSV in any code page, SQL logs, Parquet)
-into a ``pyarrow.Table``, computing values as relog does. The data crosses from Rust through the
-Arrow C stream interface: no Python object is made per cell, and the GIL is released while reading.
+into a ``pyarrow.Table``, computing values as relog does; a log is a path, or its content (``bytes``,
+a binary file-like object). ``analyze`` gives the alerts of PAL's thresholds over logs, as
+``perfcounters analyze``. The data crosses from Rust through the Arrow C stream interface: no Python
+object is made per cell, and the GIL is released while reading. ``perfcounters.spark`` runs the
+conversion and the analysis inside Spark (``mapInArrow``).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import warnings as _warnings
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import IO, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
 
@@ -19,6 +22,7 @@ from . import _perfcounters as _ext
 
 __all__ = [
     "read_log",
+    "analyze",
     "compare",
     "Query",
     "list_counters",
@@ -40,6 +44,13 @@ class LogWarning(UserWarning):
 _EPOCH = _dt.datetime(1970, 1, 1)
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+#: A log: a path (a file, a pattern, ``SQL:file.db!log``, a dataset directory), or its content in
+#: memory: ``bytes``, ``bytearray``, ``memoryview``, or a binary file-like object (read whole).
+LogSource = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes]]
+
+#: What the extension takes for a log: a path, or a name and the bytes.
+_Input = Union[str, Tuple[str, Union[bytes, bytearray]]]
 
 
 def _bound(value: Optional[_dt.datetime], name: str) -> Optional[Tuple[int, bool]]:
@@ -63,8 +74,61 @@ def _paths(path_or_paths: Union[PathLike, Sequence[PathLike]]) -> List[str]:
     return paths
 
 
+def _is_one_log(value: object) -> bool:
+    """Whether ``value`` is one log (a path, bytes, a file-like object) rather than a list."""
+    return isinstance(value, (str, os.PathLike, bytes, bytearray, memoryview)) or hasattr(value, "read")
+
+
+def _inputs(logs: Union[LogSource, Sequence[LogSource]]) -> List[_Input]:
+    """The logs as the extension takes them: paths as strings, logs in memory as (name, bytes).
+    A log in memory is named ``<bytes>`` or by its file-like object's ``name``; names that repeat
+    get `` #2``, `` #3`` … so that each names one log."""
+    items: List[object]
+    if _is_one_log(logs):
+        items = [logs]
+    else:
+        try:
+            items = list(logs)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(
+                f"a log is a path, bytes or a binary file-like object, not {type(logs).__name__}"
+            ) from None
+    if not items:
+        raise ValueError("no log to read: the list of logs is empty")
+    out: List[_Input] = []
+    taken: Dict[str, int] = {}
+
+    def unique(name: str) -> str:
+        n = taken.get(name, 0) + 1
+        taken[name] = n
+        return name if n == 1 else f"{name} #{n}"
+
+    for item in items:
+        if isinstance(item, (str, os.PathLike)):
+            out.append(os.fspath(item))
+        elif isinstance(item, (bytes, bytearray)):
+            out.append((unique("<bytes>"), item))
+        elif isinstance(item, memoryview):
+            out.append((unique("<bytes>"), item.tobytes()))
+        elif hasattr(item, "read"):
+            data = item.read()
+            if not isinstance(data, (bytes, bytearray)):
+                raise TypeError(
+                    f"a file-like log must be opened in binary mode: read() gave {type(data).__name__}, not bytes"
+                )
+            name = getattr(item, "name", None)
+            label = os.fspath(name) if isinstance(name, (str, os.PathLike)) else "<file>"
+            out.append((unique(str(label)), data))
+        else:
+            raise TypeError(
+                "a log is a path, bytes or a binary file-like object, "
+                f"not {type(item).__name__}"
+            )
+    return out
+
+
 def read_log(
-    path_or_paths: Union[PathLike, Sequence[PathLike]],
+    path_or_paths: Union[LogSource, Sequence[LogSource]],
     *,
     counters: Optional[Sequence[str]] = None,
     names: Union[PathLike, Sequence[PathLike], None] = None,
@@ -77,8 +141,11 @@ def read_log(
     """Reads one or more logs into a ``pyarrow.Table``.
 
     ``path_or_paths`` is a path, a file-name pattern (``*`` and ``?``), ``SQL:file.db!log``, a Parquet
-    dataset directory, or a list of them; several logs are merged in time order as relog merges
-    them. The format is found from the content first, the name second.
+    dataset directory, a log's content (``bytes``, ``bytearray``, ``memoryview``, or a binary
+    file-like object, read whole), or a list of them; several logs are merged in time order as
+    relog merges them. The format is found from the content first, the name second. A log in memory
+    (a .blg, PDH-CSV/TSV or Parquet log; a SQL log is read from a file) is read where it is, with
+    no temporary file, and named in messages ``<bytes>`` or by its file-like object's ``name``.
 
     The wide form (default) has a column ``time`` (UTC timestamps) and one float64 column per
     counter, named with the path as the log writes it, null where the cell is blank or the sample
@@ -113,7 +180,7 @@ def read_log(
     as written.
     """
     stream = _ext.read_log(
-        _paths(path_or_paths),
+        _inputs(path_or_paths),
         counters=None if counters is None else list(counters),
         names=[] if names is None else _paths(names),
         begin=_bound(begin, "begin"),
@@ -128,9 +195,64 @@ def read_log(
     return pa.table(stream)
 
 
+def analyze(
+    logs: Union[LogSource, Sequence[LogSource]],
+    *,
+    rules: Union[PathLike, Sequence[PathLike], None] = None,
+    interval: Optional[int] = None,
+    set: Optional[Mapping[str, str]] = None,
+    counters: Optional[Sequence[str]] = None,
+    names: Union[PathLike, Sequence[PathLike], None] = None,
+    begin: Optional[_dt.datetime] = None,
+    end: Optional[_dt.datetime] = None,
+    code_page: Optional[int] = None,
+    strict: bool = False,
+) -> pa.Table:
+    """The alerts of ``perfcounters analyze LOGS --format json``: PAL's thresholds evaluated over the
+    logs in time slices, one row per threshold broken in a slice by a counter instance.
+
+    ``logs`` are read as ``read_log`` reads them (paths or contents). The logs of one machine are
+    merged and analysed together; logs of several machines are analysed one machine at a time (each
+    with its own first record and automatic slice width), as the command's fleet report. ``rules``
+    are PAL threshold files, each a path or the name of a built-in file (default: the built-in
+    QuickSystemOverview); ``interval`` the slice width in seconds (default: PAL's automatic width);
+    ``set`` the answers to the rules' questions (``{"PhysicalMemory": "64"}``; in a fleet,
+    ``{"WEB2:PhysicalMemory": "64"}`` answers for one machine). ``counters``, ``names``, ``begin``,
+    ``end`` and ``code_page`` are ``read_log``'s.
+
+    Columns: ``machine`` (the machine the counter's path names; else the machine of its logs; null
+    when none is known), ``analysis``, ``condition`` (``Warning``, ``Critical``), ``priority``,
+    ``counter`` (the path in English, as the report names it), ``start`` and ``end`` (the slice, UTC
+    instants; the JSON report shows them in the log's local time), ``min``, ``avg``, ``max`` (the
+    slice's values), ``threshold_name``, ``operator`` (``gt``, ``lt`` …; null when the threshold's
+    code raised the alert), ``threshold`` and ``trend`` (per hour, for a trend threshold).
+
+    Raises as ``read_log`` does; ``ValueError`` for a question or interval the rules refuse. In a
+    fleet, a machine whose logs cannot be analysed is a ``LogWarning`` naming it while the others
+    are analysed (an error when none can be). With ``strict=True`` every warning raises
+    ``LogError`` instead.
+    """
+    stream = _ext.analyze(
+        _inputs(logs),
+        rules=[] if rules is None else _paths(rules),
+        interval=interval,
+        set=[] if set is None else [(str(k), str(v)) for k, v in set.items()],
+        counters=None if counters is None else list(counters),
+        names=[] if names is None else _paths(names),
+        begin=_bound(begin, "begin"),
+        end=_bound(end, "end"),
+        code_page=code_page,
+    )
+    if strict and stream.warnings:
+        raise LogError("\n".join(stream.warnings))
+    for message in stream.warnings:
+        _warnings.warn(message, LogWarning, stacklevel=2)
+    return pa.table(stream)
+
+
 def compare(
-    baseline: Union[PathLike, Sequence[PathLike]],
-    candidate: Union[PathLike, Sequence[PathLike]],
+    baseline: Union[LogSource, Sequence[LogSource]],
+    candidate: Union[LogSource, Sequence[LogSource]],
     *,
     counters: Optional[Sequence[str]] = None,
     names: Union[PathLike, Sequence[PathLike], None] = None,
@@ -144,7 +266,7 @@ def compare(
     one row per counter, ranked (worse first, then better and changed by the size of the effect,
     then new, gone, unchanged).
 
-    Each side is read as ``read_log`` reads its paths (several logs merged; ``counters``, ``names``,
+    Each side is read as ``read_log`` reads its logs (paths or contents) (several logs merged; ``counters``, ``names``,
     ``begin``, ``end`` and ``code_page`` apply to both). Counters match by object, instance and
     counter in English, the machine ignored. Columns: ``counter`` (the English path without the
     machine), ``class`` (``worse``, ``better``, ``changed``, ``new``, ``gone``, ``unchanged``),
@@ -162,8 +284,8 @@ def compare(
     suggesting ``names`` when one side is localized).
     """
     stream = _ext.compare(
-        _paths(baseline),
-        _paths(candidate),
+        _inputs(baseline),
+        _inputs(candidate),
         counters=None if counters is None else list(counters),
         names=[] if names is None else _paths(names),
         begin=_bound(begin, "begin"),

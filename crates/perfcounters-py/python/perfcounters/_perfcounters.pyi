@@ -1,11 +1,15 @@
 """The extension module that ``perfcounters`` wraps: its classes and functions as the package calls them.
 
-The package's own API (``read_log``, ``compare``, ``Query``, ``list_counters``) is annotated in
+The package's own API (``read_log``, ``analyze``, ``compare``, ``Query``, ``list_counters``, the
+``spark`` module) is annotated in
 ``__init__.py``; a type checker reads those annotations there and this file for what crosses into
 the extension.
 """
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+#: A log as the package hands it over: a path, or a name and the bytes of a log in memory.
+_Input = Union[str, Tuple[str, Union[bytes, bytearray]]]
 
 __version__: str
 
@@ -30,7 +34,7 @@ class ArrowStream:
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
 
 def read_log(
-    paths: List[str],
+    inputs: List[_Input],
     counters: Optional[List[str]] = None,
     names: List[str] = ...,
     begin: Optional[Tuple[int, bool]] = None,
@@ -40,8 +44,8 @@ def read_log(
 ) -> ArrowStream: ...
 
 def compare(
-    baseline: List[str],
-    candidate: List[str],
+    baseline: List[_Input],
+    candidate: List[_Input],
     counters: Optional[List[str]] = None,
     names: List[str] = ...,
     begin: Optional[Tuple[int, bool]] = None,
@@ -49,6 +53,23 @@ def compare(
     code_page: Optional[int] = None,
     rules: List[str] = ...,
 ) -> ArrowStream: ...
+
+def analyze(
+    inputs: List[_Input],
+    rules: List[str] = ...,
+    interval: Optional[int] = None,
+    set: List[Tuple[str, str]] = ...,
+    counters: Optional[List[str]] = None,
+    names: List[str] = ...,
+    begin: Optional[Tuple[int, bool]] = None,
+    end: Optional[Tuple[int, bool]] = None,
+    code_page: Optional[int] = None,
+) -> ArrowStream: ...
+
+def long_form_partitions(
+    inputs: List[_Input],
+    code_page: Optional[int] = None,
+) -> Tuple[List[Tuple[Optional[str], str, ArrowStream]], List[str]]: ...
 
 class Query:
     def __init__(self, paths: List[str]) -> None: ...

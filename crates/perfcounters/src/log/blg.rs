@@ -217,12 +217,30 @@ impl BlgLogReader<BufReader<File>> {
     /// [`BlgLogReader::open`] on `cores` cores, with batches of `batch_cells` cells.
     fn open_with(path: &Path, cores: usize, batch_cells: usize) -> Result<Self, LogError> {
         let source = path.display().to_string();
-        let open = || open_file(path, 0).map_err(|e| LogError::io(&source, None, e));
-        let first = match scan_in_parts(path, cores, SCAN_PART_MIN) {
+        let len = std::fs::metadata(path).map_or(0, |m| m.len());
+        let open_at = |offset: u64| open_file(path, offset);
+        Self::open_parts(&source, len, &open_at, cores, batch_cells)
+    }
+}
+
+impl<R: Read + Send + 'static> BlgLogReader<R> {
+    /// The reader of the log named `source`, `len` bytes long, whose bytes from any offset
+    /// `open_at` reads (a file, a log in memory): the first pass split among `cores` threads when
+    /// the log is long enough, the second decoded on a thread of its own when it is longer than
+    /// two batches of `batch_cells` cells (see [`BlgLogReader::open`]).
+    pub(super) fn open_parts(
+        source: &str,
+        len: u64,
+        open_at: &(dyn Fn(u64) -> std::io::Result<R> + Sync),
+        cores: usize,
+        batch_cells: usize,
+    ) -> Result<Self, LogError> {
+        let open = || open_at(0).map_err(|e| LogError::io(source, None, e));
+        let first = match scan_in_parts(len, open_at, cores, SCAN_PART_MIN) {
             Some(first) => first,
-            None => scan(&source, open()?)?,
+            None => scan(source, open()?)?,
         };
-        let mut reader = BlgLogReader::finish(&source, first, open()?)?;
+        let mut reader = BlgLogReader::finish(source, first, open()?)?;
         let per_batch = (batch_cells / reader.header.counters.len().max(1)).max(1);
         if let Second::Here(_, cells) = &reader.second {
             if cores >= 2 && cells.samples > 2 * per_batch as u64 {
@@ -390,20 +408,24 @@ fn scan_part<R: Read>(mut log: BlgLog<R>) -> Option<PartScan> {
 /// (circular logs, a size not a whole number of buffers, whole-object entries, damage: the
 /// single-threaded scan then reports it exactly), or when the parts do not join up (a record's
 /// fragments stepped over at a part's start must be those the part before read past its end).
-fn scan_in_parts(path: &Path, parts: usize, part_min: u64) -> Option<FirstPass> {
-    let len = std::fs::metadata(path).ok()?.len();
+fn scan_in_parts<R: Read + Send>(
+    len: u64,
+    open_file_at: &(dyn Fn(u64) -> std::io::Result<R> + Sync),
+    parts: usize,
+    part_min: u64,
+) -> Option<FirstPass> {
     let parts = parts.min(usize::try_from(len / part_min.max(1)).ok()?);
     if parts < 2 {
         return None;
     }
-    let open_at = |offset: usize| open_file(path, offset as u64).ok();
+    let open_at = |offset: usize| open_file_at(offset as u64).ok();
     let mut main = BlgLog::new(open_at(0)?).ok()?;
     main.set_columns_only(true);
     let header = main.header().clone();
     let buffer_size = main.reader().buffer_size();
     let buffers = usize::try_from(len).ok()? / buffer_size;
     if header.is_circular()
-        || len % buffer_size as u64 != 0
+        || !len.is_multiple_of(buffer_size as u64)
         || (header.buffers_written != 0 && header.buffers_written as usize != buffers)
         || main.specs().iter().any(|s| s.is_whole_object())
         || buffers < 2 * parts
@@ -588,6 +610,12 @@ mod tests {
     use crate::format::blg::{BlgCounterSpec, RecordKind};
     use crate::status::PdhStatus;
 
+    /// [`scan_in_parts`] of the file `path`.
+    fn scan_path_in_parts(path: &Path, parts: usize, part_min: u64) -> Option<FirstPass> {
+        let len = std::fs::metadata(path).ok()?.len();
+        scan_in_parts(len, &|offset| open_file(path, offset), parts, part_min)
+    }
+
     /// A log file of the test, removed when dropped.
     struct TempLog(std::path::PathBuf);
 
@@ -627,7 +655,7 @@ mod tests {
     fn check_split(path: &Path, parts: usize) -> bool {
         let source = path.display().to_string();
         let one = scan(&source, File::open(path).unwrap()).unwrap();
-        let Some(split) = scan_in_parts(path, parts, 1) else {
+        let Some(split) = scan_path_in_parts(path, parts, 1) else {
             return false;
         };
         assert_eq!(split, one, "{source} in {parts} parts");
@@ -765,7 +793,7 @@ mod tests {
         for parts in 2..5 {
             assert!(check_split(&log.0, parts));
         }
-        let first = scan_in_parts(&log.0, 3, 1).unwrap();
+        let first = scan_path_in_parts(&log.0, 3, 1).unwrap();
         let paths: Vec<String> = first
             .order
             .iter()
@@ -797,7 +825,7 @@ mod tests {
         let at = buffers * 3 / 4 * 0x1000;
         broken[at..at + 16].fill(0xff);
         let log = TempLog::new("damaged", &broken);
-        assert!(scan_in_parts(&log.0, 2, 1).is_none());
+        assert!(scan_path_in_parts(&log.0, 2, 1).is_none());
         let reader = BlgLogReader::open(&log.0).unwrap();
         let warnings = reader.warnings().to_vec();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -816,7 +844,7 @@ mod tests {
         // The trailer counts one sample less than the log holds: one warning, as on one thread.
         let miscounted = write_log(&[true], &samples, 700, Some(149));
         let log = TempLog::new("miscounted", &miscounted);
-        assert!(scan_in_parts(&log.0, 2, 1).is_none());
+        assert!(scan_path_in_parts(&log.0, 2, 1).is_none());
         let reader = BlgLogReader::open(&log.0).unwrap();
         assert_eq!(reader.warnings().len(), 1);
         assert!(reader.warnings()[0].contains("the trailer counts 149 samples, the log holds 150"));
@@ -965,6 +993,45 @@ mod tests {
         let unread = reader_of(&log.0, &log.0, Some(1));
         assert!(unread.log().is_some());
         drop(unread);
+    }
+
+    /// A log in memory is read as its file: the split scan and the decoder thread of
+    /// `open_parts` over the bytes give the records of the file read on one thread.
+    #[test]
+    fn a_log_in_memory_reads_as_its_file() {
+        use crate::log::memory::LogBytes;
+        let n = 200;
+        let samples: Vec<Vec<Vec<String>>> = (0..n)
+            .map(|i| {
+                let mut names = vec!["x".to_string()];
+                if i > n / 3 {
+                    names.push("X".into());
+                }
+                vec![names, Vec::new()]
+            })
+            .collect();
+        let bytes = write_log(&[true, false], &samples, 3000, Some(n as u32));
+        let file = TempLog::new("memory", &bytes);
+        let memory = LogBytes::new("<bytes>", bytes.clone());
+        let open_at = |offset: u64| {
+            let mut c = Cursor::new(memory.clone());
+            c.set_position(offset);
+            Ok(c)
+        };
+        let len = bytes.len() as u64;
+        let split = scan_in_parts(len, &open_at, 3, 1).unwrap();
+        assert_eq!(
+            split,
+            scan(&file.0.display().to_string(), File::open(&file.0).unwrap()).unwrap()
+        );
+        let piped = BlgLogReader::open_parts("<bytes>", len, &open_at, 2, 8).unwrap();
+        assert!(piped.is_pipelined());
+        assert_eq!(piped.header().source, "<bytes>");
+        let one = BlgLogReader::open_with(&file.0, 1, 8).unwrap();
+        assert_eq!(piped.header().counters, one.header().counters);
+        let (a, b) = (records(piped), records(one));
+        assert_eq!(a.0.len(), n);
+        assert_eq!(a, b);
     }
 
     /// `open` decodes on a thread of its own on two cores for a log longer than two batches,

@@ -10,6 +10,8 @@
 //!   [`CounterPath`](crate::CounterPath) and a [`CounterInfo`] per column ([`LogCounter`]).
 //! * [`BlgLogReader`] reads Performance Monitor's binary logs (decoded by [`crate::format::blg`]);
 //!   [`BlgTimesReader`] only their records' times;
+//! * [`LogBytes`] is a log held in memory (bytes received rather than a file), which
+//!   [`open_bytes`] reads as a file of the same content;
 //! * [`pdh_csv`] writes PDH-CSV / PDH-TSV (typeperf's and relog's styles); [`PdhCsvReader`] reads
 //!   what Windows machines wrote.
 //! * the format-agnostic stages of relog: merge several logs ([`Merge`]), filter counters, times
@@ -36,6 +38,7 @@ pub mod columnar;
 mod csv_file;
 mod error;
 pub(crate) mod handover;
+mod memory;
 pub(crate) mod model;
 mod open;
 pub mod pdh_csv;
@@ -56,6 +59,7 @@ mod zone;
 pub use blg::{BlgLogReader, PIPE_BATCH_CELLS, SCAN_PART_MIN};
 pub use blg_times::BlgTimesReader;
 pub use error::{Location, LogError, LogErrorKind};
+pub use memory::{open_bytes, LogBytes};
 pub use model::{
     Cell, CounterInfo, LogCounter, LogFormat, LogHeader, LogKind, LogReader, LogTime, LogWriter,
     RawCell, Record, RecordEncoder, TimeZone, ValueColumns, ValueRows,

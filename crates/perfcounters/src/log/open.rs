@@ -302,13 +302,18 @@ pub fn open_file(path: &Path, options: &OpenOptions) -> Result<Box<dyn LogReader
                 code_page: options.code_page,
             },
         )?)),
-        None => Err(LogError::invalid(
-            &source,
-            None,
-            "not a counter log: it starts with neither a \"(PDH-CSV 4.0)\" or \"(PDH-TSV 4.0)\" \
-             header, the trace buffer of a .blg, a SQLite database header, nor Parquet's PAR1",
-        )),
+        None => Err(not_a_log(&source)),
     }
+}
+
+/// The error of `source`, whose content is no log and whose name says no format.
+pub(super) fn not_a_log(source: &str) -> LogError {
+    LogError::invalid(
+        source,
+        None,
+        "not a counter log: it starts with neither a \"(PDH-CSV 4.0)\" or \"(PDH-TSV 4.0)\" \
+         header, the trace buffer of a .blg, a SQLite database header, nor Parquet's PAR1",
+    )
 }
 
 #[cfg(feature = "arrow")]
@@ -359,7 +364,7 @@ fn create_parquet(target: &str, _: &CreateOptions) -> Result<Box<dyn LogWriter>,
 }
 
 #[cfg(not(feature = "arrow"))]
-fn no_arrow(source: &str) -> LogError {
+pub(super) fn no_arrow(source: &str) -> LogError {
     LogError::usage(
         source,
         "Parquet logs and datasets need the library's `arrow` feature, which this build leaves out",

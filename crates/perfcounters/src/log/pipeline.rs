@@ -2,7 +2,8 @@
 //! package's `read_log` build, so that none of them opens, merges, filters or names by hand.
 //!
 //! ```text
-//! inputs (files, patterns, SQL:file.db!log, datasets) ─► open ─► merge ─► filter ─► sink
+//! inputs (files, patterns, SQL:file.db!log, datasets, ─► open ─► merge ─► filter ─► sink
+//!         logs in memory)
 //!                                                       counters (-c, with did-you-mean when none
 //!                                                       matches), -b/-e, -t, names (NameTables)
 //! ```
@@ -52,6 +53,7 @@ use crate::path::{eq_ignore_case, CounterPath, PathError};
 use crate::suggest::{suggest, DidYouMean};
 
 use super::error::LogError;
+use super::memory::{open_bytes, LogBytes};
 use super::model::{
     LogCounter, LogHeader, LogKind, LogReader, LogTime, LogWriter, Record, ValueColumns, ValueRows,
 };
@@ -90,6 +92,8 @@ struct Pattern {
 #[derive(Clone, Debug)]
 pub struct Pipeline {
     inputs: Vec<String>,
+    /// The inputs held in memory, each named in `inputs` by its name.
+    memory: Vec<LogBytes>,
     options: OpenOptions,
     patterns: Vec<Pattern>,
     names: NameTables,
@@ -111,6 +115,7 @@ impl Pipeline {
     {
         Pipeline {
             inputs: inputs.into_iter().map(Into::into).collect(),
+            memory: Vec::new(),
             options: OpenOptions::default(),
             patterns: Vec::new(),
             names: NameTables::default(),
@@ -122,13 +127,24 @@ impl Pipeline {
         }
     }
 
-    /// The inputs.
+    /// The inputs (a log in memory by its name).
     pub fn inputs(&self) -> &[String] {
         &self.inputs
     }
 
+    /// Adds `log`, a log held in memory, as the next input: it is read as a file of the same
+    /// content ([`open_bytes`]) and named by [`LogBytes::name`], in [`inputs`](Self::inputs) and
+    /// in messages. An input of that name (here or given to [`with_inputs`](Self::with_inputs))
+    /// is this log, not a file.
+    pub fn log_bytes(mut self, log: LogBytes) -> Self {
+        self.inputs.push(log.name().to_owned());
+        self.memory.push(log);
+        self
+    }
+
     /// This pipeline over other `inputs`, with every other setting (counters, names, time range,
-    /// code page) kept: one machine's logs of a fleet, say.
+    /// code page, the logs in memory that inputs may name) kept: one machine's logs of a fleet,
+    /// say.
     pub fn with_inputs<I, S>(&self, inputs: I) -> Pipeline
     where
         I: IntoIterator<Item = S>,
@@ -282,7 +298,7 @@ impl Pipeline {
         let options = self.options.with_times_only(times_only);
         let mut readers = Vec::new();
         for i in &self.inputs {
-            readers.extend(open(i, &options)?);
+            readers.extend(self.open_with(i, &options)?);
         }
         if readers.is_empty() {
             return Err(PipelineError::NoInput);
@@ -312,7 +328,19 @@ impl Pipeline {
     /// # Errors
     /// The input cannot be opened.
     pub fn open_input(&self, input: &str) -> Result<Vec<Box<dyn LogReader>>, LogError> {
-        open(input, &self.options)
+        self.open_with(input, &self.options)
+    }
+
+    /// The readers of `input`: the log in memory of that name, else what [`open`] opens.
+    fn open_with(
+        &self,
+        input: &str,
+        options: &OpenOptions,
+    ) -> Result<Vec<Box<dyn LogReader>>, LogError> {
+        match self.memory.iter().find(|m| m.name() == input) {
+            Some(log) => Ok(vec![open_bytes(log, options)?]),
+            None => open(input, options),
+        }
     }
 
     /// The relog filter of this pipeline for a log whose header is `header` (bounds in its zone,

@@ -12,6 +12,9 @@
 //! `A-Z a-z 0-9 . _ -` written `%XX` (Hive's escaping); paths without a machine go to
 //! `machine=__HIVE_DEFAULT_PARTITION__`.
 //!
+//! [`PartitionBatches`] gives the same split as Arrow batches of the long form, for an engine
+//! that writes the partitions itself (Spark, through the Python package).
+//!
 //! [`DatasetReader`] reads a dataset back as one log: every file in time order (merged as relog
 //! merges logs). A dataset directory holds only `key=value` directories and `.parquet` files of
 //! ours (hidden entries, such as temporary files, are skipped); anything else is an error that
@@ -19,11 +22,15 @@
 //! read the same way, as a dataset of its own: [`machine_partitions`] lists a dataset's machines
 //! so, one log each.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use arrow_array::RecordBatch;
+
+use super::batch::records_per_batch;
+use super::long::{long_batch, LongLayout};
 use super::parquet::{ParquetLogReader, ParquetLogWriter};
 use crate::atomic_file::PendingFile;
 use crate::log::error::LogError;
@@ -50,6 +57,102 @@ pub fn partition_value(machine: Option<&str>) -> String {
 /// The UTC date (`YYYY-MM-DD`) of a record's time (a UTC instant).
 fn utc_date(time: LogTime) -> Option<String> {
     time.to_system_time().map(|t| TimeStyle::Date.format(&t))
+}
+
+/// The UTC date of `record`, the log named `source`: an error when its time is out of range.
+fn record_date(source: &str, record: &Record) -> Result<String, LogError> {
+    utc_date(record.time).ok_or_else(|| {
+        LogError::invalid(
+            source,
+            None,
+            format!("time {} is out of range", record.time),
+        )
+    })
+}
+
+/// A log's columns grouped by machine, as a dataset partitions them: one group per machine that
+/// the counter paths name (compared ignoring case, in the order of their first column), one for
+/// the columns that name none. The one place of the rule of which records are a machine's: in a
+/// log of several machines, a record where a machine has only blank cells is another machine's
+/// sample, not one of its own.
+#[derive(Clone, Debug, Default)]
+pub struct MachineSplit {
+    /// Per machine: its sub-header and the header columns it takes.
+    machines: Vec<(LogHeader, Vec<usize>)>,
+}
+
+impl MachineSplit {
+    /// The machines of `header`'s columns.
+    pub fn new(header: &LogHeader) -> Self {
+        let mut machines: Vec<(LogHeader, Vec<usize>)> = Vec::new();
+        let mut by_machine: HashMap<Option<String>, usize> = HashMap::new();
+        for (k, c) in header.counters.iter().enumerate() {
+            let key = c
+                .path
+                .machine
+                .as_deref()
+                .map(|m| crate::path::fold_case(m).into_owned());
+            let m = *by_machine.entry(key).or_insert_with(|| {
+                machines.push((
+                    LogHeader {
+                        counters: Vec::new(),
+                        ..header.clone()
+                    },
+                    Vec::new(),
+                ));
+                machines.len() - 1
+            });
+            if let Some((h, cols)) = machines.get_mut(m) {
+                h.counters.push(c.clone());
+                cols.push(k);
+            }
+        }
+        MachineSplit { machines }
+    }
+
+    /// The number of machines (a group without a machine counted).
+    pub fn len(&self) -> usize {
+        self.machines.len()
+    }
+
+    /// Whether the log has no column.
+    pub fn is_empty(&self) -> bool {
+        self.machines.is_empty()
+    }
+
+    /// The header of machine `m`: the log's, with that machine's columns.
+    pub fn header(&self, m: usize) -> Option<&LogHeader> {
+        self.machines.get(m).map(|(h, _)| h)
+    }
+
+    /// The machine `m` as its first column names it; `None` for the columns that name none.
+    pub fn machine(&self, m: usize) -> Option<&str> {
+        self.header(m)?.counters.first()?.path.machine.as_deref()
+    }
+
+    /// Whether `record` (a record of the whole log) is a sample of machine `m`: always in a log of
+    /// one machine; in a log of several, when one of its cells of `m` is not blank.
+    pub fn holds(&self, m: usize, record: &Record) -> bool {
+        let Some((_, cols)) = self.machines.get(m) else {
+            return false;
+        };
+        self.machines.len() == 1
+            || cols
+                .iter()
+                .any(|&c| !matches!(record.cells.get(c), None | Some(Cell::Blank)))
+    }
+
+    /// Machine `m`'s record of `record`: its time and that machine's cells, into `out`.
+    pub fn cells(&self, m: usize, record: &Record, out: &mut Record) {
+        out.time = record.time;
+        out.cells.clear();
+        if let Some((_, cols)) = self.machines.get(m) {
+            out.cells.extend(
+                cols.iter()
+                    .map(|&c| record.cells.get(c).copied().unwrap_or(Cell::Blank)),
+            );
+        }
+    }
 }
 
 /// Checks that `dir` holds nothing but a dataset's entries.
@@ -96,8 +199,7 @@ pub struct DatasetWriter {
     dir: PathBuf,
     source: String,
     header: Option<LogHeader>,
-    /// Per machine: its sub-header and the header columns it takes.
-    machines: Vec<(LogHeader, Vec<usize>)>,
+    machines: MachineSplit,
     open: Vec<Option<Part>>,
     done: Vec<PendingFile>,
     record: Record,
@@ -130,7 +232,7 @@ impl DatasetWriter {
             dir: dir.to_owned(),
             source,
             header: None,
-            machines: Vec::new(),
+            machines: MachineSplit::default(),
             open: Vec::new(),
             done: Vec::new(),
             record: Record::default(),
@@ -146,13 +248,10 @@ impl DatasetWriter {
     }
 
     fn start_part(&mut self, m: usize, date: String) -> Result<Part, LogError> {
-        let Some((header, _)) = self.machines.get(m) else {
+        let Some(header) = self.machines.header(m) else {
             return Err(LogError::usage(&self.source, "no such machine"));
         };
-        let machine = header
-            .counters
-            .first()
-            .and_then(|c| c.path.machine.as_deref());
+        let machine = self.machines.machine(m);
         let dir = self
             .dir
             .join(format!("machine={}", partition_value(machine)))
@@ -194,28 +293,7 @@ impl DatasetWriter {
 
 impl LogWriter for DatasetWriter {
     fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
-        let mut by_machine: HashMap<Option<String>, usize> = HashMap::new();
-        for (k, c) in header.counters.iter().enumerate() {
-            let key = c
-                .path
-                .machine
-                .as_deref()
-                .map(|m| crate::path::fold_case(m).into_owned());
-            let m = *by_machine.entry(key).or_insert_with(|| {
-                self.machines.push((
-                    LogHeader {
-                        counters: Vec::new(),
-                        ..header.clone()
-                    },
-                    Vec::new(),
-                ));
-                self.machines.len() - 1
-            });
-            if let Some((h, cols)) = self.machines.get_mut(m) {
-                h.counters.push(c.clone());
-                cols.push(k);
-            }
-        }
+        self.machines = MachineSplit::new(header);
         self.open = (0..self.machines.len()).map(|_| None).collect();
         self.header = Some(header.clone());
         Ok(())
@@ -225,22 +303,9 @@ impl LogWriter for DatasetWriter {
         if self.header.is_none() {
             return Err(LogError::usage(&self.source, "no header written"));
         }
-        let date = utc_date(record.time).ok_or_else(|| {
-            LogError::invalid(
-                &self.source,
-                None,
-                format!("time {} is out of range", record.time),
-            )
-        })?;
-        let several = self.machines.len() > 1;
+        let date = record_date(&self.source, record)?;
         for m in 0..self.machines.len() {
-            // Merged logs of several machines: a record where this machine has nothing is
-            // another machine's sample, not one of this machine's.
-            let empty = self.machines.get(m).is_some_and(|(_, cols)| {
-                cols.iter()
-                    .all(|&c| matches!(record.cells.get(c), None | Some(Cell::Blank)))
-            });
-            if several && empty {
+            if !self.machines.holds(m, record) {
                 continue;
             }
             let same = self
@@ -258,16 +323,10 @@ impl LogWriter for DatasetWriter {
                     *slot = Some(part);
                 }
             }
-            let (Some((_, cols)), Some(Some(part))) = (self.machines.get(m), self.open.get_mut(m))
-            else {
+            let Some(Some(part)) = self.open.get_mut(m) else {
                 continue;
             };
-            self.record.time = record.time;
-            self.record.cells.clear();
-            self.record.cells.extend(
-                cols.iter()
-                    .map(|&c| record.cells.get(c).copied().unwrap_or(Cell::Blank)),
-            );
+            self.machines.cells(m, record, &mut self.record);
             part.writer.write_record(&self.record)?;
         }
         Ok(())
@@ -414,6 +473,147 @@ impl LogReader for DatasetReader {
 
     fn select_columns(&mut self, keep: &[bool]) {
         self.merge.select_columns(keep)
+    }
+}
+
+/// One batch of a log's long form in its dataset partition ([`PartitionBatches`]).
+#[derive(Debug)]
+pub struct PartitionBatch {
+    /// The machine as the counter paths name it; `None` for the columns that name none.
+    pub machine: Option<String>,
+    /// The UTC date of the rows (`YYYY-MM-DD`).
+    pub date: String,
+    /// The rows: the long form of that machine's columns ([`LongLayout`] of its header, raw
+    /// columns when its columns keep raw samples), grouped by column, then by time.
+    pub batch: RecordBatch,
+}
+
+/// One machine's records waiting to become a batch, all of one date.
+#[derive(Debug)]
+struct Pending {
+    layout: LongLayout,
+    per_batch: usize,
+    date: String,
+    records: Vec<Record>,
+}
+
+/// A log's long form split as [`DatasetWriter`] splits it into files: by machine
+/// ([`MachineSplit`], the rule of which records are a machine's) and UTC date of the records, in
+/// batches of about [`ROWS_PER_BATCH`](super::ROWS_PER_BATCH) rows. The rows of a machine and
+/// date are those its dataset files would hold, so an engine that writes these batches
+/// partitioned by machine and date (Spark's `partitionBy("machine", "date")`) writes the rows of
+/// `relog LOG -o DIR/`. Memory holds one batch per machine.
+pub struct PartitionBatches<R: LogReader> {
+    reader: R,
+    split: MachineSplit,
+    pending: Vec<Pending>,
+    ready: VecDeque<PartitionBatch>,
+    record: Record,
+    part: Record,
+    done: bool,
+}
+
+impl<R: LogReader> std::fmt::Debug for PartitionBatches<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartitionBatches")
+            .field("split", &self.split)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: LogReader> PartitionBatches<R> {
+    /// The partitions of `reader`'s log.
+    ///
+    /// # Errors
+    /// A machine's long form cannot be laid out (more distinct names than a dictionary holds).
+    pub fn new(reader: R) -> Result<Self, LogError> {
+        let split = MachineSplit::new(reader.header());
+        let mut pending = Vec::with_capacity(split.len());
+        for m in 0..split.len() {
+            let Some(header) = split.header(m) else {
+                continue;
+            };
+            pending.push(Pending {
+                layout: LongLayout::new(header)?,
+                per_batch: records_per_batch(header.counters.len()),
+                date: String::new(),
+                records: Vec::new(),
+            });
+        }
+        Ok(PartitionBatches {
+            reader,
+            split,
+            pending,
+            ready: VecDeque::new(),
+            record: Record::default(),
+            part: Record::default(),
+            done: false,
+        })
+    }
+
+    /// Machine `m`'s pending records as a batch, ready to be handed out.
+    fn flush(&mut self, m: usize) -> Result<(), LogError> {
+        let (Some(p), Some(header)) = (self.pending.get_mut(m), self.split.header(m)) else {
+            return Ok(());
+        };
+        if p.records.is_empty() {
+            return Ok(());
+        }
+        let batch = long_batch(header, &p.layout, &p.records)?;
+        p.records.clear();
+        self.ready.push_back(PartitionBatch {
+            machine: self.split.machine(m).map(str::to_owned),
+            date: p.date.clone(),
+            batch,
+        });
+        Ok(())
+    }
+
+    /// Reads the next record into the machines' pending batches; `false` at the end.
+    fn read_one(&mut self) -> Result<bool, LogError> {
+        if !self.reader.read_record(&mut self.record)? {
+            for m in 0..self.pending.len() {
+                self.flush(m)?;
+            }
+            return Ok(false);
+        }
+        let date = record_date(&self.reader.header().source, &self.record)?;
+        for m in 0..self.pending.len() {
+            if !self.split.holds(m, &self.record) {
+                continue;
+            }
+            if self.pending.get(m).is_some_and(|p| p.date != date) {
+                self.flush(m)?;
+            }
+            self.split.cells(m, &self.record, &mut self.part);
+            let Some(p) = self.pending.get_mut(m) else {
+                continue;
+            };
+            p.date.clone_from(&date);
+            p.records.push(std::mem::take(&mut self.part));
+            if p.records.len() >= p.per_batch {
+                self.flush(m)?;
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl<R: LogReader> Iterator for PartitionBatches<R> {
+    type Item = Result<PartitionBatch, LogError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.ready.is_empty() && !self.done {
+            match self.read_one() {
+                Ok(true) => {}
+                Ok(false) => self.done = true,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        self.ready.pop_front().map(Ok)
     }
 }
 

@@ -29,7 +29,9 @@ mod time;
 mod wide;
 
 pub use self::batch::{records_per_batch, ROWS_PER_BATCH};
-pub use self::dataset::{DatasetReader, DatasetWriter};
+pub use self::dataset::{
+    DatasetReader, DatasetWriter, MachineSplit, PartitionBatch, PartitionBatches,
+};
 pub use self::long::{has_raw_columns, long_batch, long_schema, LongBatches, LongLayout};
 pub use self::parquet::{ParquetLogReader, ParquetLogWriter};
 pub use self::time::{log_time, utc_micros, TIME_ZONE};
