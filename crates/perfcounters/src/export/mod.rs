@@ -35,6 +35,8 @@
 pub mod compat;
 mod guard;
 mod naming;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 mod text;
 
 use std::collections::{HashMap, HashSet};

@@ -1,0 +1,350 @@
+//! The counter model as OpenTelemetry metrics: OTLP `ExportMetricsServiceRequest`s (feature
+//! `otlp`), built with the generated protobuf types of the `opentelemetry-proto` crate. Nothing
+//! here does I/O: the command delivers the encoded requests (OTLP/HTTP, `/v1/metrics`).
+//!
+//! The metric model, one place for both inputs:
+//!
+//! * **live** ([`families_request`]): the [`MetricFamily`]s that `/metrics` serves. A Prometheus
+//!   counter becomes a cumulative monotonic **Sum** whose `start_time_unix_nano` is the start the
+//!   caller keeps (stable across pushes); a gauge a **Gauge**; a `_sum`/`_count` pair a
+//!   **Summary** without quantiles.
+//! * **logs** ([`OtlpLogWriter`], a [`LogWriter`](crate::log::LogWriter) of the log pipeline):
+//!   every value a log's record holds becomes a **Gauge** point of the value relog writes (the
+//!   PDH-formatted value; the only form of a text log, which holds no raw counts); the raw count
+//!   of a cumulative counter (a rate or a timer of a `.blg` or a SQL log) becomes, besides, a
+//!   cumulative monotonic **Sum** converted as `/metrics` converts it (seconds for timers), whose
+//!   start time is the first record of the series (a new start after a counter goes back).
+//!   Times are the log's own, as UTC instants.
+//!
+//! Names are the names `/metrics` uses ([`otel_name`]): the namespace separated by a dot
+//! (`perfcounters.`), a Sum's name without `_total`. Instances and parents are attributes
+//! (`instance_name`, `parent`); the resource says `service.name`, `host.name` (for a log, its
+//! machine) and `os.type`.
+
+mod logs;
+
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
+use opentelemetry_proto::tonic::metrics::v1::{
+    metric, number_data_point, AggregationTemporality, Gauge, Metric,
+    NumberDataPoint, ResourceMetrics, ScopeMetrics, Sum, Summary, SummaryDataPoint,
+};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+
+pub use logs::{OtlpLogWriter, OtlpSink};
+/// The generated OTLP protobuf types (`opentelemetry-proto`'s prost messages), for callers that
+/// decode or inspect the requests.
+pub use opentelemetry_proto::tonic as proto;
+/// `prost::Message`: `encode_to_vec` and `decode` of the [`proto`] types.
+pub use prost::Message;
+
+use super::{MetricFamily, MetricKind};
+use crate::log::model::LogTime;
+use crate::snapshot::FILETIME_UNIX_EPOCH;
+
+/// The instrumentation scope of every request.
+pub const SCOPE_NAME: &str = "perfcounters";
+
+/// The `service.name` when none is configured.
+pub const DEFAULT_SERVICE_NAME: &str = "perfcounters";
+
+/// The resource attributes of the requests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OtlpResource {
+    /// `service.name`.
+    pub service_name: String,
+    /// `host.name`: the machine (a log's own machine, where its paths name one, replaces it).
+    pub host_name: Option<String>,
+    /// `os.type` (`linux`, `windows`).
+    pub os_type: Option<String>,
+    /// Further attributes (`OTEL_RESOURCE_ATTRIBUTES`), in order; a key named above overrides it.
+    pub attributes: Vec<(String, String)>,
+}
+
+impl Default for OtlpResource {
+    fn default() -> Self {
+        OtlpResource {
+            service_name: DEFAULT_SERVICE_NAME.into(),
+            host_name: None,
+            os_type: None,
+            attributes: Vec::new(),
+        }
+    }
+}
+
+impl OtlpResource {
+    /// The resource of this machine: `os.type` the one the library was built for, `host.name`
+    /// `host`.
+    pub fn local(host: Option<String>) -> Self {
+        OtlpResource {
+            host_name: host,
+            os_type: Some(os_type().into()),
+            ..OtlpResource::default()
+        }
+    }
+
+    /// The protobuf resource, with `host` as `host.name` when given.
+    pub fn to_proto(&self, host: Option<&str>) -> Resource {
+        let mut attributes: Vec<KeyValue> = Vec::with_capacity(3 + self.attributes.len());
+        let mut put = |key: &str, value: &str| {
+            if let Some(kv) = attributes.iter_mut().find(|kv| kv.key == key) {
+                kv.value = Some(string_value(value));
+            } else {
+                attributes.push(attribute(key, value));
+            }
+        };
+        for (k, v) in &self.attributes {
+            put(k, v);
+        }
+        put("service.name", &self.service_name);
+        if let Some(h) = host.or(self.host_name.as_deref()) {
+            put("host.name", h);
+        }
+        if let Some(os) = &self.os_type {
+            put("os.type", os);
+        }
+        Resource {
+            attributes,
+            ..Resource::default()
+        }
+    }
+}
+
+/// The `os.type` of the platform the library was built for (OpenTelemetry's values).
+pub fn os_type() -> &'static str {
+    if cfg!(windows) {
+        "windows"
+    } else if cfg!(target_os = "macos") {
+        "darwin"
+    } else {
+        "linux"
+    }
+}
+
+/// A string attribute.
+pub fn attribute(key: &str, value: &str) -> KeyValue {
+    KeyValue {
+        key: key.to_owned(),
+        value: Some(string_value(value)),
+        ..KeyValue::default()
+    }
+}
+
+fn string_value(value: &str) -> AnyValue {
+    AnyValue {
+        value: Some(any_value::Value::StringValue(value.to_owned())),
+    }
+}
+
+/// The Unix time in nanoseconds of a log time (a FILETIME, UTC); 0 before 1970.
+pub fn unix_nanos(time: LogTime) -> u64 {
+    u64::try_from(time.0.saturating_sub(FILETIME_UNIX_EPOCH))
+        .unwrap_or(0)
+        .saturating_mul(100)
+}
+
+/// The OTLP name of a `/metrics` family name: the prefix's separator a dot
+/// (`perfcounters_memory_available_bytes` → `perfcounters.memory_available_bytes`), a counter's
+/// name without `_total`.
+pub fn otel_name(name: &str, kind: MetricKind, prefix: &str) -> String {
+    let name = match kind {
+        MetricKind::Counter => name.strip_suffix("_total").unwrap_or(name),
+        _ => name,
+    };
+    match name
+        .strip_prefix(prefix)
+        .and_then(|rest| rest.strip_prefix('_'))
+    {
+        Some(rest) if !prefix.is_empty() => format!("{prefix}.{rest}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// The OTLP unit of a `/metrics` unit suffix (UCUM: `s`, `By`).
+pub fn otel_unit(unit: Option<&str>) -> &'static str {
+    match unit {
+        Some("seconds") => "s",
+        Some("bytes") => "By",
+        _ => "",
+    }
+}
+
+/// One request holding `metrics` under one resource and the [`SCOPE_NAME`] scope.
+pub fn request(resource: Resource, metrics: Vec<Metric>) -> ExportMetricsServiceRequest {
+    ExportMetricsServiceRequest {
+        resource_metrics: vec![resource_metrics(resource, metrics)],
+    }
+}
+
+/// The metrics of one resource under the [`SCOPE_NAME`] scope.
+pub fn resource_metrics(resource: Resource, metrics: Vec<Metric>) -> ResourceMetrics {
+    ResourceMetrics {
+        resource: Some(resource),
+        scope_metrics: vec![ScopeMetrics {
+            scope: Some(InstrumentationScope {
+                name: SCOPE_NAME.into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                ..InstrumentationScope::default()
+            }),
+            metrics,
+            schema_url: String::new(),
+        }],
+        schema_url: String::new(),
+    }
+}
+
+/// A number data point.
+pub fn number_point(
+    attributes: Vec<KeyValue>,
+    start: u64,
+    time: u64,
+    value: f64,
+) -> NumberDataPoint {
+    NumberDataPoint {
+        attributes,
+        start_time_unix_nano: start,
+        time_unix_nano: time,
+        value: Some(number_data_point::Value::AsDouble(value)),
+        ..NumberDataPoint::default()
+    }
+}
+
+/// A Gauge metric of `points`.
+pub fn gauge(name: String, description: String, unit: &str, points: Vec<NumberDataPoint>) -> Metric {
+    Metric {
+        name,
+        description,
+        unit: unit.to_owned(),
+        data: Some(metric::Data::Gauge(Gauge {
+            data_points: points,
+        })),
+        ..Metric::default()
+    }
+}
+
+/// A cumulative monotonic Sum metric of `points`.
+pub fn cumulative_sum(
+    name: String,
+    description: String,
+    unit: &str,
+    points: Vec<NumberDataPoint>,
+) -> Metric {
+    Metric {
+        name,
+        description,
+        unit: unit.to_owned(),
+        data: Some(metric::Data::Sum(Sum {
+            data_points: points,
+            aggregation_temporality: AggregationTemporality::Cumulative as i32,
+            is_monotonic: true,
+        })),
+        ..Metric::default()
+    }
+}
+
+/// The number of data points of a request.
+pub fn point_count(request: &ExportMetricsServiceRequest) -> usize {
+    request
+        .resource_metrics
+        .iter()
+        .flat_map(|r| &r.scope_metrics)
+        .flat_map(|s| &s.metrics)
+        .map(|m| match &m.data {
+            Some(metric::Data::Gauge(g)) => g.data_points.len(),
+            Some(metric::Data::Sum(s)) => s.data_points.len(),
+            Some(metric::Data::Summary(s)) => s.data_points.len(),
+            Some(metric::Data::Histogram(h)) => h.data_points.len(),
+            Some(metric::Data::ExponentialHistogram(h)) => h.data_points.len(),
+            None => 0,
+        })
+        .sum()
+}
+
+/// The metrics of one collection of `/metrics` families at `time` (Unix ns): counters as
+/// cumulative monotonic Sums starting at `start` (the caller keeps it stable from push to push),
+/// gauges as Gauges, summaries as Summaries (`_sum` and `_count` of the same labels in one point).
+/// Names by [`otel_name`] with `prefix`; labels become attributes.
+pub fn families_metrics(
+    families: &[MetricFamily],
+    prefix: &str,
+    start: u64,
+    time: u64,
+) -> Vec<Metric> {
+    let attributes = |labels: &[(String, String)]| -> Vec<KeyValue> {
+        labels.iter().map(|(k, v)| attribute(k, v)).collect()
+    };
+    let mut out = Vec::with_capacity(families.len());
+    for f in families {
+        let name = otel_name(&f.name, f.kind, prefix);
+        let unit = otel_unit(f.unit);
+        let metric = match f.kind {
+            MetricKind::Counter => cumulative_sum(
+                name,
+                f.help.clone(),
+                unit,
+                f.samples
+                    .iter()
+                    .map(|s| number_point(attributes(&s.labels), start, time, s.value))
+                    .collect(),
+            ),
+            MetricKind::Summary => {
+                let mut points: Vec<SummaryDataPoint> = Vec::new();
+                let mut keys: Vec<&[(String, String)]> = Vec::new();
+                for s in &f.samples {
+                    let i = match keys.iter().position(|k| *k == s.labels.as_slice()) {
+                        Some(i) => i,
+                        None => {
+                            keys.push(&s.labels);
+                            points.push(SummaryDataPoint {
+                                attributes: attributes(&s.labels),
+                                start_time_unix_nano: start,
+                                time_unix_nano: time,
+                                ..SummaryDataPoint::default()
+                            });
+                            points.len() - 1
+                        }
+                    };
+                    match s.suffix {
+                        "_sum" => points[i].sum = s.value,
+                        "_count" => points[i].count = s.value as u64,
+                        _ => {}
+                    }
+                }
+                Metric {
+                    name,
+                    description: f.help.clone(),
+                    unit: unit.to_owned(),
+                    data: Some(metric::Data::Summary(Summary {
+                        data_points: points,
+                    })),
+                    ..Metric::default()
+                }
+            }
+            _ => gauge(
+                name,
+                f.help.clone(),
+                unit,
+                f.samples
+                    .iter()
+                    .map(|s| number_point(attributes(&s.labels), 0, time, s.value))
+                    .collect(),
+            ),
+        };
+        out.push(metric);
+    }
+    out
+}
+
+/// One request of [`families_metrics`] under `resource`.
+pub fn families_request(
+    families: &[MetricFamily],
+    resource: &OtlpResource,
+    prefix: &str,
+    start: u64,
+    time: u64,
+) -> ExportMetricsServiceRequest {
+    request(
+        resource.to_proto(None),
+        families_metrics(families, prefix, start, time),
+    )
+}
