@@ -4,6 +4,8 @@
 //! relog <input ...> [-a] [-c <path ...>] [-cf <file>] [-f csv|tsv|sql|parquet] [-t <n>] [-o <file|SQL:db!log|DIR/>]
 //!       [-b <M/d/yyyy hh:mm[:ss]>] [-e <M/d/yyyy hh:mm[:ss]>] [-config <file>] [-q] [-y]
 //!       [--code-page <n>] [--names <file>] [--stats [table|csv]]
+//! relog <input ...> -f otlp [-o <endpoint>] [--otlp-header <k=v>] [--otlp-compression gzip|none]
+//!       [--otlp-service-name <name>] [--otlp-resource <k=v>] [--otlp-batch <points>] [--otlp-retry-for <s>]
 //! ```
 //!
 //! Options follow [`crate::args::windows`]: `-` or `/`, case-insensitive, as on Windows.
@@ -43,12 +45,15 @@ Options:
   -a                            Append to the output file (or SQL log) instead of overwriting it.
   -c <path [path ...]>          Counters to keep (wildcards as in watch); the default is all.
   -cf <filename>                File of counters to keep, one per line.
-  -f <CSV|TSV|SQL|PARQUET>      Output format. Default: from the output name (SQL: prefix, .csv,
+  -f <CSV|TSV|SQL|PARQUET|OTLP> Output format. Default: from the output name (SQL: prefix, .csv,
                                 .tsv, .parquet, a directory), else CSV; a format that contradicts
                                 the name is an error. Binary logs (.blg) are read, not written.
                                 Parquet (compressed long form) goes to -o FILE.parquet,
                                 or to -o DIR/ as a dataset DIR/machine=NAME/date=YYYY-MM-DD/
                                 part-*.parquet (UTC dates) that later runs add files to.
+                                OTLP pushes every value with the log's own times (UTC) to an
+                                OpenTelemetry endpoint over OTLP/HTTP (protobuf, /v1/metrics):
+                                -o http://collector:4318, else OTEL_EXPORTER_OTLP_ENDPOINT.
   -t <value>                    Keep only every nth record.
   -o <filename|SQL:db!log|DIR/> Output file, SQL log or Parquet dataset. Default: standard output.
   -b <M/d/yyyy hh:mm[:ss]>      Begin: the first time to keep. hh:mm is hours and minutes (00:20
@@ -62,6 +67,16 @@ Options:
   --names <filename>            Name tables (PerfStringBackup.INI, REG_MULTI_SZ dump or `index name`
                                 text) so that -c paths match in any of their languages. Repeatable.
   --stats [table|csv]           Print minimum, average and maximum per counter instead of a log.
+
+OTLP options (-f otlp; the OTEL_EXPORTER_OTLP_* variables, OTEL_RESOURCE_ATTRIBUTES and
+OTEL_SERVICE_NAME are read, these override them):
+  --otlp-header <name=value>    Header of every request (authentication). Repeatable.
+  --otlp-compression <gzip|none> Request compression (default gzip).
+  --otlp-service-name <name>    service.name of the resource (default perfcounters).
+  --otlp-resource <key=value>   Resource attribute. Repeatable.
+  --otlp-batch <points>         Data points per request (default 10000).
+  --otlp-retry-for <seconds>    How long a request is retried (connection errors, 429, 503)
+                                before the push stops with an error (default 60).
 ";
 
 /// A parsed relog command line.
@@ -95,6 +110,12 @@ pub struct RelogArgs {
     pub names: Vec<PathBuf>,
     /// `--stats`.
     pub stats: Option<StatsFormat>,
+    /// `-f otlp`: push to an OTLP endpoint (`-o`) instead of writing a log.
+    pub otlp: bool,
+    /// The `--otlp-*` options.
+    pub otlp_flags: crate::otlp::OtlpFlags,
+    /// `--otlp-batch`.
+    pub otlp_batch: Option<u64>,
     /// `-?`.
     pub help: bool,
 }
@@ -112,6 +133,12 @@ const OPTIONS: &[&str] = &[
     "f",
     "names",
     "o",
+    "otlp-batch",
+    "otlp-compression",
+    "otlp-header",
+    "otlp-resource",
+    "otlp-retry-for",
+    "otlp-service-name",
     "q",
     "stats",
     "t",
@@ -123,6 +150,10 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
     let mut lexer = Lexer::new("relog", args)?;
     let mut out = RelogArgs {
         every: 1,
+        otlp_flags: crate::otlp::OtlpFlags {
+            queue: 4,
+            ..Default::default()
+        },
         ..RelogArgs::default()
     };
     while let Some(arg) = lexer.next() {
@@ -142,7 +173,33 @@ pub fn parse(args: &[String]) -> Result<RelogArgs, String> {
             "i" => {}
             "c" => out.counters.extend(lexer.values(&text, "counter path")?),
             "cf" => out.counter_file = Some(PathBuf::from(lexer.value(&text)?)),
-            "f" => out.format = Some(OutputFormat::from_windows(&lexer.value(&text)?, true)?),
+            "f" => {
+                let v = lexer.value(&text)?;
+                if v.eq_ignore_ascii_case("otlp") {
+                    out.otlp = true;
+                } else {
+                    out.format = Some(OutputFormat::from_windows(&v, true)?);
+                }
+            }
+            "otlp-header" => out.otlp_flags.headers.push(lexer.value(&text)?),
+            "otlp-resource" => out.otlp_flags.resource.push(lexer.value(&text)?),
+            "otlp-compression" => out.otlp_flags.compression = Some(lexer.value(&text)?),
+            "otlp-service-name" => out.otlp_flags.service_name = Some(lexer.value(&text)?),
+            "otlp-batch" => {
+                out.otlp_batch = Some(parse_count(&lexer.value(&text)?, "--otlp-batch value")?)
+            }
+            "otlp-retry-for" => {
+                let v = lexer.value(&text)?;
+                let secs: f64 = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+                    .ok_or_else(|| {
+                        format!("invalid --otlp-retry-for value \"{v}\": expected seconds >= 0")
+                    })?;
+                out.otlp_flags.retry_for = Some(secs);
+            }
             "t" => out.every = parse_count(&lexer.value(&text)?, "-t value")?,
             "o" => out.output = Some(lexer.value(&text)?),
             f @ ("b" | "e") => {
@@ -330,6 +387,9 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         print_stats(&mut out, &stats, fmt)?;
         return Ok(ExitCode::SUCCESS);
     }
+    if args.otlp {
+        return push_otlp(&args, &mut opened, &mut out, &print_inputs, &print_range);
+    }
     let mut writer = open_output(&args)?;
     let summary = opened.copy_into(&mut *writer)?;
     if let Some(o) = &args.output {
@@ -338,6 +398,63 @@ pub fn run(argv: &[String]) -> Result<ExitCode> {
         print_range(&mut out, &summary)?;
         write!(out, "The command completed successfully.\r\n")?;
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `-f otlp`: the pipeline's records pushed to the endpoint; what was delivered is printed, and a
+/// push that could not deliver everything fails saying how much was.
+fn push_otlp(
+    args: &RelogArgs,
+    opened: &mut perfcounters::log::Opened,
+    out: &mut dyn Write,
+    print_inputs: &dyn Fn(&mut dyn Write) -> std::io::Result<()>,
+    print_range: &dyn Fn(&mut dyn Write, &LogSummary) -> std::io::Result<()>,
+) -> Result<ExitCode> {
+    use crate::otlp::delivery::{Delivery, RelogSink, WhenFull};
+    use crate::otlp::{process_env, OtlpSettings};
+    use perfcounters::export::otlp::OtlpLogWriter;
+    if args.append {
+        bail!("-a applies to log files, not to -f otlp");
+    }
+    let mut settings =
+        OtlpSettings::resolve(args.output.as_deref(), &args.otlp_flags, &process_env)?;
+    // The resource describes the log's machine (its paths name it), not this one.
+    settings.resource.os_type = None;
+    settings.resource.host_name = settings
+        .resource
+        .attributes
+        .iter()
+        .find(|(k, _)| k == "host.name")
+        .map(|(_, v)| v.clone());
+    let ca = process_env("OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE")
+        .or_else(|| process_env("OTEL_EXPORTER_OTLP_CERTIFICATE"));
+    let delivery = Delivery::start(&settings, WhenFull::Wait, true, ca.as_deref())?;
+    let batch = usize::try_from(args.otlp_batch.unwrap_or(10_000)).unwrap_or(usize::MAX);
+    let mut writer = OtlpLogWriter::new(
+        RelogSink::new(delivery),
+        settings.resource.clone(),
+        "perfcounters",
+        batch,
+    );
+    let summary = opened.copy_into(&mut writer)?;
+    let stats = writer.sink().stats();
+    print_inputs(out)?;
+    write!(
+        out,
+        "Output\r\n----------------\r\nOTLP:     {}\r\n\r\n",
+        settings.endpoint
+    )?;
+    print_range(out, &summary)?;
+    write!(
+        out,
+        "Points:   {} delivered ({} requests retried)\r\n",
+        stats.accepted.saturating_sub(stats.rejected),
+        stats.retries
+    )?;
+    if stats.rejected > 0 {
+        write!(out, "Rejected: {} (partial success)\r\n", stats.rejected)?;
+    }
+    write!(out, "\r\nThe command completed successfully.\r\n")?;
     Ok(ExitCode::SUCCESS)
 }
 

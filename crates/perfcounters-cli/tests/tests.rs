@@ -14,6 +14,7 @@ mod compare;
 mod fleet;
 mod grammar;
 mod local_names;
+mod otlp;
 mod outputs;
 mod parquet;
 mod pipes;

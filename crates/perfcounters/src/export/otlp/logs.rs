@@ -11,8 +11,8 @@ use super::{
 };
 use crate::export::naming::{rule_for, snake, Conversion};
 use crate::export::MetricKind;
-use crate::log::LogError;
 use crate::log::model::{Cell, LogCounter, LogHeader, LogWriter, Record};
+use crate::log::LogError;
 
 /// Where an [`OtlpLogWriter`] hands its requests: the delivery (HTTP, a queue, retries) is the
 /// caller's.

@@ -26,8 +26,8 @@ mod logs;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
 use opentelemetry_proto::tonic::metrics::v1::{
-    metric, number_data_point, AggregationTemporality, Gauge, Metric,
-    NumberDataPoint, ResourceMetrics, ScopeMetrics, Sum, Summary, SummaryDataPoint,
+    metric, number_data_point, AggregationTemporality, Gauge, Metric, NumberDataPoint,
+    ResourceMetrics, ScopeMetrics, Sum, Summary, SummaryDataPoint,
 };
 use opentelemetry_proto::tonic::resource::v1::Resource;
 
@@ -210,7 +210,12 @@ pub fn number_point(
 }
 
 /// A Gauge metric of `points`.
-pub fn gauge(name: String, description: String, unit: &str, points: Vec<NumberDataPoint>) -> Metric {
+pub fn gauge(
+    name: String,
+    description: String,
+    unit: &str,
+    points: Vec<NumberDataPoint>,
+) -> Metric {
     Metric {
         name,
         description,

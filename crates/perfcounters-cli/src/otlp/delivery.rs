@@ -1,0 +1,395 @@
+//! Delivery that loses nothing it can keep: a bounded queue of requests, one thread that posts them
+//! in order, retrying connection errors, 429 and 5xx-busy answers with exponential backoff and
+//! jitter (or the receiver's `Retry-After`) for a bounded time; what is given up or pushed out of
+//! a full queue is counted.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use hyper::body::Bytes;
+use perfcounters::export::otlp::OtlpSink;
+use perfcounters::log::LogError;
+
+use super::client::{Client, Outcome};
+use super::OtlpSettings;
+
+/// The first wait before a retry; each next one doubles, up to [`MAX_BACKOFF`].
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+/// The longest wait between two tries (unless the receiver asks for longer with `Retry-After`).
+pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// What happens to a request pushed when the queue is full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhenFull {
+    /// The pusher waits for room (a log: nothing is dropped while the endpoint answers).
+    Wait,
+    /// The oldest request is dropped and counted (live push: the newest values matter most).
+    DropOldest,
+}
+
+/// What was delivered so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Data points pushed.
+    pub pushed: u64,
+    /// Data points of requests the receiver accepted (rejected ones included).
+    pub accepted: u64,
+    /// Data points the receiver rejected in a `partial_success`.
+    pub rejected: u64,
+    /// Data points dropped: pushed out of a full queue, given up after retries, refused, or left
+    /// when the flush deadline passed.
+    pub dropped: u64,
+    /// Requests tried again.
+    pub retries: u64,
+    /// Why the last request was given up, if one was.
+    pub last_error: Option<String>,
+}
+
+struct State {
+    queue: VecDeque<(Vec<u8>, usize)>,
+    busy: bool,
+    closed: bool,
+    /// A request was given up and [`Delivery::fail_fast`] is set: pushes fail from now on.
+    failed: bool,
+    /// When the worker must stop retrying (a flush on shutdown).
+    deadline: Option<Instant>,
+    stats: Stats,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The queue and its delivery thread.
+pub struct Delivery {
+    shared: Arc<Shared>,
+    worker: Option<JoinHandle<()>>,
+    capacity: usize,
+    when_full: WhenFull,
+    endpoint: String,
+}
+
+impl Delivery {
+    /// Starts the delivery thread for `settings`. With `fail_fast` (a log), the first request given
+    /// up ends the delivery: later pushes fail.
+    pub fn start(
+        settings: &OtlpSettings,
+        when_full: WhenFull,
+        fail_fast: bool,
+        ca_file: Option<&str>,
+    ) -> anyhow::Result<Delivery> {
+        let client = Client::new(settings, ca_file)?;
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                queue: VecDeque::new(),
+                busy: false,
+                closed: false,
+                failed: false,
+                deadline: None,
+                stats: Stats::default(),
+            }),
+            changed: Condvar::new(),
+        });
+        let retry_for = settings.retry_for;
+        let worker_shared = shared.clone();
+        let worker = std::thread::Builder::new()
+            .name("otlp".into())
+            .spawn(move || work(client, &worker_shared, retry_for, fail_fast))
+            .map_err(|e| anyhow::anyhow!("cannot start the OTLP delivery thread: {e}"))?;
+        Ok(Delivery {
+            shared,
+            worker: Some(worker),
+            capacity: settings.queue.max(1),
+            when_full,
+            endpoint: settings.endpoint.to_string(),
+        })
+    }
+
+    /// The endpoint requests go to.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// Queues one encoded request of `points` points; returns the points dropped to make room.
+    ///
+    /// # Errors
+    /// The delivery failed (fail-fast) or was closed: the message says why.
+    pub fn push(&self, body: Vec<u8>, points: usize) -> Result<u64, String> {
+        let mut state = self.shared.lock();
+        let mut dropped = 0;
+        loop {
+            if state.failed || state.closed {
+                return Err(state
+                    .stats
+                    .last_error
+                    .clone()
+                    .unwrap_or_else(|| "the delivery was stopped".into()));
+            }
+            if state.queue.len() < self.capacity {
+                break;
+            }
+            match self.when_full {
+                WhenFull::Wait => {
+                    state = self
+                        .shared
+                        .changed
+                        .wait(state)
+                        .unwrap_or_else(|p| p.into_inner());
+                }
+                WhenFull::DropOldest => {
+                    if let Some((_, p)) = state.queue.pop_front() {
+                        state.stats.dropped += p as u64;
+                        dropped += p as u64;
+                    }
+                }
+            }
+        }
+        state.stats.pushed += points as u64;
+        state.queue.push_back((body, points));
+        self.shared.changed.notify_all();
+        Ok(dropped)
+    }
+
+    /// What was delivered so far.
+    pub fn stats(&self) -> Stats {
+        self.shared.lock().stats.clone()
+    }
+
+    /// Waits until every queued request is delivered or given up, or `deadline` passes (the worker
+    /// then stops retrying and what is left is dropped and counted); stops the thread and returns
+    /// the final counts.
+    pub fn close(mut self, deadline: Option<Instant>) -> Stats {
+        {
+            let mut state = self.shared.lock();
+            state.closed = true;
+            state.deadline = deadline;
+            self.shared.changed.notify_all();
+            while !state.queue.is_empty() || state.busy {
+                let wait = match deadline {
+                    Some(d) => match d.checked_duration_since(Instant::now()) {
+                        Some(w) => w,
+                        None => break,
+                    },
+                    None => Duration::from_secs(3600),
+                };
+                state = self
+                    .shared
+                    .changed
+                    .wait_timeout(state, wait)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
+            }
+            let left: u64 = state.queue.drain(..).map(|(_, p)| p as u64).sum();
+            state.stats.dropped += left;
+            self.shared.changed.notify_all();
+        }
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+        self.stats()
+    }
+}
+
+impl Drop for Delivery {
+    fn drop(&mut self) {
+        let mut state = self.shared.lock();
+        state.closed = true;
+        state.deadline = Some(Instant::now());
+        self.shared.changed.notify_all();
+    }
+}
+
+/// The delivery thread: one request at a time, in order.
+fn work(mut client: Client, shared: &Shared, retry_for: Duration, fail_fast: bool) {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            let mut state = shared.lock();
+            state.failed = true;
+            state.stats.last_error = Some(format!("cannot start the async runtime: {e}"));
+            shared.changed.notify_all();
+            return;
+        }
+    };
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+        | 1;
+    loop {
+        let (body, points) = {
+            let mut state = shared.lock();
+            loop {
+                if let Some(item) = state.queue.pop_front() {
+                    state.busy = true;
+                    break item;
+                }
+                if state.closed {
+                    return;
+                }
+                state = shared
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(|p| p.into_inner());
+            }
+        };
+        shared.changed.notify_all();
+        let body = Bytes::from(client.prepare(body));
+        let result = deliver(&runtime, &mut client, shared, body, retry_for, &mut seed);
+        let mut state = shared.lock();
+        state.busy = false;
+        match result {
+            Ok((rejected, message)) => {
+                state.stats.accepted += points as u64;
+                if rejected > 0 {
+                    state.stats.rejected += rejected;
+                    eprintln!(
+                        "perfcounters: warning: {} rejected {rejected} of {points} data points: {message}",
+                        client.endpoint()
+                    );
+                }
+            }
+            Err(reason) => {
+                state.stats.dropped += points as u64;
+                eprintln!(
+                    "perfcounters: warning: {}: {reason}; {points} data points dropped",
+                    client.endpoint()
+                );
+                state.stats.last_error = Some(reason);
+                if fail_fast {
+                    state.failed = true;
+                    let left: u64 = state.queue.drain(..).map(|(_, p)| p as u64).sum();
+                    state.stats.dropped += left;
+                }
+            }
+        }
+        shared.changed.notify_all();
+    }
+}
+
+/// Posts one request until it is accepted, refused, or its retry time (or the flush deadline) is
+/// spent.
+fn deliver(
+    runtime: &tokio::runtime::Runtime,
+    client: &mut Client,
+    shared: &Shared,
+    body: Bytes,
+    retry_for: Duration,
+    seed: &mut u64,
+) -> Result<(u64, String), String> {
+    let started = Instant::now();
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        match runtime.block_on(client.post(body.clone())) {
+            Outcome::Accepted { rejected, message } => {
+                return Ok((u64::try_from(rejected).unwrap_or(0), message))
+            }
+            Outcome::Refused { reason } => return Err(format!("refused: {reason}")),
+            Outcome::Retry { reason, after } => {
+                // Jitter: 50 % to 150 % of the backoff, so that many senders do not retry at once.
+                *seed ^= *seed << 13;
+                *seed ^= *seed >> 7;
+                *seed ^= *seed << 17;
+                let jitter = 0.5 + (*seed % 1000) as f64 / 1000.0;
+                let wait = after.unwrap_or_else(|| backoff.mul_f64(jitter));
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                let give_up = started.elapsed() + wait > retry_for;
+                let mut state = shared.lock();
+                let deadline = state.deadline;
+                if give_up || deadline.is_some_and(|d| Instant::now() + wait > d) {
+                    return Err(format!(
+                        "{reason} (given up after {:.1} s of retries)",
+                        started.elapsed().as_secs_f64()
+                    ));
+                }
+                state.stats.retries += 1;
+                // Sleep, woken early by a flush deadline being set.
+                let until = Instant::now() + wait;
+                while let Some(left) = until.checked_duration_since(Instant::now()) {
+                    if state.deadline != deadline {
+                        break;
+                    }
+                    state = shared
+                        .changed
+                        .wait_timeout(state, left)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
+                }
+            }
+        }
+    }
+}
+
+/// The sink of `relog -f otlp`: each request queued (waiting for room), every one delivered
+/// before the copy finishes.
+pub struct RelogSink {
+    delivery: Option<Delivery>,
+    endpoint: String,
+    stats: Stats,
+}
+
+impl RelogSink {
+    /// A sink delivering through `delivery`.
+    pub fn new(delivery: Delivery) -> RelogSink {
+        RelogSink {
+            endpoint: delivery.endpoint().to_string(),
+            delivery: Some(delivery),
+            stats: Stats::default(),
+        }
+    }
+
+    /// The final counts once finished (so far otherwise).
+    pub fn stats(&self) -> Stats {
+        match &self.delivery {
+            Some(d) => d.stats(),
+            None => self.stats.clone(),
+        }
+    }
+
+    fn failure(&self, reason: &str) -> LogError {
+        let s = self.stats();
+        LogError::usage(
+            &self.endpoint,
+            format!(
+                "{reason}; {} of {} data points delivered, {} dropped",
+                s.accepted.saturating_sub(s.rejected),
+                s.pushed,
+                s.dropped
+            ),
+        )
+    }
+}
+
+impl OtlpSink for RelogSink {
+    fn send(&mut self, body: Vec<u8>, points: usize) -> Result<(), LogError> {
+        let Some(d) = &self.delivery else {
+            return Err(LogError::usage(&self.endpoint, "the delivery was finished"));
+        };
+        match d.push(body, points) {
+            Ok(_) => Ok(()),
+            Err(reason) => Err(self.failure(&reason)),
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), LogError> {
+        if let Some(d) = self.delivery.take() {
+            self.stats = d.close(None);
+        }
+        match (&self.stats.last_error, self.stats.dropped) {
+            (Some(reason), _) => Err(self.failure(&reason.clone())),
+            (None, 0) => Ok(()),
+            (None, _) => Err(self.failure("data points were dropped")),
+        }
+    }
+}
