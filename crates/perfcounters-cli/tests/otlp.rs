@@ -520,3 +520,227 @@ fn the_environment_configures_the_push() {
     );
     assert_eq!(string_attr(attrs, "host.name").as_deref(), Some("H"));
 }
+
+/// `perfcounters serve` started with `args`, its standard error gathered as it comes.
+struct Serve {
+    child: std::process::Child,
+    log: Arc<Mutex<String>>,
+}
+
+impl Serve {
+    fn start(args: &[&str], env: &[(&str, &str)]) -> Serve {
+        use std::io::BufRead;
+        let mut command = common::bin();
+        command
+            .arg("serve")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = common::start(&mut command, std::process::Command::spawn).unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let mut l = sink.lock().unwrap();
+                l.push_str(&line);
+                l.push('\n');
+            }
+        });
+        Serve { child, log }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Waits up to `secs` for `what` to hold.
+    fn wait_for(&self, secs: u64, what: impl Fn() -> bool) {
+        let t0 = Instant::now();
+        while !what() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(secs),
+                "timed out; serve said:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGTERM, then the exit within `secs`.
+    #[cfg(unix)]
+    fn terminate(&mut self, secs: u64) -> std::process::ExitStatus {
+        let ok = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let t0 = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                // Let the reader thread take the last lines.
+                std::thread::sleep(Duration::from_millis(100));
+                return status;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(secs),
+                "no exit; serve said:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Live push from the Linux source: the resource says what and where, Sums keep one start time from
+/// push to push, and SIGTERM flushes the queue before the exit.
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_pushes_the_linux_source_live() {
+    let receiver = Receiver::start(&[], None);
+    let mut serve = Serve::start(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--otlp",
+            &receiver.url(),
+            "--otlp-interval",
+            "0.3",
+        ],
+        &[("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=lab")],
+    );
+    serve.wait_for(30, || receiver.inbox.lock().unwrap().requests.len() >= 3);
+    let status = serve.terminate(15);
+    assert!(status.success(), "{}", serve.log());
+    let log = serve.log();
+    assert!(
+        log.contains("pushing over OTLP to http://127.0.0.1:"),
+        "{log}"
+    );
+    assert!(log.contains(" dropped, 0 rejected (flushed in "), "{log}");
+    let requests = receiver.requests();
+    for r in &requests {
+        let attrs = &r.resource_metrics[0].resource.as_ref().unwrap().attributes;
+        assert_eq!(string_attr(attrs, "os.type").as_deref(), Some("linux"));
+        assert_eq!(
+            string_attr(attrs, "service.name").as_deref(),
+            Some("perfcounters")
+        );
+        assert_eq!(
+            string_attr(attrs, "deployment.environment").as_deref(),
+            Some("lab")
+        );
+        assert!(string_attr(attrs, "host.name").is_some_and(|h| !h.is_empty()));
+    }
+    let pts = points(&requests);
+    // The CPU time of each processor: a cumulative Sum in seconds with one start in every request.
+    let cpu: Vec<&Point> = pts
+        .iter()
+        .filter(|p| {
+            p.sum
+                && p.metric.starts_with("perfcounters.processor")
+                && p.metric.ends_with("user_seconds")
+        })
+        .collect();
+    assert!(
+        cpu.len() >= 3,
+        "{:?}",
+        pts.iter()
+            .map(|p| &p.metric)
+            .collect::<std::collections::BTreeSet<_>>()
+    );
+    let starts: std::collections::BTreeSet<u64> =
+        pts.iter().filter(|p| p.sum).map(|p| p.start).collect();
+    assert_eq!(starts.len(), 1, "one start time for every Sum");
+    let start = *starts.iter().next().unwrap();
+    assert!(pts.iter().filter(|p| p.sum).all(|p| p.time > start));
+    // Gauges: memory in bytes.
+    assert!(pts
+        .iter()
+        .any(|p| !p.sum && p.metric == "perfcounters.memory_available_bytes" && p.value > 0.0));
+    // The delivery's own counters travel too.
+    assert!(pts
+        .iter()
+        .any(|p| p.metric == "perfcounters.otlp_pushed_points"));
+}
+
+/// A receiver that is down for longer than the queue holds: the oldest requests are dropped, the
+/// drops counted on standard error, in /metrics and in the pushes that arrive once it is back.
+#[cfg(target_os = "linux")]
+#[test]
+fn drops_are_counted_while_the_receiver_is_down() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let serve = Serve::start(
+        &[
+            "--listen",
+            &listen.to_string(),
+            "--otlp",
+            &format!("http://127.0.0.1:{port}"),
+            "--otlp-interval",
+            "0.1",
+            "--otlp-queue",
+            "2",
+        ],
+        &[],
+    );
+    serve.wait_for(30, || serve.log().contains("OTLP queue full"));
+    let log = serve.log();
+    assert!(
+        log.contains(&format!(
+            "(http://127.0.0.1:{port}/v1/metrics is not taking requests): dropped "
+        )),
+        "{log}"
+    );
+    let metrics = http_get(listen, "/metrics");
+    let dropped: f64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("perfcounters_otlp_dropped_points_total "))
+        .unwrap_or_else(|| panic!("{metrics}"))
+        .parse()
+        .unwrap();
+    assert!(dropped > 0.0, "{metrics}");
+    // Back up: what arrives says how much was dropped.
+    let receiver = Receiver::start(&[], Some(([127, 0, 0, 1], port).into()));
+    serve.wait_for(30, || receiver.inbox.lock().unwrap().requests.len() >= 2);
+    let pts = points(&receiver.requests());
+    let last = pts
+        .iter()
+        .filter(|p| p.metric == "perfcounters.otlp_dropped_points")
+        .map(|p| p.value)
+        .fold(0.0, f64::max);
+    assert!(last >= dropped, "{last} < {dropped}");
+}
+
+/// A plain HTTP/1.0 GET, the body.
+fn http_get(addr: SocketAddr, path: &str) -> String {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "GET {path} HTTP/1.0\r\nHost: x\r\n\r\n").unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default()
+}

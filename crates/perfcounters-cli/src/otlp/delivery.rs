@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use hyper::body::Bytes;
 use perfcounters::export::otlp::OtlpSink;
+use perfcounters::export::{MetricFamily, MetricKind, MetricSample};
 use perfcounters::log::LogError;
 
 use super::client::{Client, Outcome};
@@ -72,7 +73,7 @@ impl Shared {
 /// The queue and its delivery thread.
 pub struct Delivery {
     shared: Arc<Shared>,
-    worker: Option<JoinHandle<()>>,
+    worker: Mutex<Option<JoinHandle<()>>>,
     capacity: usize,
     when_full: WhenFull,
     endpoint: String,
@@ -107,7 +108,7 @@ impl Delivery {
             .map_err(|e| anyhow::anyhow!("cannot start the OTLP delivery thread: {e}"))?;
         Ok(Delivery {
             shared,
-            worker: Some(worker),
+            worker: Mutex::new(Some(worker)),
             capacity: settings.queue.max(1),
             when_full,
             endpoint: settings.endpoint.to_string(),
@@ -167,7 +168,7 @@ impl Delivery {
     /// Waits until every queued request is delivered or given up, or `deadline` passes (the worker
     /// then stops retrying and what is left is dropped and counted); stops the thread and returns
     /// the final counts.
-    pub fn close(mut self, deadline: Option<Instant>) -> Stats {
+    pub fn close(&self, deadline: Option<Instant>) -> Stats {
         {
             let mut state = self.shared.lock();
             state.closed = true;
@@ -192,10 +193,38 @@ impl Delivery {
             state.stats.dropped += left;
             self.shared.changed.notify_all();
         }
-        if let Some(w) = self.worker.take() {
+        let worker = self.worker.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(w) = worker {
             let _ = w.join();
         }
         self.stats()
+    }
+
+    /// The delivery's own metrics, as `/metrics` families named with `prefix`: data points pushed,
+    /// dropped and rejected, requests retried.
+    pub fn families(&self, prefix: &str) -> Vec<MetricFamily> {
+        let s = self.stats();
+        let counter = |name: &str, help: &str, value: u64| MetricFamily {
+            name: format!("{prefix}_otlp_{name}_total"),
+            help: help.to_string(),
+            kind: MetricKind::Counter,
+            unit: None,
+            samples: vec![MetricSample::new("", Vec::new(), value as f64)],
+        };
+        vec![
+            counter("pushed_points", "OTLP data points queued for delivery", s.pushed),
+            counter(
+                "dropped_points",
+                "OTLP data points dropped: pushed out of the full queue, given up after retries, or refused",
+                s.dropped,
+            ),
+            counter(
+                "rejected_points",
+                "OTLP data points the receiver rejected (partial success)",
+                s.rejected,
+            ),
+            counter("retries", "OTLP requests tried again", s.retries),
+        ]
     }
 }
 

@@ -50,6 +50,8 @@ pub struct App {
     pub auth: Option<BasicAuth>,
     /// Headers added to every response.
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The OTLP delivery of `--otlp`: its counts are self-metrics.
+    pub otlp: Option<Arc<crate::otlp::delivery::Delivery>>,
     /// Chart samples as JSON events.
     pub events: broadcast::Sender<Arc<str>>,
     /// Open chart streams.
@@ -219,7 +221,7 @@ fn accepts_gzip(value: &str) -> bool {
 }
 
 /// Joins the collection in progress, or starts one.
-fn join_flight(app: &App) -> watch::Receiver<Progress> {
+pub(crate) fn join_flight(app: &App) -> watch::Receiver<Progress> {
     let mut flight = app.flight.lock().expect("not poisoned");
     if let Some(rx) = flight.as_ref() {
         if !rx.borrow().finished {
@@ -299,7 +301,10 @@ fn render(app: &App, progress: &Progress, format: TextFormat, elapsed: f64) -> S
     scrape
         .samples
         .push(MetricSample::new("", Vec::new(), elapsed));
-    let own = [success, timeout, duration, scrape];
+    let mut own = vec![success, timeout, duration, scrape];
+    if let Some(d) = &app.otlp {
+        own.extend(d.families(p));
+    }
     let mut out = String::with_capacity(64 * 1024);
     encode(
         progress

@@ -6,6 +6,7 @@
 mod config;
 mod engine;
 mod http;
+mod push;
 mod webconfig;
 
 use std::net::SocketAddr;
@@ -21,6 +22,8 @@ use perfcounters::log::Pipeline;
 use perfcounters::source::replay::ReplayInput;
 use perfcounters::source::Catalog;
 
+use crate::otlp::delivery::{Delivery, WhenFull};
+use crate::otlp::{process_env, OtlpSettings};
 use config::ServeConfig;
 use engine::{Backend, Engine};
 use webconfig::WebSettings;
@@ -76,6 +79,21 @@ pub struct ServeArgs {
     chart_history: usize,
     #[command(flatten)]
     replay: crate::args::ReplayArgs,
+    /// Also push the exported counters over OTLP/HTTP every interval, to ENDPOINT (a URL; default
+    /// OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318)
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "ENDPOINT")]
+    otlp: Option<String>,
+    /// With --otlp: push only, serve no HTTP (no /metrics, no chart)
+    #[arg(long, requires = "otlp")]
+    otlp_only: bool,
+    /// Seconds between OTLP pushes (overrides OTEL_METRIC_EXPORT_INTERVAL; default 60)
+    #[arg(long, value_name = "SECONDS")]
+    otlp_interval: Option<f64>,
+    /// Seconds the OTLP queue may take to flush on Ctrl-C or SIGTERM
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    otlp_flush_timeout: f64,
+    #[command(flatten)]
+    otlp_flags: crate::otlp::OtlpFlags,
 }
 
 /// How the HTTP side behaves.
@@ -86,6 +104,7 @@ pub(crate) struct Settings {
     self_prefix: String,
     auth: Option<webconfig::BasicAuth>,
     headers: Vec<(HeaderName, HeaderValue)>,
+    otlp: Option<Arc<Delivery>>,
 }
 
 /// Starts the collection thread for `plan` on `backend` and returns the handlers' shared state.
@@ -120,6 +139,7 @@ pub(crate) fn start(backend: Backend, plan: Plan, settings: Settings) -> Result<
         self_prefix: settings.self_prefix,
         auth: settings.auth,
         headers: settings.headers,
+        otlp: settings.otlp,
         events,
         viewers,
         paths: Arc::from(paths),
@@ -190,6 +210,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             ))
         })
         .collect::<Result<Vec<_>>>()?;
+    let push = otlp_push(args, &backend)?;
     let app = start(
         backend,
         plan,
@@ -203,16 +224,29 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             },
             auth: web.auth,
             headers,
+            otlp: push.as_ref().map(|p| p.delivery.clone()),
         },
     )?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let pusher = push.clone();
+    let last = push.clone();
+    let http_app = app.clone();
     runtime.block_on(async move {
-        let router = http::router(app);
+        let pushing = pusher.map(|p| {
+            eprintln!(
+                "perfcounters serve: pushing over OTLP to {} every {:.3} s",
+                p.delivery.endpoint(),
+                p.interval.as_secs_f64()
+            );
+            tokio::spawn(push::run(app.clone(), p))
+        });
+        let router = http::router(http_app);
         let tls = web.tls.map(tokio_rustls::TlsAcceptor::from);
         let mut servers = Vec::new();
+        let addrs = if args.otlp_only { Vec::new() } else { addrs };
         for addr in addrs {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -230,8 +264,55 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         }
         shutdown_signal().await;
         eprintln!("perfcounters serve: stopping");
+        if let (Some(task), Some(p)) = (pushing, &last) {
+            task.abort();
+            // The last values, then the queue flushed within the deadline.
+            push::push_once(&app, p).await;
+        }
         Ok::<(), anyhow::Error>(())
-    })
+    })?;
+    if let Some(p) = &push {
+        push::flush(p, Duration::from_secs_f64(args.otlp_flush_timeout));
+    }
+    Ok(())
+}
+
+/// The OTLP push `--otlp` asks for: its settings (the OpenTelemetry variables, the flags over
+/// them) and its delivery thread.
+fn otlp_push(args: &ServeArgs, backend: &Backend) -> Result<Option<Arc<push::Push>>> {
+    let Some(endpoint) = &args.otlp else {
+        return Ok(None);
+    };
+    if matches!(backend, Backend::Log(_)) {
+        bail!(
+            "--otlp pushes raw counters, and a counter log holds computed values: push a log \
+             with `perfcounters relog LOG -f otlp -o ENDPOINT`"
+        );
+    }
+    if !(args.otlp_flush_timeout.is_finite() && args.otlp_flush_timeout >= 0.0) {
+        bail!("--otlp-flush-timeout must be a number of seconds >= 0");
+    }
+    let endpoint = (!endpoint.is_empty()).then_some(endpoint.as_str());
+    let mut settings = OtlpSettings::resolve(endpoint, &args.otlp_flags, &process_env)?;
+    if let Some(s) = args.otlp_interval {
+        if !(s.is_finite() && s > 0.0) {
+            bail!("--otlp-interval must be a number of seconds > 0");
+        }
+        settings.interval = Duration::from_secs_f64(s);
+    }
+    let ca = process_env("OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE")
+        .or_else(|| process_env("OTEL_EXPORTER_OTLP_CERTIFICATE"));
+    let delivery = Delivery::start(&settings, WhenFull::DropOldest, false, ca.as_deref())?;
+    Ok(Some(Arc::new(push::Push {
+        delivery: Arc::new(delivery),
+        resource: settings.resource,
+        interval: settings.interval,
+        prefix: match args.compat {
+            Some(Compat::WindowsExporter) => "windows".into(),
+            None => "perfcounters".into(),
+        },
+        start: push::now_ns(),
+    })))
 }
 
 async fn shutdown_signal() {
@@ -458,6 +539,7 @@ mod discipline {
                 self_prefix: "perfcounters".into(),
                 auth: None,
                 headers: Vec::new(),
+                otlp: None,
             },
         )
         .unwrap()

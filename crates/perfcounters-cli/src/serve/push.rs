@@ -1,0 +1,98 @@
+//! `serve --otlp`: every interval, one collection (shared with the scrapes that arrive meanwhile)
+//! becomes one OTLP request, queued for the delivery thread; on shutdown the queue is flushed
+//! within a deadline.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use perfcounters::export::otlp::{families_request, point_count, Message, OtlpResource};
+use perfcounters::export::MetricFamily;
+
+use super::http::{join_flight, App};
+use crate::otlp::delivery::Delivery;
+
+/// What the push loop needs.
+pub struct Push {
+    /// The queue and its thread.
+    pub delivery: Arc<Delivery>,
+    /// The resource of every request.
+    pub resource: OtlpResource,
+    /// The push interval.
+    pub interval: Duration,
+    /// The metric name prefix (`perfcounters`).
+    pub prefix: String,
+    /// The start of every Sum (Unix ns): when the push began, the same in every request.
+    pub start: u64,
+}
+
+/// Now, in Unix ns.
+pub fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// One collection, waited for at most `budget`, as the families of its finished collectors.
+async fn collect(app: &App, budget: Duration) -> Vec<MetricFamily> {
+    let deadline = tokio::time::Instant::now() + budget;
+    let mut rx = join_flight(app);
+    loop {
+        if rx.borrow().finished {
+            break;
+        }
+        match tokio::time::timeout_at(deadline, rx.changed()).await {
+            Ok(Ok(())) => continue,
+            Ok(Err(_)) | Err(_) => break,
+        }
+    }
+    let progress = rx.borrow().clone();
+    progress
+        .done
+        .iter()
+        .flat_map(|d| d.families.as_slice().iter().cloned())
+        .collect()
+}
+
+/// Pushes one collection every interval until the task is dropped.
+pub async fn run(app: Arc<App>, push: Arc<Push>) {
+    let mut ticks = tokio::time::interval(push.interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        push_once(&app, &push).await;
+    }
+}
+
+/// Collects and queues one request; a drop to make room in the queue is printed.
+pub async fn push_once(app: &App, push: &Push) {
+    let mut families = collect(app, push.interval.min(Duration::from_secs(30))).await;
+    families.extend(push.delivery.families(&push.prefix));
+    let time = now_ns();
+    let request = families_request(&families, &push.resource, &push.prefix, push.start, time);
+    let points = point_count(&request);
+    match push.delivery.push(request.encode_to_vec(), points) {
+        Ok(0) => {}
+        Ok(dropped) => eprintln!(
+            "perfcounters serve: warning: OTLP queue full ({} is not taking requests): dropped \
+             {dropped} data points, {} in all",
+            push.delivery.endpoint(),
+            push.delivery.stats().dropped
+        ),
+        Err(e) => eprintln!("perfcounters serve: warning: OTLP: {e}"),
+    }
+}
+
+/// Flushes the queue within `deadline` and says what was delivered.
+pub fn flush(push: &Push, deadline: Duration) {
+    let t0 = Instant::now();
+    let s = push.delivery.close(Some(t0 + deadline));
+    eprintln!(
+        "perfcounters serve: OTLP: {} data points delivered to {}, {} dropped, {} rejected \
+         (flushed in {:.1} s)",
+        s.accepted.saturating_sub(s.rejected),
+        push.delivery.endpoint(),
+        s.dropped,
+        s.rejected,
+        t0.elapsed().as_secs_f64()
+    );
+}
