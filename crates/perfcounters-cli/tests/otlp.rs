@@ -164,6 +164,8 @@ struct Point {
     description: String,
     sum: bool,
     instance: Option<String>,
+    attributes: BTreeMap<String, String>,
+    unit: String,
     start: u64,
     time: u64,
     value: f64,
@@ -206,6 +208,14 @@ fn push_points(out: &mut Vec<Point>, host: &Option<String>, m: &Metric) {
             description: m.description.clone(),
             sum,
             instance: string_attr(&p.attributes, "instance_name"),
+            attributes: p
+                .attributes
+                .iter()
+                .filter_map(|a| {
+                    Some((a.key.clone(), string_attr(std::slice::from_ref(a), &a.key)?))
+                })
+                .collect(),
+            unit: m.unit.clone(),
             start: p.start_time_unix_nano,
             time: p.time_unix_nano,
             value,
@@ -743,4 +753,98 @@ fn http_get(addr: SocketAddr, path: &str) -> String {
     text.split_once("\r\n\r\n")
         .map(|(_, b)| b.to_string())
         .unwrap_or_default()
+}
+
+/// `--compat otel` on Linux: the host-metrics receiver's names, attributes and units over OTLP, and
+/// the Collector's Prometheus names at /metrics.
+#[cfg(target_os = "linux")]
+#[test]
+fn compat_otel_names_on_linux() {
+    let receiver = Receiver::start(&[], None);
+    let listen = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let serve = Serve::start(
+        &[
+            "--listen",
+            &listen.to_string(),
+            "--compat",
+            "otel",
+            "--otlp",
+            &receiver.url(),
+            "--otlp-interval",
+            "0.3",
+        ],
+        &[],
+    );
+    serve.wait_for(30, || receiver.inbox.lock().unwrap().requests.len() >= 2);
+    let pts = points(&receiver.requests());
+    let names: std::collections::BTreeSet<&str> = pts.iter().map(|p| p.metric.as_str()).collect();
+    let cpu: Vec<&Point> = pts
+        .iter()
+        .filter(|p| p.metric == "system.cpu.time")
+        .collect();
+    assert!(!cpu.is_empty(), "{names:?}");
+    for p in &cpu {
+        assert!(p.sum);
+        assert_eq!(p.unit, "s");
+        let keys: Vec<&str> = p.attributes.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["cpu", "state"]);
+        assert!(["user", "system", "idle", "interrupt"].contains(&p.attributes["state"].as_str()));
+        assert!(!p.attributes["cpu"].contains("_Total"));
+    }
+    let states: std::collections::BTreeSet<&str> =
+        cpu.iter().map(|p| p.attributes["state"].as_str()).collect();
+    assert_eq!(
+        states.into_iter().collect::<Vec<_>>(),
+        ["idle", "interrupt", "system", "user"]
+    );
+    let free: Vec<&Point> = pts
+        .iter()
+        .filter(|p| {
+            p.metric == "system.memory.usage"
+                && p.attributes.get("state").map(String::as_str) == Some("free")
+        })
+        .collect();
+    assert!(!free.is_empty() && !free[0].sum && free[0].unit == "By" && free[0].value > 0.0);
+    // Disks and interfaces, where the machine has them: device and direction.
+    let list = common::run(&["list", "-x", "PhysicalDisk"]);
+    if stdout(&list).contains("Disk Read Bytes/sec") {
+        let io: Vec<&Point> = pts
+            .iter()
+            .filter(|p| p.metric == "system.disk.io")
+            .collect();
+        assert!(!io.is_empty(), "{names:?}");
+        assert!(io.iter().all(|p| p.sum
+            && p.unit == "By"
+            && p.attributes.contains_key("device")
+            && ["read", "write"].contains(&p.attributes["direction"].as_str())));
+    }
+    let list = common::run(&["list", "-x", "Network Interface"]);
+    if stdout(&list).contains("Bytes Received/sec") {
+        let io: Vec<&Point> = pts
+            .iter()
+            .filter(|p| p.metric == "system.network.io")
+            .collect();
+        assert!(!io.is_empty(), "{names:?}");
+        assert!(io.iter().all(|p| p.sum
+            && p.attributes.contains_key("device")
+            && ["receive", "transmit"].contains(&p.attributes["direction"].as_str())));
+    }
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("system.") || n.starts_with("perfcounters.otlp_")),
+        "{names:?}"
+    );
+    let metrics = http_get(listen, "/metrics");
+    assert!(
+        metrics.contains("# TYPE system_cpu_time_seconds_total counter"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("system_memory_usage_bytes{state=\"free\"} "),
+        "{metrics}"
+    );
 }

@@ -34,6 +34,20 @@ pub enum Compat {
     /// windows_exporter v0.31: windows_cpu_time_total{core,mode} and friends
     #[value(name = "windows_exporter")]
     WindowsExporter,
+    /// The OpenTelemetry host-metrics receiver: system.cpu.time{cpu,state} and friends (over OTLP;
+    /// /metrics serves them as the Collector's Prometheus exporter names them)
+    #[value(name = "otel")]
+    Otel,
+}
+
+impl Compat {
+    /// The name `--compat` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Compat::WindowsExporter => "windows_exporter",
+            Compat::Otel => "otel",
+        }
+    }
 }
 
 /// `perfcounters serve` arguments.
@@ -178,9 +192,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         }
         if args.compat.is_some() {
             bail!(
-                "counter paths ({}) and --compat windows_exporter cannot be combined: the compat \
-                 names are fixed",
-                paths.join(", ")
+                "counter paths ({}) and --compat {} cannot be combined: the compat names are fixed",
+                paths.join(", "),
+                args.compat.map_or("", Compat::name)
             );
         }
         file_config
@@ -220,7 +234,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             chart_history: args.chart_history,
             self_prefix: match args.compat {
                 Some(Compat::WindowsExporter) => "windows_exporter".into(),
-                None => "perfcounters".into(),
+                Some(Compat::Otel) | None => "perfcounters".into(),
             },
             auth: web.auth,
             headers,
@@ -309,7 +323,7 @@ fn otlp_push(args: &ServeArgs, backend: &Backend) -> Result<Option<Arc<push::Pus
         interval: settings.interval,
         prefix: match args.compat {
             Some(Compat::WindowsExporter) => "windows".into(),
-            None => "perfcounters".into(),
+            Some(Compat::Otel) | None => "perfcounters".into(),
         },
         start: push::now_ns(),
     })))
@@ -405,11 +419,22 @@ fn open_backend(
 }
 
 fn plan(args: &ServeArgs, file: Option<&ServeConfig>, catalog: &Catalog) -> Result<Plan> {
-    if let Some(Compat::WindowsExporter) = args.compat {
+    if let Some(compat) = args.compat {
         if file.is_some() {
-            bail!("--config and --compat windows_exporter cannot be combined: the compat names are fixed");
+            bail!(
+                "--config and --compat {} cannot be combined: the compat names are fixed",
+                compat.name()
+            );
         }
-        return Ok(compat::windows_exporter(catalog, args.process.as_deref()));
+        return Ok(match compat {
+            Compat::WindowsExporter => compat::windows_exporter(catalog, args.process.as_deref()),
+            Compat::Otel => {
+                if args.process.is_some() {
+                    bail!("--process and --compat otel cannot be combined: the host-metrics names have no process metrics");
+                }
+                compat::otel::otel(catalog)
+            }
+        });
     }
     let mut config = match file {
         Some(f) => f.export_config(catalog, args.process.as_deref())?,

@@ -38,6 +38,7 @@ pub use opentelemetry_proto::tonic as proto;
 /// `prost::Message`: `encode_to_vec` and `decode` of the [`proto`] types.
 pub use prost::Message;
 
+use super::compat::otel::otel_name_of;
 use super::{MetricFamily, MetricKind};
 use crate::log::model::LogTime;
 use crate::snapshot::FILETIME_UNIX_EPOCH;
@@ -143,10 +144,14 @@ pub fn unix_nanos(time: LogTime) -> u64 {
         .saturating_mul(100)
 }
 
-/// The OTLP name of a `/metrics` family name: the prefix's separator a dot
-/// (`perfcounters_memory_available_bytes` → `perfcounters.memory_available_bytes`), a counter's
-/// name without `_total`.
+/// The OTLP name of a `/metrics` family name: the OpenTelemetry name of a family of
+/// [`compat::otel`](super::compat::otel::otel) (`system_cpu_time_seconds_total` →
+/// `system.cpu.time`); else the prefix's separator a dot (`perfcounters_memory_available_bytes`
+/// → `perfcounters.memory_available_bytes`) and a counter's name without `_total`.
 pub fn otel_name(name: &str, kind: MetricKind, prefix: &str) -> String {
+    if let Some((otel, _)) = otel_name_of(name) {
+        return otel.to_owned();
+    }
     let name = match kind {
         MetricKind::Counter => name.strip_suffix("_total").unwrap_or(name),
         _ => name,
@@ -281,7 +286,7 @@ pub fn families_metrics(
     let mut out = Vec::with_capacity(families.len());
     for f in families {
         let name = otel_name(&f.name, f.kind, prefix);
-        let unit = otel_unit(f.unit);
+        let unit = otel_name_of(&f.name).map_or_else(|| otel_unit(f.unit), |(_, unit)| unit);
         let metric = match f.kind {
             MetricKind::Counter => cumulative_sum(
                 name,

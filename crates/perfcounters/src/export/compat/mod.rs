@@ -22,6 +22,8 @@ use crate::source::{Catalog, ObjectInfo, Request};
 use super::naming::{Conversion, Rule};
 use super::{has_process_id, CollectorPlan, MetricKind, ObjectPlan, Plan, SeriesPlan, ID_PROCESS};
 
+pub mod otel;
+
 /// How a row's value is obtained.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum How {
@@ -643,22 +645,40 @@ pub const COLLECTOR_NAMES: &[&str] = &[
 /// out (Linux has no C-states, for example); a collector whose object is missing is listed in
 /// [`Plan::problems`].
 pub fn windows_exporter(catalog: &Catalog, process: Option<&[String]>) -> Plan {
-    let mut plan = Plan::default();
     let mut all: Vec<&Collector> = COLLECTORS.iter().collect();
     if process.is_some() {
         all.push(&PROCESS_COLLECTOR);
     }
-    for col in all {
+    let scheme = ("windows_exporter", "windows_exporter v0.31 name");
+    plan_collectors(catalog, &all, process, scheme, |collector, metric| {
+        format!("windows_{collector}_{metric}")
+    })
+}
+
+/// The plan of `collectors` (a table of rows per collector), each family named by `family`
+/// from the collector and the row's metric; `scheme` names the name set in problems and what HELP
+/// ends with.
+fn plan_collectors(
+    catalog: &Catalog,
+    collectors: &[&Collector],
+    process: Option<&[String]>,
+    scheme: (&str, &str),
+    family: impl Fn(&str, &str) -> String,
+) -> Plan {
+    let mut plan = Plan::default();
+    for col in collectors {
         let Some(info) = col.objects.iter().find_map(|o| catalog.object(o)) else {
             plan.problems.push(format!(
-                "windows_exporter collector {}: no object named \"{}\"",
-                col.name, col.objects[0]
+                "{} collector {}: no object named \"{}\"",
+                scheme.0, col.name, col.objects[0]
             ));
             continue;
         };
         let mut series = Vec::new();
         for (metric, kind, counter, labels, how) in col.rows.iter().flat_map(|r| r.iter()) {
-            if let Some(s) = series_for(col.name, info, metric, *kind, counter, labels, *how) {
+            let name = family(col.name, metric);
+            if let Some(s) = series_for(&name, scheme.1, info, metric, *kind, counter, labels, *how)
+            {
                 series.push(s);
             }
         }
@@ -700,8 +720,10 @@ pub fn windows_exporter(catalog: &Catalog, process: Option<&[String]>) -> Plan {
     plan
 }
 
+#[allow(clippy::too_many_arguments)]
 fn series_for(
-    collector: &str,
+    family: &str,
+    note: &str,
     info: &ObjectInfo,
     metric: &str,
     kind: MetricKind,
@@ -744,8 +766,8 @@ fn series_for(
     Some(SeriesPlan {
         counter: c.name.clone(),
         counter2,
-        family: format!("windows_{collector}_{metric}"),
-        help: format!("{path}{what} ({ty_name}); windows_exporter v0.31 name"),
+        family: family.to_string(),
+        help: format!("{path}{what} ({ty_name}); {note}"),
         labels: labels
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
