@@ -33,6 +33,7 @@ mod merge_values;
 mod modules;
 mod names;
 mod naming;
+mod otlp;
 mod path;
 mod query;
 mod query_block;
