@@ -31,6 +31,10 @@ const NOT_RUN: &[(&str, &str)] = &[
         "perfcounters serve",
         "serves until stopped: tests/serve.rs runs each of these forms",
     ),
+    (
+        "perfcounters relog perfmon.blg -f otlp",
+        "pushes to an OTLP endpoint: tests/otlp.rs pushes to a receiver of its own",
+    ),
 ];
 
 /// The `perfcounters` lines of the README's Examples block, without their comments.
