@@ -39,7 +39,10 @@ fn main() {
         let listener = tokio::net::TcpListener::bind(&addr)
             .await
             .unwrap_or_else(|e| panic!("cannot listen on {addr}: {e}"));
-        eprintln!("accepting OTLP on http://{}", listener.local_addr().expect("an address"));
+        eprintln!(
+            "accepting OTLP on http://{}",
+            listener.local_addr().expect("an address")
+        );
         let app = axum::Router::new()
             .route("/v1/metrics", axum::routing::post(receive))
             .with_state(Arc::new(Counts::default()));
