@@ -61,7 +61,8 @@
 //!   Performance Monitor's binary logs (`.blg`);
 //! * [`analyze`]: PAL threshold files (read by a safe interpreter, never run) evaluated over a log;
 //! * [`export`]: snapshots as Prometheus / OpenMetrics text (raw cumulative values, types from counter
-//!   types, windows_exporter-compatible names);
+//!   types, windows_exporter-compatible and OpenTelemetry host-metrics names), and as OTLP requests
+//!   (feature `otlp`), for live data and for logs' records;
 //! * [`suggest`]: close names for a name that is not known ("did you mean …?");
 //! * [`time_text`]: calendar times as text, in every form the logs and reports use;
 //! * [`encoding`]: the text encodings of files written on Windows (byte-order marks, UTF-16, ANSI).
