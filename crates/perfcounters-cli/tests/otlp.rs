@@ -532,11 +532,13 @@ fn the_environment_configures_the_push() {
 }
 
 /// `perfcounters serve` started with `args`, its standard error gathered as it comes.
+#[cfg(target_os = "linux")]
 struct Serve {
     child: std::process::Child,
     log: Arc<Mutex<String>>,
 }
 
+#[cfg(target_os = "linux")]
 impl Serve {
     fn start(args: &[&str], env: &[(&str, &str)]) -> Serve {
         use std::io::BufRead;
@@ -585,7 +587,6 @@ impl Serve {
     }
 
     /// SIGTERM, then the exit within `secs`.
-    #[cfg(unix)]
     fn terminate(&mut self, secs: u64) -> std::process::ExitStatus {
         let ok = std::process::Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
@@ -609,6 +610,7 @@ impl Serve {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for Serve {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -731,19 +733,21 @@ fn drops_are_counted_while_the_receiver_is_down() {
         .parse()
         .unwrap();
     assert!(dropped > 0.0, "{metrics}");
-    // Back up: what arrives says how much was dropped.
+    // Back up: the requests still queued arrive, then new ones that count the drops (at least as
+    // many as /metrics said before).
     let receiver = Receiver::start(&[], Some(([127, 0, 0, 1], port).into()));
-    serve.wait_for(30, || receiver.inbox.lock().unwrap().requests.len() >= 2);
-    let pts = points(&receiver.requests());
-    let last = pts
-        .iter()
-        .filter(|p| p.metric == "perfcounters.otlp_dropped_points")
-        .map(|p| p.value)
-        .fold(0.0, f64::max);
-    assert!(last >= dropped, "{last} < {dropped}");
+    let counted = || {
+        points(&receiver.requests())
+            .iter()
+            .filter(|p| p.metric == "perfcounters.otlp_dropped_points")
+            .map(|p| p.value)
+            .fold(0.0, f64::max)
+    };
+    serve.wait_for(60, || counted() >= dropped);
 }
 
 /// A plain HTTP/1.0 GET, the body.
+#[cfg(target_os = "linux")]
 fn http_get(addr: SocketAddr, path: &str) -> String {
     use std::io::Write;
     let mut s = std::net::TcpStream::connect(addr).unwrap();
@@ -847,4 +851,26 @@ fn compat_otel_names_on_linux() {
         metrics.contains("system_memory_usage_bytes{state=\"free\"} "),
         "{metrics}"
     );
+}
+
+/// `--otlp-only` pushes and serves no HTTP; `--otlp-only` alone is refused.
+#[cfg(target_os = "linux")]
+#[test]
+fn otlp_only_serves_no_http() {
+    let receiver = Receiver::start(&[], None);
+    let serve = Serve::start(
+        &[
+            "--otlp-only",
+            "--otlp",
+            &receiver.url(),
+            "--otlp-interval",
+            "0.2",
+        ],
+        &[],
+    );
+    serve.wait_for(30, || !receiver.inbox.lock().unwrap().requests.is_empty());
+    assert!(!serve.log().contains("listening on"), "{}", serve.log());
+    let o = common::run(&["serve", "--otlp-only"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--otlp"), "{}", stderr(&o));
 }

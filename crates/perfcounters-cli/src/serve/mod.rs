@@ -248,7 +248,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let pusher = push.clone();
     let last = push.clone();
     let http_app = app.clone();
-    runtime.block_on(async move {
+    let flush_deadline = runtime.block_on(async move {
         let pushing = pusher.map(|p| {
             eprintln!(
                 "perfcounters serve: pushing over OTLP to {} every {:.3} s",
@@ -278,15 +278,17 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         }
         shutdown_signal().await;
         eprintln!("perfcounters serve: stopping");
+        let flush_deadline =
+            std::time::Instant::now() + Duration::from_secs_f64(args.otlp_flush_timeout);
         if let (Some(task), Some(p)) = (pushing, &last) {
             task.abort();
-            // The last values, then the queue flushed within the deadline.
-            push::push_once(&app, p).await;
+            // The last values (within the flush deadline), then the queue flushed by then.
+            let _ = tokio::time::timeout_at(flush_deadline.into(), push::push_once(&app, p)).await;
         }
-        Ok::<(), anyhow::Error>(())
+        Ok::<std::time::Instant, anyhow::Error>(flush_deadline)
     })?;
     if let Some(p) = &push {
-        push::flush(p, Duration::from_secs_f64(args.otlp_flush_timeout));
+        push::flush(p, flush_deadline);
     }
     Ok(())
 }

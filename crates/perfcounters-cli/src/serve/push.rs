@@ -82,10 +82,10 @@ pub async fn push_once(app: &App, push: &Push) {
     }
 }
 
-/// Flushes the queue within `deadline` and says what was delivered.
-pub fn flush(push: &Push, deadline: Duration) {
+/// Flushes the queue by `deadline` and says what was delivered.
+pub fn flush(push: &Push, deadline: Instant) {
     let t0 = Instant::now();
-    let s = push.delivery.close(Some(t0 + deadline));
+    let s = push.delivery.close(Some(deadline));
     eprintln!(
         "perfcounters serve: OTLP: {} data points delivered to {}, {} dropped, {} rejected \
          (flushed in {:.1} s)",
