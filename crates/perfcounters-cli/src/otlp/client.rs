@@ -42,6 +42,9 @@ pub enum Outcome {
     },
 }
 
+/// The most of an answer's body that is read (an `ExportMetricsServiceResponse` is a few bytes).
+const MAX_ANSWER: usize = 1 << 20;
+
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
@@ -200,7 +203,11 @@ impl Client {
             .get(header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(retry_after);
-        let bytes = match response.into_body().collect().await {
+        // An answer is a small protobuf message: a larger body is not read whole.
+        let bytes = match http_body_util::Limited::new(response.into_body(), MAX_ANSWER)
+            .collect()
+            .await
+        {
             Ok(b) => b.to_bytes(),
             Err(e) => {
                 return Outcome::Retry {
