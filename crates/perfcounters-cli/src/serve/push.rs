@@ -5,11 +5,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use perfcounters::export::otlp::{families_request, point_count, Message, OtlpResource};
-use perfcounters::export::MetricFamily;
-
+use super::engine::Progress;
 use super::http::{join_flight, App};
 use crate::otlp::delivery::Delivery;
+use perfcounters::export::otlp::{families_request, point_count, Message, OtlpResource};
 
 /// What the push loop needs.
 pub struct Push {
@@ -32,8 +31,8 @@ pub fn now_ns() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
-/// One collection, waited for at most `budget`, as the families of its finished collectors.
-async fn collect(app: &App, budget: Duration) -> Vec<MetricFamily> {
+/// One collection, waited for at most `budget`: its finished collectors.
+async fn collect(app: &App, budget: Duration) -> Progress {
     let deadline = tokio::time::Instant::now() + budget;
     let mut rx = join_flight(app);
     loop {
@@ -47,10 +46,6 @@ async fn collect(app: &App, budget: Duration) -> Vec<MetricFamily> {
     }
     let progress = rx.borrow().clone();
     progress
-        .done
-        .iter()
-        .flat_map(|d| d.families.as_slice().iter().cloned())
-        .collect()
 }
 
 /// Pushes one collection every interval until the task is dropped.
@@ -65,10 +60,15 @@ pub async fn run(app: Arc<App>, push: Arc<Push>) {
 
 /// Collects and queues one request; a drop to make room in the queue is printed.
 pub async fn push_once(app: &App, push: &Push) {
-    let mut families = collect(app, push.interval.min(Duration::from_secs(30))).await;
-    families.extend(push.delivery.families(&push.prefix));
+    let progress = collect(app, push.interval.min(Duration::from_secs(30))).await;
+    let own = push.delivery.families(&push.prefix);
+    let families = progress
+        .done
+        .iter()
+        .flat_map(|d| d.families.as_slice())
+        .chain(&own);
     let time = now_ns();
-    let request = families_request(&families, &push.resource, &push.prefix, push.start, time);
+    let request = families_request(families, &push.resource, &push.prefix, push.start, time);
     let points = point_count(&request);
     match push.delivery.push(request.encode_to_vec(), points) {
         Ok(0) => {}

@@ -274,8 +274,8 @@ pub fn point_count(request: &ExportMetricsServiceRequest) -> usize {
 /// cumulative monotonic Sums starting at `start` (the caller keeps it stable from push to push),
 /// gauges as Gauges, summaries as Summaries (`_sum` and `_count` of the same labels in one point).
 /// Names by [`otel_name`] with `prefix`; labels become attributes.
-pub fn families_metrics(
-    families: &[MetricFamily],
+pub fn families_metrics<'a>(
+    families: impl IntoIterator<Item = &'a MetricFamily>,
     prefix: &str,
     start: u64,
     time: u64,
@@ -283,7 +283,7 @@ pub fn families_metrics(
     let attributes = |labels: &[(String, String)]| -> Vec<KeyValue> {
         labels.iter().map(|(k, v)| attribute(k, v)).collect()
     };
-    let mut out = Vec::with_capacity(families.len());
+    let mut out = Vec::new();
     for f in families {
         let name = otel_name(&f.name, f.kind, prefix);
         let unit = otel_name_of(&f.name).map_or_else(|| otel_unit(f.unit), |(_, unit)| unit);
@@ -346,8 +346,8 @@ pub fn families_metrics(
 }
 
 /// One request of [`families_metrics`] under `resource`.
-pub fn families_request(
-    families: &[MetricFamily],
+pub fn families_request<'a>(
+    families: impl IntoIterator<Item = &'a MetricFamily>,
     resource: &OtlpResource,
     prefix: &str,
     start: u64,
