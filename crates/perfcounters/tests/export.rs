@@ -248,7 +248,7 @@ mod linux {
         assert_eq!(
             bad.problems,
             [
-                "no object named \"Procesor\"",
+                "no object named \"Procesor\"; did you mean \"Processor\" or \"Process\"?",
                 "object \"Memory\" has no counter matching \"Nope*\""
             ]
         );
