@@ -183,15 +183,7 @@ fn narrow(all: &mut [u8; ALL], m: u64, e: i32) -> (i32, bool) {
         let y = u128::from(f) * u128::from(E19);
         let chunk = (y >> k) as u64;
         f = (y as u64) & mask;
-        if n == 0 {
-            // Zeros before the first significant digit only move the exponent.
-            let len = put_digits(all, chunk);
-            exp -= (19 - len) as i32;
-            n = len;
-        } else {
-            put_padded(&mut all[n..], chunk, 19);
-            n += 19;
-        }
+        put_fraction_step(all, &mut n, &mut exp, chunk);
     }
     (exp, f != 0)
 }
@@ -231,20 +223,27 @@ fn wide_fraction(all: &mut [u8; ALL], m: u64, k: u32) -> (i32, bool) {
         while lo < hi && f[lo] == 0 {
             lo += 1;
         }
-        if n == 0 {
-            // Zeros before the first significant digit only move the exponent.
-            let len = put_digits(all, chunk);
-            exp -= (19 - len) as i32;
-            n = len;
-        } else {
-            put_padded(&mut all[n..], chunk, 19);
-            n += 19;
-        }
+        put_fraction_step(all, &mut n, &mut exp, chunk);
         if f[lo] == 0 && lo == hi {
             break;
         }
     }
     (exp, f[lo..=hi].iter().any(|&x| x != 0))
+}
+
+/// Appends the 19 digits of one step of a fraction (`chunk` < 10^19, the next 19 digits after the
+/// `n` already in `all`) for [`narrow`] and [`wide_fraction`]. Before the first significant digit
+/// (`n` = 0) the chunk's leading zeros are not digits: they only lower the exponent `exp` of the
+/// first one.
+fn put_fraction_step(all: &mut [u8; ALL], n: &mut usize, exp: &mut i32, chunk: u64) {
+    if *n == 0 {
+        let len = put_digits(all, chunk);
+        *exp -= (19 - len) as i32;
+        *n = len;
+    } else {
+        put_padded(&mut all[*n..], chunk, 19);
+        *n += 19;
+    }
 }
 
 /// The digits of the integer `m · 2^e` for `11 ≤ e ≤ 971` (`m` > 0, below 2^53) into `all`: in
