@@ -2,9 +2,10 @@
 //!
 //! One thread reads the text after the header line and cuts it into chunks of about
 //! [`CHUNK_BYTES`] at record boundaries; worker threads (as many as the machine has cores) parse
-//! the chunks with the `csv` crate and [`RowParser`], exactly as the single-threaded reader parses
-//! each record; the reading thread takes the parsed chunks back in order (the log's ordered
-//! worker pool, `pool`).
+//! the chunks ([`parse_chunk`]: scanned by `pdh_csv_scan`, the `csv` crate and [`RowParser`] from
+//! the first row the scan does not take), giving the records the single-threaded reader gives;
+//! the reading thread takes the parsed chunks back in order (the log's ordered worker pool,
+//! `pool`).
 //!
 //! A boundary is found by following the quotes from the start of a record ([`split_point`]). Quote
 //! parity tells where a record ends only where every quote opens or closes a quoted cell: a quote

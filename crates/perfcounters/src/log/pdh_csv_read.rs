@@ -25,8 +25,10 @@
 //! a missing `(PDH-CSV 4.0)` cell, a header cell that is not a counter path, a row whose number of
 //! cells differs from the header's, a bad time stamp, a value that is not a finite number.
 //!
-//! The parsing of quoted cells is the `csv` crate's; it is not the bottleneck (the criterion bench
-//! `logs` measures the `csv` crate alone on the same file, see `docs/benchmarks.md`).
+//! The rows Windows writes (every cell quoted, or none) are read in one pass by `pdh_csv_scan`,
+//! values straight into the layout the consumer asked for; the `csv` crate reads the rest (a header
+//! of several lines, quotes it reads as text, and a chunk from its first row that is not plain), so
+//! both read the same records and word the same errors.
 
 use std::fs::File;
 use std::io::{self, BufReader, Cursor, Read};
