@@ -17,8 +17,8 @@
 //! Why not the `csv` crate for every row: its record reader copies each cell into a record and
 //! keeps their bounds, then `RowParser` looks each cell up again and checks its form before
 //! parsing it. In a `perf` profile of a CSV → CSV conversion of a log of six-decimal values
-//! (docs/logs.md, "Whole runs") that was 332 samples in `read_record` and 629 in `parse_value` and
-//! `lexical-core` of the whole process's 3,033; docs/benchmarks.md has the profile after.
+//! (docs/benchmarks.md, "Whole runs") that was 332 samples in `read_record` and 629 in `parse_value`
+//! and `lexical-core` of the whole process's 3,033; the same file has the profile after.
 
 use super::pdh_csv_row::{parse_csv_time, parse_value, RowParser};
 use super::time::LogTime;
@@ -250,7 +250,7 @@ const POW10: [f64; 23] = [
 /// exponents) go to `lexical-core`'s Eisel–Lemire parser on the same bytes, correctly rounded as
 /// well. Neither is `str::parse::<f64>`: that wants a `&str` (a UTF-8 check per cell), and over
 /// the 1.4 million cells of relog's 20-digit values in a standalone loop `lexical-core` took 73 ms
-/// where `str::from_utf8` + `str::parse::<f64>` took 150 ms, with identical bits (docs/logs.md).
+/// where `str::from_utf8` + `str::parse::<f64>` took 150 ms, with identical bits (docs/benchmarks.md).
 /// The property tests below hold both paths to `str::parse::<f64>` bit for bit.
 #[inline]
 pub(crate) fn plain_number(text: &[u8]) -> Option<(f64, usize)> {
