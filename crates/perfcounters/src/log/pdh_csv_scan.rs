@@ -327,6 +327,8 @@ pub(crate) fn plain_number(text: &[u8]) -> Option<(f64, usize)> {
 }
 
 #[cfg(test)]
+// Literals are written digit for digit as Windows writes them.
+#[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
     use crate::log::pdh_csv_row::parse_value;
