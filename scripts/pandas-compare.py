@@ -25,6 +25,7 @@ of the file first (the first call of an interpreter imports pandas): two builds 
 """
 
 import argparse
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -36,6 +37,11 @@ from pathlib import Path
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The whole-run timing of a read in an interpreter of its own, shared with scripts/whole-runs.py.
+_spec = importlib.util.spec_from_file_location("whole_runs", Path(__file__).with_name("whole-runs.py"))
+whole_runs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(whole_runs)
 
 
 def precise(v: float) -> str:
@@ -126,29 +132,25 @@ def main() -> int:
 
     if args.package:
         small = tmpdir / f"perfcounters-pandas-compare-small-{os.getpid()}.csv"
-        with open(path, "rb") as f, open(small, "wb") as w:
-            for _ in range(51):
-                w.write(f.readline())
+        whole_runs.head_copy(path, small)
 
         def fresh(setup, call, pythonpath):
-            code = (f"import time, pandas as pd\n{setup}\n{call.format(small)}\n"
-                    f"t = time.perf_counter()\n{call.format(path)}\nprint(time.perf_counter() - t)")
+            code = whole_runs.fresh_read_code(f"import pandas as pd\n{setup}", call, path, small)
 
             def run():
                 env = dict(os.environ)
                 if pythonpath:
                     env["PYTHONPATH"] = os.pathsep.join([pythonpath, env.get("PYTHONPATH", "")])
-                out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
-                                     capture_output=True, text=True)
-                return float(out.stdout.strip())
+                _, _, out, _ = whole_runs.run_child([sys.executable, "-c", code], env)
+                return float(out.strip().splitlines()[-1])
             return run
 
         for spec in args.package:
             name, _, pkg = spec.partition("=")
             cases[f"read_log(FILE).to_pandas() [{name}]"] = fresh(
-                "import perfcounters", "perfcounters.read_log(r'{}').to_pandas()", pkg)
+                "import perfcounters", "perfcounters.read_log(P).to_pandas()", pkg)
         cases["pandas.read_csv(FILE) [own interpreter]"] = fresh(
-            "", "pd.read_csv(r'{}', na_values=[' '])", None)
+            "", "pd.read_csv(P, na_values=[' '])", None)
 
     times = {name: [] for name in cases}
     for _ in range(args.runs):

@@ -99,6 +99,7 @@ def write_int_log(path: Path, rows: int, columns: int = 200) -> None:
 
 
 def head_copy(src: Path, dst: Path, lines: int = 51) -> None:
+    """The first `lines` lines of `src` (the header and 50 rows by default) into `dst`."""
     with open(src, "rb") as r, open(dst, "wb") as w:
         for _ in range(lines):
             line = r.readline()
@@ -129,13 +130,20 @@ PY_READ = {
 }
 
 
-def python_child(python: str, lib: str, path: Path, small: Path) -> list:
-    imp, call = PY_READ[lib]
-    code = (
-        f"import time\n{imp}\nP = {str(small)!r}\n{call}\nP = {str(path)!r}\n"
+def fresh_read_code(setup: str, call: str, path: Path, small: Path) -> str:
+    """Python code for an interpreter of its own: runs `setup` (the imports), evaluates `call` with
+    `P` the path of `small` (not timed: the first call of an interpreter loads what it needs), then
+    with `P` the path of `path`, and prints the seconds that second call took. Also used by
+    scripts/pandas-compare.py."""
+    return (
+        f"import time\n{setup}\nP = {str(small)!r}\n{call}\nP = {str(path)!r}\n"
         f"t = time.perf_counter()\n{call}\nprint(time.perf_counter() - t)\n"
     )
-    return [python, "-c", code]
+
+
+def python_child(python: str, lib: str, path: Path, small: Path) -> list:
+    imp, call = PY_READ[lib]
+    return [python, "-c", fresh_read_code(imp, call, path, small)]
 
 
 def build(args, dirs: Path) -> Path:

@@ -46,6 +46,7 @@ mod pdh_csv_chunks;
 mod pdh_csv_digits;
 mod pdh_csv_read;
 mod pdh_csv_row;
+mod pdh_csv_scan;
 pub mod pipeline;
 pub(crate) mod pool;
 pub(crate) mod relog;

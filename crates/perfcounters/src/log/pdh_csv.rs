@@ -22,7 +22,7 @@ use crate::time_text::TimeStyle;
 
 use super::error::LogError;
 use super::model::{LogHeader, LogTime, LogWriter, Record, RecordEncoder, TimeZone, ValueRows};
-use super::pdh_csv_digits::{digits20, put_digits};
+use super::pdh_csv_digits::{ascii20, digits20, fraction_digits20, put_digits};
 
 /// Which separator the log uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,13 +184,20 @@ fn push_row(
     for v in values {
         match (v, style) {
             (Some(v), ValueStyle::Precise) => {
-                // The whole cell on the stack, then one copy into the line.
-                let mut cell = [0u8; PRECISE_BUF];
-                cell[0] = sep;
-                cell[1] = b'"';
-                let end = write_precise(&mut cell, 2, v);
-                cell[end] = b'"';
-                extend_prefix(line, &cell, end + 1);
+                // The cell written where it goes (room made, then cut back to its length): copied
+                // there from the stack, it was loaded across the pieces it had just been stored in.
+                let len = line.len();
+                line.resize(len + PRECISE_BUF, 0);
+                if let Some(cell) = line
+                    .get_mut(len..)
+                    .and_then(|c| <&mut [u8; PRECISE_BUF]>::try_from(c).ok())
+                {
+                    cell[0] = sep;
+                    cell[1] = b'"';
+                    let end = write_precise(cell, 2, v);
+                    cell[end] = b'"';
+                    line.truncate(len + end + 1);
+                }
             }
             (Some(v), ValueStyle::Fixed6) => {
                 line.extend_from_slice(&[sep, b'"']);
@@ -240,14 +247,6 @@ pub fn format_precise(v: f64) -> String {
 /// `-1234567890123456789.5` reaches 42 bytes from the start.
 const PRECISE_BUF: usize = 48;
 
-/// Appends the first `n` bytes of `bytes` to `line`: one copy of a fixed size (inlined, where a
-/// copy of a variable size calls `memmove`), then the line cut back to its length.
-fn extend_prefix<const N: usize>(line: &mut Vec<u8>, bytes: &[u8; N], n: usize) {
-    let len = line.len();
-    line.extend_from_slice(bytes);
-    line.truncate(len + n.min(N));
-}
-
 /// Writes `v` as [`format_precise`] does into `buf` from `at` (2 at most) and returns where it
 /// ends. The value is assembled on the stack, its digits copied in blocks of a fixed size (what
 /// they write beyond the value is overwritten or cut off), and the line extended once.
@@ -278,6 +277,10 @@ fn write_precise(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> usize {
         }
     } else if a < 1e19 {
         return p + put_digits(&mut buf[p..], a as u64);
+    }
+    if let Some((d, exp)) = fraction_digits20(a) {
+        let (out, rest) = buf.split_at_mut(p);
+        return out.len() + put_fraction(rest, d, exp);
     }
     let (digits, exp) = digits20(a);
     // The digits and room to copy 20 bytes from any of them.
@@ -316,6 +319,59 @@ fn write_precise(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> usize {
         buf[p..p + 20].copy_from_slice(&ext[..20]);
         p + last + 1
     }
+}
+
+/// Writes `%.20g` of a value of 20 significant digits `d` (`10^19 ≤ d < 10^20`) whose first digit
+/// has the decimal exponent `exp` (-3 to 15: a value with a fraction, below 2^53) at the start of
+/// `out` (24 bytes at least, all of which may be written) and returns its length:
+/// `12.345678000000000557`, `0.0012345678901234567891`, trailing zeros of the fraction dropped.
+///
+/// The 20 digits are taken in registers as one 160-bit string (`ascii20`), the point (or the
+/// leading `0.`, `0.0`, `0.00`) put in with masks and shifts, and the result stored once: 16 bytes,
+/// then 8. Stored in pieces and copied from there (as the other values' digits are), they were
+/// read back across the pieces' boundaries, which stalls every load (`perf`, docs/benchmarks.md).
+fn put_fraction(out: &mut [u8], d: u128, exp: i32) -> usize {
+    const ZEROS: u128 = 0x3030_3030_3030_3030_3030_3030_3030_3030;
+    let (lo, hi) = ascii20(d);
+    // Trailing zeros are the highest bytes that are '0'.
+    let zeros = match hi ^ 0x3030_3030 {
+        0 => 4 + ((lo ^ ZEROS).leading_zeros() / 8) as usize,
+        x => (x.leading_zeros() / 8) as usize,
+    };
+    let significant = 20 - zeros;
+    let hi = u128::from(hi);
+    let (low, high, len) = if exp >= 0 {
+        // The point after the first k digits (1 to 16): the digits from k on move up a byte.
+        let k = exp.unsigned_abs() + 1;
+        if significant <= k as usize {
+            (lo, hi, k as usize)
+        } else {
+            let head = u128::MAX >> (128 - 8 * k);
+            let tail = lo & !head;
+            let (dot_low, dot_high) = if k < 16 {
+                (0x2Eu128 << (8 * k), 0)
+            } else {
+                (0, 0x2E)
+            };
+            (
+                (lo & head) | tail << 8 | dot_low,
+                hi << 8 | tail >> 120 | dot_high,
+                significant + 1,
+            )
+        }
+    } else {
+        // `0.`, then -exp - 1 zeros (0 to 2), then the digits: every digit moves up `s` bytes.
+        let s = (1 - exp).unsigned_abs();
+        let prefix = 0x3030_2E30u128 & (u128::MAX >> (128 - 8 * s));
+        (
+            lo << (8 * s) | prefix,
+            hi << (8 * s) | lo >> (128 - 8 * s),
+            s as usize + significant,
+        )
+    };
+    out[..16].copy_from_slice(&low.to_le_bytes());
+    out[16..24].copy_from_slice(&(high as u64).to_le_bytes());
+    len
 }
 
 fn push_quoted(line: &mut Vec<u8>, field: &str) {
@@ -593,7 +649,7 @@ mod tests {
         fn precise_equals_reference(
             bits in proptest::prelude::any::<u64>(),
             small in 0u64..(1 << 20),
-            kind in 0u8..7,
+            kind in 0u8..10,
         ) {
             let v = match kind {
                 // Any bit pattern: subnormals, huge and tiny exponents, NaN and infinities.
@@ -608,6 +664,9 @@ mod tests {
                 4 => (bits >> 11) as f64 / (small + 1) as f64,
                 // Around 2^63, where integers leave the round trip through i64.
                 5 => 9_223_372_036_854_775_808.0 + (small as f64 - 524_288.0) * 1024.0,
+                // Six-decimal percentages and fractions from 10^-3 to 1, as logs hold them.
+                7 => (bits % 100_000_000) as f64 / 1e6,
+                8 => (bits % 1_000_000) as f64 / 1e6 + 1e-3,
                 _ => f64::from_bits((bits & !(0x7FF << 52)) | ((1023 + small % 40 - 20) << 52)),
             };
             for v in [v, -v] {

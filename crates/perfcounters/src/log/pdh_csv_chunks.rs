@@ -2,9 +2,10 @@
 //!
 //! One thread reads the text after the header line and cuts it into chunks of about
 //! [`CHUNK_BYTES`] at record boundaries; worker threads (as many as the machine has cores) parse
-//! the chunks with the `csv` crate and [`RowParser`], exactly as the single-threaded reader parses
-//! each record; the reading thread takes the parsed chunks back in order (the log's ordered
-//! worker pool, `pool`).
+//! the chunks ([`parse_chunk`]: scanned by `pdh_csv_scan`, the `csv` crate and [`RowParser`] from
+//! the first row the scan does not take), giving the records the single-threaded reader gives;
+//! the reading thread takes the parsed chunks back in order (the log's ordered worker pool,
+//! `pool`).
 //!
 //! A boundary is found by following the quotes from the start of a record ([`split_point`]). Quote
 //! parity tells where a record ends only where every quote opens or closes a quoted cell: a quote
@@ -20,6 +21,7 @@ use std::thread::JoinHandle;
 use super::error::LogError;
 use super::model::{transpose, LogTime};
 use super::pdh_csv_row::{csv_error, csv_reader, RowParser, Tracked};
+use super::pdh_csv_scan;
 use super::pool::{self, Collector, Feeder, WorkerStopped};
 
 /// The size of a chunk of text parsed by one worker (a record longer than that makes a longer one).
@@ -296,8 +298,41 @@ impl Rows {
     }
 }
 
-/// Parses a chunk of whole records; `lines` is the number of lines before it.
-pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64) -> Rows {
+/// Parses a chunk of whole records; `lines` is the number of lines before it. The rows are
+/// scanned (`pdh_csv_scan`) straight into the layout asked for (`by_column`); from the first row
+/// the scan does not take, the rest is read by the `csv` crate, as [`parse_chunk_csv`] reads a
+/// whole chunk, and laid out row after row.
+pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64, by_column: bool) -> Rows {
+    let scanned = pdh_csv_scan::scan(parser, chunk, by_column);
+    let mut out = Rows {
+        times: scanned.times,
+        values: scanned.values,
+        error: None,
+        by_column: scanned.by_column,
+    };
+    let Some(resume) = scanned.stop else {
+        return out;
+    };
+    out.lay_out_by_row(parser.width());
+    let (before, rest) = chunk.split_at(resume.at.min(chunk.len()));
+    let lines = lines + memchr::memchr_iter(b'\n', before).count() as u64;
+    let mut csv = csv_reader(rest, parser.separator);
+    if resume.skip_one {
+        // The last row scanned, read again: the `csv` reader starts where a record starts.
+        let mut row = csv::ByteRecord::new();
+        if let Err(e) = csv.read_byte_record(&mut row) {
+            out.error = Some(csv_error(&parser.source, e));
+            return out;
+        }
+    }
+    out.parse(parser, &mut csv, rest, lines);
+    out
+}
+
+/// Parses a chunk of whole records with the `csv` crate alone, row after row; `lines` is the
+/// number of lines before it. What [`parse_chunk`] is tested against.
+#[cfg(test)]
+pub(crate) fn parse_chunk_csv(parser: &RowParser, chunk: &[u8], lines: u64) -> Rows {
     let mut out = Rows::with_capacity(1, parser.width());
     let mut csv = csv_reader(chunk, parser.separator);
     out.parse(parser, &mut csv, chunk, lines);
@@ -341,7 +376,7 @@ impl Pipeline {
             threads.push(std::thread::spawn(move || {
                 worker.run(|job| {
                     let mut rows = match job {
-                        Job::Text(chunk, lines) => parse_chunk(&parser, &chunk, lines),
+                        Job::Text(chunk, lines) => parse_chunk(&parser, &chunk, lines, by_column),
                         Job::Parsed(rows) => rows,
                     };
                     if by_column {

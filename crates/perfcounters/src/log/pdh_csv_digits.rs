@@ -42,16 +42,13 @@ const E9: u64 = 1_000_000_000;
 /// The first 20 significant digits of `v` (> 0, finite), in ASCII, correctly rounded (ties to
 /// even), and the decimal exponent of the first: `v ≈ d.ddd… × 10^exp`. See the module's docs.
 pub(super) fn digits20(v: f64) -> ([u8; 20], i32) {
-    let bits = v.to_bits();
-    let exp_bits = ((bits >> 52) & 0x7FF) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (m, e) = if exp_bits == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1u64 << 52), exp_bits - 1075)
-    };
-    if let Some(d) = scaled(v, m, e) {
-        return d;
+    let (m, e) = decompose(v);
+    if let Some((d, exp)) = scaled(v, m, e) {
+        let (lo, hi) = ascii20(d);
+        let mut digits = [0u8; 20];
+        digits[..16].copy_from_slice(&lo.to_le_bytes());
+        digits[16..].copy_from_slice(&hi.to_le_bytes());
+        return (digits, exp);
     }
     // The significant digits (`n` of them, at least 21 unless the expansion is shorter; the
     // rest is '0'), the decimal exponent of the first, and whether anything non-zero follows.
@@ -64,6 +61,41 @@ pub(super) fn digits20(v: f64) -> ([u8; 20], i32) {
         narrow(&mut all, m, e)
     };
     round20(&all, exp, sticky)
+}
+
+/// `v` (finite, ≥ 0) as `m · 2^e`, `m` below 2^53.
+fn decompose(v: f64) -> (u64, i32) {
+    let bits = v.to_bits();
+    let exp_bits = ((bits >> 52) & 0x7FF) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    if exp_bits == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), exp_bits - 1075)
+    }
+}
+
+/// For `10^-3 ≤ v < 2^53` with a fraction (`v` > 0, finite), the values of most logs: its first 20
+/// significant digits as an integer `d` (`10^19 ≤ d < 10^20`), correctly rounded, and the decimal
+/// exponent of the first (-3 to 15); `None` for other values. See [`scaled`].
+pub(super) fn fraction_digits20(v: f64) -> Option<(u128, i32)> {
+    let (m, e) = decompose(v);
+    scaled(v, m, e)
+}
+
+/// The 20 decimal digits of `d` (below 10^20, leading zeros included) in ASCII, the first in the
+/// lowest byte: the first sixteen in a `u128`, the last four in a `u32`. The first four digits
+/// are `⌊⌊d / 2^16⌋ / 5^16⌋` (10^16 = 2^16 · 5^16), a division of 64 bits by a constant, the other
+/// sixteen two groups of eight. Built in registers, so that a caller stores them once where they
+/// go (digits stored in pieces and loaded back whole stall the load).
+pub(super) fn ascii20(d: u128) -> (u128, u32) {
+    let top = ((d >> 16) as u64) / 152_587_890_625;
+    let rest = (d - u128::from(top) * 10_000_000_000_000_000) as u64;
+    let first = ascii8(top as u32, 4) & 0xFFFF_FFFF;
+    let middle = ascii8((rest / 100_000_000) as u32, 0);
+    let last = ascii8((rest % 100_000_000) as u32, 0);
+    let lo = u128::from(first) | u128::from(middle) << 32 | u128::from(last & 0xFFFF_FFFF) << 96;
+    (lo, (last >> 32) as u32)
 }
 
 /// 10^0 … 10^22.
@@ -83,7 +115,7 @@ const POW10: [u128; 23] = {
 /// `D = ⌊v · 10^(19 − exp)⌋ = ⌊m · 10^s / 2^k⌋`, one 128-bit product shifted, and the bits shifted
 /// out, compared with half of 2^k, round it exactly (ties to even). `m · 10^s < 2^53 · 10^22 <
 /// 2^128`. `None` for other values.
-fn scaled(v: f64, m: u64, e: i32) -> Option<([u8; 20], i32)> {
+fn scaled(v: f64, m: u64, e: i32) -> Option<(u128, i32)> {
     // e < 0: v < 2^53, with a fraction.
     if e >= 0 || v < 1e-3 {
         return None;
@@ -110,21 +142,11 @@ fn scaled(v: f64, m: u64, e: i32) -> Option<([u8; 20], i32)> {
     if rest > half || (rest == half && d & 1 == 1) {
         d += 1;
     }
-    let (d, exp) = if d == POW10[20] {
+    Some(if d == POW10[20] {
         (POW10[19], exp + 1)
     } else {
         (d, exp)
-    };
-    // d < 10^20: its first four digits are ⌊⌊d / 2^16⌋ / 5^16⌋ (10^16 = 2^16 · 5^16), a division
-    // of 64 bits by a constant, the other sixteen two groups of eight. The three groups are
-    // stored once each, side by side (overlapping stores, read back wider, stall the loads).
-    let top = ((d >> 16) as u64) / 152_587_890_625;
-    let rest = (d - u128::from(top) * 10_000_000_000_000_000) as u64;
-    let mut digits = [0u8; 20];
-    digits[..4].copy_from_slice(&(ascii8(top as u32, 4) as u32).to_le_bytes());
-    digits[4..12].copy_from_slice(&ascii8((rest / 100_000_000) as u32, 0).to_le_bytes());
-    digits[12..].copy_from_slice(&ascii8((rest % 100_000_000) as u32, 0).to_le_bytes());
-    Some((digits, exp))
+    })
 }
 
 /// Rounds the digits in `all` (21 significant ones at least, then whether anything non-zero
@@ -183,15 +205,7 @@ fn narrow(all: &mut [u8; ALL], m: u64, e: i32) -> (i32, bool) {
         let y = u128::from(f) * u128::from(E19);
         let chunk = (y >> k) as u64;
         f = (y as u64) & mask;
-        if n == 0 {
-            // Zeros before the first significant digit only move the exponent.
-            let len = put_digits(all, chunk);
-            exp -= (19 - len) as i32;
-            n = len;
-        } else {
-            put_padded(&mut all[n..], chunk, 19);
-            n += 19;
-        }
+        put_fraction_step(all, &mut n, &mut exp, chunk);
     }
     (exp, f != 0)
 }
@@ -231,20 +245,27 @@ fn wide_fraction(all: &mut [u8; ALL], m: u64, k: u32) -> (i32, bool) {
         while lo < hi && f[lo] == 0 {
             lo += 1;
         }
-        if n == 0 {
-            // Zeros before the first significant digit only move the exponent.
-            let len = put_digits(all, chunk);
-            exp -= (19 - len) as i32;
-            n = len;
-        } else {
-            put_padded(&mut all[n..], chunk, 19);
-            n += 19;
-        }
+        put_fraction_step(all, &mut n, &mut exp, chunk);
         if f[lo] == 0 && lo == hi {
             break;
         }
     }
     (exp, f[lo..=hi].iter().any(|&x| x != 0))
+}
+
+/// Appends the 19 digits of one step of a fraction (`chunk` < 10^19, the next 19 digits after the
+/// `n` already in `all`) for [`narrow`] and [`wide_fraction`]. Before the first significant digit
+/// (`n` = 0) the chunk's leading zeros are not digits: they only lower the exponent `exp` of the
+/// first one.
+fn put_fraction_step(all: &mut [u8; ALL], n: &mut usize, exp: &mut i32, chunk: u64) {
+    if *n == 0 {
+        let len = put_digits(all, chunk);
+        *exp -= (19 - len) as i32;
+        *n = len;
+    } else {
+        put_padded(&mut all[*n..], chunk, 19);
+        *n += 19;
+    }
 }
 
 /// The digits of the integer `m · 2^e` for `11 ≤ e ≤ 971` (`m` > 0, below 2^53) into `all`: in
