@@ -300,8 +300,8 @@ impl Rows {
 
 /// Parses a chunk of whole records; `lines` is the number of lines before it. The rows are
 /// scanned (`pdh_csv_scan`) straight into the layout asked for (`by_column`); from the first row
-/// the scan does not take, the rest is read by the `csv` crate, as [`parse_chunk_csv`] reads a
-/// whole chunk, and laid out row after row.
+/// the scan does not take, the rest is read by the `csv` crate, as `parse_chunk_csv` (the tests'
+/// reference) reads a whole chunk, and laid out row after row.
 pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64, by_column: bool) -> Rows {
     let scanned = pdh_csv_scan::scan(parser, chunk, by_column);
     let mut out = Rows {
