@@ -52,7 +52,8 @@ struct State {
     queue: VecDeque<(Vec<u8>, usize)>,
     busy: bool,
     closed: bool,
-    /// A request was given up and [`Delivery::fail_fast`] is set: pushes fail from now on.
+    /// A request was given up and the delivery was started with `fail_fast`
+    /// ([`Delivery::start`]): pushes fail from now on.
     failed: bool,
     /// When the worker must stop retrying (a flush on shutdown).
     deadline: Option<Instant>,
