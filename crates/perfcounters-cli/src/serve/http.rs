@@ -163,19 +163,7 @@ pub(crate) async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> 
             .into_response();
     };
     let start = Instant::now();
-    let deadline = tokio::time::Instant::now() + budget(&headers, app.margin, app.default_timeout);
-    let mut rx = join_flight(&app);
-    loop {
-        if rx.borrow().finished {
-            break;
-        }
-        match tokio::time::timeout_at(deadline, rx.changed()).await {
-            Ok(Ok(())) => continue,
-            // The engine went away, or the budget is spent: serve what there is.
-            Ok(Err(_)) | Err(_) => break,
-        }
-    }
-    let progress = rx.borrow().clone();
+    let progress = collect(&app, budget(&headers, app.margin, app.default_timeout)).await;
     let format = TextFormat::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
     let text = render(&app, &progress, format, start.elapsed().as_secs_f64());
     let gzip = headers
@@ -221,6 +209,24 @@ fn accepts_gzip(value: &str) -> bool {
 }
 
 /// Joins the collection in progress, or starts one.
+/// One collection (joined, or started), waited for at most `budget`: what it has finished by
+/// then. The engine going away or the budget running out ends the wait with what there is.
+pub(crate) async fn collect(app: &App, budget: Duration) -> Progress {
+    let deadline = tokio::time::Instant::now() + budget;
+    let mut rx = join_flight(app);
+    loop {
+        if rx.borrow().finished {
+            break;
+        }
+        match tokio::time::timeout_at(deadline, rx.changed()).await {
+            Ok(Ok(())) => continue,
+            Ok(Err(_)) | Err(_) => break,
+        }
+    }
+    let progress = rx.borrow().clone();
+    progress
+}
+
 pub(crate) fn join_flight(app: &App) -> watch::Receiver<Progress> {
     let mut flight = app.flight.lock().expect("not poisoned");
     if let Some(rx) = flight.as_ref() {

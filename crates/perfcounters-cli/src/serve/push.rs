@@ -5,8 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::engine::Progress;
-use super::http::{join_flight, App};
+use super::http::{collect, App};
 use crate::otlp::delivery::Delivery;
 use perfcounters::export::otlp::{families_request, point_count, Message, OtlpResource};
 
@@ -29,23 +28,6 @@ pub fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-}
-
-/// One collection, waited for at most `budget`: its finished collectors.
-async fn collect(app: &App, budget: Duration) -> Progress {
-    let deadline = tokio::time::Instant::now() + budget;
-    let mut rx = join_flight(app);
-    loop {
-        if rx.borrow().finished {
-            break;
-        }
-        match tokio::time::timeout_at(deadline, rx.changed()).await {
-            Ok(Ok(())) => continue,
-            Ok(Err(_)) | Err(_) => break,
-        }
-    }
-    let progress = rx.borrow().clone();
-    progress
 }
 
 /// Pushes one collection every interval until the task is dropped.
