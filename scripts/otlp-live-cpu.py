@@ -4,10 +4,15 @@
     scripts/otlp-live-cpu.py target/release/perfcounters [N] [serve flags...]
 
 Runs serve twice: once scraped N times (gzip, as Prometheus asks), once pushing N times to a
-receiver here that accepts everything (`--otlp-only`); prints the serve process's user + system
-CPU (from /proc/PID/stat) per scrape and per push. Both collect the same counters each time.
+receiver here that accepts everything (`--otlp-only`); prints the serve process's CPU time (every
+thread's, from the scheduler) per scrape and per push. Both collect the same counters each time.
+
+The CPU time of a few hundred collections varies by a tenth from run to run on a virtual machine:
+PERFCOUNTERS_ROUNDS=R repeats the pair R times, alternating, and prints each round and the medians;
+PERFCOUNTERS_INTERVAL=S sets the seconds between collections (0.2).
 """
 
+import http.client
 import http.server
 import os
 import socket
@@ -15,19 +20,26 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 
 BIN = sys.argv[1]
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 EXTRA = sys.argv[3:]
-INTERVAL = 0.2
-TICK = os.sysconf("SC_CLK_TCK")
+INTERVAL = float(os.environ.get("PERFCOUNTERS_INTERVAL", "0.2"))
+ROUNDS = int(os.environ.get("PERFCOUNTERS_ROUNDS", "1"))
 
 
 def cpu(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    """Seconds on a CPU of every thread of `pid` (the scheduler's nanoseconds, /proc/PID/task/*/
+    schedstat; /proc/PID/stat counts whole clock ticks, too coarse for a few hundred milliseconds).
+    serve's threads live as long as it does, so no thread's time is lost by its ending."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except FileNotFoundError:
+            pass
+    return total / 1e9
 
 
 def free_port():
@@ -53,9 +65,13 @@ def scrape_mode():
     p = subprocess.Popen([BIN, "serve", "--listen", f"127.0.0.1:{port}", *EXTRA],
                          stderr=subprocess.DEVNULL)
     wait_listening(port)
-    url = f"http://127.0.0.1:{port}/metrics"
-    get = lambda: urllib.request.urlopen(urllib.request.Request(
-        url, headers={"Accept-Encoding": "gzip"})).read()
+    # One kept-alive connection, as Prometheus scrapes (and as the push below posts).
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+
+    def get():
+        conn.request("GET", "/metrics", headers={"Accept-Encoding": "gzip"})
+        return conn.getresponse().read()
+
     get()  # the first collection builds the plan's state
     c0 = cpu(p.pid)
     size = 0
@@ -63,12 +79,15 @@ def scrape_mode():
         size = len(get())
         time.sleep(INTERVAL)
     c1 = cpu(p.pid)
+    conn.close()
     p.terminate()
     p.wait()
     return (c1 - c0) / N, size
 
 
 class Sink(http.server.BaseHTTPRequestHandler):
+    # HTTP/1.1: the connection is kept alive between pushes, as an OTLP receiver keeps it.
+    protocol_version = "HTTP/1.1"
     count = 0
     size = 0
 
@@ -86,7 +105,6 @@ class Sink(http.server.BaseHTTPRequestHandler):
 
 
 def push_mode():
-    http.server.HTTPServer.protocol_version = "HTTP/1.1"
     server = http.server.HTTPServer(("127.0.0.1", 0), Sink)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
@@ -104,7 +122,15 @@ def push_mode():
     return (c1 - c0) / (n1 - n0), Sink.size
 
 
-scrape, scrape_bytes = scrape_mode()
-push, push_bytes = push_mode()
-print(f"/metrics scrape: {scrape * 1000:.2f} ms CPU each ({scrape_bytes} bytes gzip), {N} scrapes")
-print(f"OTLP push:       {push * 1000:.2f} ms CPU each ({push_bytes} bytes gzip), {N} pushes")
+scrapes, pushes = [], []
+for r in range(ROUNDS):
+    scrape, scrape_bytes = scrape_mode()
+    push, push_bytes = push_mode()
+    scrapes.append(scrape)
+    pushes.append(push)
+    print(f"/metrics scrape: {scrape * 1000:.2f} ms CPU each ({scrape_bytes} bytes gzip), {N} scrapes")
+    print(f"OTLP push:       {push * 1000:.2f} ms CPU each ({push_bytes} bytes gzip), {N} pushes")
+if ROUNDS > 1:
+    med = lambda v: sorted(v)[len(v) // 2]
+    print(f"medians of {ROUNDS} rounds: scrape {med(scrapes) * 1000:.2f} ms, push {med(pushes) * 1000:.2f} ms,"
+          f" push/scrape {med([p / s for p, s in zip(pushes, scrapes)]):.3f}")

@@ -108,9 +108,12 @@ fn families_become_sums_gauges_and_summaries() {
         ..OtlpResource::default()
     };
     let request = families_request(&families, &resource, "perfcounters", 1_000, 2_000);
-    assert_eq!(point_count(&request), 4);
-    let bytes = request.encode_to_vec();
-    let back = ExportMetricsServiceRequest::decode(&bytes[..]).unwrap();
+    assert_eq!(request.points, 4);
+    let back = ExportMetricsServiceRequest::decode(&request.body[..]).unwrap();
+    assert_eq!(point_count(&back), 4);
+    // Written field by field as the generated types write them: encoding the decoded message
+    // again gives the same bytes.
+    assert_eq!(back.encode_to_vec(), request.body);
     let rm = &back.resource_metrics[0];
     let attrs = &rm.resource.as_ref().unwrap().attributes;
     assert_eq!(text(attrs, "service.name").as_deref(), Some("perfcounters"));
@@ -146,6 +149,26 @@ fn families_become_sums_gauges_and_summaries() {
     };
     assert_eq!(s.data_points.len(), 1);
     assert_eq!((s.data_points[0].sum, s.data_points[0].count), (3.5, 70));
+    assert_eq!(
+        (
+            s.data_points[0].start_time_unix_nano,
+            s.data_points[0].time_unix_nano
+        ),
+        (1_000, 2_000)
+    );
+    assert_eq!(
+        text(&s.data_points[0].attributes, "instance_name").as_deref(),
+        Some("0 C:")
+    );
+    assert_eq!(
+        (
+            g.data_points[0].start_time_unix_nano,
+            g.data_points[0].time_unix_nano
+        ),
+        (0, 2_000)
+    );
+    assert!(g.data_points[0].attributes.is_empty());
+    assert_eq!(metrics[0].description, "\\Processor(*)\\% User Time");
 }
 
 /// A sink that keeps the decoded requests.
@@ -157,10 +180,10 @@ struct Keep {
 
 impl OtlpSink for Keep {
     fn send(&mut self, body: Vec<u8>, points: usize) -> Result<(), LogError> {
-        self.requests.push((
-            ExportMetricsServiceRequest::decode(&body[..]).unwrap(),
-            points,
-        ));
+        let request = ExportMetricsServiceRequest::decode(&body[..]).unwrap();
+        // The generated types encode the decoded request into the same bytes.
+        assert_eq!(request.encode_to_vec(), body);
+        self.requests.push((request, points));
         Ok(())
     }
     fn finish(&mut self) -> Result<(), LogError> {

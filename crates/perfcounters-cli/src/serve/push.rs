@@ -7,7 +7,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::http::{collect, App};
 use crate::otlp::delivery::Delivery;
-use perfcounters::export::otlp::{families_request, point_count, Message, OtlpResource};
+use perfcounters::export::otlp::{families_request, OtlpResource};
 
 /// What the push loop needs.
 pub struct Push {
@@ -51,8 +51,7 @@ pub async fn push_once(app: &App, push: &Push) {
         .chain(&own);
     let time = now_ns();
     let request = families_request(families, &push.resource, &push.prefix, push.start, time);
-    let points = point_count(&request);
-    match push.delivery.push(request.encode_to_vec(), points) {
+    match push.delivery.push(request.body, request.points) {
         Ok(0) => {}
         Ok(dropped) => eprintln!(
             "perfcounters serve: warning: OTLP queue full ({} is not taking requests): dropped \

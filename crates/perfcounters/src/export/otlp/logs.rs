@@ -1,10 +1,7 @@
 //! Log records as OTLP requests: the sink of the log pipeline that `relog -f otlp` writes to.
 
-use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
-use opentelemetry_proto::tonic::metrics::v1::{AggregationTemporality, Metric};
-use prost::Message;
-
-use super::{attribute, otel_unit, unix_nanos, OtlpResource, SCOPE_NAME};
+use super::wire::{metric, metric_head, point, resource_metrics, string_attribute, Data};
+use super::{otel_unit, unix_nanos, OtlpResource};
 use crate::export::naming::{rule_for, snake, Conversion};
 use crate::export::MetricKind;
 use crate::log::model::{Cell, LogCounter, LogHeader, LogWriter, Record};
@@ -140,7 +137,7 @@ impl<S: OtlpSink> OtlpLogWriter<S> {
         let desc = description.clone();
         let gauge = self.slot(host, gauge_name.clone(), |name| Slot {
             host,
-            head: metric_head(&name, desc, ""),
+            head: metric_head(&name, &desc, ""),
             name,
             sum: false,
             points: Vec::new(),
@@ -165,7 +162,7 @@ impl<S: OtlpSink> OtlpLogWriter<S> {
                 host,
                 head: metric_head(
                     &name,
-                    format!("{description} ({}), cumulative", info.counter_type),
+                    &format!("{description} ({}), cumulative", info.counter_type),
                     otel_unit(rule.unit),
                 ),
                 name,
@@ -184,10 +181,10 @@ impl<S: OtlpSink> OtlpLogWriter<S> {
                 Some(n) => format!("{instance}#{n}"),
                 None => instance.clone(),
             };
-            field_message(&mut attributes, 7, &attribute("instance_name", &name));
+            string_attribute(&mut attributes, 7, "instance_name", &name);
         }
         if let Some(parent) = &path.parent {
-            field_message(&mut attributes, 7, &attribute("parent", parent));
+            string_attribute(&mut attributes, 7, "parent", parent);
         }
         ColumnPlan {
             gauge,
@@ -203,122 +200,33 @@ impl<S: OtlpSink> OtlpLogWriter<S> {
         if self.pending == 0 {
             return Ok(());
         }
-        let scope = InstrumentationScope {
-            name: SCOPE_NAME.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            ..InstrumentationScope::default()
-        };
         let mut request = Vec::with_capacity(self.pending * 48 + 1024);
+        let mut metrics = Vec::new();
         for (h, host) in self.hosts.iter().enumerate() {
-            let mut scope_metrics = Vec::new();
-            field_message(&mut scope_metrics, 1, &scope);
-            let mut any = false;
+            metrics.clear();
             for slot in self.slots.iter_mut().filter(|s| s.host == h) {
-                if slot.points.is_empty() {
-                    continue;
+                if !slot.points.is_empty() {
+                    let data = if slot.sum {
+                        Data::CumulativeSum
+                    } else {
+                        Data::Gauge
+                    };
+                    metric(&mut metrics, &slot.head, data, &mut slot.points);
                 }
-                any = true;
-                let mut data = std::mem::take(&mut slot.points);
-                if slot.sum {
-                    key(&mut data, 2, 0);
-                    varint(&mut data, AggregationTemporality::Cumulative as u64);
-                    key(&mut data, 3, 0);
-                    varint(&mut data, 1);
-                }
-                // Metric: the head, then `gauge` (5) or `sum` (7).
-                let len = slot.head.len() + field_len(data.len());
-                key(&mut scope_metrics, 2, 2);
-                varint(&mut scope_metrics, len as u64);
-                scope_metrics.extend_from_slice(&slot.head);
-                field_bytes(&mut scope_metrics, if slot.sum { 7 } else { 5 }, &data);
-                data.clear();
-                slot.points = data;
             }
-            if !any {
-                continue;
+            if !metrics.is_empty() {
+                resource_metrics(
+                    &mut request,
+                    &self.resource.to_proto(host.as_deref()),
+                    &metrics,
+                );
             }
-            let mut resource_metrics = Vec::with_capacity(scope_metrics.len() + 256);
-            field_message(
-                &mut resource_metrics,
-                1,
-                &self.resource.to_proto(host.as_deref()),
-            );
-            field_bytes(&mut resource_metrics, 2, &scope_metrics);
-            field_bytes(&mut request, 1, &resource_metrics);
         }
         let points = std::mem::take(&mut self.pending);
         self.sink.send(request, points)?;
         self.sent += points as u64;
         Ok(())
     }
-}
-
-/// The fields of a `Metric` before its data: name (1), description (2), unit (3).
-fn metric_head(name: &str, description: String, unit: &str) -> Vec<u8> {
-    Metric {
-        name: name.to_owned(),
-        description,
-        unit: unit.to_owned(),
-        ..Metric::default()
-    }
-    .encode_to_vec()
-}
-
-/// A protobuf varint.
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-/// A field key: number and wire type (0 varint, 1 64-bit, 2 length-delimited).
-fn key(out: &mut Vec<u8>, field: u32, wire: u8) {
-    varint(out, u64::from(field << 3 | u32::from(wire)));
-}
-
-/// The length of a length-delimited field of `len` bytes whose number is below 16.
-fn field_len(len: usize) -> usize {
-    let mut n = 1;
-    let mut v = len as u64;
-    while v >= 0x80 {
-        n += 1;
-        v >>= 7;
-    }
-    1 + n + len
-}
-
-/// A length-delimited field of `bytes`.
-fn field_bytes(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
-    key(out, field, 2);
-    varint(out, bytes.len() as u64);
-    out.extend_from_slice(bytes);
-}
-
-/// A length-delimited field holding `message`.
-fn field_message(out: &mut Vec<u8>, field: u32, message: &impl Message) {
-    key(out, field, 2);
-    varint(out, message.encoded_len() as u64);
-    // Encoding into a Vec does not run out of room.
-    let _ = message.encode(out);
-}
-
-/// One `NumberDataPoint` as field 1 (`data_points`) of a Gauge or Sum: the attributes (7),
-/// `start_time_unix_nano` (2) when not 0, `time_unix_nano` (3), `as_double` (4).
-fn point(out: &mut Vec<u8>, attributes: &[u8], start: u64, time: u64, value: f64) {
-    let len = attributes.len() + if start != 0 { 27 } else { 18 };
-    key(out, 1, 2);
-    varint(out, len as u64);
-    out.extend_from_slice(attributes);
-    if start != 0 {
-        key(out, 2, 1);
-        out.extend_from_slice(&start.to_le_bytes());
-    }
-    key(out, 3, 1);
-    out.extend_from_slice(&time.to_le_bytes());
-    key(out, 4, 1);
-    out.extend_from_slice(&value.to_le_bytes());
 }
 
 impl<S: OtlpSink> LogWriter for OtlpLogWriter<S> {

@@ -22,13 +22,11 @@
 //! machine) and `os.type`.
 
 mod logs;
+mod wire;
 
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
-use opentelemetry_proto::tonic::metrics::v1::{
-    metric, number_data_point, AggregationTemporality, Gauge, Metric, NumberDataPoint,
-    ResourceMetrics, ScopeMetrics, Sum, Summary, SummaryDataPoint,
-};
+use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
+use opentelemetry_proto::tonic::metrics::v1::metric;
 use opentelemetry_proto::tonic::resource::v1::Resource;
 
 pub use logs::{OtlpLogWriter, OtlpSink};
@@ -174,84 +172,6 @@ pub fn otel_unit(unit: Option<&str>) -> &'static str {
     }
 }
 
-/// One request holding `metrics` under one resource and the [`SCOPE_NAME`] scope.
-pub fn request(resource: Resource, metrics: Vec<Metric>) -> ExportMetricsServiceRequest {
-    ExportMetricsServiceRequest {
-        resource_metrics: vec![resource_metrics(resource, metrics)],
-    }
-}
-
-/// The metrics of one resource under the [`SCOPE_NAME`] scope.
-pub fn resource_metrics(resource: Resource, metrics: Vec<Metric>) -> ResourceMetrics {
-    ResourceMetrics {
-        resource: Some(resource),
-        scope_metrics: vec![ScopeMetrics {
-            scope: Some(InstrumentationScope {
-                name: SCOPE_NAME.into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-                ..InstrumentationScope::default()
-            }),
-            metrics,
-            schema_url: String::new(),
-        }],
-        schema_url: String::new(),
-    }
-}
-
-/// A number data point.
-pub fn number_point(
-    attributes: Vec<KeyValue>,
-    start: u64,
-    time: u64,
-    value: f64,
-) -> NumberDataPoint {
-    NumberDataPoint {
-        attributes,
-        start_time_unix_nano: start,
-        time_unix_nano: time,
-        value: Some(number_data_point::Value::AsDouble(value)),
-        ..NumberDataPoint::default()
-    }
-}
-
-/// A Gauge metric of `points`.
-pub fn gauge(
-    name: String,
-    description: String,
-    unit: &str,
-    points: Vec<NumberDataPoint>,
-) -> Metric {
-    Metric {
-        name,
-        description,
-        unit: unit.to_owned(),
-        data: Some(metric::Data::Gauge(Gauge {
-            data_points: points,
-        })),
-        ..Metric::default()
-    }
-}
-
-/// A cumulative monotonic Sum metric of `points`.
-pub fn cumulative_sum(
-    name: String,
-    description: String,
-    unit: &str,
-    points: Vec<NumberDataPoint>,
-) -> Metric {
-    Metric {
-        name,
-        description,
-        unit: unit.to_owned(),
-        data: Some(metric::Data::Sum(Sum {
-            data_points: points,
-            aggregation_temporality: AggregationTemporality::Cumulative as i32,
-            is_monotonic: true,
-        })),
-        ..Metric::default()
-    }
-}
-
 /// The number of data points of a request.
 pub fn point_count(request: &ExportMetricsServiceRequest) -> usize {
     request
@@ -270,91 +190,89 @@ pub fn point_count(request: &ExportMetricsServiceRequest) -> usize {
         .sum()
 }
 
-/// The metrics of one collection of `/metrics` families at `time` (Unix ns): counters as
-/// cumulative monotonic Sums starting at `start` (the caller keeps it stable from push to push),
-/// gauges as Gauges, summaries as Summaries (`_sum` and `_count` of the same labels in one point).
-/// Names by [`otel_name`] with `prefix`; labels become attributes.
-pub fn families_metrics<'a>(
-    families: impl IntoIterator<Item = &'a MetricFamily>,
-    prefix: &str,
-    start: u64,
-    time: u64,
-) -> Vec<Metric> {
-    let attributes = |labels: &[(String, String)]| -> Vec<KeyValue> {
-        labels.iter().map(|(k, v)| attribute(k, v)).collect()
-    };
-    let mut out = Vec::new();
-    for f in families {
-        let name = otel_name(&f.name, f.kind, prefix);
-        let unit = otel_name_of(&f.name).map_or_else(|| otel_unit(f.unit), |(_, unit)| unit);
-        let metric = match f.kind {
-            MetricKind::Counter => cumulative_sum(
-                name,
-                f.help.clone(),
-                unit,
-                f.samples
-                    .iter()
-                    .map(|s| number_point(attributes(&s.labels), start, time, s.value))
-                    .collect(),
-            ),
-            MetricKind::Summary => {
-                let mut points: Vec<SummaryDataPoint> = Vec::new();
-                let mut keys: Vec<&[(String, String)]> = Vec::new();
-                for s in &f.samples {
-                    let i = match keys.iter().position(|k| *k == s.labels.as_slice()) {
-                        Some(i) => i,
-                        None => {
-                            keys.push(&s.labels);
-                            points.push(SummaryDataPoint {
-                                attributes: attributes(&s.labels),
-                                start_time_unix_nano: start,
-                                time_unix_nano: time,
-                                ..SummaryDataPoint::default()
-                            });
-                            points.len() - 1
-                        }
-                    };
-                    match s.suffix {
-                        "_sum" => points[i].sum = s.value,
-                        "_count" => points[i].count = s.value as u64,
-                        _ => {}
-                    }
-                }
-                Metric {
-                    name,
-                    description: f.help.clone(),
-                    unit: unit.to_owned(),
-                    data: Some(metric::Data::Summary(Summary {
-                        data_points: points,
-                    })),
-                    ..Metric::default()
-                }
-            }
-            _ => gauge(
-                name,
-                f.help.clone(),
-                unit,
-                f.samples
-                    .iter()
-                    .map(|s| number_point(attributes(&s.labels), 0, time, s.value))
-                    .collect(),
-            ),
-        };
-        out.push(metric);
-    }
-    out
+/// A sample's label: name and value.
+type Label = (String, String);
+
+/// An encoded `ExportMetricsServiceRequest` (protobuf) and the number of data points it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OtlpRequest {
+    /// The request, protobuf-encoded.
+    pub body: Vec<u8>,
+    /// Its data points.
+    pub points: usize,
 }
 
-/// One request of [`families_metrics`] under `resource`.
+/// One request of a collection of `/metrics` families at `time` (Unix ns) under `resource`:
+/// counters as cumulative monotonic Sums starting at `start` (the caller keeps it stable from push
+/// to push), gauges as Gauges, summaries as Summaries (`_sum` and `_count` of the same labels in one
+/// point). Names by [`otel_name`] with `prefix`; labels become attributes.
 pub fn families_request<'a>(
     families: impl IntoIterator<Item = &'a MetricFamily>,
     resource: &OtlpResource,
     prefix: &str,
     start: u64,
     time: u64,
-) -> ExportMetricsServiceRequest {
-    request(
-        resource.to_proto(None),
-        families_metrics(families, prefix, start, time),
-    )
+) -> OtlpRequest {
+    let mut metrics = Vec::new();
+    let mut data = Vec::new();
+    let mut attributes = Vec::new();
+    let mut points = 0;
+    let encode_labels = |out: &mut Vec<u8>, labels: &[Label]| {
+        out.clear();
+        for (k, v) in labels {
+            wire::string_attribute(out, 7, k, v);
+        }
+    };
+    for f in families {
+        let name = otel_name(&f.name, f.kind, prefix);
+        let unit = otel_name_of(&f.name).map_or_else(|| otel_unit(f.unit), |(_, unit)| unit);
+        let kind = match f.kind {
+            MetricKind::Counter => wire::Data::CumulativeSum,
+            MetricKind::Summary => wire::Data::Summary,
+            _ => wire::Data::Gauge,
+        };
+        if kind == wire::Data::Summary {
+            // One point per label set: its `_sum` and `_count` samples, in the order first seen.
+            let mut keys: Vec<(&[Label], f64, u64)> = Vec::new();
+            for s in &f.samples {
+                let i = match keys.iter().position(|k| k.0 == s.labels.as_slice()) {
+                    Some(i) => i,
+                    None => {
+                        keys.push((&s.labels, 0.0, 0));
+                        keys.len() - 1
+                    }
+                };
+                match s.suffix {
+                    "_sum" => keys[i].1 = s.value,
+                    "_count" => keys[i].2 = s.value as u64,
+                    _ => {}
+                }
+            }
+            for (labels, sum, count) in keys {
+                encode_labels(&mut attributes, labels);
+                wire::summary_point(&mut data, &attributes, start, time, count, sum);
+                points += 1;
+            }
+        } else {
+            let start = if kind == wire::Data::CumulativeSum {
+                start
+            } else {
+                0
+            };
+            for s in &f.samples {
+                encode_labels(&mut attributes, &s.labels);
+                wire::point(&mut data, &attributes, start, time, s.value);
+                points += 1;
+            }
+        }
+        wire::metric(
+            &mut metrics,
+            &wire::metric_head(&name, &f.help, unit),
+            kind,
+            &mut data,
+        );
+    }
+    let mut body = Vec::with_capacity(metrics.len() + 256);
+    wire::resource_metrics(&mut body, &resource.to_proto(None), &metrics);
+    OtlpRequest { body, points }
 }
