@@ -645,9 +645,13 @@ impl Graph {
     /// Whether users can name `module`: the root, and every module declared `pub mod` in one they
     /// can name.
     fn is_public_module(&self, module: &[String]) -> bool {
-        let declared: BTreeSet<&ModPath> =
-            self.files.iter().flat_map(|f| &f.public_modules).collect();
-        (1..=module.len()).all(|k| declared.contains(&module[..k].to_vec()))
+        let declared: BTreeSet<&[String]> = self
+            .files
+            .iter()
+            .flat_map(|f| &f.public_modules)
+            .map(|m| m.as_slice())
+            .collect();
+        (1..=module.len()).all(|k| declared.contains(&&module[..k]))
     }
 
     /// The crate's public types: for each name users can write, each type definition (module and
