@@ -128,8 +128,8 @@ const POW10_64: [u64; 20] = {
 /// doubles, so that no double lies between the real power of ten and the literal: `v ≥ 0.1` as
 /// doubles is `v ≥ 1/10` exactly.
 const POW10_F64: [f64; 20] = [
-    1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
-    1e15, 1e16,
+    1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+    1e14, 1e15, 1e16,
 ];
 
 /// The digits of `v = m / 2^k` for `10^-3 ≤ v < 2^53` (`k` from 1 to 62), the values of most logs

@@ -273,7 +273,10 @@ impl LogLanguage {
                 continue;
             }
             let tables = *translations.get_or_insert_with(super::counter_lang::builtin_tables);
-            if tables.first().is_some_and(|t| t.names.index_of(o).is_some()) {
+            if tables
+                .first()
+                .is_some_and(|t| t.names.index_of(o).is_some())
+            {
                 out.english += 1;
                 continue;
             }
