@@ -181,33 +181,59 @@ fn push_row(
     line.push(b'"');
     TimeStyle::Pdh.push(local_time, line);
     line.push(b'"');
-    for v in values {
-        match (v, style) {
-            (Some(v), ValueStyle::Precise) => {
-                // The cell written where it goes (room made, then cut back to its length): copied
-                // there from the stack, it was loaded across the pieces it had just been stored in.
-                let len = line.len();
-                line.resize(len + PRECISE_BUF, 0);
-                if let Some(cell) = line
-                    .get_mut(len..)
-                    .and_then(|c| <&mut [u8; PRECISE_BUF]>::try_from(c).ok())
-                {
-                    cell[0] = sep;
-                    cell[1] = b'"';
-                    let end = write_precise(cell, 2, v);
-                    cell[end] = b'"';
-                    line.truncate(len + end + 1);
+    if style == ValueStyle::Precise {
+        push_precise_cells(line, sep, values);
+    } else {
+        for v in values {
+            match v {
+                Some(v) => {
+                    line.extend_from_slice(&[sep, b'"']);
+                    push_fixed6(line, v);
+                    line.push(b'"');
                 }
+                None => line.extend_from_slice(&[sep, b'"', b' ', b'"']),
             }
-            (Some(v), ValueStyle::Fixed6) => {
-                line.extend_from_slice(&[sep, b'"']);
-                push_fixed6(line, v);
-                line.push(b'"');
-            }
-            (None, _) => line.extend_from_slice(&[sep, b'"', b' ', b'"']),
         }
     }
     line.extend_from_slice(b"\r\n");
+}
+
+/// Room made at a time for [`push_precise_cells`]: about 170 cells of a percentage.
+const PRECISE_ROOM: usize = 4096;
+
+/// Appends one cell per value to `line`, each preceded by `sep`, in [`ValueStyle::Precise`]
+/// (`None` → `" "`).
+///
+/// Each cell is written where it goes: the line is lengthened by [`PRECISE_ROOM`] bytes (zeros)
+/// whenever fewer than [`PRECISE_BUF`] are left after the last cell, and cut back to the cells'
+/// end once at the end, so a cell costs neither a length check of its own nor the zeroing of
+/// more than it writes. (Copied there from the stack, a cell was loaded across the pieces it had
+/// just been stored in.)
+fn push_precise_cells(line: &mut Vec<u8>, sep: u8, values: impl Iterator<Item = Option<f64>>) {
+    let mut end = line.len();
+    for v in values {
+        if line.len() < end + PRECISE_BUF {
+            line.resize(end + PRECISE_ROOM, 0);
+        }
+        let Some(cell) = line
+            .get_mut(end..end + PRECISE_BUF)
+            .and_then(|c| <&mut [u8; PRECISE_BUF]>::try_from(c).ok())
+        else {
+            break;
+        };
+        cell[0] = sep;
+        cell[1] = b'"';
+        let at = match v {
+            Some(v) => write_precise(cell, 2, v),
+            None => {
+                cell[2] = b' ';
+                3
+            }
+        };
+        cell[at] = b'"';
+        end += at + 1;
+    }
+    line.truncate(end);
 }
 
 /// `MM/DD/YYYY HH:MM:SS.mmm`, as typeperf writes its time column ([`TimeStyle::Pdh`]).
@@ -323,55 +349,82 @@ fn write_precise(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> usize {
 
 /// Writes `%.20g` of a value of 20 significant digits `d` (`10^19 ≤ d < 10^20`) whose first digit
 /// has the decimal exponent `exp` (-3 to 15: a value with a fraction, below 2^53) at the start of
-/// `out` (24 bytes at least, all of which may be written) and returns its length:
+/// `out` (28 bytes at least, all of which may be written) and returns its length:
 /// `12.345678000000000557`, `0.0012345678901234567891`, trailing zeros of the fraction dropped.
 ///
-/// The 20 digits are taken in registers as one 160-bit string (`ascii20`), the point (or the
-/// leading `0.`, `0.0`, `0.00`) put in with masks and shifts, and the result stored once: 16 bytes,
-/// then 8. Stored in pieces and copied from there (as the other values' digits are), they were
-/// read back across the pieces' boundaries, which stalls every load (`perf`, docs/benchmarks.md).
+/// The 20 digits are taken in registers as three groups of 4, 8 and 8 (`ascii20`) and each is
+/// stored once where it goes: the point goes into the group it falls in (masks and a shift of 64
+/// bits), and the groups after it are stored a byte further on; `0.`, `0.0` or `0.00` is stored
+/// before the groups of a value below 1. Nothing stored is loaded back (digits stored in pieces
+/// and loaded back whole stall the load: `perf`, docs/benchmarks.md).
 fn put_fraction(out: &mut [u8], d: u128, exp: i32) -> usize {
-    const ZEROS: u128 = 0x3030_3030_3030_3030_3030_3030_3030_3030;
-    let (lo, hi) = ascii20(d);
-    // Trailing zeros are the highest bytes that are '0'.
-    let zeros = match hi ^ 0x3030_3030 {
-        0 => 4 + ((lo ^ ZEROS).leading_zeros() / 8) as usize,
-        x => (x.leading_zeros() / 8) as usize,
-    };
-    let significant = 20 - zeros;
-    let hi = u128::from(hi);
-    let (low, high, len) = if exp >= 0 {
-        // The point after the first k digits (1 to 16): the digits from k on move up a byte.
-        let k = exp.unsigned_abs() + 1;
-        if significant <= k as usize {
-            (lo, hi, k as usize)
-        } else {
-            let head = u128::MAX >> (128 - 8 * k);
-            let tail = lo & !head;
-            let (dot_low, dot_high) = if k < 16 {
-                (0x2Eu128 << (8 * k), 0)
-            } else {
-                (0, 0x2E)
-            };
-            (
-                (lo & head) | tail << 8 | dot_low,
-                hi << 8 | tail >> 120 | dot_high,
-                significant + 1,
-            )
-        }
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    let [first, middle, last] = ascii20(d);
+    // Trailing zeros are the highest bytes that are '0' (`first` holds four digits).
+    let significant = if last != ZEROS {
+        20 - ((last ^ ZEROS).leading_zeros() / 8) as usize
+    } else if middle != ZEROS {
+        12 - ((middle ^ ZEROS).leading_zeros() / 8) as usize
     } else {
-        // `0.`, then -exp - 1 zeros (0 to 2), then the digits: every digit moves up `s` bytes.
-        let s = (1 - exp).unsigned_abs();
-        let prefix = 0x3030_2E30u128 & (u128::MAX >> (128 - 8 * s));
-        (
-            lo << (8 * s) | prefix,
-            hi << (8 * s) | lo >> (128 - 8 * s),
-            s as usize + significant,
-        )
+        4 - ((first ^ 0x3030_3030).leading_zeros() / 8 - 4) as usize
     };
-    out[..16].copy_from_slice(&low.to_le_bytes());
-    out[16..24].copy_from_slice(&(high as u64).to_le_bytes());
-    len
+    let mut put = |at: usize, group: u64| out[at..at + 8].copy_from_slice(&group.to_le_bytes());
+    if exp < 0 {
+        // `0.`, then -exp - 1 zeros (0 to 2), then the digits.
+        let s = (1 - exp).unsigned_abs() as usize;
+        put(0, 0x3030_3030_3030_2E30);
+        put(s, first);
+        put(s + 4, middle);
+        put(s + 12, last);
+        return s + significant;
+    }
+    // The point after the first k digits (1 to 16), unless no digit follows it.
+    let k = exp.unsigned_abs() as usize + 1;
+    if significant <= k {
+        put(0, first);
+        put(4, middle);
+        put(12, last);
+        return k;
+    }
+    match k {
+        1..=3 => {
+            put(0, with_point(first, k));
+            put(5, middle);
+            put(13, last);
+        }
+        4 => {
+            put(0, first | 0x2E << 32);
+            put(5, middle);
+            put(13, last);
+        }
+        5..=11 => {
+            put(0, first);
+            put(4, with_point(middle, k - 4));
+            // The group's last digit, pushed out of its 64 bits by the point.
+            put(12, middle >> 56);
+            put(13, last);
+        }
+        12 => {
+            put(0, first);
+            put(4, middle);
+            put(12, 0x2E);
+            put(13, last);
+        }
+        _ => {
+            put(0, first);
+            put(4, middle);
+            put(12, with_point(last, k - 12));
+            put(20, last >> 56);
+        }
+    }
+    significant + 1
+}
+
+/// The ASCII digits `group` (the first in the lowest byte) with a point after the first `j` (1 to
+/// 7); the last digit is shifted out.
+fn with_point(group: u64, j: usize) -> u64 {
+    let head = u64::MAX >> (64 - 8 * j);
+    (group & head) | 0x2E << (8 * j) | (group & !head) << 8
 }
 
 fn push_quoted(line: &mut Vec<u8>, field: &str) {
@@ -685,6 +738,40 @@ mod tests {
                 proptest::prop_assert_eq!(line, row);
             }
         }
+    }
+
+    /// Values with a fraction from 10^-3 to 2^53, the short path of [`put_fraction`]: every binary
+    /// exponent, so the point falls after each of the 1 to 16 digits of the integer part, after
+    /// `0.`, `0.0` and `0.00`, and within each group of digits; mantissas at random and at the
+    /// ends, with trailing zeros from none to many (few significant bits).
+    #[test]
+    fn fractions_at_every_exponent() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut checked = 0;
+        for e2 in -10i64..53 {
+            for i in 0..3_000u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let fraction = match i % 4 {
+                    0 => x & ((1 << 52) - 1),
+                    // Few significant bits: short decimal fractions and trailing zeros.
+                    1 => (x & ((1 << 52) - 1)) >> (x % 52) << (x % 52),
+                    2 => i,
+                    _ => ((1 << 52) - 1) - i,
+                };
+                let bits = (((1023 + e2) as u64) << 52) | fraction;
+                let v = f64::from_bits(bits);
+                if v < 1e-3 || v.fract() == 0.0 {
+                    continue;
+                }
+                let mut want = Vec::new();
+                push_precise_reference(&mut want, v);
+                assert_eq!(format_precise(v).as_bytes(), &want[..], "{v:e}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 150_000, "{checked}");
     }
 
     #[test]

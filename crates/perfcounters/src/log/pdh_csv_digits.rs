@@ -4,9 +4,10 @@
 //! A double is `m · 2^e` (`m` below 2^53), so its decimal expansion is finite and exact.
 //!
 //! Most values of a log (percentages, rates, averages: `10^-3 ≤ v < 2^53` with a fraction) take a
-//! shortcut: with `exp` the decimal exponent of the first digit (from the integer part's `ilog10`, or
-//! three comparisons below 1), the 20 digits are `⌊m · 10^(19 − exp) / 2^k⌋`, one 128-bit product
-//! shifted, and the bits shifted out, compared with half of `2^k`, round it exactly (ties to even).
+//! shortcut: with `exp` the decimal exponent of the first digit (from the binary exponent and one
+//! comparison with a power of ten), the 20 digits are `⌊m · 10^(19 − exp) / 2^k⌋`, one 128-bit
+//! product shifted, rounded exactly (ties to even) by what is added before the shift, with no
+//! branch on the digits.
 //!
 //! Every other double takes one of three paths, each exact, chosen by the binary exponent:
 //!
@@ -42,14 +43,15 @@ const E9: u64 = 1_000_000_000;
 /// The first 20 significant digits of `v` (> 0, finite), in ASCII, correctly rounded (ties to
 /// even), and the decimal exponent of the first: `v ≈ d.ddd… × 10^exp`. See the module's docs.
 pub(super) fn digits20(v: f64) -> ([u8; 20], i32) {
-    let (m, e) = decompose(v);
-    if let Some((d, exp)) = scaled(v, m, e) {
-        let (lo, hi) = ascii20(d);
+    if let Some((d, exp)) = scaled(v) {
+        let [first, middle, last] = ascii20(d);
         let mut digits = [0u8; 20];
-        digits[..16].copy_from_slice(&lo.to_le_bytes());
-        digits[16..].copy_from_slice(&hi.to_le_bytes());
+        digits[..4].copy_from_slice(&first.to_le_bytes()[..4]);
+        digits[4..12].copy_from_slice(&middle.to_le_bytes());
+        digits[12..].copy_from_slice(&last.to_le_bytes());
         return (digits, exp);
     }
+    let (m, e) = decompose(v);
     // The significant digits (`n` of them, at least 21 unless the expansion is shorter; the
     // rest is '0'), the decimal exponent of the first, and whether anything non-zero follows.
     let mut all = [b'0'; ALL];
@@ -79,23 +81,25 @@ fn decompose(v: f64) -> (u64, i32) {
 /// significant digits as an integer `d` (`10^19 ≤ d < 10^20`), correctly rounded, and the decimal
 /// exponent of the first (-3 to 15); `None` for other values. See [`scaled`].
 pub(super) fn fraction_digits20(v: f64) -> Option<(u128, i32)> {
-    let (m, e) = decompose(v);
-    scaled(v, m, e)
+    scaled(v)
 }
 
 /// The 20 decimal digits of `d` (below 10^20, leading zeros included) in ASCII, the first in the
-/// lowest byte: the first sixteen in a `u128`, the last four in a `u32`. The first four digits
-/// are `⌊⌊d / 2^16⌋ / 5^16⌋` (10^16 = 2^16 · 5^16), a division of 64 bits by a constant, the other
-/// sixteen two groups of eight. Built in registers, so that a caller stores them once where they
-/// go (digits stored in pieces and loaded back whole stall the load).
-pub(super) fn ascii20(d: u128) -> (u128, u32) {
+/// lowest byte, as three groups: the first four in the low half of a `u64`, then eight and eight.
+/// The first four digits are `⌊⌊d / 2^16⌋ / 5^16⌋` (10^16 = 2^16 · 5^16), a division of 64 bits
+/// by a constant; the sixteen after them (below 10^16) are the low 64 bits of `d` less that times
+/// 10^16, split in two by a division by 10^8. Built in registers, so that a caller stores them once
+/// where they go (digits stored in pieces and loaded back whole stall the load).
+pub(super) fn ascii20(d: u128) -> [u64; 3] {
+    const E16: u64 = 10_000_000_000_000_000;
     let top = ((d >> 16) as u64) / 152_587_890_625;
-    let rest = (d - u128::from(top) * 10_000_000_000_000_000) as u64;
-    let first = ascii8(top as u32, 4) & 0xFFFF_FFFF;
-    let middle = ascii8((rest / 100_000_000) as u32, 0);
-    let last = ascii8((rest % 100_000_000) as u32, 0);
-    let lo = u128::from(first) | u128::from(middle) << 32 | u128::from(last & 0xFFFF_FFFF) << 96;
-    (lo, (last >> 32) as u32)
+    // The remainder is below 10^16 < 2^64: wrapping 64-bit arithmetic gives it exactly.
+    let rest = (d as u64).wrapping_sub(top.wrapping_mul(E16));
+    [
+        ascii8(top as u32, 4) & 0xFFFF_FFFF,
+        ascii8((rest / 100_000_000) as u32, 0),
+        ascii8((rest % 100_000_000) as u32, 0),
+    ]
 }
 
 /// 10^0 … 10^22.
@@ -109,39 +113,54 @@ const POW10: [u128; 23] = {
     t
 };
 
-/// The digits of `v = m / 2^k` (`k = -e` > 0) for `10^-3 ≤ v < 2^53`, the values of most logs
-/// (percentages, rates, averages), at once: with `exp` the decimal exponent of `v`'s first digit
-/// (from the integer part, or from comparisons for `v < 1`), the 20 digits are
-/// `D = ⌊v · 10^(19 − exp)⌋ = ⌊m · 10^s / 2^k⌋`, one 128-bit product shifted, and the bits shifted
-/// out, compared with half of 2^k, round it exactly (ties to even). `m · 10^s < 2^53 · 10^22 <
-/// 2^128`. `None` for other values.
-fn scaled(v: f64, m: u64, e: i32) -> Option<(u128, i32)> {
-    // e < 0: v < 2^53, with a fraction.
-    if e >= 0 || v < 1e-3 {
+/// 10^0 … 10^19, the powers of ten of 64 bits.
+const POW10_64: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// 10^-3 … 10^16 as doubles: from 10^0 on exactly, and 0.1, 0.01 and 0.001 round up to their
+/// doubles, so that no double lies between the real power of ten and the literal: `v ≥ 0.1` as
+/// doubles is `v ≥ 1/10` exactly.
+const POW10_F64: [f64; 20] = [
+    1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+    1e14, 1e15, 1e16,
+];
+
+/// The digits of `v = m / 2^k` for `10^-3 ≤ v < 2^53` (`k` from 1 to 62), the values of most logs
+/// (percentages, rates, averages), at once: with `exp` the decimal exponent of `v`'s first digit,
+/// the 20 digits are `D = ⌊v · 10^(19 − exp)⌋ = ⌊m · 10^s / 2^k⌋`, one 128-bit product shifted
+/// (one 64 × 64-bit multiplication from `v ≥ 1` on, where 10^s < 2^64), rounded exactly, ties to
+/// even, by adding `2^(k−1) − 1` and the parity of `D` before the shift. `m · 10^s < 2^53 · 10^22
+/// < 2^127`. `None` for other values.
+///
+/// `exp` is `⌊log10 v⌋`: with `v` in `[2^e2, 2^(e2+1))`, it is `g = ⌊e2 · log10 2⌋` (`e2 · 1233 /
+/// 2^12`, exact for these `e2`) or `g + 1`, and one comparison with 10^(g+1) tells. No branch
+/// depends on the value's digits.
+fn scaled(v: f64) -> Option<(u128, i32)> {
+    let bits = v.to_bits();
+    // v = 1.f · 2^e2 (v ≥ 10^-3 is normal).
+    let e2 = ((bits >> 52) & 0x7FF) as i32 - 1023;
+    if e2 >= 52 || v < 1e-3 {
         return None;
     }
-    let k = (-e) as u32;
-    // k ≤ 62 here (v ≥ 10^-3 > 2^-10, m < 2^53).
-    let int_part = if k >= 64 { 0 } else { m >> k };
-    // 0.1, 0.01 and 0.001 round up to their doubles, so no double lies between the real power
-    // of ten and the literal: `v ≥ 0.1` as doubles is `v ≥ 1/10` exactly.
-    let exp: i32 = if int_part > 0 {
-        int_part.ilog10() as i32
-    } else if v >= 0.1 {
-        -1
-    } else if v >= 0.01 {
-        -2
-    } else {
-        -3
+    let m = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    // 1 to 62 (e2 from -10 to 51); the mask tells the compiler the shifts stay below 64.
+    let k = (52 - e2).unsigned_abs() & 63;
+    let g = (e2 * 1233) >> 12;
+    let exp = g + i32::from(v >= *POW10_F64.get(usize::try_from(g + 4).ok()?)?);
+    let s = usize::try_from(19 - exp).ok()?;
+    let p = match POW10_64.get(s) {
+        Some(&t) => u128::from(m) * u128::from(t),
+        None => u128::from(m) * *POW10.get(s)?,
     };
-    let s = (19 - exp) as usize;
-    let p = u128::from(m) * *POW10.get(s)?;
-    let mut d = p >> k;
-    let rest = p & ((1u128 << k) - 1);
-    let half = 1u128 << (k - 1);
-    if rest > half || (rest == half && d & 1 == 1) {
-        d += 1;
-    }
+    let odd = (p >> k) & 1;
+    let d = (p + ((1u128 << (k - 1)) - 1) + odd) >> k;
     Some(if d == POW10[20] {
         (POW10[19], exp + 1)
     } else {

@@ -254,8 +254,11 @@ pub struct LogLanguage {
 impl LogLanguage {
     /// The language of the objects `objects` (names as the log writes them; repeats count once).
     pub fn of<'a, I: IntoIterator<Item = &'a str>>(objects: I) -> Self {
-        let tables = super::counter_lang::builtin_tables();
         let english = NameTable::builtin_english();
+        // The translation table is read (tens of milliseconds, once per process) only for an
+        // object the built-in English table does not know: a log of Windows' own objects in
+        // English never needs it.
+        let mut translations: Option<&[super::counter_lang::CounterLangTable]> = None;
         let mut seen: Vec<std::borrow::Cow<'a, str>> = Vec::new();
         let mut out = LogLanguage::default();
         let mut hits: Vec<(usize, usize)> = Vec::new();
@@ -265,8 +268,15 @@ impl LogLanguage {
                 continue;
             }
             seen.push(key);
-            let en = tables.first().map(|t| &t.names);
-            if english.index_of(o).is_some() || en.is_some_and(|t| t.index_of(o).is_some()) {
+            if english.index_of(o).is_some() {
+                out.english += 1;
+                continue;
+            }
+            let tables = *translations.get_or_insert_with(super::counter_lang::builtin_tables);
+            if tables
+                .first()
+                .is_some_and(|t| t.names.index_of(o).is_some())
+            {
                 out.english += 1;
                 continue;
             }
@@ -292,7 +302,7 @@ impl LogLanguage {
         hits.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         out.locales = hits
             .into_iter()
-            .filter_map(|(i, _)| tables.get(i).map(|t| t.locale.clone()))
+            .filter_map(|(i, _)| translations?.get(i).map(|t| t.locale.clone()))
             .collect();
         out
     }
