@@ -26,7 +26,7 @@ does with any exception of a Python function.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
 
@@ -148,10 +148,18 @@ def _column(table: pa.Table, name: str, type: pa.DataType) -> pa.Array:
     return table.column(name).combine_chunks().cast(type)
 
 
-def _long_form_of(path: str, content: bytes, strict: bool, code_page: Optional[int]) -> Iterator[pa.RecordBatch]:
-    schema = LONG_FORM_ARROW_SCHEMA
+def _log_batches(
+    schema: pa.Schema,
+    path: str,
+    strict: bool,
+    read: Callable[[], Tuple[Iterable[Tuple[pa.Table, Mapping[str, object]]], Sequence[str]]],
+) -> Iterator[pa.RecordBatch]:
+    """One log's batches in ``schema``. ``read()`` gives the log's tables, each with the values of
+    the columns that are one value for all its rows (``path``, a partition's ``date``), and the
+    log's warnings. What ``read`` raises, and each warning, becomes an error row (the module
+    documentation), or is raised with ``strict``."""
     try:
-        parts, warnings = _ext.long_form_partitions([(path, content)], code_page=code_page)
+        tables, warnings = read()
     except (ValueError, OSError) as e:
         if strict:
             raise
@@ -159,15 +167,12 @@ def _long_form_of(path: str, content: bytes, strict: bool, code_page: Optional[i
         return
     if strict and warnings:
         raise LogError("\n".join(warnings))
-    for _machine, date, stream in parts:
-        table = pa.table(stream)
+    for table, constants in tables:
         n = table.num_rows
         arrays = []
         for field in schema:
-            if field.name == "date":
-                arrays.append(pa.repeat(pa.scalar(_dt.date.fromisoformat(date), pa.date32()), n))
-            elif field.name == "path":
-                arrays.append(pa.repeat(pa.scalar(path, pa.string()), n))
+            if field.name in constants:
+                arrays.append(pa.repeat(pa.scalar(constants[field.name], field.type), n))
             elif field.name == "error":
                 arrays.append(pa.nulls(n, pa.string()))
             else:
@@ -175,6 +180,18 @@ def _long_form_of(path: str, content: bytes, strict: bool, code_page: Optional[i
         yield pa.RecordBatch.from_arrays(arrays, schema=schema)
     if warnings:
         yield _error_batch(schema, path, warnings)
+
+
+def _long_form_of(path: str, content: bytes, strict: bool, code_page: Optional[int]) -> Iterator[pa.RecordBatch]:
+    def read():
+        parts, warnings = _ext.long_form_partitions([(path, content)], code_page=code_page)
+        tables = (
+            (pa.table(stream), {"path": path, "date": _dt.date.fromisoformat(date)})
+            for _machine, date, stream in parts
+        )
+        return tables, warnings
+
+    return _log_batches(LONG_FORM_ARROW_SCHEMA, path, strict, read)
 
 
 def to_long_form(
@@ -208,30 +225,11 @@ def _alerts_of(
     strict: bool,
     code_page: Optional[int],
 ) -> Iterator[pa.RecordBatch]:
-    schema = ALERTS_ARROW_SCHEMA
-    try:
+    def read():
         stream = _ext.analyze([(path, content)], rules=rules, interval=interval, set=set, code_page=code_page)
-    except (ValueError, OSError) as e:
-        if strict:
-            raise
-        yield _error_batch(schema, path, [str(e)])
-        return
-    if strict and stream.warnings:
-        raise LogError("\n".join(stream.warnings))
-    warnings = stream.warnings
-    table = pa.table(stream)
-    n = table.num_rows
-    arrays = []
-    for field in schema:
-        if field.name == "path":
-            arrays.append(pa.repeat(pa.scalar(path, pa.string()), n))
-        elif field.name == "error":
-            arrays.append(pa.nulls(n, pa.string()))
-        else:
-            arrays.append(_column(table, field.name, field.type))
-    yield pa.RecordBatch.from_arrays(arrays, schema=schema)
-    if warnings:
-        yield _error_batch(schema, path, warnings)
+        return (((pa.table(stream), {"path": path}) for _ in (0,)), stream.warnings)
+
+    return _log_batches(ALERTS_ARROW_SCHEMA, path, strict, read)
 
 
 def analyze(
