@@ -9,6 +9,7 @@ mod collect;
 mod decode;
 mod decode_blg;
 mod decode_json;
+mod gzip;
 mod otlp;
 mod output;
 mod relog;

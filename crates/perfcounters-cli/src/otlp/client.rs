@@ -1,7 +1,6 @@
 //! One OTLP/HTTP attempt: POST a protobuf body to the endpoint (one kept-alive HTTP/1.1
 //! connection, plain or TLS through rustls) and classify the answer.
 
-use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -105,15 +104,7 @@ impl Client {
     pub fn prepare(&self, body: Vec<u8>) -> Vec<u8> {
         match self.compression {
             Compression::None => body,
-            Compression::Gzip => {
-                let mut enc = flate2::write::GzEncoder::new(
-                    Vec::with_capacity(body.len() / 4 + 64),
-                    flate2::Compression::fast(),
-                );
-                // Writing to a Vec does not fail.
-                let _ = enc.write_all(&body);
-                enc.finish().unwrap_or_default()
-            }
+            Compression::Gzip => crate::gzip::gzip(&body),
         }
     }
 

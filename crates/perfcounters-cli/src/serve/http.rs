@@ -1,7 +1,6 @@
 //! The HTTP side: routes, scrape discipline, the chart API, and the connection loop.
 
 use std::convert::Infallible;
-use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
@@ -171,13 +170,7 @@ pub(crate) async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> 
         .and_then(|v| v.to_str().ok())
         .is_some_and(accepts_gzip);
     let mut response = if gzip {
-        let mut enc = flate2::write::GzEncoder::new(
-            Vec::with_capacity(text.len() / 4),
-            flate2::Compression::fast(),
-        );
-        let _ = enc.write_all(text.as_bytes());
-        let body = enc.finish().unwrap_or_default();
-        let mut r = Response::new(Body::from(body));
+        let mut r = Response::new(Body::from(crate::gzip::gzip(text.as_bytes())));
         r.headers_mut()
             .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
         r
