@@ -45,6 +45,7 @@
 //! ```
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use crate::calc::FormatOptions;
 use crate::error_chain::ErrorChain;
@@ -349,13 +350,27 @@ impl Pipeline {
     /// # Errors
     /// A counter path does not parse.
     pub fn relog_filter(&self, header: &LogHeader) -> Result<RelogFilter, PipelineError> {
+        // Without counter paths no name is matched: the log's language is not looked for.
+        let counters = if self.patterns.is_empty() {
+            None
+        } else {
+            self.counter_filter_with(&self.names_for(header))?
+        };
         Ok(RelogFilter {
-            counters: self.counter_filter_with(&self.names_for(header))?,
+            counters,
+            ..self.range_filter(header)
+        })
+    }
+
+    /// The filter of everything but the counters: the time range, `every` and the format.
+    fn range_filter(&self, header: &LogHeader) -> RelogFilter {
+        RelogFilter {
+            counters: None,
             begin: self.begin.map(|b| b.local(header)),
             end: self.end.map(|b| b.local(header)),
             every: self.every,
             format: self.format,
-        })
+        }
     }
 
     /// Fails when a time range was given ([`begin`](Self::begin), [`end`](Self::end)) and it kept
@@ -398,16 +413,24 @@ impl Pipeline {
         } else {
             Box::new(Merge::new(readers)?)
         };
-        let language = language_of(merged.header());
-        let names = self.names.for_log(&language);
+        // The language decides which name tables the counter paths match through. Without
+        // paths nothing is matched, and finding it (which, for objects the built-in English
+        // table does not know, reads the translation table: tens of milliseconds and about
+        // 14 MB) waits until `Opened::language` asks: the filter keeps every column then.
+        let language = OnceLock::new();
+        let mut names = None;
+        if !self.patterns.is_empty() {
+            let found = language.get_or_init(|| language_of(merged.header()));
+            names = Some(self.names.for_log(found));
+        }
         let filter = RelogFilter {
-            counters: self.counter_filter_with(&names)?,
-            ..self.relog_filter(merged.header())?
+            counters: self.counter_filter_with(names.as_ref().unwrap_or(&self.names))?,
+            ..self.range_filter(merged.header())
         };
         let source = merged.header().source.clone();
-        let unmatched = match &filter.counters {
-            Some(counters) if self.require_match => {
-                self.unmatched(&merged.header().counters, counters, &language)
+        let unmatched = match (&filter.counters, language.get()) {
+            (Some(counters), Some(language)) if self.require_match => {
+                self.unmatched(&merged.header().counters, counters, language)
             }
             _ => Vec::new(),
         };
@@ -562,7 +585,8 @@ pub struct Opened {
     logs: Vec<InputLog>,
     warnings: Vec<String>,
     unmatched: Vec<Unmatched>,
-    language: LogLanguage,
+    /// Found when opening if counter paths were given, else when first asked.
+    language: OnceLock<LogLanguage>,
     /// The pipeline, when it has a time range: an empty range is an error.
     pipeline: Option<Pipeline>,
     range: Range,
@@ -598,7 +622,10 @@ impl Opened {
     /// What matching found of the language of the log's objects: whether the built-in name
     /// table translated them, and from which locales.
     pub fn language(&self) -> &LogLanguage {
-        &self.language
+        // Without counter paths the reader keeps every column of the merged log, so its header
+        // names the objects the language is found from.
+        self.language
+            .get_or_init(|| language_of(self.reader.header()))
     }
 
     /// The filtered reader itself (for sinks that take ownership, such as Arrow batches).
