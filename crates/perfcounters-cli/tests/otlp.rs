@@ -746,6 +746,54 @@ fn drops_are_counted_while_the_receiver_is_down() {
     serve.wait_for(60, || counted() >= dropped);
 }
 
+/// Stopped while its endpoint is down, serve gives the queue up at the flush deadline
+/// (`--otlp-flush-timeout`): it exits by then, and says that nothing was delivered and how many
+/// data points were dropped.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_down_endpoint_is_given_up_at_the_flush_deadline() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut serve = Serve::start(
+        &[
+            "--otlp-only",
+            "--otlp",
+            &format!("http://127.0.0.1:{port}"),
+            "--otlp-interval",
+            "0.1",
+            "--otlp-flush-timeout",
+            "1",
+        ],
+        &[],
+    );
+    serve.wait_for(30, || serve.log().contains("pushing over OTLP"));
+    // A few requests queued behind the first one, which is being retried.
+    std::thread::sleep(Duration::from_millis(500));
+    let t0 = Instant::now();
+    let status = serve.terminate(15);
+    let took = t0.elapsed();
+    let log = serve.log();
+    assert!(status.success(), "{log}");
+    // The deadline, with room for a loaded machine (the retries alone would take a minute).
+    assert!(took < Duration::from_secs(6), "took {took:?}: {log}");
+    let summary = log
+        .lines()
+        .find(|l| l.contains("data points delivered to"))
+        .unwrap_or_else(|| panic!("{log}"));
+    let prefix = format!(
+        "perfcounters serve: OTLP: 0 data points delivered to http://127.0.0.1:{port}/v1/metrics, "
+    );
+    let dropped: u64 = summary
+        .strip_prefix(&prefix)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(dropped > 0, "{summary}");
+}
+
 /// A plain HTTP/1.0 GET, the body.
 #[cfg(target_os = "linux")]
 fn http_get(addr: SocketAddr, path: &str) -> String {

@@ -1,5 +1,5 @@
-//! Delivery that loses nothing it can keep: a bounded queue of requests, one thread that posts them
-//! in order, retrying connection errors, 429 and 5xx-busy answers with exponential backoff and
+//! Delivery that loses nothing it can keep: a bounded queue of requests, one worker that posts them
+//! in order (a thread of its own for a log, a task of the caller's runtime for `serve`), retrying connection errors, 429 and 5xx-busy answers with exponential backoff and
 //! jitter (or the receiver's `Retry-After`) for a bounded time; what is given up or pushed out of
 //! a full queue is counted.
 
@@ -12,6 +12,7 @@ use hyper::body::Bytes;
 use perfcounters::export::otlp::OtlpSink;
 use perfcounters::export::{MetricFamily, MetricKind, MetricSample};
 use perfcounters::log::LogError;
+use tokio::sync::Notify;
 
 use super::client::{Client, Outcome};
 use super::OtlpSettings;
@@ -57,37 +58,79 @@ struct State {
     failed: bool,
     /// When the worker must stop retrying (a flush on shutdown).
     deadline: Option<Instant>,
+    /// The data points of the request being posted (while `busy`).
+    in_flight: u64,
     stats: Stats,
 }
 
 struct Shared {
     state: Mutex<State>,
+    /// Signalled on every change of the state, for the threads that wait on it (a full queue,
+    /// a closing).
     changed: Condvar,
+    /// Wakes the worker: a request queued, the delivery closed or its deadline set.
+    wake: Notify,
 }
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    /// Tells every waiter, the worker included, that the state changed.
+    fn notify(&self) {
+        self.changed.notify_all();
+        self.wake.notify_one();
+    }
+}
+
+/// Where the worker runs.
+enum Worker {
+    /// A thread of its own, with its own single-threaded runtime.
+    Thread(JoinHandle<()>),
+    /// A task of the runtime that started the delivery.
+    Task(tokio::task::JoinHandle<()>),
 }
 
 /// The queue and its delivery thread.
 pub struct Delivery {
     shared: Arc<Shared>,
-    worker: Mutex<Option<JoinHandle<()>>>,
+    worker: Mutex<Option<Worker>>,
     capacity: usize,
     when_full: WhenFull,
     endpoint: String,
 }
 
 impl Delivery {
-    /// Starts the delivery thread for `settings`. With `fail_fast` (a log), the first request given
-    /// up ends the delivery: later pushes fail.
+    /// Starts the delivery for `settings` on a thread of its own. With `fail_fast` (a log), the
+    /// first request given up ends the delivery: later pushes fail.
     pub fn start(
         settings: &OtlpSettings,
         when_full: WhenFull,
         fail_fast: bool,
         ca_file: Option<&str>,
+    ) -> anyhow::Result<Delivery> {
+        Delivery::new(settings, when_full, fail_fast, ca_file, false)
+    }
+
+    /// Starts the delivery for `settings` as a task of the current tokio runtime (which must be
+    /// entered), so that a request is posted by the thread that pushed it rather than handed
+    /// over to another: `serve`, whose runtime is idle between collections. Its queue is flushed
+    /// with [`close_async`](Self::close_async), on that runtime.
+    pub fn start_task(
+        settings: &OtlpSettings,
+        when_full: WhenFull,
+        ca_file: Option<&str>,
+    ) -> anyhow::Result<Delivery> {
+        Delivery::new(settings, when_full, false, ca_file, true)
+    }
+
+    fn new(
+        settings: &OtlpSettings,
+        when_full: WhenFull,
+        fail_fast: bool,
+        ca_file: Option<&str>,
+        task: bool,
     ) -> anyhow::Result<Delivery> {
         let client = Client::new(settings, ca_file)?;
         let shared = Arc::new(Shared {
@@ -97,16 +140,26 @@ impl Delivery {
                 closed: false,
                 failed: false,
                 deadline: None,
+                in_flight: 0,
                 stats: Stats::default(),
             }),
             changed: Condvar::new(),
+            wake: Notify::new(),
         });
         let retry_for = settings.retry_for;
         let worker_shared = shared.clone();
-        let worker = std::thread::Builder::new()
-            .name("otlp".into())
-            .spawn(move || work(client, &worker_shared, retry_for, fail_fast))
-            .map_err(|e| anyhow::anyhow!("cannot start the OTLP delivery thread: {e}"))?;
+        let worker = if task {
+            Worker::Task(tokio::spawn(async move {
+                work(client, &worker_shared, retry_for, fail_fast).await;
+            }))
+        } else {
+            Worker::Thread(
+                std::thread::Builder::new()
+                    .name("otlp".into())
+                    .spawn(move || work_on_thread(client, &worker_shared, retry_for, fail_fast))
+                    .map_err(|e| anyhow::anyhow!("cannot start the OTLP delivery thread: {e}"))?,
+            )
+        };
         Ok(Delivery {
             shared,
             worker: Mutex::new(Some(worker)),
@@ -157,7 +210,7 @@ impl Delivery {
         }
         state.stats.pushed += points as u64;
         state.queue.push_back((body, points));
-        self.shared.changed.notify_all();
+        self.shared.notify();
         Ok(dropped)
     }
 
@@ -167,14 +220,12 @@ impl Delivery {
     }
 
     /// Waits until every queued request is delivered or given up, or `deadline` passes (the worker
-    /// then stops retrying and what is left is dropped and counted); stops the thread and returns
-    /// the final counts.
+    /// then stops retrying and what is left is dropped and counted); stops the worker thread and
+    /// returns the final counts. A delivery started with [`start_task`](Self::start_task) is
+    /// closed with [`close_async`](Self::close_async) on its runtime instead.
     pub fn close(&self, deadline: Option<Instant>) -> Stats {
         {
-            let mut state = self.shared.lock();
-            state.closed = true;
-            state.deadline = deadline;
-            self.shared.changed.notify_all();
+            let mut state = self.closing(deadline);
             while !state.queue.is_empty() || state.busy {
                 let wait = match deadline {
                     Some(d) => match d.checked_duration_since(Instant::now()) {
@@ -190,15 +241,68 @@ impl Delivery {
                     .unwrap_or_else(|p| p.into_inner())
                     .0;
             }
-            let left: u64 = state.queue.drain(..).map(|(_, p)| p as u64).sum();
-            state.stats.dropped += left;
-            self.shared.changed.notify_all();
         }
         let worker = self.worker.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(w) = worker {
-            let _ = w.join();
+        match worker {
+            Some(Worker::Thread(w)) => {
+                self.drop_left();
+                let _ = w.join();
+            }
+            Some(Worker::Task(t)) => {
+                self.drop_left();
+                t.abort();
+            }
+            None => {}
         }
         self.stats()
+    }
+
+    /// [`close`](Self::close) for a delivery started with [`start_task`](Self::start_task), awaited
+    /// on the runtime its worker runs on: the worker finishes the queue (or gives it up at
+    /// `deadline`), then what is left is dropped and counted.
+    pub async fn close_async(&self, deadline: Instant) -> Stats {
+        drop(self.closing(Some(deadline)));
+        let worker = self.worker.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match worker {
+            Some(Worker::Task(mut t)) => {
+                // A request in flight when the deadline passes is abandoned with its connection.
+                if tokio::time::timeout_at(deadline.into(), &mut t)
+                    .await
+                    .is_err()
+                {
+                    t.abort();
+                    let mut state = self.shared.lock();
+                    if state.busy {
+                        state.busy = false;
+                        state.stats.dropped += state.in_flight;
+                    }
+                }
+                self.drop_left();
+            }
+            Some(Worker::Thread(w)) => {
+                *self.worker.lock().unwrap_or_else(|p| p.into_inner()) = Some(Worker::Thread(w));
+                return self.close(Some(deadline));
+            }
+            None => {}
+        }
+        self.stats()
+    }
+
+    /// Marks the delivery closed with its flush deadline and wakes the worker.
+    fn closing(&self, deadline: Option<Instant>) -> MutexGuard<'_, State> {
+        let mut state = self.shared.lock();
+        state.closed = true;
+        state.deadline = deadline;
+        self.shared.notify();
+        state
+    }
+
+    /// Counts what is still queued as dropped.
+    fn drop_left(&self) {
+        let mut state = self.shared.lock();
+        let left: u64 = state.queue.drain(..).map(|(_, p)| p as u64).sum();
+        state.stats.dropped += left;
+        self.shared.notify();
     }
 
     /// The delivery's own metrics, as `/metrics` families named with `prefix`: data points pushed,
@@ -231,52 +335,51 @@ impl Delivery {
 
 impl Drop for Delivery {
     fn drop(&mut self) {
-        let mut state = self.shared.lock();
-        state.closed = true;
-        state.deadline = Some(Instant::now());
-        self.shared.changed.notify_all();
+        drop(self.closing(Some(Instant::now())));
     }
 }
 
-/// The delivery thread: one request at a time, in order.
-fn work(mut client: Client, shared: &Shared, retry_for: Duration, fail_fast: bool) {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+/// The worker on a thread of its own: [`work`] on a single-threaded runtime.
+fn work_on_thread(client: Client, shared: &Shared, retry_for: Duration, fail_fast: bool) {
+    match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
-        Ok(r) => r,
+        Ok(runtime) => runtime.block_on(work(client, shared, retry_for, fail_fast)),
         Err(e) => {
             let mut state = shared.lock();
             state.failed = true;
             state.stats.last_error = Some(format!("cannot start the async runtime: {e}"));
-            shared.changed.notify_all();
-            return;
+            shared.notify();
         }
-    };
+    }
+}
+
+/// The worker: one request at a time, in order, until the delivery is closed and its queue empty.
+async fn work(mut client: Client, shared: &Shared, retry_for: Duration, fail_fast: bool) {
     let mut seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64)
         | 1;
     loop {
-        let (body, points) = {
-            let mut state = shared.lock();
-            loop {
+        let (body, points) = loop {
+            {
+                let mut state = shared.lock();
                 if let Some(item) = state.queue.pop_front() {
                     state.busy = true;
+                    state.in_flight = item.1 as u64;
                     break item;
                 }
                 if state.closed {
                     return;
                 }
-                state = shared
-                    .changed
-                    .wait(state)
-                    .unwrap_or_else(|p| p.into_inner());
             }
+            // A wake-up given while the queue was looked at is kept for this wait.
+            shared.wake.notified().await;
         };
         shared.changed.notify_all();
         let body = Bytes::from(client.prepare(body));
-        let result = deliver(&runtime, &mut client, shared, body, retry_for, &mut seed);
+        let result = deliver(&mut client, shared, body, retry_for, &mut seed).await;
         let mut state = shared.lock();
         state.busy = false;
         match result {
@@ -310,8 +413,7 @@ fn work(mut client: Client, shared: &Shared, retry_for: Duration, fail_fast: boo
 
 /// Posts one request until it is accepted, refused, or its retry time (or the flush deadline) is
 /// spent.
-fn deliver(
-    runtime: &tokio::runtime::Runtime,
+async fn deliver(
     client: &mut Client,
     shared: &Shared,
     body: Bytes,
@@ -321,7 +423,7 @@ fn deliver(
     let started = Instant::now();
     let mut backoff = FIRST_BACKOFF;
     loop {
-        match runtime.block_on(client.post(body.clone())) {
+        match client.post(body.clone()).await {
             Outcome::Accepted { rejected, message } => {
                 return Ok((u64::try_from(rejected).unwrap_or(0), message))
             }
@@ -335,26 +437,30 @@ fn deliver(
                 let wait = after.unwrap_or_else(|| backoff.mul_f64(jitter));
                 backoff = (backoff * 2).min(MAX_BACKOFF);
                 let give_up = started.elapsed() + wait > retry_for;
-                let mut state = shared.lock();
-                let deadline = state.deadline;
-                if give_up || deadline.is_some_and(|d| Instant::now() + wait > d) {
-                    return Err(format!(
-                        "{reason} (given up after {:.1} s of retries)",
-                        started.elapsed().as_secs_f64()
-                    ));
-                }
-                state.stats.retries += 1;
+                let deadline = {
+                    let mut state = shared.lock();
+                    let deadline = state.deadline;
+                    if give_up || deadline.is_some_and(|d| Instant::now() + wait > d) {
+                        return Err(format!(
+                            "{reason} (given up after {:.1} s of retries)",
+                            started.elapsed().as_secs_f64()
+                        ));
+                    }
+                    state.stats.retries += 1;
+                    deadline
+                };
                 // Sleep, woken early by a flush deadline being set.
-                let until = Instant::now() + wait;
-                while let Some(left) = until.checked_duration_since(Instant::now()) {
-                    if state.deadline != deadline {
+                let until = tokio::time::Instant::from_std(Instant::now() + wait);
+                loop {
+                    if shared.lock().deadline != deadline {
                         break;
                     }
-                    state = shared
-                        .changed
-                        .wait_timeout(state, left)
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
+                    if tokio::time::timeout_at(until, shared.wake.notified())
+                        .await
+                        .is_err()
+                    {
+                        break;
+                    }
                 }
             }
         }

@@ -224,7 +224,16 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             ))
         })
         .collect::<Result<Vec<_>>>()?;
-    let push = otlp_push(args, &backend)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    // The OTLP delivery is a task of this runtime (it posts on the thread that collected, which is
+    // idle between collections, rather than handing each request to a thread of its own).
+    let push = {
+        let _entered = runtime.enter();
+        otlp_push(args, &backend)?
+    };
     let app = start(
         backend,
         plan,
@@ -241,14 +250,10 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             otlp: push.as_ref().map(|p| p.delivery.clone()),
         },
     )?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
     let pusher = push.clone();
     let last = push.clone();
     let http_app = app.clone();
-    let flush_deadline = runtime.block_on(async move {
+    runtime.block_on(async move {
         let pushing = pusher.map(|p| {
             eprintln!(
                 "perfcounters serve: pushing over OTLP to {} every {:.3} s",
@@ -284,17 +289,14 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             task.abort();
             // The last values (within the flush deadline), then the queue flushed by then.
             let _ = tokio::time::timeout_at(flush_deadline.into(), push::push_once(&app, p)).await;
+            push::flush(p, flush_deadline).await;
         }
-        Ok::<std::time::Instant, anyhow::Error>(flush_deadline)
-    })?;
-    if let Some(p) = &push {
-        push::flush(p, flush_deadline);
-    }
-    Ok(())
+        Ok::<(), anyhow::Error>(())
+    })
 }
 
 /// The OTLP push `--otlp` asks for: its settings (the OpenTelemetry variables, the flags over
-/// them) and its delivery thread.
+/// them) and its delivery, a task of the runtime entered.
 fn otlp_push(args: &ServeArgs, backend: &Backend) -> Result<Option<Arc<push::Push>>> {
     let Some(endpoint) = &args.otlp else {
         return Ok(None);
@@ -318,7 +320,7 @@ fn otlp_push(args: &ServeArgs, backend: &Backend) -> Result<Option<Arc<push::Pus
     }
     let ca = process_env("OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE")
         .or_else(|| process_env("OTEL_EXPORTER_OTLP_CERTIFICATE"));
-    let delivery = Delivery::start(&settings, WhenFull::DropOldest, false, ca.as_deref())?;
+    let delivery = Delivery::start_task(&settings, WhenFull::DropOldest, ca.as_deref())?;
     Ok(Some(Arc::new(push::Push {
         delivery: Arc::new(delivery),
         resource: settings.resource,

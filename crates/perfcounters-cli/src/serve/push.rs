@@ -1,6 +1,6 @@
 //! `serve --otlp`: every interval, one collection (shared with the scrapes that arrive meanwhile)
-//! becomes one OTLP request, queued for the delivery thread; on shutdown the queue is flushed
-//! within a deadline.
+//! becomes one OTLP request, queued for the delivery (a task of the same runtime); on shutdown the
+//! queue is flushed within a deadline.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -64,9 +64,9 @@ pub async fn push_once(app: &App, push: &Push) {
 }
 
 /// Flushes the queue by `deadline` and says what was delivered.
-pub fn flush(push: &Push, deadline: Instant) {
+pub async fn flush(push: &Push, deadline: Instant) {
     let t0 = Instant::now();
-    let s = push.delivery.close(Some(deadline));
+    let s = push.delivery.close_async(deadline).await;
     eprintln!(
         "perfcounters serve: OTLP: {} data points delivered to {}, {} dropped, {} rejected \
          (flushed in {:.1} s)",

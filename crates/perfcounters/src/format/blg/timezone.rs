@@ -14,6 +14,7 @@
 //! Time)(240)` in summer).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use super::container::TimeZoneInformation;
 use crate::snapshot::{days_in_month, SystemTime};
@@ -241,6 +242,19 @@ fn transition(rule: &SystemTime, year: u16) -> Option<i64> {
     .to_filetime()
 }
 
+/// One year's transitions under one pair of rules ([`TimeZoneInformation::transitions_around`]).
+#[derive(Clone, Copy)]
+struct YearTransitions {
+    /// The daylight and the standard rule.
+    rules: (SystemTime, SystemTime),
+    /// The year's first local FILETIME, and the next year's.
+    begin: i64,
+    end: i64,
+    /// The year's transitions, as [`transition`] gives them.
+    daylight: Option<i64>,
+    standard: Option<i64>,
+}
+
 impl TimeZoneInformation {
     /// A zone with the United States' daylight-saving rules since 2007 (daylight time from 2:00 on
     /// the second Sunday of March to 2:00 on the first Sunday of November, one hour ahead), `bias`
@@ -278,11 +292,7 @@ impl TimeZoneInformation {
     /// and on the clock the standard rule is written on (`end_clock`, compared with
     /// `StandardDate`). Both are `local` for a local time; see [`is_daylight_utc`](Self::is_daylight_utc).
     fn in_daylight_window(&self, start_clock: i64, end_clock: i64) -> bool {
-        let year = SystemTime::from_filetime(start_clock).year;
-        let (Some(start), Some(end)) = (
-            transition(&self.daylight_date, year),
-            transition(&self.standard_date, year),
-        ) else {
+        let (Some(start), Some(end)) = self.transitions_around(start_clock) else {
             return false;
         };
         if start < end {
@@ -291,6 +301,55 @@ impl TimeZoneInformation {
             // Southern hemisphere: daylight time spans the new year.
             start_clock >= start || end_clock < end
         }
+    }
+
+    /// The daylight and standard transitions of the year `clock` falls in (local FILETIMEs, as
+    /// [`transition`] gives them).
+    ///
+    /// A log converts each of its times, and consecutive times almost always fall in one year: the
+    /// year's transitions are kept per thread for the last rules asked (two entries: a fleet's
+    /// workers each convert one log at a time, a merge may alternate two zones), so that the date
+    /// arithmetic runs once a year rather than for every time (it was a sixth of an analysis of a
+    /// `.blg`). A time outside the year kept computes them again.
+    fn transitions_around(&self, clock: i64) -> (Option<i64>, Option<i64>) {
+        thread_local! {
+            static RECENT: Cell<[Option<YearTransitions>; 2]> = const { Cell::new([None, None]) };
+        }
+        let rules = (self.daylight_date, self.standard_date);
+        let mut recent = RECENT.get();
+        if let Some(y) = recent
+            .iter()
+            .flatten()
+            .find(|y| y.rules == rules && (y.begin..y.end).contains(&clock))
+        {
+            return (y.daylight, y.standard);
+        }
+        let year = SystemTime::from_filetime(clock).year;
+        let found = (
+            transition(&self.daylight_date, year),
+            transition(&self.standard_date, year),
+        );
+        let jan1 = |year: u16| {
+            SystemTime {
+                year,
+                month: 1,
+                day: 1,
+                ..Default::default()
+            }
+            .to_filetime()
+        };
+        if let (Some(begin), Some(end)) = (jan1(year), year.checked_add(1).and_then(jan1)) {
+            recent[1] = recent[0];
+            recent[0] = Some(YearTransitions {
+                rules,
+                begin,
+                end,
+                daylight: found.0,
+                standard: found.1,
+            });
+            RECENT.set(recent);
+        }
+        found
     }
 
     /// The bias of one side of the zone, in minutes (UTC = local + bias): `Bias + DaylightBias`
@@ -421,6 +480,79 @@ mod tests {
         assert_eq!(resolve_name(" @TZRES.DLL, -112 "), "Eastern Standard Time");
         assert_eq!(resolve_name("@other.dll,-112"), "@other.dll,-112");
         assert_eq!(resolve_name("@tzres.dll,112"), "@tzres.dll,112");
+    }
+
+    #[test]
+    fn kept_transitions_are_the_years_own() {
+        // Three zones (northern, southern, a fixed date) take turns on one thread, so the two
+        // entries kept are evicted and asked across year ends, before 1601 and far ahead: every
+        // answer is the one computed afresh for the time's year.
+        let southern = TimeZoneInformation {
+            bias: -600,
+            standard_date: SystemTime {
+                month: 4,
+                day: 1,
+                hour: 3,
+                ..Default::default()
+            },
+            daylight_date: SystemTime {
+                month: 10,
+                day: 1,
+                hour: 2,
+                ..Default::default()
+            },
+            daylight_bias: -60,
+            ..TimeZoneInformation::default()
+        };
+        let dated = TimeZoneInformation {
+            daylight_date: SystemTime {
+                year: 2010,
+                month: 3,
+                day: 28,
+                hour: 1,
+                ..Default::default()
+            },
+            standard_date: SystemTime {
+                year: 2010,
+                month: 10,
+                day: 31,
+                hour: 2,
+                ..Default::default()
+            },
+            ..eastern()
+        };
+        let zones = [eastern(), southern, dated];
+        let year_ticks = 365 * 86_400 * 10_000_000_i64;
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut clocks = vec![
+            -1,
+            0,
+            i64::MAX,
+            local(2009, 12, 31, 23),
+            local(2010, 1, 1, 0),
+        ];
+        for _ in 0..3000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Mostly 1995-2045, with steps that stay in a year or cross one.
+            let base = local(1995, 1, 1, 0) + (seed % 50) as i64 * year_ticks;
+            clocks.push(base + (seed >> 8) as i64 % (2 * year_ticks));
+        }
+        for (i, &clock) in clocks.iter().enumerate() {
+            let tz = &zones[i % zones.len()];
+            let year = SystemTime::from_filetime(clock).year;
+            let fresh = (
+                transition(&tz.daylight_date, year),
+                transition(&tz.standard_date, year),
+            );
+            assert_eq!(tz.transitions_around(clock), fresh, "clock {clock}");
+            assert_eq!(
+                tz.transitions_around(clock),
+                fresh,
+                "clock {clock}, asked again"
+            );
+        }
     }
 
     #[test]
