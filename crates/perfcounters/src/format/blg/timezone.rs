@@ -458,6 +458,29 @@ mod tests {
         TimeZoneInformation::us_since_2007(300, "@tzres.dll,-112", "@tzres.dll,-111")
     }
 
+    /// A southern-hemisphere zone (AUS Eastern): daylight time from October to April.
+    fn southern() -> TimeZoneInformation {
+        TimeZoneInformation {
+            bias: -600,
+            standard_name: "@tzres.dll,-672".into(),
+            daylight_name: "@tzres.dll,-671".into(),
+            standard_date: SystemTime {
+                month: 4,
+                day: 1,
+                hour: 3,
+                ..Default::default()
+            },
+            daylight_date: SystemTime {
+                month: 10,
+                day: 1,
+                hour: 2,
+                ..Default::default()
+            },
+            daylight_bias: -60,
+            ..Default::default()
+        }
+    }
+
     fn local(y: u16, m: u16, d: u16, h: u16) -> i64 {
         SystemTime {
             year: y,
@@ -487,23 +510,6 @@ mod tests {
         // Three zones (northern, southern, a fixed date) take turns on one thread, so the two
         // entries kept are evicted and asked across year ends, before 1601 and far ahead: every
         // answer is the one computed afresh for the time's year.
-        let southern = TimeZoneInformation {
-            bias: -600,
-            standard_date: SystemTime {
-                month: 4,
-                day: 1,
-                hour: 3,
-                ..Default::default()
-            },
-            daylight_date: SystemTime {
-                month: 10,
-                day: 1,
-                hour: 2,
-                ..Default::default()
-            },
-            daylight_bias: -60,
-            ..TimeZoneInformation::default()
-        };
         let dated = TimeZoneInformation {
             daylight_date: SystemTime {
                 year: 2010,
@@ -521,7 +527,7 @@ mod tests {
             },
             ..eastern()
         };
-        let zones = [eastern(), southern, dated];
+        let zones = [eastern(), southern(), dated];
         let year_ticks = 365 * 86_400 * 10_000_000_i64;
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let mut clocks = vec![
@@ -585,25 +591,7 @@ mod tests {
             ("SA Eastern Standard Time".to_string(), 180)
         );
         // Southern hemisphere: daylight time from October to April.
-        let south = TimeZoneInformation {
-            bias: -600,
-            standard_name: "@tzres.dll,-672".into(),
-            daylight_name: "@tzres.dll,-671".into(),
-            standard_date: SystemTime {
-                month: 4,
-                day: 1,
-                hour: 3,
-                ..Default::default()
-            },
-            daylight_date: SystemTime {
-                month: 10,
-                day: 1,
-                hour: 2,
-                ..Default::default()
-            },
-            daylight_bias: -60,
-            ..Default::default()
-        };
+        let south = southern();
         assert!(south.is_daylight(local(2020, 1, 15, 12)));
         assert!(!south.is_daylight(local(2020, 6, 15, 12)));
         assert_eq!(south.zone_at(local(2020, 1, 15, 12)).1, -660);
