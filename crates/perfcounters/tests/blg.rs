@@ -734,11 +734,25 @@ fn columns_keep_the_parsed_path_names_with_separators_included() {
     );
 }
 
-#[test]
-fn wildcard_instances_appear_vanish_and_repeat() {
+/// The column and first value of each value of sample `i`.
+fn firsts(samples: &Samples, i: usize) -> Vec<(usize, i64)> {
+    samples[i].1.iter().map(|v| (v.0, v.1.first)).collect()
+}
+
+/// A log of one wildcard counter, `\\HOST\Process(*)\Working Set`, with `samples` one second apart.
+fn wildcard_working_sets(samples: impl IntoIterator<Item = Vec<u8>>) -> Vec<u8> {
     let mut s = spec(r"\\HOST", "Process", Some("*"), "Working Set");
     s.counter_type = CounterType::PERF_COUNTER_LARGE_RAWCOUNT;
     s.flags = 1;
+    let mut records = vec![(RecordKind::CounterList, T0, encode_counter_list(&[s]))];
+    for (i, sample) in samples.into_iter().enumerate() {
+        records.push((RecordKind::Sample, T0 + i as i64 * SEC, sample));
+    }
+    write_log(BlgEncodeOptions::default(), &records)
+}
+
+#[test]
+fn wildcard_instances_appear_vanish_and_repeat() {
     let sets: [&[(&str, i64, i64)]; 5] = [
         &[("a", 1, 0), ("b", 2, 0)],
         &[("a", 3, 0), ("b", 4, 0), ("c", 5, 0)],
@@ -747,12 +761,10 @@ fn wildcard_instances_appear_vanish_and_repeat() {
         // Names equal ignoring case are duplicates too (the second is x#1, spelled as stored).
         &[("X", 12, 0), ("x", 13, 0)],
     ];
-    let mut records = vec![(RecordKind::CounterList, T0, encode_counter_list(&[s]))];
-    for (i, set) in sets.iter().enumerate() {
+    let bytes = wildcard_working_sets(sets.iter().enumerate().map(|(i, set)| {
         let t = T0 + i as i64 * SEC;
-        records.push((RecordKind::Sample, t, encode_sample(&[instances(t, set)])));
-    }
-    let bytes = write_log(BlgEncodeOptions::default(), &records);
+        encode_sample(&[instances(t, set)])
+    }));
     let (log, samples) = read_all(&bytes);
     assert_eq!(
         paths(&log),
@@ -765,15 +777,63 @@ fn wildcard_instances_appear_vanish_and_repeat() {
             r"\\HOST\Process(x#2)\Working Set",
         ]
     );
-    let present =
-        |i: usize| -> Vec<(usize, i64)> { samples[i].1.iter().map(|v| (v.0, v.1.first)).collect() };
-    assert_eq!(present(0), [(0, 1), (1, 2)]);
-    assert_eq!(present(1), [(0, 3), (1, 4), (2, 5)]);
-    assert_eq!(present(2), [(1, 6), (2, 7)]);
-    assert_eq!(present(3), [(3, 8), (4, 9), (5, 10), (0, 11)]);
-    assert_eq!(present(4), [(3, 12), (4, 13)]);
+    assert_eq!(firsts(&samples, 0), [(0, 1), (1, 2)]);
+    assert_eq!(firsts(&samples, 1), [(0, 3), (1, 4), (2, 5)]);
+    assert_eq!(firsts(&samples, 2), [(1, 6), (2, 7)]);
+    assert_eq!(firsts(&samples, 3), [(3, 8), (4, 9), (5, 10), (0, 11)]);
+    assert_eq!(firsts(&samples, 4), [(3, 12), (4, 13)]);
     assert_eq!(log.columns()[2].first_sample, 1);
     assert_eq!(log.columns()[4].instance().as_deref(), Some("x#1"));
+}
+
+/// Samples that repeat the previous one's instance list are matched without reading the names; a
+/// list that differs only in its name offsets (the same names, stored in the same bytes, pointed to
+/// in another order) or in its names region is not taken for the previous one.
+#[test]
+fn repeated_instance_lists_and_lists_that_only_look_alike() {
+    use perfcounters::format::blg::layout::{
+        raw_counter_array as rca, raw_counter_item as rci, sample as sl, sub_record as sr,
+    };
+    let ab = |t: i64, a: i64, b: i64| encode_sample(&[instances(t, &[("a", a, 0), ("b", b, 0)])]);
+    // The third sample stores "a" and "b" as the others do, but its first item points to "b" and
+    // its second to "a".
+    let mut swapped = ab(T0 + 2 * SEC, 5, 6);
+    let items = sl::LEN + sr::LEN + rca::LEN;
+    let first = items + rci::NAME_OFFSET;
+    let second = items + rci::LEN + rci::NAME_OFFSET;
+    let (x, y) = (
+        u32::from_le_bytes(swapped[first..first + 4].try_into().unwrap()),
+        u32::from_le_bytes(swapped[second..second + 4].try_into().unwrap()),
+    );
+    swapped[first..first + 4].copy_from_slice(&y.to_le_bytes());
+    swapped[second..second + 4].copy_from_slice(&x.to_le_bytes());
+    let samples = [
+        ab(T0, 1, 2),
+        ab(T0 + SEC, 3, 4),
+        swapped,
+        ab(T0 + 3 * SEC, 7, 8),
+        ab(T0 + 4 * SEC, 9, 10),
+        // The same offsets and count, other bytes in the names region.
+        encode_sample(&[instances(T0 + 5 * SEC, &[("a", 11, 0), ("c", 12, 0)])]),
+        encode_sample(&[instances(T0 + 6 * SEC, &[("a", 13, 0), ("c", 14, 0)])]),
+    ];
+    let bytes = wildcard_working_sets(samples);
+    let (log, samples) = read_all(&bytes);
+    assert_eq!(
+        paths(&log),
+        [
+            r"\\HOST\Process(a)\Working Set",
+            r"\\HOST\Process(b)\Working Set",
+            r"\\HOST\Process(c)\Working Set",
+        ]
+    );
+    assert_eq!(firsts(&samples, 0), [(0, 1), (1, 2)]);
+    assert_eq!(firsts(&samples, 1), [(0, 3), (1, 4)]);
+    assert_eq!(firsts(&samples, 2), [(1, 5), (0, 6)]);
+    assert_eq!(firsts(&samples, 3), [(0, 7), (1, 8)]);
+    assert_eq!(firsts(&samples, 4), [(0, 9), (1, 10)]);
+    assert_eq!(firsts(&samples, 5), [(0, 11), (2, 12)]);
+    assert_eq!(firsts(&samples, 6), [(0, 13), (2, 14)]);
 }
 
 /// A V1 snapshot of one multi-instance object (index 230) with a 100 ns timer (6), a raw count

@@ -358,6 +358,29 @@ impl<'a> InstanceArray<'a> {
         le_i64(self.body, rca::TIME_STAMP)
     }
 
+    /// The bytes after the items, where their names are stored. Two arrays with the same count,
+    /// the same name offsets ([`item_values`](Self::item_values)) and the same bytes here name the
+    /// same instances in the same order.
+    pub fn names_region(&self) -> &'a [u8] {
+        let start = rca::LEN + self.len() * rci::LEN;
+        self.body.get(start..).unwrap_or_default()
+    }
+
+    /// Each item's name offset (in the array's body) and value, in stored order, without reading
+    /// the names: for a list of instances known to be the previous sample's.
+    pub fn item_values(&self) -> impl ExactSizeIterator<Item = (u32, RawCounter)> + 'a {
+        let body = self.body;
+        (0..self.len()).map(move |i| {
+            let at = rca::LEN + i * rci::LEN;
+            let raw = RawCounter::new(
+                le_i64(body, at + rci::FIRST_VALUE),
+                le_i64(body, at + rci::SECOND_VALUE),
+            )
+            .with_multi(le_u32(body, at + rci::MULTI_COUNT));
+            (le_u32(body, at + rci::NAME_OFFSET), raw)
+        })
+    }
+
     /// The instances in stored order.
     pub fn items(&self) -> InstanceItems<'a> {
         InstanceItems {

@@ -115,6 +115,10 @@ struct EntryColumns {
     /// Kind 2: the previous sample's instances in stored order (UTF-16LE spelling, group), so that
     /// an unchanged instance list is matched by comparing bytes, without hashing.
     previous: Vec<(Vec<u8>, usize)>,
+    /// Kind 2: the previous sample's array as far as its names go: the bytes of its names region
+    /// and each item's name offset. An array equal in both names the instances of `previous`.
+    previous_names: Vec<u8>,
+    previous_offsets: Vec<u32>,
     /// Kind 5: (folded counter name, folded instance) → column.
     by_key: HashMap<(String, Option<String>), usize>,
 }
@@ -658,7 +662,22 @@ impl Decoder<'_> {
     fn instances(&mut self, entry: usize, array: &InstanceArray<'_>) {
         let status = array.status();
         let time = self.utc.convert(self.tz, array.time_stamp());
-        let sample = self.sample;
+        if self.same_instances(entry, array) {
+            // The previous sample's instances in the same order: their groups, without reading a
+            // name (most samples of a log).
+            for (position, (_, raw)) in array.item_values().enumerate() {
+                let group = self.entries[entry].previous[position].1;
+                let column = self.occurrence_column(entry, group, || {
+                    array
+                        .items()
+                        .nth(position)
+                        .map(|i| i.name())
+                        .unwrap_or_default()
+                });
+                self.push(column, raw.with_time(time), status);
+            }
+            return;
+        }
         for (position, item) in array.items().enumerate() {
             let raw = item.raw().with_time(time);
             // The group of names equal ignoring case: the previous sample's at this position when
@@ -694,34 +713,63 @@ impl Decoder<'_> {
                 previous.truncate(position);
                 previous.push((item.name_bytes().to_vec(), group));
             }
-            // The n-th occurrence of the name in this sample is instance `name#n`.
-            let g = &mut self.entries[entry].groups[group];
-            if g.sample != sample {
-                g.sample = sample;
-                g.seen = 0;
-            }
-            let n = g.seen;
-            g.seen = g.seen.saturating_add(1);
-            let column = match g.columns.get(n as usize) {
-                Some(&c) => c,
-                None => {
-                    let spec = &self.specs[entry];
-                    let mut path = spec.path();
-                    path.instance = Some(item.name());
-                    path.index = (n > 0).then_some(n);
-                    let column = Column {
-                        path,
-                        info: spec.info(),
-                        entry,
-                        first_sample: sample,
-                    };
-                    let c = self.new_column(column);
-                    self.entries[entry].groups[group].columns.push(c);
-                    c
-                }
-            };
+            let column = self.occurrence_column(entry, group, || item.name());
             self.push(column, raw, status);
         }
+        let e = &mut self.entries[entry];
+        e.previous.truncate(array.len());
+        e.previous_names.clear();
+        e.previous_names.extend_from_slice(array.names_region());
+        e.previous_offsets.clear();
+        e.previous_offsets
+            .extend(array.item_values().map(|(offset, _)| offset));
+    }
+
+    /// Whether `array` names the instances of the previous sample of `entry`, in the same order:
+    /// the same count, name offsets and names region.
+    fn same_instances(&self, entry: usize, array: &InstanceArray<'_>) -> bool {
+        let e = &self.entries[entry];
+        e.previous.len() == array.len()
+            && e.previous_offsets.len() == array.len()
+            && e.previous_names.as_slice() == array.names_region()
+            && array
+                .item_values()
+                .map(|(offset, _)| offset)
+                .eq(e.previous_offsets.iter().copied())
+    }
+
+    /// The column of the next occurrence in this sample of an instance of `group` (PDH numbers the
+    /// n-th occurrence of a name `name#n`), created the first time with the name `name` gives.
+    fn occurrence_column(
+        &mut self,
+        entry: usize,
+        group: usize,
+        name: impl FnOnce() -> String,
+    ) -> usize {
+        let sample = self.sample;
+        let g = &mut self.entries[entry].groups[group];
+        if g.sample != sample {
+            g.sample = sample;
+            g.seen = 0;
+        }
+        let n = g.seen;
+        g.seen = g.seen.saturating_add(1);
+        if let Some(&c) = g.columns.get(n as usize) {
+            return c;
+        }
+        let spec = &self.specs[entry];
+        let mut path = spec.path();
+        path.instance = Some(name());
+        path.index = (n > 0).then_some(n);
+        let column = Column {
+            path,
+            info: spec.info(),
+            entry,
+            first_sample: sample,
+        };
+        let c = self.new_column(column);
+        self.entries[entry].groups[group].columns.push(c);
+        c
     }
 
     /// Whole-object entries: the V1 blocks of one sample, named together (parents may sit in
