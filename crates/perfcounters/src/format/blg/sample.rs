@@ -302,6 +302,24 @@ impl<'a> InstanceArray<'a> {
             ));
         }
         let names_start = rca::LEN + count as usize * rci::LEN;
+        // A name at `o` is terminated when a NUL code unit starts at `o + 2k` before `size`: when
+        // the last NUL pair at a position of `o`'s parity is at `o` or after it. Found once for
+        // both parities (from the end, where the last name's terminator and the padding are), so
+        // that each item is checked in constant time rather than by reading its name.
+        let last_nul = {
+            let mut last = [None; 2];
+            let mut q = size.saturating_sub(2);
+            while q >= names_start && (last[0].is_none() || last[1].is_none()) {
+                if body[q] == 0 && body[q + 1] == 0 && last[q % 2].is_none() {
+                    last[q % 2] = Some(q);
+                }
+                if q == 0 {
+                    break;
+                }
+                q -= 1;
+            }
+            last
+        };
         for i in 0..count as usize {
             let item = rca::LEN + i * rci::LEN;
             let name_offset = le_u32(body, item + rci::NAME_OFFSET) as usize;
@@ -314,7 +332,7 @@ impl<'a> InstanceArray<'a> {
                     },
                 ));
             }
-            if utf16_terminated(&body[name_offset..size]).is_none() {
+            if last_nul[name_offset % 2].is_none_or(|q| q < name_offset) {
                 return Err(DecodeError::new(
                     ARRAY,
                     offset + name_offset,
@@ -482,7 +500,68 @@ mod tests {
 
     use super::*;
 
+    /// The check of an instance array as it was written first: each name read to its terminator.
+    fn check_by_reading_names(body: &[u8], offset: usize) -> Result<(), DecodeError> {
+        let size = le_u32(body, rca::SIZE) as usize;
+        let count = le_u32(body, rca::COUNT) as usize;
+        let names_start = rca::LEN + count * rci::LEN;
+        for i in 0..count {
+            let item = rca::LEN + i * rci::LEN;
+            let name_offset = le_u32(body, item + rci::NAME_OFFSET) as usize;
+            if name_offset < names_start || name_offset >= size {
+                return Err(DecodeError::new(
+                    ARRAY,
+                    offset + item,
+                    ErrorKind::OffsetOutOfRange {
+                        offset: name_offset as u32,
+                    },
+                ));
+            }
+            if utf16_terminated(&body[name_offset..size]).is_none() {
+                return Err(DecodeError::new(
+                    ARRAY,
+                    offset + name_offset,
+                    ErrorKind::UnterminatedString,
+                ));
+            }
+        }
+        Ok(())
+    }
+
     proptest! {
+        /// An instance array is accepted or refused, with the same error, as when every name is
+        /// read to its terminator: arrays of up to four items whose names region holds NULs at
+        /// random places (odd ones included), name offsets anywhere in or around it.
+        #[test]
+        fn instance_array_check_agrees_with_reading_every_name(
+            count in 0usize..5,
+            region in prop::collection::vec(prop::sample::select(vec![0u8, 0, 0, b'a', 1]), 0..24),
+            offsets in prop::collection::vec(0usize..160, 4),
+            cut in 0usize..4,
+        ) {
+            let names_start = rca::LEN + count * rci::LEN;
+            let mut body = vec![0u8; names_start];
+            body.extend_from_slice(&region);
+            let size = body.len().saturating_sub(cut).max(rca::LEN);
+            body[rca::SIZE..rca::SIZE + 4].copy_from_slice(&(size as u32).to_le_bytes());
+            body[rca::COUNT..rca::COUNT + 4].copy_from_slice(&(count as u32).to_le_bytes());
+            for (i, &o) in offsets.iter().take(count).enumerate() {
+                // Mostly inside the names region, sometimes before it or past it.
+                let o = if o < 140 { names_start + o % (region.len() + 1) } else { o - 140 + size - 10 };
+                let at = rca::LEN + i * rci::LEN + rci::NAME_OFFSET;
+                body[at..at + 4].copy_from_slice(&(o as u32).to_le_bytes());
+            }
+            // Arrays the header's checks refuse (size, count) never reach the names.
+            let expected = if size > body.len() || size < rca::LEN || size < names_start {
+                None
+            } else {
+                Some(check_by_reading_names(&body, 100))
+            };
+            if let Some(expected) = expected {
+                prop_assert_eq!(InstanceArray::check(&body, 100), expected);
+            }
+        }
+
         /// The quick sub-record header read succeeds exactly when the checked one does, with the
         /// same kind and length (headers of every signature, kind and length around the bytes
         /// left, at every offset).
