@@ -1,7 +1,8 @@
 //! Delivery that loses nothing it can keep: a bounded queue of requests, one worker that posts them
-//! in order (a thread of its own for a log, a task of the caller's runtime for `serve`), retrying connection errors, 429 and 5xx-busy answers with exponential backoff and
-//! jitter (or the receiver's `Retry-After`) for a bounded time; what is given up or pushed out of
-//! a full queue is counted.
+//! in order (a thread of its own for a log, a task of the caller's runtime for `serve`), retrying
+//! connection errors, 429 and 5xx-busy answers with exponential backoff and jitter (or the
+//! receiver's `Retry-After`) for a bounded time; what is given up or pushed out of a full queue is
+//! counted.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -92,7 +93,7 @@ enum Worker {
     Task(tokio::task::JoinHandle<()>),
 }
 
-/// The queue and its delivery thread.
+/// The queue and its worker.
 pub struct Delivery {
     shared: Arc<Shared>,
     worker: Mutex<Option<Worker>>,
