@@ -273,6 +273,10 @@ pub struct InstanceArray<'a> {
     pub offset: usize,
 }
 
+/// The bytes of the longest instance name with its terminator: `PERF_MAX_INSTANCE_NAME` (1,024)
+/// UTF-16 code units and a NUL.
+const LONGEST_NAME: usize = 2 * (crate::format::v2::PERF_MAX_INSTANCE_NAME as usize + 1);
+
 impl<'a> InstanceArray<'a> {
     /// Checks the body: its size field, the item count against the bytes, every name offset and
     /// terminator. `offset` is the body's offset in the record, for errors.
@@ -302,24 +306,6 @@ impl<'a> InstanceArray<'a> {
             ));
         }
         let names_start = rca::LEN + count as usize * rci::LEN;
-        // A name at `o` is terminated when a NUL code unit starts at `o + 2k` before `size`: when
-        // the last NUL pair at a position of `o`'s parity is at `o` or after it. Found once for
-        // both parities (from the end, where the last name's terminator and the padding are), so
-        // that each item is checked in constant time rather than by reading its name.
-        let last_nul = {
-            let mut last = [None; 2];
-            let mut q = size.saturating_sub(2);
-            while q >= names_start && (last[0].is_none() || last[1].is_none()) {
-                if body[q] == 0 && body[q + 1] == 0 && last[q % 2].is_none() {
-                    last[q % 2] = Some(q);
-                }
-                if q == 0 {
-                    break;
-                }
-                q -= 1;
-            }
-            last
-        };
         for i in 0..count as usize {
             let item = rca::LEN + i * rci::LEN;
             let name_offset = le_u32(body, item + rci::NAME_OFFSET) as usize;
@@ -332,7 +318,11 @@ impl<'a> InstanceArray<'a> {
                     },
                 ));
             }
-            if last_nul[name_offset % 2].is_none_or(|q| q < name_offset) {
+            // A name is at most `PERF_MAX_INSTANCE_NAME` characters (PDH's `PDH_MAX_INSTANCE_NAME`
+            // too): its terminator is looked for that far and no further, so that an array of many
+            // items pointing into one long name is not read name by name to the end of it.
+            let bound = size.min(name_offset.saturating_add(LONGEST_NAME));
+            if utf16_terminated(&body[name_offset..bound]).is_none() {
                 return Err(DecodeError::new(
                     ARRAY,
                     offset + name_offset,
@@ -528,10 +518,42 @@ mod tests {
         Ok(())
     }
 
+    /// An array of one item named by `units` code units and a NUL.
+    fn one_name(units: usize) -> Vec<u8> {
+        let names_start = rca::LEN + rci::LEN;
+        let mut body = vec![0u8; names_start];
+        body.extend(std::iter::repeat_n([b'a', 0], units).flatten());
+        body.extend_from_slice(&[0, 0]);
+        let size = body.len() as u32;
+        body[rca::SIZE..rca::SIZE + 4].copy_from_slice(&size.to_le_bytes());
+        body[rca::COUNT..rca::COUNT + 4].copy_from_slice(&1u32.to_le_bytes());
+        let at = rca::LEN + rci::NAME_OFFSET;
+        body[at..at + 4].copy_from_slice(&(names_start as u32).to_le_bytes());
+        body
+    }
+
+    #[test]
+    fn instance_names_are_at_most_perf_max_instance_name_long() {
+        let names_start = rca::LEN + rci::LEN;
+        assert_eq!(InstanceArray::check(&one_name(1024), 100), Ok(()));
+        let array = one_name(1024);
+        let read = InstanceArray::read(&array, 100);
+        assert_eq!(read.items().next().map(|i| i.name().len()), Some(1024));
+        assert_eq!(
+            InstanceArray::check(&one_name(1025), 100),
+            Err(DecodeError::new(
+                ARRAY,
+                100 + names_start,
+                ErrorKind::UnterminatedString
+            ))
+        );
+    }
+
     proptest! {
         /// An instance array is accepted or refused, with the same error, as when every name is
-        /// read to its terminator: arrays of up to four items whose names region holds NULs at
-        /// random places (odd ones included), name offsets anywhere in or around it.
+        /// read to its terminator: arrays of up to four items whose names region (shorter than the
+        /// longest name) holds NULs at random places (odd ones included), name offsets anywhere in
+        /// or around it.
         #[test]
         fn instance_array_check_agrees_with_reading_every_name(
             count in 0usize..5,
