@@ -479,9 +479,11 @@ impl<W: Write + Send> std::fmt::Debug for ParquetLogWriter<W> {
 ///   ranges and would prune nothing, while the crate compared every value to find them (0.19 G
 ///   instructions of the 50 MB benchmark log, docs/benchmarks.md). The run and dictionary chunks
 ///   have them for free (from their dictionaries).
-/// * `value` is `BYTE_STREAM_SPLIT` (its eight bytes in eight streams, [`double_chunk`]) and
-///   compressed with Zstandard level 1, like the other columns: split into streams, doubles
-///   compress (the streams of sign, exponent and high mantissa bytes repeat), and Zstandard
+/// * `value` is `BYTE_STREAM_SPLIT` (its eight bytes in eight streams, [`double_chunk`]), or
+///   `PLAIN` in a row group where a quarter of the values repeat the one before
+///   ([`double_encoding`](super::cells::double_encoding)), and compressed with Zstandard level 1,
+///   like the other columns: split into streams, doubles compress (the streams of sign, exponent
+///   and high mantissa bytes repeat), and Zstandard
 ///   gave files 12 % smaller than LZ4 on the whole-run integer log for about the same time,
 ///   level 3 another 9 % for a fifth more time (docs/benchmarks.md).
 /// * The raw-sample columns `raw_first` and `raw_second` (delta-encoded) are compressed with LZ4
