@@ -50,6 +50,7 @@ pub(crate) fn double_chunk(
 ) -> Result<(Bytes, ColumnCloseResult), ParquetError> {
     same_length(descr, values.len(), valid.len())?;
     let encoding = double_encoding(values, valid);
+    let mut gathered = Vec::new();
     cell_chunk(
         descr,
         valid,
@@ -57,29 +58,36 @@ pub(crate) fn double_chunk(
         page_rows,
         encoding,
         |out, present| {
-            let n: usize = present.iter().map(|r| r.len()).sum();
-            if n == 0 {
-                return;
-            }
-            let page = || {
-                present
-                    .iter()
-                    .flat_map(|r| values.get(r.clone()).unwrap_or(&[]))
-            };
-            if encoding == Encoding::PLAIN {
-                out.reserve(n * 8);
-                for v in page() {
-                    out.extend_from_slice(&v.to_le_bytes());
+            // The page's values as one slice (gathered when nulls split them), so that the loops
+            // below run over a slice: over the ranges' chained iterators they were not
+            // vectorized, and splitting took 5.7 % of the CPU of converting the 200 MB `.blg`.
+            let page = match present {
+                [] => return,
+                [one] => values.get(one.clone()).unwrap_or(&[]),
+                _ => {
+                    gathered.clear();
+                    for range in present {
+                        gathered.extend_from_slice(values.get(range.clone()).unwrap_or(&[]));
+                    }
+                    &gathered
                 }
+            };
+            if page.is_empty() {
                 return;
             }
             let start = out.len();
-            out.resize(start + n * 8, 0);
-            let streams = out.get_mut(start..).unwrap_or(&mut []);
+            out.resize(start + page.len() * 8, 0);
+            let bytes = out.get_mut(start..).unwrap_or(&mut []);
+            if encoding == Encoding::PLAIN {
+                for (dst, v) in bytes.chunks_exact_mut(8).zip(page) {
+                    dst.copy_from_slice(&v.to_le_bytes());
+                }
+                return;
+            }
             // One stream at a time: a page's values (a few hundred kilobytes) stay in cache.
-            for (b, stream) in streams.chunks_exact_mut(n).enumerate() {
+            for (b, stream) in bytes.chunks_exact_mut(page.len()).enumerate() {
                 let shift = 8 * b;
-                for (dst, v) in stream.iter_mut().zip(page()) {
+                for (dst, v) in stream.iter_mut().zip(page) {
                     *dst = (v.to_bits() >> shift) as u8;
                 }
             }
