@@ -16,7 +16,10 @@ inputs into DIR (default target/whole-runs):
   unchanged two samples in three, else moved by up to ±2,048 pages;
 * the benchmarks' generated `.blg` (`--blg-mb`, 200 MB by default), written again before each run.
 
-and times whole processes, interleaved (one run of every case, then the next round), `runs` rounds
+and times whole processes, interleaved (one run of every case, then the next round), each after
+`sync` (the previous runs' outputs and the fresh `.blg` written back first, not during the run:
+on this 2-core virtual machine the writeback of the run before took the first pass of a `.blg` from
+60 to 90 ms), `runs` rounds
 (default 5): best and median wall time, MB/s of input (10^6 bytes per second, on the best time),
 the child's CPU time (user + system, median; for Python the whole interpreter, imports and warm-up
 included), its peak RSS (`ru_maxrss` from `wait4`), the output's size over the input's, and for
@@ -231,6 +234,10 @@ def main() -> None:
         for name, src, argv, out in cases:
             if out is not None and out.exists():
                 out.unlink()
+            # The outputs of the runs before (and the freshly written `.blg`) are on their way to
+            # the disk: flushed now, they are not written back during this run, on its cores.
+            # The input stays in the page cache, as a log just written or copied is.
+            os.sync()
             wall, peak, stdout, used = run_child(argv, env if name.startswith("Python") else None)
             cpu[name].append(used)
             if name.startswith("Python"):

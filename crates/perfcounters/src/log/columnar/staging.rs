@@ -230,15 +230,15 @@ impl CellColumns {
             ) else {
                 continue;
             };
-            for ((value, valid), cell) in values.iter_mut().zip(valid).zip(cells.clone()) {
-                let v = cell.value();
-                *value = v.unwrap_or_default();
-                *valid = v.is_some();
-            }
             let Some(raw) = &mut self.raw else {
+                for ((value, valid), cell) in values.iter_mut().zip(valid).zip(cells) {
+                    let v = cell.value();
+                    *value = v.unwrap_or_default();
+                    *valid = v.is_some();
+                }
                 continue;
             };
-            let (Some(first), Some(second), Some(multi), Some(status), Some(valid)) = (
+            let (Some(first), Some(second), Some(multi), Some(status), Some(raw_valid)) = (
                 raw.first.get_mut(rows.clone()),
                 raw.second.get_mut(rows.clone()),
                 raw.multi.get_mut(rows.clone()),
@@ -247,19 +247,28 @@ impl CellColumns {
             ) else {
                 continue;
             };
-            let rows = first
+            // One pass over the column's cells for all seven arrays (a cell is read once, where
+            // a pass for the values and one for the raw samples read each twice).
+            let rows = values
                 .iter_mut()
+                .zip(valid)
+                .zip(first)
                 .zip(second)
                 .zip(multi)
                 .zip(status)
-                .zip(valid);
-            for (((((first, second), multi), status), valid), cell) in rows.zip(cells) {
+                .zip(raw_valid);
+            for (((((((value, valid), first), second), multi), status), raw_valid), cell) in
+                rows.zip(cells)
+            {
+                let v = cell.value();
+                *value = v.unwrap_or_default();
+                *valid = v.is_some();
                 let rc = cell.raw();
                 *first = rc.map_or(0, |rc| rc.raw.first);
                 *second = rc.map_or(0, |rc| rc.raw.second);
                 *multi = rc.map_or(0, |rc| rc.raw.multi_count);
                 *status = rc.map_or(0, |rc| rc.status.0);
-                *valid = rc.is_some();
+                *raw_valid = rc.is_some();
             }
         }
         self.staged.clear();
