@@ -279,7 +279,8 @@ def test_parquet_values_read_by_pyarrow_and_duckdb(log: str, cli: Path, tmp_path
     meta = file.metadata
     value = meta.schema.to_arrow_schema().get_field_index("value")
     for g in range(meta.num_row_groups):
-        bits = [struct.pack("<d", v) for v in file.read_row_group(g, columns=["value"]).column(0).to_pylist() if v is not None]
+        values = file.read_row_group(g, columns=["value"]).column(0).to_pylist()
+        bits = [struct.pack("<d", v) for v in values if v is not None]
         repeats = sum(a == b for a, b in zip(bits, bits[1:]))
         want = "PLAIN" if repeats > 0 and 4 * repeats >= len(bits) else "BYTE_STREAM_SPLIT"
         assert want in meta.row_group(g).column(value).encodings, (g, repeats, len(bits))
