@@ -722,6 +722,53 @@ mod discipline {
         });
     }
 
+    /// A collection that hangs (the slow collector takes 1.5 s, a push is due every 200 ms): what
+    /// it has finished is pushed after an interval and a budget (400 ms), before it ends.
+    #[test]
+    fn a_hanging_collection_is_pushed_with_what_it_finished() {
+        let fast = Arc::new(AtomicUsize::new(0));
+        let (to, collections) = tokio::sync::mpsc::unbounded_channel();
+        let interval = Duration::from_millis(200);
+        let app = app_pushing(
+            Duration::from_millis(1500),
+            fast.clone(),
+            40,
+            Some((interval, to)),
+        );
+        let runtime = runtime();
+        let _entered = runtime.enter();
+        let settings = crate::otlp::OtlpSettings::resolve(
+            Some("http://127.0.0.1:9"),
+            &crate::otlp::OtlpFlags {
+                queue: 64,
+                ..Default::default()
+            },
+            &|_| None,
+        )
+        .unwrap();
+        let delivery =
+            Arc::new(Delivery::start_task(&settings, WhenFull::DropOldest, None).unwrap());
+        let pusher = Arc::new(push::Push {
+            delivery: delivery.clone(),
+            encoder: Mutex::new(FamiliesEncoder::new(
+                &perfcounters::export::otlp::OtlpResource::default(),
+                "perfcounters",
+            )),
+            own: Mutex::new(Vec::new()),
+            interval,
+            prefix: "perfcounters".into(),
+            start: 1,
+        });
+        runtime.block_on(async {
+            let task = tokio::spawn(push::run(app.clone(), pusher, collections));
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            // Pushed by then: the fast collector's point and the delivery's four.
+            assert_eq!(delivery.stats().pushed, 5);
+            assert_eq!(fast.load(Ordering::SeqCst), 1, "still the first collection");
+            task.abort();
+        });
+    }
+
     #[test]
     fn scrapes_beyond_the_in_flight_limit_get_503() {
         let fast = Arc::new(AtomicUsize::new(0));
