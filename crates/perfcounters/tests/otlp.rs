@@ -6,8 +6,8 @@ use perfcounters::export::otlp::proto::collector::metrics::v1::ExportMetricsServ
 use perfcounters::export::otlp::proto::common::v1::{any_value, KeyValue};
 use perfcounters::export::otlp::proto::metrics::v1::{metric, number_data_point, Metric};
 use perfcounters::export::otlp::{
-    families_request, otel_name, point_count, unix_nanos, Message, OtlpLogWriter, OtlpResource,
-    OtlpSink,
+    families_request, otel_name, point_count, unix_nanos, FamiliesEncoder, Message, OtlpLogWriter,
+    OtlpResource, OtlpSink,
 };
 use perfcounters::export::{MetricFamily, MetricKind, MetricSample};
 use perfcounters::log::{
@@ -169,6 +169,79 @@ fn families_become_sums_gauges_and_summaries() {
     );
     assert!(g.data_points[0].attributes.is_empty());
     assert_eq!(metrics[0].description, "\\Processor(*)\\% User Time");
+}
+
+/// An encoder kept from request to request (what `serve --otlp` does every interval) writes what
+/// a new one writes, byte for byte: with new values and times, and when a family changes its help
+/// or type, is left out or added, or when the requests hold more samples or fewer.
+#[test]
+fn a_kept_encoder_writes_what_a_new_one_writes() {
+    let family = |name: &str, help: &str, kind: MetricKind, values: &[f64]| MetricFamily {
+        name: name.into(),
+        help: help.into(),
+        kind,
+        unit: Some("seconds"),
+        samples: values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let labels = vec![("instance_name".to_string(), i.to_string())];
+                match kind {
+                    MetricKind::Summary => MetricSample::new(
+                        if i % 2 == 0 { "_sum" } else { "_count" },
+                        vec![("instance_name".to_string(), (i / 2).to_string())],
+                        *v,
+                    ),
+                    _ => MetricSample::new("", labels, *v),
+                }
+            })
+            .collect(),
+    };
+    let resource = OtlpResource {
+        host_name: Some("web-1".into()),
+        ..OtlpResource::default()
+    };
+    let c = "perfcounters_processor_user_seconds_total";
+    let g = "perfcounters_system_processor_queue_length";
+    let s = "perfcounters_physical_disk_disk_read_duration_seconds";
+    let collections = [
+        vec![
+            family(c, "user", MetricKind::Counter, &[1.0, 2.5]),
+            family(g, "queue", MetricKind::Gauge, &[3.0]),
+            family(s, "reads", MetricKind::Summary, &[0.5, 10.0]),
+        ],
+        vec![
+            family(c, "user", MetricKind::Counter, &[1.5, 3.0]),
+            family(g, "queue", MetricKind::Gauge, &[0.0]),
+            family(s, "reads", MetricKind::Summary, &[0.75, 12.0]),
+        ],
+        // Another help, another type, a family left out, more samples.
+        vec![
+            family(c, "user time", MetricKind::Counter, &[2.0, 3.5, 9.0]),
+            family(g, "queue", MetricKind::Counter, &[1.0]),
+        ],
+        // A family added in front, fewer samples.
+        vec![
+            family(s, "reads", MetricKind::Summary, &[1.0, 13.0]),
+            family(c, "user time", MetricKind::Counter, &[2.5]),
+            family(g, "queue", MetricKind::Gauge, &[]),
+        ],
+    ];
+    let mut kept = FamiliesEncoder::new(&resource, "perfcounters");
+    let mut sizes = Vec::new();
+    for (i, families) in collections.iter().enumerate() {
+        let time = 2_000 + i as u64;
+        let request = kept.encode(families, 1_000, time);
+        assert_eq!(
+            request,
+            families_request(families, &resource, "perfcounters", 1_000, time)
+        );
+        let back = ExportMetricsServiceRequest::decode(&request.body[..]).unwrap();
+        assert_eq!(back.encode_to_vec(), request.body);
+        assert_eq!(point_count(&back), request.points);
+        sizes.push(request.points);
+    }
+    assert_eq!(sizes, [4, 4, 4, 2]);
 }
 
 /// A sink that keeps the decoded requests.

@@ -61,6 +61,8 @@ struct State {
     deadline: Option<Instant>,
     /// The data points of the request being posted (while `busy`).
     in_flight: u64,
+    /// Threads waiting on [`Shared::changed`] (a pusher waiting for room, a closing).
+    waiting: usize,
     stats: Stats,
 }
 
@@ -79,9 +81,37 @@ impl Shared {
     }
 
     /// Tells every waiter, the worker included, that the state changed.
-    fn notify(&self) {
-        self.changed.notify_all();
+    fn notify(&self, state: &State) {
+        self.notify_threads(state);
         self.wake.notify_one();
+    }
+
+    /// Tells the threads waiting on [`changed`](Self::changed), if any: a live push has none,
+    /// and a `Condvar`'s notification is a system call even then (three per request).
+    fn notify_threads(&self, state: &State) {
+        if state.waiting > 0 {
+            self.changed.notify_all();
+        }
+    }
+
+    /// Waits on [`changed`](Self::changed), at most `timeout` when given.
+    fn wait<'a>(
+        &self,
+        mut state: MutexGuard<'a, State>,
+        timeout: Option<Duration>,
+    ) -> MutexGuard<'a, State> {
+        state.waiting += 1;
+        let mut state = match timeout {
+            Some(t) => {
+                self.changed
+                    .wait_timeout(state, t)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0
+            }
+            None => self.changed.wait(state).unwrap_or_else(|p| p.into_inner()),
+        };
+        state.waiting -= 1;
+        state
     }
 }
 
@@ -142,6 +172,7 @@ impl Delivery {
                 failed: false,
                 deadline: None,
                 in_flight: 0,
+                waiting: 0,
                 stats: Stats::default(),
             }),
             changed: Condvar::new(),
@@ -194,13 +225,7 @@ impl Delivery {
                 break;
             }
             match self.when_full {
-                WhenFull::Wait => {
-                    state = self
-                        .shared
-                        .changed
-                        .wait(state)
-                        .unwrap_or_else(|p| p.into_inner());
-                }
+                WhenFull::Wait => state = self.shared.wait(state, None),
                 WhenFull::DropOldest => {
                     if let Some((_, p)) = state.queue.pop_front() {
                         state.stats.dropped += p as u64;
@@ -211,7 +236,7 @@ impl Delivery {
         }
         state.stats.pushed += points as u64;
         state.queue.push_back((body, points));
-        self.shared.notify();
+        self.shared.notify(&state);
         Ok(dropped)
     }
 
@@ -235,12 +260,7 @@ impl Delivery {
                     },
                     None => Duration::from_secs(3600),
                 };
-                state = self
-                    .shared
-                    .changed
-                    .wait_timeout(state, wait)
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
+                state = self.shared.wait(state, Some(wait));
             }
         }
         let worker = self.worker.lock().unwrap_or_else(|p| p.into_inner()).take();
@@ -294,7 +314,7 @@ impl Delivery {
         let mut state = self.shared.lock();
         state.closed = true;
         state.deadline = deadline;
-        self.shared.notify();
+        self.shared.notify(&state);
         state
     }
 
@@ -303,7 +323,25 @@ impl Delivery {
         let mut state = self.shared.lock();
         let left: u64 = state.queue.drain(..).map(|(_, p)| p as u64).sum();
         state.stats.dropped += left;
-        self.shared.notify();
+        self.shared.notify(&state);
+    }
+
+    /// [`families`](Self::families) into `families`: built the first time (when it is empty),
+    /// then only their values set, for a caller that asks every interval (the push).
+    pub fn update_families(&self, prefix: &str, families: &mut Vec<MetricFamily>) {
+        if families.len() != 4 {
+            *families = self.families(prefix);
+            return;
+        }
+        let s = self.stats();
+        for (f, value) in families
+            .iter_mut()
+            .zip([s.pushed, s.dropped, s.rejected, s.retries])
+        {
+            if let Some(sample) = f.samples.first_mut() {
+                sample.value = value as f64;
+            }
+        }
     }
 
     /// The delivery's own metrics, as `/metrics` families named with `prefix`: data points pushed,
@@ -351,7 +389,7 @@ fn work_on_thread(client: Client, shared: &Shared, retry_for: Duration, fail_fas
             let mut state = shared.lock();
             state.failed = true;
             state.stats.last_error = Some(format!("cannot start the async runtime: {e}"));
-            shared.notify();
+            shared.notify(&state);
         }
     }
 }
@@ -369,6 +407,8 @@ async fn work(mut client: Client, shared: &Shared, retry_for: Duration, fail_fas
                 if let Some(item) = state.queue.pop_front() {
                     state.busy = true;
                     state.in_flight = item.1 as u64;
+                    // Room in the queue for a pusher that waits for it.
+                    shared.notify_threads(&state);
                     break item;
                 }
                 if state.closed {
@@ -378,7 +418,6 @@ async fn work(mut client: Client, shared: &Shared, retry_for: Duration, fail_fas
             // A wake-up given while the queue was looked at is kept for this wait.
             shared.wake.notified().await;
         };
-        shared.changed.notify_all();
         let body = Bytes::from(client.prepare(body));
         let result = deliver(&mut client, shared, body, retry_for, &mut seed).await;
         let mut state = shared.lock();
@@ -408,7 +447,7 @@ async fn work(mut client: Client, shared: &Shared, retry_for: Duration, fail_fas
                 }
             }
         }
-        shared.changed.notify_all();
+        shared.notify_threads(&state);
     }
 }
 

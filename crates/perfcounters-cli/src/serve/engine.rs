@@ -1,10 +1,11 @@
 //! The collection thread: owns the source, runs one collection per scrape flight (shared by the
-//! scrapes that arrive while it runs), and samples the charted counters every second.
+//! scrapes that arrive while it runs) and, with `--otlp`, one every push interval, which it hands
+//! to the push; and samples the charted counters every second.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -257,7 +258,8 @@ pub struct Done {
     pub error: Option<String>,
 }
 
-/// The state of a flight, published after each collector.
+/// The state of a flight: each collector's result is added as it finishes; its waiters are woken
+/// when the flight has finished.
 #[derive(Default, Clone)]
 pub struct Progress {
     /// The finished collectors, in plan order.
@@ -280,6 +282,24 @@ pub enum Cmd {
     ChartHistory(oneshot::Sender<String>),
     /// A page opened the event stream: sample the chart again if it had stopped.
     Wake,
+}
+
+/// The flight in progress (or the last one), shared by the scrapes, the push and the engine.
+pub type Flight = Arc<Mutex<Option<watch::Receiver<Progress>>>>;
+
+/// `serve --otlp`: the engine starts a collection every interval by itself and hands it, finished,
+/// to the push task. The runtime's thread is then woken once per push (the collection is ready),
+/// as for a scrape (the request arrived), rather than once for its own timer, then told about the
+/// collection it asked the engine for; and it sends the engine no command.
+pub struct PushSchedule {
+    /// The push interval.
+    pub interval: Duration,
+    /// Where each collection goes (the push task).
+    pub to: tokio::sync::mpsc::UnboundedSender<watch::Receiver<Progress>>,
+    /// The flight slot of the scrapes ([`App::flight`](super::http::App::flight)): a scrape
+    /// that arrives while the push's collection runs joins it, and a push that falls due while
+    /// a scrape's collection is asked for joins that one.
+    pub flight: Flight,
 }
 
 /// Counter paths a chart holds at most.
@@ -406,6 +426,8 @@ pub struct Engine {
     linger: Duration,
     /// The last error of each collector, reported on standard error when it changes.
     errors: std::collections::HashMap<String, String>,
+    /// The pushes, and when the next one is due.
+    push: Option<(PushSchedule, Instant)>,
 }
 
 impl Engine {
@@ -426,7 +448,14 @@ impl Engine {
             viewers,
             linger: Duration::from_secs(600),
             errors: std::collections::HashMap::new(),
+            push: None,
         }
+    }
+
+    /// The engine, also collecting for `push` every interval (the first collection at once).
+    pub fn with_push(mut self, push: PushSchedule) -> Self {
+        self.push = Some((push, Instant::now()));
+        self
     }
 
     /// Serves commands until every sender is gone.
@@ -442,11 +471,14 @@ impl Engine {
             if self.viewers.load(Ordering::Relaxed) > 0 {
                 last_viewer = Instant::now();
             }
-            let wait = if sampling {
+            let mut wait = if sampling {
                 next_tick.saturating_duration_since(Instant::now())
             } else {
                 Duration::from_secs(3600)
             };
+            if let Some((_, due)) = &self.push {
+                wait = wait.min(due.saturating_duration_since(Instant::now()));
+            }
             match rx.recv_timeout(wait) {
                 Ok(Cmd::Scrape(tx)) => self.scrape(&tx),
                 Ok(Cmd::ChartAdd(path, reply)) => {
@@ -464,6 +496,8 @@ impl Engine {
                     let _ = reply.send(self.history_json());
                 }
                 Ok(Cmd::Wake) => {}
+                // A timeout for the push, before the chart's tick.
+                Err(RecvTimeoutError::Timeout) if sampling && Instant::now() < next_tick => {}
                 Err(RecvTimeoutError::Timeout) => {
                     if sampling {
                         self.chart_tick();
@@ -478,6 +512,8 @@ impl Engine {
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
             }
+            // After a command: a scrape's collection that was asked for is done, not shared.
+            self.push_if_due();
         }
     }
 
@@ -515,6 +551,51 @@ impl Engine {
         matches!(self.backend, Backend::Live { .. })
     }
 
+    /// A push that is due: the collection for it (or the one a scrape asked for and that is
+    /// next, which the push shares), handed to the push task; the next one due an interval
+    /// later (or an interval from now when this one was late, as a timer that delays missed ticks).
+    fn push_if_due(&mut self) {
+        let Some((schedule, due)) = &self.push else {
+            return;
+        };
+        if Instant::now() < *due {
+            return;
+        }
+        let flight = schedule.flight.clone();
+        let interval = schedule.interval;
+        let (rx, tx) = {
+            let mut slot = flight.lock().unwrap_or_else(PoisonError::into_inner);
+            match slot.as_ref() {
+                // A scrape's collection, asked for and not yet begun: the push joins it.
+                Some(rx) if !rx.borrow().finished => (rx.clone(), None),
+                _ => {
+                    let (tx, rx) = watch::channel(Progress {
+                        started: Some(Instant::now()),
+                        ..Default::default()
+                    });
+                    *slot = Some(rx.clone());
+                    (rx, Some(tx))
+                }
+            }
+        };
+        if let Some(tx) = tx {
+            self.scrape(&tx);
+        }
+        let Some((schedule, due)) = &mut self.push else {
+            return;
+        };
+        if schedule.to.send(rx).is_err() {
+            // The push has stopped (serve is shutting down).
+            self.push = None;
+            return;
+        }
+        *due += interval;
+        let now = Instant::now();
+        if *due <= now {
+            *due = now + interval;
+        }
+    }
+
     fn scrape(&mut self, tx: &watch::Sender<Progress>) {
         self.backend.begin_scrape();
         self.exporter.begin();
@@ -544,7 +625,14 @@ impl Engine {
                 seconds: t0.elapsed().as_secs_f64(),
                 error,
             });
-            tx.send_modify(|p| p.done.push(done));
+            // Published without waking the waiters: a scrape or a push waits for the whole
+            // collection, and one whose budget runs out first reads what is here then. Waking
+            // them for each collector cost the runtime's thread a wake-up per collector (six
+            // of the default set) for nothing.
+            tx.send_if_modified(|p| {
+                p.done.push(done);
+                false
+            });
         }
         tx.send_modify(|p| p.finished = true);
     }

@@ -23,7 +23,7 @@ use tokio::sync::{broadcast, oneshot, watch, Semaphore};
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::StreamExt;
 
-use super::engine::{Cmd, Progress};
+use super::engine::{Cmd, Flight, Progress};
 use super::webconfig::BasicAuth;
 use crate::assets::{UPLOT_CSS, UPLOT_JS, UPLOT_LICENSE};
 
@@ -33,8 +33,9 @@ const INDEX_HTML: &str = include_str!("assets/index.html");
 pub struct App {
     /// Commands to the collection thread.
     pub tx: Mutex<Sender<Cmd>>,
-    /// The collection in progress, shared by the scrapes that arrive while it runs.
-    pub flight: Mutex<Option<watch::Receiver<Progress>>>,
+    /// The collection in progress, shared by the scrapes that arrive while it runs (and by the
+    /// push, whose collections the engine starts).
+    pub flight: Flight,
     /// Scrapes allowed at once (more get 503).
     pub inflight: Arc<Semaphore>,
     /// Subtracted from the scrape timeout the client announces.
@@ -201,12 +202,16 @@ fn accepts_gzip(value: &str) -> bool {
     })
 }
 
-/// Joins the collection in progress, or starts one.
 /// One collection (joined, or started), waited for at most `budget`: what it has finished by
 /// then. The engine going away or the budget running out ends the wait with what there is.
 pub(crate) async fn collect(app: &App, budget: Duration) -> Progress {
+    finished(join_flight(app), budget).await
+}
+
+/// The collection of `rx` once it has finished, or what it has finished when `budget` runs out
+/// or the engine goes away (no timer is set for a collection that has finished already).
+pub(crate) async fn finished(mut rx: watch::Receiver<Progress>, budget: Duration) -> Progress {
     let deadline = tokio::time::Instant::now() + budget;
-    let mut rx = join_flight(app);
     loop {
         if rx.borrow().finished {
             break;
@@ -220,6 +225,7 @@ pub(crate) async fn collect(app: &App, budget: Duration) -> Progress {
     progress
 }
 
+/// Joins the collection in progress, or starts one.
 pub(crate) fn join_flight(app: &App) -> watch::Receiver<Progress> {
     let mut flight = app.flight.lock().expect("not poisoned");
     if let Some(rx) = flight.as_ref() {

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use axum::http::{HeaderName, HeaderValue};
+use perfcounters::export::otlp::FamiliesEncoder;
 use perfcounters::export::{compat, ExportConfig, Plan};
 use perfcounters::log::Pipeline;
 use perfcounters::source::replay::ReplayInput;
@@ -119,7 +120,12 @@ pub(crate) struct Settings {
     auth: Option<webconfig::BasicAuth>,
     headers: Vec<(HeaderName, HeaderValue)>,
     otlp: Option<Arc<Delivery>>,
+    /// `--otlp`: the push interval, and where the engine sends each collection for it.
+    pushes: Option<(Duration, Pushes)>,
 }
+
+/// The collections the engine hands to the push task.
+type Pushes = tokio::sync::mpsc::UnboundedSender<tokio::sync::watch::Receiver<engine::Progress>>;
 
 /// Starts the collection thread for `plan` on `backend` and returns the handlers' shared state.
 pub(crate) fn start(backend: Backend, plan: Plan, settings: Settings) -> Result<Arc<http::App>> {
@@ -128,20 +134,28 @@ pub(crate) fn start(backend: Backend, plan: Plan, settings: Settings) -> Result<
     let (events, _) = tokio::sync::broadcast::channel(64);
     let viewers = Arc::new(AtomicUsize::new(0));
     let (tx, rx) = std::sync::mpsc::channel();
-    let engine = Engine::new(
+    let flight: engine::Flight = Arc::new(Mutex::new(None));
+    let mut engine = Engine::new(
         backend,
         plan,
         settings.chart_history.max(2),
         events.clone(),
         viewers.clone(),
     );
+    if let Some((interval, to)) = settings.pushes {
+        engine = engine.with_push(engine::PushSchedule {
+            interval,
+            to,
+            flight: flight.clone(),
+        });
+    }
     std::thread::Builder::new()
         .name("collector".into())
         .spawn(move || engine.run(rx))
         .context("cannot start the collection thread")?;
     Ok(Arc::new(http::App {
         tx: Mutex::new(tx),
-        flight: Mutex::new(None),
+        flight,
         inflight: Arc::new(tokio::sync::Semaphore::new(if settings.max_requests == 0 {
             tokio::sync::Semaphore::MAX_PERMITS
         } else {
@@ -234,6 +248,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         let _entered = runtime.enter();
         otlp_push(args, &backend)?
     };
+    let (pushes_tx, pushes_rx) = tokio::sync::mpsc::unbounded_channel();
     let app = start(
         backend,
         plan,
@@ -248,6 +263,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             auth: web.auth,
             headers,
             otlp: push.as_ref().map(|p| p.delivery.clone()),
+            pushes: push.as_ref().map(|p| (p.interval, pushes_tx)),
         },
     )?;
     let pusher = push.clone();
@@ -260,7 +276,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 p.delivery.endpoint(),
                 p.interval.as_secs_f64()
             );
-            tokio::spawn(push::run(app.clone(), p))
+            tokio::spawn(push::run(app.clone(), p, pushes_rx))
         });
         let router = http::router(http_app);
         let tls = web.tls.map(tokio_rustls::TlsAcceptor::from);
@@ -321,14 +337,16 @@ fn otlp_push(args: &ServeArgs, backend: &Backend) -> Result<Option<Arc<push::Pus
     let ca = process_env("OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE")
         .or_else(|| process_env("OTEL_EXPORTER_OTLP_CERTIFICATE"));
     let delivery = Delivery::start_task(&settings, WhenFull::DropOldest, ca.as_deref())?;
+    let prefix = match args.compat {
+        Some(Compat::WindowsExporter) => "windows",
+        Some(Compat::Otel) | None => "perfcounters",
+    };
     Ok(Some(Arc::new(push::Push {
         delivery: Arc::new(delivery),
-        resource: settings.resource,
+        encoder: std::sync::Mutex::new(FamiliesEncoder::new(&settings.resource, prefix)),
+        own: std::sync::Mutex::new(Vec::new()),
         interval: settings.interval,
-        prefix: match args.compat {
-            Some(Compat::WindowsExporter) => "windows".into(),
-            Some(Compat::Otel) | None => "perfcounters".into(),
-        },
+        prefix: prefix.into(),
         start: push::now_ns(),
     })))
 }
@@ -546,6 +564,15 @@ mod discipline {
     }
 
     fn app(delay: Duration, fast: Arc<AtomicUsize>, max_requests: usize) -> Arc<http::App> {
+        app_pushing(delay, fast, max_requests, None)
+    }
+
+    fn app_pushing(
+        delay: Duration,
+        fast: Arc<AtomicUsize>,
+        max_requests: usize,
+        pushes: Option<(Duration, Pushes)>,
+    ) -> Arc<http::App> {
         let backend = Backend::live(Box::new(FakeSource { delay, fast })).unwrap();
         let config = ExportConfig {
             objects: ["Fast", "Slow"]
@@ -569,6 +596,7 @@ mod discipline {
                 auth: None,
                 headers: Vec::new(),
                 otlp: None,
+                pushes,
             },
         )
         .unwrap()
@@ -651,6 +679,94 @@ mod discipline {
             out.push(h.await.unwrap());
         }
         out
+    }
+
+    /// `--otlp`: the engine collects every interval by itself (the first time at once) and
+    /// hands each collection over finished; a scrape that arrives meanwhile joins it.
+    #[test]
+    fn the_engine_collects_for_the_push_and_a_scrape_joins_it() {
+        let fast = Arc::new(AtomicUsize::new(0));
+        let (to, mut collections) = tokio::sync::mpsc::unbounded_channel();
+        let t0 = std::time::Instant::now();
+        // The slow collector takes 300 ms; a push every 600 ms.
+        let app = app_pushing(
+            Duration::from_millis(300),
+            fast.clone(),
+            40,
+            Some((Duration::from_millis(600), to)),
+        );
+        runtime().block_on(async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let (status, text) = scrape(&app, None).await;
+            assert_eq!(status, 200);
+            assert!(
+                text.contains("perfcounters_slow_things_total 7\n"),
+                "{text}"
+            );
+            let first = collections.recv().await.unwrap();
+            let progress = first.borrow().clone();
+            assert!(progress.finished);
+            let names: Vec<&str> = progress.done.iter().map(|d| d.name.as_str()).collect();
+            assert_eq!(names, ["fast", "slow"]);
+            assert_eq!(
+                fast.load(Ordering::SeqCst),
+                1,
+                "one collection for the push and the scrape"
+            );
+            // The next one an interval after the first began, not before.
+            let second = collections.recv().await.unwrap();
+            assert!(second.borrow().finished);
+            let took = t0.elapsed();
+            assert!(took >= Duration::from_millis(900), "{took:?}");
+            assert_eq!(fast.load(Ordering::SeqCst), 2);
+        });
+    }
+
+    /// A collection that hangs (the slow collector takes 1.5 s, a push is due every 200 ms): what
+    /// it has finished is pushed after an interval and a budget (400 ms), before it ends.
+    #[test]
+    fn a_hanging_collection_is_pushed_with_what_it_finished() {
+        let fast = Arc::new(AtomicUsize::new(0));
+        let (to, collections) = tokio::sync::mpsc::unbounded_channel();
+        let interval = Duration::from_millis(200);
+        let app = app_pushing(
+            Duration::from_millis(1500),
+            fast.clone(),
+            40,
+            Some((interval, to)),
+        );
+        let runtime = runtime();
+        let _entered = runtime.enter();
+        let settings = crate::otlp::OtlpSettings::resolve(
+            Some("http://127.0.0.1:9"),
+            &crate::otlp::OtlpFlags {
+                queue: 64,
+                ..Default::default()
+            },
+            &|_| None,
+        )
+        .unwrap();
+        let delivery =
+            Arc::new(Delivery::start_task(&settings, WhenFull::DropOldest, None).unwrap());
+        let pusher = Arc::new(push::Push {
+            delivery: delivery.clone(),
+            encoder: Mutex::new(FamiliesEncoder::new(
+                &perfcounters::export::otlp::OtlpResource::default(),
+                "perfcounters",
+            )),
+            own: Mutex::new(Vec::new()),
+            interval,
+            prefix: "perfcounters".into(),
+            start: 1,
+        });
+        runtime.block_on(async {
+            let task = tokio::spawn(push::run(app.clone(), pusher, collections));
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            // Pushed by then: the fast collector's point and the delivery's four.
+            assert_eq!(delivery.stats().pushed, 5);
+            assert_eq!(fast.load(Ordering::SeqCst), 1, "still the first collection");
+            task.abort();
+        });
     }
 
     #[test]

@@ -1,26 +1,42 @@
-//! `serve --otlp`: every interval, one collection (shared with the scrapes that arrive meanwhile)
-//! becomes one OTLP request, queued for the delivery (a task of the same runtime); on shutdown the
-//! queue is flushed within a deadline.
+//! `serve --otlp`: every interval, one collection (the engine starts it on its own schedule, and
+//! shares it with the scrapes that arrive meanwhile) becomes one OTLP request, queued for the
+//! delivery (a task of the same runtime); on shutdown the queue is flushed within a deadline.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::http::{collect, App};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::watch;
+
+use super::engine::Progress;
+use super::http::{collect, finished, App};
 use crate::otlp::delivery::Delivery;
-use perfcounters::export::otlp::{families_request, OtlpResource};
+use perfcounters::export::otlp::FamiliesEncoder;
+use perfcounters::export::MetricFamily;
 
 /// What the push loop needs.
 pub struct Push {
     /// The queue and its thread.
     pub delivery: Arc<Delivery>,
-    /// The resource of every request.
-    pub resource: OtlpResource,
+    /// The request writer: the resource, the metrics' names, descriptions and units encoded
+    /// once, its buffers kept.
+    pub encoder: Mutex<FamiliesEncoder>,
+    /// The delivery's own metrics, pushed with each collection: built once, their values set each
+    /// time.
+    pub own: Mutex<Vec<MetricFamily>>,
     /// The push interval.
     pub interval: Duration,
     /// The metric name prefix (`perfcounters`).
     pub prefix: String,
     /// The start of every Sum (Unix ns): when the push began, the same in every request.
     pub start: u64,
+}
+
+impl Push {
+    /// How long a push waits for its collection: the interval, at most 30 s.
+    pub fn budget(&self) -> Duration {
+        self.interval.min(Duration::from_secs(30))
+    }
 }
 
 /// Now, in Unix ns.
@@ -30,27 +46,57 @@ pub fn now_ns() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
-/// Pushes one collection every interval until the task is dropped.
-pub async fn run(app: Arc<App>, push: Arc<Push>) {
-    let mut ticks = tokio::time::interval(push.interval);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+/// Pushes each collection the engine hands over (it starts one every interval,
+/// [`PushSchedule`](super::engine::PushSchedule)) until the task is dropped. Should none come
+/// for an interval and a collection's budget (a collector that hangs holds the engine in its
+/// collection), what the collection in progress has finished is pushed then, as a push that
+/// joined it would have it.
+pub async fn run(
+    app: Arc<App>,
+    push: Arc<Push>,
+    mut collections: UnboundedReceiver<watch::Receiver<Progress>>,
+) {
+    let budget = push.budget();
+    let late = tokio::time::sleep(push.interval + budget);
+    tokio::pin!(late);
     loop {
-        ticks.tick().await;
-        push_once(&app, &push).await;
+        tokio::select! {
+            biased;
+            collection = collections.recv() => {
+                let Some(rx) = collection else { return };
+                send(&push, &finished(rx, budget).await);
+            }
+            () = &mut late => push_once(&app, &push).await,
+        }
+        // Later than it was set for: resetting it does not wake the runtime's driver (tokio
+        // does so for a timer set earlier than its next wake-up, which setting a new timer for
+        // each push would do).
+        late.as_mut()
+            .reset(tokio::time::Instant::now() + push.interval + budget);
     }
 }
 
-/// Collects and queues one request; a drop to make room in the queue is printed.
+/// Collects (joining the collection in progress, if one is) and queues one request.
 pub async fn push_once(app: &App, push: &Push) {
-    let progress = collect(app, push.interval.min(Duration::from_secs(30))).await;
-    let own = push.delivery.families(&push.prefix);
-    let families = progress
-        .done
-        .iter()
-        .flat_map(|d| d.families.as_slice())
-        .chain(&own);
-    let time = now_ns();
-    let request = families_request(families, &push.resource, &push.prefix, push.start, time);
+    let progress = collect(app, push.budget()).await;
+    send(push, &progress);
+}
+
+/// Queues the request of one collection; a drop to make room in the queue is printed.
+fn send(push: &Push, progress: &Progress) {
+    let request = {
+        let mut own = push.own.lock().unwrap_or_else(PoisonError::into_inner);
+        push.delivery.update_families(&push.prefix, &mut own);
+        let families = progress
+            .done
+            .iter()
+            .flat_map(|d| d.families.as_slice())
+            .chain(own.iter());
+        push.encoder
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .encode(families, push.start, now_ns())
+    };
     match push.delivery.push(request.body, request.points) {
         Ok(0) => {}
         Ok(dropped) => eprintln!(

@@ -205,7 +205,8 @@ pub struct OtlpRequest {
 /// One request of a collection of `/metrics` families at `time` (Unix ns) under `resource`:
 /// counters as cumulative monotonic Sums starting at `start` (the caller keeps it stable from push
 /// to push), gauges as Gauges, summaries as Summaries (`_sum` and `_count` of the same labels in one
-/// point). Names by [`otel_name`] with `prefix`; labels become attributes.
+/// point). Names by [`otel_name`] with `prefix`; labels become attributes. A caller that encodes
+/// such a collection every interval keeps a [`FamiliesEncoder`] instead.
 pub fn families_request<'a>(
     families: impl IntoIterator<Item = &'a MetricFamily>,
     resource: &OtlpResource,
@@ -213,66 +214,145 @@ pub fn families_request<'a>(
     start: u64,
     time: u64,
 ) -> OtlpRequest {
-    let mut metrics = Vec::new();
-    let mut data = Vec::new();
-    let mut attributes = Vec::new();
-    let mut points = 0;
-    let encode_labels = |out: &mut Vec<u8>, labels: &[Label]| {
-        out.clear();
-        for (k, v) in labels {
-            wire::string_attribute(out, 7, k, v);
-        }
-    };
-    for f in families {
+    FamiliesEncoder::new(resource, prefix).encode(families, start, time)
+}
+
+/// [`families_request`] for a caller that encodes a collection of the same families every
+/// interval (`serve --otlp`): what does not change from one request to the next is encoded once
+/// and kept (the resource and the scope; each metric's name, description and unit, by the family's
+/// position, checked against the family's name, help, unit and type every time), and the buffers
+/// keep their room. The requests are those of [`families_request`], byte for byte.
+#[derive(Clone, Debug)]
+pub struct FamiliesEncoder {
+    prefix: String,
+    /// `ResourceMetrics.resource`, encoded.
+    resource: Vec<u8>,
+    /// `ScopeMetrics.scope`, encoded.
+    scope: Vec<u8>,
+    /// The metric heads of the last request's families, in their order.
+    heads: Vec<Head>,
+    metrics: Vec<u8>,
+    data: Vec<u8>,
+    attributes: Vec<u8>,
+}
+
+/// A family's metric head ([`wire::metric_head`]) and what it was made of.
+#[derive(Clone, Debug)]
+struct Head {
+    name: String,
+    help: String,
+    kind: MetricKind,
+    unit: Option<&'static str>,
+    data: wire::Data,
+    bytes: Vec<u8>,
+}
+
+impl Head {
+    fn of(f: &MetricFamily, prefix: &str) -> Head {
         let name = otel_name(&f.name, f.kind, prefix);
         let unit = otel_name_of(&f.name).map_or_else(|| otel_unit(f.unit), |(_, unit)| unit);
-        let kind = match f.kind {
-            MetricKind::Counter => wire::Data::CumulativeSum,
-            MetricKind::Summary => wire::Data::Summary,
-            _ => wire::Data::Gauge,
+        Head {
+            name: f.name.clone(),
+            help: f.help.clone(),
+            kind: f.kind,
+            unit: f.unit,
+            data: match f.kind {
+                MetricKind::Counter => wire::Data::CumulativeSum,
+                MetricKind::Summary => wire::Data::Summary,
+                MetricKind::Gauge => wire::Data::Gauge,
+            },
+            bytes: wire::metric_head(&name, &f.help, unit),
+        }
+    }
+
+    fn is_of(&self, f: &MetricFamily) -> bool {
+        self.name == f.name && self.kind == f.kind && self.unit == f.unit && self.help == f.help
+    }
+}
+
+impl FamiliesEncoder {
+    /// An encoder of requests under `resource`, with names by [`otel_name`] with `prefix`.
+    pub fn new(resource: &OtlpResource, prefix: &str) -> FamiliesEncoder {
+        FamiliesEncoder {
+            prefix: prefix.to_owned(),
+            resource: wire::resource_head(&resource.to_proto(None)),
+            scope: wire::scope_head(),
+            heads: Vec::new(),
+            metrics: Vec::new(),
+            data: Vec::new(),
+            attributes: Vec::new(),
+        }
+    }
+
+    /// One request of `families` at `time`, counters starting at `start` (as [`families_request`]).
+    pub fn encode<'a>(
+        &mut self,
+        families: impl IntoIterator<Item = &'a MetricFamily>,
+        start: u64,
+        time: u64,
+    ) -> OtlpRequest {
+        let FamiliesEncoder {
+            prefix,
+            resource,
+            scope,
+            heads,
+            metrics,
+            data,
+            attributes,
+        } = self;
+        metrics.clear();
+        let mut points = 0;
+        let encode_labels = |out: &mut Vec<u8>, labels: &[Label]| {
+            out.clear();
+            for (k, v) in labels {
+                wire::string_attribute(out, 7, k, v);
+            }
         };
-        if kind == wire::Data::Summary {
-            // One point per label set: its `_sum` and `_count` samples, in the order first seen.
-            let mut keys: Vec<(&[Label], f64, u64)> = Vec::new();
-            for s in &f.samples {
-                let i = match keys.iter().position(|k| k.0 == s.labels.as_slice()) {
-                    Some(i) => i,
-                    None => {
-                        keys.push((&s.labels, 0.0, 0));
-                        keys.len() - 1
+        for (i, f) in families.into_iter().enumerate() {
+            match heads.get(i) {
+                Some(h) if h.is_of(f) => {}
+                Some(_) => heads[i] = Head::of(f, prefix),
+                None => heads.push(Head::of(f, prefix)),
+            }
+            let head = &heads[i];
+            if head.data == wire::Data::Summary {
+                // One point per label set: its `_sum` and `_count` samples, in the order first seen.
+                let mut keys: Vec<(&[Label], f64, u64)> = Vec::new();
+                for s in &f.samples {
+                    let i = match keys.iter().position(|k| k.0 == s.labels.as_slice()) {
+                        Some(i) => i,
+                        None => {
+                            keys.push((&s.labels, 0.0, 0));
+                            keys.len() - 1
+                        }
+                    };
+                    match s.suffix {
+                        "_sum" => keys[i].1 = s.value,
+                        "_count" => keys[i].2 = s.value as u64,
+                        _ => {}
                     }
+                }
+                for (labels, sum, count) in keys {
+                    encode_labels(attributes, labels);
+                    wire::summary_point(data, attributes, start, time, count, sum);
+                    points += 1;
+                }
+            } else {
+                let start = if head.data == wire::Data::CumulativeSum {
+                    start
+                } else {
+                    0
                 };
-                match s.suffix {
-                    "_sum" => keys[i].1 = s.value,
-                    "_count" => keys[i].2 = s.value as u64,
-                    _ => {}
+                for s in &f.samples {
+                    encode_labels(attributes, &s.labels);
+                    wire::point(data, attributes, start, time, s.value);
+                    points += 1;
                 }
             }
-            for (labels, sum, count) in keys {
-                encode_labels(&mut attributes, labels);
-                wire::summary_point(&mut data, &attributes, start, time, count, sum);
-                points += 1;
-            }
-        } else {
-            let start = if kind == wire::Data::CumulativeSum {
-                start
-            } else {
-                0
-            };
-            for s in &f.samples {
-                encode_labels(&mut attributes, &s.labels);
-                wire::point(&mut data, &attributes, start, time, s.value);
-                points += 1;
-            }
+            wire::metric(metrics, &head.bytes, head.data, data);
         }
-        wire::metric(
-            &mut metrics,
-            &wire::metric_head(&name, &f.help, unit),
-            kind,
-            &mut data,
-        );
+        let mut body = Vec::with_capacity(metrics.len() + resource.len() + scope.len() + 16);
+        wire::resource_metrics_of(&mut body, resource, scope, metrics);
+        OtlpRequest { body, points }
     }
-    let mut body = Vec::with_capacity(metrics.len() + 256);
-    wire::resource_metrics(&mut body, &resource.to_proto(None), &metrics);
-    OtlpRequest { body, points }
 }

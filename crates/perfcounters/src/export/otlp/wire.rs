@@ -167,21 +167,45 @@ pub(super) fn metric(out: &mut Vec<u8>, head: &[u8], data: Data, points: &mut Ve
     points.clear();
 }
 
-/// One `ResourceMetrics` as field 1 of an `ExportMetricsServiceRequest`: `resource`, and one
-/// `ScopeMetrics` of the [`SCOPE_NAME`] scope holding `metrics` (encoded by [`metric`]).
-pub(super) fn resource_metrics(out: &mut Vec<u8>, resource: &Resource, metrics: &[u8]) {
+/// The head of a `ResourceMetrics`: its `resource` (field 1), encoded.
+pub(super) fn resource_head(resource: &Resource) -> Vec<u8> {
+    let mut out = Vec::with_capacity(field_len(resource.encoded_len()));
+    field_message(&mut out, 1, resource);
+    out
+}
+
+/// The head of the `ScopeMetrics`: the [`SCOPE_NAME`] scope (field 1), encoded.
+pub(super) fn scope_head() -> Vec<u8> {
     let scope = InstrumentationScope {
         name: SCOPE_NAME.into(),
         version: env!("CARGO_PKG_VERSION").into(),
         ..InstrumentationScope::default()
     };
-    let scope_len = field_len(scope.encoded_len()) + metrics.len();
-    let resource_len = field_len(resource.encoded_len());
+    let mut out = Vec::with_capacity(field_len(scope.encoded_len()));
+    field_message(&mut out, 1, &scope);
+    out
+}
+
+/// One `ResourceMetrics` as field 1 of an `ExportMetricsServiceRequest`: `resource`, and one
+/// `ScopeMetrics` of the [`SCOPE_NAME`] scope holding `metrics` (encoded by [`metric`]).
+pub(super) fn resource_metrics(out: &mut Vec<u8>, resource: &Resource, metrics: &[u8]) {
+    resource_metrics_of(out, &resource_head(resource), &scope_head(), metrics);
+}
+
+/// [`resource_metrics`] of a resource and scope already encoded ([`resource_head`],
+/// [`scope_head`]).
+pub(super) fn resource_metrics_of(
+    out: &mut Vec<u8>,
+    resource: &[u8],
+    scope: &[u8],
+    metrics: &[u8],
+) {
+    let scope_len = scope.len() + metrics.len();
     key(out, 1, 2);
-    varint(out, (resource_len + field_len(scope_len)) as u64);
-    field_message(out, 1, resource);
+    varint(out, (resource.len() + field_len(scope_len)) as u64);
+    out.extend_from_slice(resource);
     key(out, 2, 2);
     varint(out, scope_len as u64);
-    field_message(out, 1, &scope);
+    out.extend_from_slice(scope);
     out.extend_from_slice(metrics);
 }
