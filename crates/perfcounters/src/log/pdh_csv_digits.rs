@@ -114,7 +114,7 @@ const POW10: [u128; 23] = {
 };
 
 /// 10^0 … 10^19, the powers of ten of 64 bits.
-const POW10_64: [u64; 20] = {
+pub(super) const POW10_64: [u64; 20] = {
     let mut t = [1u64; 20];
     let mut i = 1;
     while i < 20 {

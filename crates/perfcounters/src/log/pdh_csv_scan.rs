@@ -20,6 +20,7 @@
 //! (docs/benchmarks.md, "Whole runs") that was 332 samples in `read_record` and 629 in `parse_value`
 //! and `lexical-core` of the whole process's 3,033; the same file has the profile after.
 
+use super::pdh_csv_digits::POW10_64;
 use super::pdh_csv_row::{parse_csv_time, parse_value, RowParser};
 use super::time::LogTime;
 
@@ -280,7 +281,7 @@ pub(crate) fn plain_number(text: &[u8]) -> Option<(f64, usize)> {
         }
         match digit_run(text, *i) {
             Some((n, value)) if n > 0 && *significant + n as u32 <= 19 => {
-                *m = *m * POW10_U64[n] + value;
+                *m = *m * POW10_64[n] + value;
                 *significant += n as u32;
                 *i += n;
                 n
@@ -351,19 +352,6 @@ pub(crate) fn plain_number(text: &[u8]) -> Option<(f64, usize)> {
     let v = if negative { -v } else { v };
     v.is_finite().then_some((v, i))
 }
-
-/// 10^0 … 10^8.
-const POW10_U64: [u64; 9] = [
-    1,
-    10,
-    100,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-];
 
 /// The digits that start `text[at..]`, up to eight, at once: how many (0 to 8) and their value;
 /// `None` when fewer than eight bytes are left (the caller reads those one at a time).
