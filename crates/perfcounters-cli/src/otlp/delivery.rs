@@ -329,15 +329,12 @@ impl Delivery {
     /// [`families`](Self::families) into `families`: built the first time (when it is empty),
     /// then only their values set, for a caller that asks every interval (the push).
     pub fn update_families(&self, prefix: &str, families: &mut Vec<MetricFamily>) {
-        if families.len() != 4 {
-            *families = self.families(prefix);
+        let counters = own_counters(&self.stats());
+        if families.len() != counters.len() {
+            *families = own_families(prefix, counters);
             return;
         }
-        let s = self.stats();
-        for (f, value) in families
-            .iter_mut()
-            .zip([s.pushed, s.dropped, s.rejected, s.retries])
-        {
+        for (f, (_, _, value)) in families.iter_mut().zip(counters) {
             if let Some(sample) = f.samples.first_mut() {
                 sample.value = value as f64;
             }
@@ -347,29 +344,40 @@ impl Delivery {
     /// The delivery's own metrics, as `/metrics` families named with `prefix`: data points pushed,
     /// dropped and rejected, requests retried.
     pub fn families(&self, prefix: &str) -> Vec<MetricFamily> {
-        let s = self.stats();
-        let counter = |name: &str, help: &str, value: u64| MetricFamily {
+        own_families(prefix, own_counters(&self.stats()))
+    }
+}
+
+/// The delivery's own counters, in the order of its families: name, help and value.
+fn own_counters(s: &Stats) -> [(&'static str, &'static str, u64); 4] {
+    [
+        ("pushed_points", "OTLP data points queued for delivery", s.pushed),
+        (
+            "dropped_points",
+            "OTLP data points dropped: pushed out of the full queue, given up after retries, or refused",
+            s.dropped,
+        ),
+        (
+            "rejected_points",
+            "OTLP data points the receiver rejected (partial success)",
+            s.rejected,
+        ),
+        ("retries", "OTLP requests tried again", s.retries),
+    ]
+}
+
+/// [`own_counters`] as families of counters named with `prefix`.
+fn own_families(prefix: &str, counters: [(&str, &str, u64); 4]) -> Vec<MetricFamily> {
+    counters
+        .into_iter()
+        .map(|(name, help, value)| MetricFamily {
             name: format!("{prefix}_otlp_{name}_total"),
             help: help.to_string(),
             kind: MetricKind::Counter,
             unit: None,
             samples: vec![MetricSample::new("", Vec::new(), value as f64)],
-        };
-        vec![
-            counter("pushed_points", "OTLP data points queued for delivery", s.pushed),
-            counter(
-                "dropped_points",
-                "OTLP data points dropped: pushed out of the full queue, given up after retries, or refused",
-                s.dropped,
-            ),
-            counter(
-                "rejected_points",
-                "OTLP data points the receiver rejected (partial success)",
-                s.rejected,
-            ),
-            counter("retries", "OTLP requests tried again", s.retries),
-        ]
-    }
+        })
+        .collect()
 }
 
 impl Drop for Delivery {
