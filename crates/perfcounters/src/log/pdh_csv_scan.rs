@@ -257,6 +257,9 @@ const POW10: [f64; 23] = [
 pub(crate) fn plain_number(text: &[u8]) -> Option<(f64, usize)> {
     let negative = text.first() == Some(&b'-');
     let mut i = usize::from(negative);
+    if let Some((v, end)) = short_number(text, i) {
+        return Some((if negative { -v } else { v }, end));
+    }
     let digit = |i: usize| {
         text.get(i)
             .map(|b| b.wrapping_sub(b'0'))
@@ -351,6 +354,34 @@ pub(crate) fn plain_number(text: &[u8]) -> Option<(f64, usize)> {
     };
     let v = if negative { -v } else { v };
     v.is_finite().then_some((v, i))
+}
+
+/// The number without sign at `text[at..]` when it is at most seven digits, a point and at most
+/// seven digits, with no exponent (`12.345678`, `0.5`, `3`, `1.`), and eight bytes at least follow
+/// each run of digits: its value and where it ends; `None` for anything else, which
+/// [`plain_number`] reads digit by digit. Two [`digit_run`]s read it, and the value is what that
+/// reading gives, by the same rule: at most 14 digits make an integer below 2^53 and the power of
+/// ten is exact, so one division rounds correctly (Clinger's fast path).
+#[inline]
+fn short_number(text: &[u8], at: usize) -> Option<(f64, usize)> {
+    let (n, int) = digit_run(text, at)?;
+    if !(1..8).contains(&n) {
+        return None;
+    }
+    let point = at + n;
+    match text.get(point) {
+        Some(b'.') => {
+            let (k, fraction) = digit_run(text, point + 1)?;
+            let end = point + 1 + k;
+            if k == 8 || matches!(text.get(end), Some(b'e' | b'E')) {
+                return None;
+            }
+            let m = int * POW10_64[k] + fraction;
+            Some((m as f64 / POW10[k], end))
+        }
+        Some(b'e' | b'E') => None,
+        _ => Some((int as f64, point)),
+    }
 }
 
 /// The digits that start `text[at..]`, up to eight, at once: how many (0 to 8) and their value;
@@ -564,6 +595,24 @@ mod tests {
                         "{} not read", text
                     );
                 }
+            }
+        }
+
+        /// A number followed by the rest of a row (eight bytes and more, so that the short form
+        /// of [`short_number`] is taken where it applies) reads as the number alone.
+        #[test]
+        fn numbers_inside_a_row_read_as_std_reads_them(
+            number in "-?[0-9]{1,9}(\\.[0-9]{0,9})?([eE][-+]?[0-9]{1,3})?",
+            rest in "[\",\r\n x.eE+-][\",\r\n x0-9]{7,12}",
+        ) {
+            let text = format!("{number}{rest}");
+            let read = plain_number(text.as_bytes()).map(|(v, n)| (v.to_bits(), n));
+            let alone = std_reads(&number).map(|bits| (bits, number.len()));
+            // A `.`, `e` or sign right after the number may make it longer or take it apart.
+            if !rest.starts_with(['.', 'e', 'E', '+', '-']) {
+                proptest::prop_assert_eq!(read, alone, "{}", text);
+            } else if let Some((bits, n)) = read {
+                proptest::prop_assert_eq!(Some(bits), std_reads(&text[..n]), "{}", text);
             }
         }
     }
