@@ -170,3 +170,167 @@ fn default_copy_equals_one_thread() {
         Some("\"01/01/2024 00:00:01.000\",\"1\",\"0.14285714285714284921\",\"9.9999999999999995475e-008\"")
     );
 }
+
+/// A reader of records that fails once after `fail_after` of them (never when `None`), then
+/// goes on: an error that is not kept for the next call would let records after it through.
+struct Failing {
+    inner: VecLog,
+    fail_after: Option<usize>,
+    read: usize,
+}
+
+impl perfcounters::log::LogReader for Failing {
+    fn header(&self) -> &LogHeader {
+        self.inner.header()
+    }
+    fn read_record(&mut self, record: &mut Record) -> Result<bool, perfcounters::log::LogError> {
+        if self.fail_after == Some(self.read) {
+            self.fail_after = None;
+            return Err(perfcounters::log::LogError::invalid(
+                "failing",
+                None,
+                format!("record {} is damaged", self.read + 1),
+            ));
+        }
+        self.read += 1;
+        perfcounters::log::LogReader::read_record(&mut self.inner, record)
+    }
+}
+
+/// Raw samples of a rate, a value and a fraction with its base, or blanks and cooked values; a
+/// bad status now and then.
+fn raw_cell() -> impl Strategy<Value = Cell> {
+    prop_oneof![
+        1 => Just(Cell::Blank),
+        1 => value().prop_map(Cell::Value),
+        6 => (0i64..1 << 40, 1i64..1 << 30, 0u8..8).prop_map(|(first, second, status)| {
+            Cell::Raw(
+                RawCell {
+                    status: if status == 0 {
+                        PdhStatus::PDH_CSTATUS_NO_INSTANCE
+                    } else {
+                        PdhStatus::PDH_CSTATUS_VALID_DATA
+                    },
+                    raw: RawCounter {
+                        first,
+                        second,
+                        ..RawCounter::default()
+                    },
+                },
+                None,
+            )
+        }),
+    ]
+}
+
+/// What a [`perfcounters::log::Filtered`] reader gives as records' values (NaN for none), or the
+/// error's text where reading stopped.
+type Read = (Vec<(i64, Vec<u64>)>, Option<String>);
+
+fn filtered(
+    records: &[Record],
+    filter: &perfcounters::log::RelogFilter,
+    fail_after: Option<usize>,
+) -> perfcounters::log::Filtered<Failing> {
+    use perfcounters::{CounterInfo, CounterType};
+    let types = [
+        CounterType::PERF_COUNTER_BULK_COUNT,
+        CounterType::PERF_COUNTER_RAWCOUNT,
+        CounterType::PERF_RAW_FRACTION,
+        CounterType::PERF_100NSEC_TIMER,
+    ];
+    let counters = (0..records.first().map_or(0, |r| r.cells.len()))
+        .map(|i| {
+            let path = CounterPath::parse(&format!(r"\\H\Object {i}(x)\Counter {i}")).unwrap();
+            let info = (i < types.len()).then(|| CounterInfo {
+                counter_type: types[i],
+                default_scale: 0,
+                time_base: 10_000_000,
+            });
+            LogCounter::new(path, info)
+        })
+        .collect();
+    let header = LogHeader {
+        source: "raw".into(),
+        kind: LogKind::Binary,
+        time_zone: None,
+        counters,
+    };
+    let inner = Failing {
+        inner: VecLog::new(header, records.to_vec()),
+        fail_after,
+        read: 0,
+    };
+    perfcounters::log::Filtered::new(inner, filter).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A filter over a reader of raw samples answers `read_values`: in batches of any size, the
+    /// times and values (computed against the previous kept sample, `-b` priming the first) are
+    /// those `read_record` gives, and an error after some records comes at the next call.
+    #[test]
+    fn raw_samples_read_as_values_are_the_records_values(
+        rows in proptest::collection::vec(
+            (1i64..100_000_000, proptest::collection::vec(raw_cell(), 5)), 0..40),
+        begin in proptest::option::of(0usize..40),
+        every in 1u64..4,
+        max_cells in 1usize..40,
+        fail_after in proptest::option::of(0usize..40),
+    ) {
+        use perfcounters::log::{LogReader, RelogFilter, ValueRows};
+        let mut time = LogTime::from_parts(2024, 3, 9, 23, 0, 0, 0).unwrap().0;
+        let records: Vec<Record> = rows
+            .into_iter()
+            .map(|(step, cells)| {
+                time += step;
+                Record { time: LogTime(time), cells }
+            })
+            .collect();
+        let filter = RelogFilter {
+            // A log without a zone: its local times are its UTC times.
+            begin: begin.and_then(|i| records.get(i)).map(|r| r.time),
+            every,
+            ..RelogFilter::default()
+        };
+        let bits = |v: f64| if v.is_nan() { f64::NAN.to_bits() } else { v.to_bits() };
+        let mut by_record: Read = (Vec::new(), None);
+        let mut r = filtered(&records, &filter, fail_after);
+        let mut record = Record::default();
+        loop {
+            match r.read_record(&mut record) {
+                Ok(true) => by_record.0.push((
+                    record.time.0,
+                    record.cells.iter().map(|c| bits(c.value().unwrap_or(f64::NAN))).collect(),
+                )),
+                Ok(false) => break,
+                Err(e) => {
+                    by_record.1 = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        let mut by_values: Read = (Vec::new(), None);
+        let mut r = filtered(&records, &filter, fail_after);
+        let mut rows = ValueRows::default();
+        loop {
+            match r.read_values(&mut rows, max_cells) {
+                Ok(Some(0)) => break,
+                Ok(Some(n)) => {
+                    prop_assert_eq!(n, rows.len());
+                    prop_assert!(n == 1 || n * rows.columns <= max_cells);
+                    for i in 0..n {
+                        by_values.0.push((rows.times[i].0, rows.row(i).iter().map(|&v| bits(v)).collect()));
+                    }
+                }
+                Ok(None) => prop_assert!(false, "no values"),
+                Err(e) => {
+                    by_values.1 = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        prop_assert_eq!(by_values, by_record);
+    }
+}

@@ -61,6 +61,9 @@ pub struct Filtered<R: LogReader> {
     every: u64,
     in_range: u64,
     done: bool,
+    /// An error of the inner reader met after records that [`cook_rows`](Self::cook_rows)
+    /// returned first: the next call's.
+    failed: Option<LogError>,
 }
 
 impl<R: LogReader> std::fmt::Debug for Filtered<R> {
@@ -122,6 +125,7 @@ impl<R: LogReader> Filtered<R> {
             every: filter.every.max(1),
             in_range: 0,
             done: false,
+            failed: None,
         })
     }
 
@@ -137,31 +141,85 @@ impl<R: LogReader> Filtered<R> {
             o.time = self.buf.time;
             o.cells.clear();
         }
-        for (k, &col) in self.columns.iter().enumerate() {
-            let cell = self.buf.cells.get(col).copied().unwrap_or_default();
-            let cell = match cell {
-                Cell::Raw(rc, stored) => {
-                    let prev = self.prev.get_mut(k);
-                    let value = if !rc.status.is_success() {
-                        None
-                    } else if let Some(Some(calc)) = self.calcs.get(k) {
-                        let older = prev.as_ref().and_then(|p| p.as_ref());
-                        let v = calc.compute(&rc.raw, older).ok();
-                        if let Some(p) = prev {
-                            *p = Some(rc.raw);
-                        }
-                        v
-                    } else {
-                        stored
-                    };
-                    Cell::Raw(rc, value)
-                }
-                other => other,
-            };
+        for k in 0..self.columns.len() {
+            let cell = self.cooked(k);
             if let Some(o) = out.as_deref_mut() {
                 o.cells.push(cell);
             }
         }
+    }
+
+    /// [`cook`](Self::cook) into a row of values appended to `out` (NaN for none).
+    fn cook_values(&mut self, out: &mut Vec<f64>) {
+        for k in 0..self.columns.len() {
+            out.push(self.cooked(k).value().unwrap_or(f64::NAN));
+        }
+    }
+
+    /// The kept column `k` of `buf`, its raw sample computed against the previous one of the
+    /// column, which it then becomes: the one rule of [`cook`](Self::cook) and
+    /// [`cook_values`](Self::cook_values).
+    #[inline]
+    fn cooked(&mut self, k: usize) -> Cell {
+        let col = self.columns.get(k).copied().unwrap_or(usize::MAX);
+        match self.buf.cells.get(col).copied().unwrap_or_default() {
+            Cell::Raw(rc, stored) => {
+                let prev = self.prev.get_mut(k);
+                let value = if !rc.status.is_success() {
+                    None
+                } else if let Some(Some(calc)) = self.calcs.get(k) {
+                    let older = prev.as_ref().and_then(|p| p.as_ref());
+                    let v = calc.compute(&rc.raw, older).ok();
+                    if let Some(p) = prev {
+                        *p = Some(rc.raw);
+                    }
+                    v
+                } else {
+                    stored
+                };
+                Cell::Raw(rc, value)
+            }
+            other => other,
+        }
+    }
+
+    /// [`read_values`](LogReader::read_values) for an inner reader of records: the next kept
+    /// records (at least one, no more than `max_cells` values unless one record holds more),
+    /// their raw samples computed as [`read_record`](LogReader::read_record) computes them, as
+    /// values, without a cell per value. An error after some records is kept for the next call.
+    fn cook_rows(&mut self, rows: &mut ValueRows, max_cells: usize) -> Result<usize, LogError> {
+        rows.clear();
+        rows.columns = self.columns.len();
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let width = rows.columns.max(1);
+        while !self.done && (rows.is_empty() || (rows.len() + 1) * width <= max_cells) {
+            match self.inner.read_record(&mut self.buf) {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) if rows.is_empty() => return Err(e),
+                Err(e) => {
+                    self.failed = Some(e);
+                    break;
+                }
+            }
+            match self.place(self.buf.time) {
+                Place::Before => self.cook(None),
+                Place::After => break,
+                Place::Skipped => {}
+                Place::Kept => {
+                    rows.times.push(self.buf.time);
+                    let mut values = std::mem::take(&mut rows.values);
+                    self.cook_values(&mut values);
+                    rows.values = values;
+                }
+            }
+        }
+        Ok(rows.len())
     }
 }
 
@@ -212,6 +270,9 @@ impl<R: LogReader> LogReader for Filtered<R> {
     }
 
     fn read_record(&mut self, record: &mut Record) -> Result<bool, LogError> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         while !self.done {
             if !self.inner.read_record(&mut self.buf)? {
                 self.done = true;
@@ -232,7 +293,9 @@ impl<R: LogReader> LogReader for Filtered<R> {
 
     /// The inner reader's values (asked for the kept columns only), with the records outside the
     /// range and between every n-th left out. Values need no computing: a reader that reads
-    /// values has no raw samples.
+    /// values has no raw samples. An inner reader of records only (a `.blg`, a SQL log) has its
+    /// records computed into values here ([`cook_rows`](Self::cook_rows)): a writer of values
+    /// (PDH-CSV) then takes eight bytes per value instead of a cell.
     fn read_values(
         &mut self,
         rows: &mut ValueRows,
@@ -245,7 +308,7 @@ impl<R: LogReader> LogReader for Filtered<R> {
                 return Ok(Some(0));
             }
             let Some(n) = self.inner.read_values(rows, max_cells)? else {
-                return Ok(None);
+                return self.cook_rows(rows, max_cells).map(Some);
             };
             if n == 0 {
                 self.done = true;
