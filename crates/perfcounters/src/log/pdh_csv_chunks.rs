@@ -1,20 +1,30 @@
 //! The rows of a PDH-CSV / PDH-TSV log parsed on several threads, handed over in order.
 //!
 //! One thread reads the text after the header line and cuts it into chunks of about
-//! [`CHUNK_BYTES`] at record boundaries; worker threads (as many as the machine has cores) parse
-//! the chunks ([`parse_chunk`]: scanned by `pdh_csv_scan`, the `csv` crate and [`RowParser`] from
-//! the first row the scan does not take), giving the records the single-threaded reader gives;
-//! the reading thread takes the parsed chunks back in order (the log's ordered worker pool,
-//! `pool`).
+//! [`CHUNK_BYTES`], each after its last line feed; worker threads (as many as the machine has
+//! cores) parse the chunks ([`parse_chunk`]: scanned by `pdh_csv_scan`, the `csv` crate and
+//! [`RowParser`] from the first row the scan does not take), giving the records the
+//! single-threaded reader gives; the calling thread takes the parsed chunks back in order (the
+//! log's ordered worker pool, `pool`).
 //!
-//! A boundary is found by following the quotes from the start of a record ([`split_point`]). Quote
-//! parity tells where a record ends only where every quote opens or closes a quoted cell: a quote
-//! inside an unquoted cell, or a closing quote followed by something else than a separator or a line
-//! end, is read by the `csv` crate as text. From such a quote on, the rest of the log is parsed by
-//! one `csv` reader on the cutting thread, as the single-threaded reader does. Logs written by
-//! Windows never contain one.
+//! A line feed ends a record unless it is inside a quoted cell, which only the quotes from the
+//! log's start can tell. The cut does not follow them: it is checked by the parsing. A chunk that
+//! starts where a record starts and whose rows the scan takes to its end ends where a record ends
+//! (the scan takes rows of plain cells only, each ended by a line break outside any quote), so
+//! the next chunk starts where a record starts, and so on from the first. A chunk whose scan
+//! stops follows its quotes from that row on ([`split_point`]): its end is a record's end when
+//! every quote opens or closes a quoted cell and none is open at the end. Only when that fails
+//! (a line feed in a quoted cell at the cut, a quote that the `csv` crate reads as text: logs
+//! written by Windows have neither) is the rest of the log, from the chunk's last row known,
+//! parsed by one `csv` reader on the calling thread, with the text the later chunks held, as the
+//! single-threaded reader parses it ([`Pipeline::next`]).
+//!
+//! Following every quote of every chunk on the cutting thread cost 44.6 million of the 356
+//! million instructions of a CSV → CSV conversion of a 2,000-row log of six-decimal values
+//! (callgrind), on the thread that feeds both cores.
 
-use std::io::{Cursor, Read};
+use std::io::{self, Cursor, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -303,16 +313,38 @@ impl Rows {
 /// the scan does not take, the rest is read by the `csv` crate, as `parse_chunk_csv` (the tests'
 /// reference) reads a whole chunk, and laid out row after row.
 pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64, by_column: bool) -> Rows {
+    let (rows, stop) = scan_chunk(parser, chunk, by_column);
+    match stop {
+        None => rows,
+        Some(resume) => read_rest(parser, chunk, lines, rows, &resume),
+    }
+}
+
+/// The rows of `chunk` the scan takes, and where it stopped when it did not reach the end.
+fn scan_chunk(
+    parser: &RowParser,
+    chunk: &[u8],
+    by_column: bool,
+) -> (Rows, Option<pdh_csv_scan::Resume>) {
     let scanned = pdh_csv_scan::scan(parser, chunk, by_column);
-    let mut out = Rows {
+    let rows = Rows {
         times: scanned.times,
         values: scanned.values,
         error: None,
         by_column: scanned.by_column,
     };
-    let Some(resume) = scanned.stop else {
-        return out;
-    };
+    (rows, scanned.stop)
+}
+
+/// [`parse_chunk`] from where the scan stopped: the rest of `chunk` read by the `csv` crate
+/// after the rows `out` holds.
+fn read_rest(
+    parser: &RowParser,
+    chunk: &[u8],
+    lines: u64,
+    mut out: Rows,
+    resume: &pdh_csv_scan::Resume,
+) -> Rows {
     out.lay_out_by_row(parser.width());
     let (before, rest) = chunk.split_at(resume.at.min(chunk.len()));
     let lines = lines + memchr::memchr_iter(b'\n', before).count() as u64;
@@ -329,6 +361,17 @@ pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64, by_colum
     out
 }
 
+/// Whether `text`, which starts where a record starts and ends with a line feed, ends where a
+/// record ends: its quotes followed ([`split_point`], given a byte after the line feed to see),
+/// none read as text by the `csv` crate and none open at the end.
+fn ends_a_record(text: &[u8], separator: u8) -> bool {
+    let mut with_next = Vec::with_capacity(text.len() + 1);
+    with_next.extend_from_slice(text);
+    with_next.push(b' ');
+    let split = split_point(&with_next, separator);
+    !split.irregular && split.end == text.len()
+}
+
 /// Parses a chunk of whole records with the `csv` crate alone, row after row; `lines` is the
 /// number of lines before it. What [`parse_chunk`] is tested against.
 #[cfg(test)]
@@ -339,21 +382,169 @@ pub(crate) fn parse_chunk_csv(parser: &RowParser, chunk: &[u8], lines: u64) -> R
     out
 }
 
-/// What a worker gets: text to parse, or rows parsed by the cutting thread.
+/// What a worker gets.
 enum Job {
-    Text(Vec<u8>, u64),
-    Parsed(Rows),
+    /// A chunk of text: whole records when every chunk before it ended where a record ends, the
+    /// number of lines before it, and whether it was cut after a line feed of its own choosing
+    /// (more text follows) rather than at the end of the log.
+    Text {
+        text: Vec<u8>,
+        lines: u64,
+        cut: bool,
+    },
+    /// Reading the log failed after `text` (which follows the chunks before and has `lines`
+    /// lines before it): read on the calling thread, where the `csv` crate decides which of its
+    /// records were whole before the failure, as it does for one reader.
+    Failed {
+        text: Vec<u8>,
+        lines: u64,
+        error: io::Error,
+    },
 }
 
-/// Rows parsed on other threads, taken in order.
-#[derive(Debug)]
+/// What a worker gives back: the rows it parsed; the text, for the calling thread to read again
+/// should an earlier chunk not end where a record ends; and a reading error to report after them.
+struct Parsed {
+    rows: Rows,
+    /// Set when the chunk's rows are known only up to a point (see the module's documentation).
+    redo: Option<Redo>,
+    text: Vec<u8>,
+    failed: Option<io::Error>,
+}
+
+/// Where the rows of a chunk stop being known: the rest of the log is read from byte `at` of its
+/// text (a record's start; the record there is read and dropped when `skip_one`, it is the last
+/// one scanned), which has `lines` lines before it.
+struct Redo {
+    at: usize,
+    skip_one: bool,
+    lines: u64,
+}
+
+/// A worker's parse of a job.
+fn parse_job(parser: &RowParser, job: Job, by_column: bool) -> Parsed {
+    let (text, lines, cut) = match job {
+        Job::Text { text, lines, cut } => (text, lines, cut),
+        Job::Failed { text, lines, error } => {
+            return Parsed {
+                rows: Rows::default(),
+                redo: Some(Redo {
+                    at: 0,
+                    skip_one: false,
+                    lines,
+                }),
+                text,
+                failed: Some(error),
+            }
+        }
+    };
+    let (mut rows, stop) = scan_chunk(parser, &text, by_column);
+    let mut redo = None;
+    if let Some(resume) = stop {
+        let rest = text.get(resume.at..).unwrap_or(&[]);
+        if !cut || ends_a_record(rest, parser.separator) {
+            rows = read_rest(parser, &text, lines, rows, &resume);
+        } else {
+            let before = text.get(..resume.at).unwrap_or(&[]);
+            redo = Some(Redo {
+                at: resume.at,
+                skip_one: resume.skip_one,
+                lines: lines + memchr::memchr_iter(b'\n', before).count() as u64,
+            });
+        }
+    }
+    if by_column {
+        rows.lay_out_by_column(parser.width());
+    }
+    Parsed {
+        rows,
+        redo,
+        text,
+        failed: None,
+    }
+}
+
+/// Rows parsed on other threads, taken in order; or, from a chunk whose end is not known to end a
+/// record, the rest of the log read here by one `csv` reader.
 pub(crate) struct Pipeline {
     /// Worker `i` parses chunks `i`, `i + n`, `i + 2n` …
-    parsed: Collector<Rows>,
-    /// Where an error of the pool is reported.
-    source: String,
-    /// The workers and the cutting thread, joined when the pipeline is dropped.
-    threads: Vec<JoinHandle<()>>,
+    parsed: Collector<Parsed>,
+    parser: Arc<RowParser>,
+    /// Tells the cutting thread to stop and hand back what it has not sent.
+    stop: Arc<AtomicBool>,
+    /// The cutting thread: what it had not sent when told to stop.
+    cutting: Option<JoinHandle<Option<Unsent>>>,
+    /// The workers, joined when the pipeline is dropped.
+    workers: Vec<JoinHandle<()>>,
+    /// The rest of the log read here, once a chunk's end was not known to end a record.
+    rest: Option<Box<Sequential>>,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("source", &self.parser.source)
+            .field("sequential", &self.rest.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the cutting thread had not sent when told to stop: the text read and the input.
+struct Unsent {
+    buf: Vec<u8>,
+    text: Box<dyn Read + Send>,
+}
+
+/// The rest of a log read by one `csv` reader: its records, in batches.
+struct Sequential {
+    csv: csv::Reader<Tracked<Box<dyn Read + Send>>>,
+    row: csv::ByteRecord,
+    /// Lines before the reader's first byte.
+    lines: u64,
+    done: bool,
+}
+
+/// Records per batch of [`Sequential`].
+const SEQUENTIAL_ROWS: usize = 64;
+
+impl Sequential {
+    /// The next records, `None` after the last (or after an error, which ends the batch that
+    /// holds it).
+    fn next(&mut self, parser: &RowParser) -> Option<Rows> {
+        if self.done {
+            return None;
+        }
+        let mut rows = Rows::with_capacity(SEQUENTIAL_ROWS, parser.width());
+        while rows.times.len() < SEQUENTIAL_ROWS && rows.error.is_none() {
+            match self.csv.read_byte_record(&mut self.row) {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => {
+                    rows.error = Some(csv_error(&parser.source, e));
+                    break;
+                }
+            }
+            let lf = self.csv.get_ref().lf_before(self.csv.position().byte());
+            rows.push(parser, &self.row, self.csv.position(), self.lines, lf);
+        }
+        self.done |= rows.error.is_some();
+        Some(rows)
+    }
+}
+
+/// A reader that fails with an error (once), at the end of the text read before it failed.
+struct FailedRead(Option<io::Error>);
+
+impl Read for FailedRead {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
+    }
 }
 
 impl Pipeline {
@@ -369,42 +560,114 @@ impl Pipeline {
         chunk_bytes: usize,
         by_column: bool,
     ) -> Self {
-        let (mut jobs, parsed, ends) = pool::ordered::<Job, Rows>(workers);
-        let mut threads = Vec::with_capacity(ends.len() + 1);
+        let (mut jobs, parsed, ends) = pool::ordered::<Job, Parsed>(workers);
+        let mut threads = Vec::with_capacity(ends.len());
         for worker in ends {
             let parser = Arc::clone(&parser);
             threads.push(std::thread::spawn(move || {
-                worker.run(|job| {
-                    let mut rows = match job {
-                        Job::Text(chunk, lines) => parse_chunk(&parser, &chunk, lines, by_column),
-                        Job::Parsed(rows) => rows,
-                    };
-                    if by_column {
-                        rows.lay_out_by_column(parser.width());
-                    }
-                    rows
-                });
+                worker.run(|job| parse_job(&parser, job, by_column));
             }));
         }
-        let source = parser.source.clone();
-        threads.push(std::thread::spawn(move || {
-            cut(&parser, first, text, lines, &mut jobs, chunk_bytes)
-        }));
+        let stop = Arc::new(AtomicBool::new(false));
+        let told = Arc::clone(&stop);
+        let cutting =
+            std::thread::spawn(move || cut(first, text, lines, &mut jobs, chunk_bytes, &told));
         Pipeline {
             parsed,
-            source,
-            threads,
+            parser,
+            stop,
+            cutting: Some(cutting),
+            workers: threads,
+            rest: None,
         }
     }
 
     /// The next parsed rows, `None` at the end.
     pub(crate) fn next(&mut self) -> Option<Rows> {
-        match self.parsed.next() {
-            Ok(rows) => rows,
-            Err(WorkerStopped) => Some(Rows {
-                error: Some(LogError::internal(&self.source, "a parsing thread stopped")),
-                ..Rows::default()
-            }),
+        if let Some(rest) = &mut self.rest {
+            return rest.next(&self.parser);
+        }
+        let parsed = match self.parsed.next() {
+            Ok(parsed) => parsed?,
+            Err(WorkerStopped) => return Some(self.internal("a parsing thread stopped")),
+        };
+        if let Some(redo) = parsed.redo {
+            let mut text: Box<dyn Read + Send> = Box::new(Cursor::new(
+                parsed.text.get(redo.at..).unwrap_or(&[]).to_vec(),
+            ));
+            if let Some(e) = parsed.failed {
+                text = Box::new(text.chain(FailedRead(Some(e))));
+            }
+            match self.read_here(text, &redo) {
+                Ok(rest) => self.rest = Some(Box::new(rest)),
+                Err(e) => {
+                    return Some(Rows {
+                        error: Some(e),
+                        ..parsed.rows
+                    })
+                }
+            }
+        }
+        Some(parsed.rows)
+    }
+
+    /// Stops the threads and reads the rest of the log here, from `text` (the rest of the chunk
+    /// whose end is not known to end a record) on: the later chunks' text, then what the cutting
+    /// thread had not sent, then its input.
+    fn read_here(
+        &mut self,
+        text: Box<dyn Read + Send>,
+        redo: &Redo,
+    ) -> Result<Sequential, LogError> {
+        self.stop.store(true, Ordering::Release);
+        let mut input = text;
+        loop {
+            let parsed = match self.parsed.next() {
+                Ok(Some(parsed)) => parsed,
+                Ok(None) => break,
+                Err(WorkerStopped) => {
+                    return Err(LogError::internal(
+                        &self.parser.source,
+                        "a parsing thread stopped",
+                    ))
+                }
+            };
+            input = Box::new(input.chain(Cursor::new(parsed.text)));
+            if let Some(e) = parsed.failed {
+                input = Box::new(input.chain(FailedRead(Some(e))));
+            }
+        }
+        let unsent = match self.cutting.take().map(JoinHandle::join) {
+            Some(Ok(unsent)) => unsent,
+            _ => {
+                return Err(LogError::internal(
+                    &self.parser.source,
+                    "the cutting thread stopped",
+                ))
+            }
+        };
+        if let Some(Unsent { buf, text }) = unsent {
+            input = Box::new(input.chain(Cursor::new(buf)).chain(text));
+        }
+        let mut rest = Sequential {
+            csv: csv_reader(Tracked::new(input), self.parser.separator),
+            row: csv::ByteRecord::new(),
+            lines: redo.lines,
+            done: false,
+        };
+        if redo.skip_one {
+            // The last row scanned, read again: the `csv` reader starts where a record starts.
+            rest.csv
+                .read_byte_record(&mut rest.row)
+                .map_err(|e| csv_error(&self.parser.source, e))?;
+        }
+        Ok(rest)
+    }
+
+    fn internal(&self, message: &str) -> Rows {
+        Rows {
+            error: Some(LogError::internal(&self.parser.source, message)),
+            ..Rows::default()
         }
     }
 }
@@ -416,26 +679,46 @@ impl Drop for Pipeline {
     /// read blocks, the drop waits for that read to return).
     fn drop(&mut self) {
         self.parsed.close();
-        for thread in self.threads.drain(..) {
-            // A panic of a thread is of no use once the reader is gone.
+        // A panic of a thread is of no use once the reader is gone.
+        if let Some(cutting) = self.cutting.take() {
+            let _ = cutting.join();
+        }
+        for thread in self.workers.drain(..) {
             let _ = thread.join();
         }
     }
 }
 
-/// The cutting thread: reads `text`, sends chunks to the workers in turn.
+/// The end of the chunk cut from `buf`: after its last line feed that is followed by a byte, and
+/// not by one that may start a UTF-8 byte-order mark (a `csv` reader started there would drop
+/// it); 0 when there is none.
+fn cut_end(buf: &[u8]) -> usize {
+    let mut end = buf.len();
+    while let Some(i) = buf.get(..end).and_then(|b| memchr::memrchr(b'\n', b)) {
+        if buf.get(i + 1).is_some_and(|&b| b != 0xEF) {
+            return i + 1;
+        }
+        end = i;
+    }
+    0
+}
+
+/// The cutting thread: reads `text`, sends chunks to the workers in turn; told to `stop`, it
+/// returns what it has not sent.
 fn cut(
-    parser: &RowParser,
     mut buf: Vec<u8>,
     mut text: Box<dyn Read + Send>,
     mut lines: u64,
     jobs: &mut Feeder<Job>,
     chunk_bytes: usize,
-) {
-    let mut send = |job: Job| jobs.send(job);
+    stop: &AtomicBool,
+) -> Option<Unsent> {
     let mut want = chunk_bytes;
     let mut eof = false;
     loop {
+        if stop.load(Ordering::Acquire) {
+            return Some(Unsent { buf, text });
+        }
         // Fill the buffer to `want` bytes.
         let mut failed = None;
         if !eof && buf.len() < want {
@@ -450,58 +733,38 @@ fn cut(
         }
         if eof && failed.is_none() {
             if !buf.is_empty() {
-                send(Job::Text(buf, lines));
+                jobs.send(Job::Text {
+                    text: buf,
+                    lines,
+                    cut: false,
+                });
             }
-            return;
+            return None;
         }
-        let split = split_point(&buf, parser.separator);
-        if split.end > 0 {
-            let rest = buf.get(split.end..).unwrap_or(&[]).to_vec();
-            buf.truncate(split.end);
-            if !send(Job::Text(std::mem::replace(&mut buf, rest), lines)) {
-                return;
-            }
-            lines += split.lines;
-            want = chunk_bytes.max(buf.len() + chunk_bytes / 2);
+        if let Some(error) = failed {
+            jobs.send(Job::Failed {
+                text: buf,
+                lines,
+                error,
+            });
+            return None;
         }
-        if let Some(e) = failed {
-            // The records before the failure are delivered, then the error.
-            let rows = Rows {
-                error: Some(csv_error(&parser.source, csv::Error::from(e))),
-                ..Rows::default()
+        let end = cut_end(&buf);
+        if end > 0 {
+            let rest = buf.get(end..).unwrap_or(&[]).to_vec();
+            buf.truncate(end);
+            let chunk_lines = memchr::memchr_iter(b'\n', &buf).count() as u64;
+            let job = Job::Text {
+                text: std::mem::replace(&mut buf, rest),
+                lines,
+                cut: true,
             };
-            send(Job::Parsed(rows));
-            return;
-        }
-        if split.irregular && split.end == 0 {
-            // The rest is parsed here by one reader, as the single-threaded path does.
-            let mut csv = csv_reader(Tracked::new(Cursor::new(buf).chain(text)), parser.separator);
-            let mut row = csv::ByteRecord::new();
-            loop {
-                let mut rows = Rows::with_capacity(64, parser.width());
-                let mut more = true;
-                while rows.times.len() < 64 && rows.error.is_none() {
-                    match csv.read_byte_record(&mut row) {
-                        Ok(true) => {}
-                        Ok(false) => {
-                            more = false;
-                            break;
-                        }
-                        Err(e) => {
-                            rows.error = Some(csv_error(&parser.source, e));
-                            break;
-                        }
-                    }
-                    let lf = csv.get_ref().lf_before(csv.position().byte());
-                    rows.push(parser, &row, csv.position(), lines, lf);
-                }
-                more &= rows.error.is_none();
-                if !send(Job::Parsed(rows)) || !more {
-                    return;
-                }
+            if !jobs.send(job) {
+                return None;
             }
-        }
-        if split.end == 0 {
+            lines += chunk_lines;
+            want = chunk_bytes.max(buf.len() + chunk_bytes / 2);
+        } else {
             // A record longer than the buffer.
             want = buf.len() * 2;
         }

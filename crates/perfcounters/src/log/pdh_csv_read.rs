@@ -1258,6 +1258,69 @@ mod tests {
         }
     }
 
+    /// An input that gives `bytes` a few at a time up to `fail_at`, then fails.
+    struct FailsAt {
+        bytes: Vec<u8>,
+        pos: usize,
+        fail_at: usize,
+    }
+
+    impl Read for FailsAt {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let end = self.fail_at.min(self.bytes.len());
+            if self.pos >= end {
+                return if self.pos < self.bytes.len() {
+                    Err(std::io::Error::other("the disk is gone"))
+                } else {
+                    Ok(0)
+                };
+            }
+            let n = buf.len().min(end - self.pos).min(7);
+            buf[..n].copy_from_slice(&self.bytes[self.pos..self.pos + n]);
+            self.pos += n;
+            Ok(n)
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// A log whose input fails part way: the threaded reader gives the records the single
+        /// reader gives, then the same error, wherever the chunks were cut (a chunk may end
+        /// inside a quoted cell, or after a quote read as text, and be read again on the calling
+        /// thread with the text after it up to the failure).
+        #[test]
+        fn failing_inputs_read_as_one_reader_reads_them(
+            seed in proptest::prelude::any::<u64>(),
+            bad in 0u64..40,
+            workers in 1usize..4,
+            chunk in 1usize..600,
+            fail_at in 0usize..5000,
+        ) {
+            let log = random_log(seed, bad);
+            let read = |workers: usize| -> Result<Vec<Result<Record, String>>, String> {
+                let input = FailsAt { bytes: log.clone(), pos: 0, fail_at };
+                let mut r = PdhCsvReader::new(input, "failing.csv", CsvReadOptions::default())
+                    .map_err(|e| e.to_string())?;
+                r.set_parallelism(workers, chunk);
+                let mut out = Vec::new();
+                let mut rec = Record::default();
+                loop {
+                    match r.read_record(&mut rec) {
+                        Ok(true) => out.push(Ok(rec.clone())),
+                        Ok(false) => break,
+                        Err(e) => {
+                            out.push(Err(e.to_string()));
+                            break;
+                        }
+                    }
+                }
+                Ok(out)
+            };
+            proptest::prop_assert_eq!(read(workers), read(0));
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
 
