@@ -224,7 +224,10 @@ fn push_precise_cells(line: &mut Vec<u8>, sep: u8, values: impl Iterator<Item = 
         cell[0] = sep;
         cell[1] = b'"';
         let at = match v {
-            Some(v) => write_precise(cell, 2, v),
+            Some(v) => match write_common(cell, 2, v) {
+                Some(at) => at,
+                None => write_precise(cell, 2, v),
+            },
             None => {
                 cell[2] = b' ';
                 3
@@ -278,6 +281,9 @@ const PRECISE_BUF: usize = 48;
 /// they write beyond the value is overwritten or cut off), and the line extended once.
 fn write_precise(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> usize {
     const P: i32 = 20;
+    if let Some(end) = write_common(buf, at, v) {
+        return end;
+    }
     let mut p = at;
     if !v.is_finite() {
         buf[p] = b' ';
@@ -293,20 +299,10 @@ fn write_precise(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> usize {
         p += 1;
     }
     let a = v.abs();
-    // An integer of at most 19 digits: all its digits, exactly (raw counts, byte counts). Below
-    // 2^63 the round trip through `i64` tells (one instruction each way, where `u64` takes
-    // several); from 2^63 (above 2^53) every double is an integer.
-    if a < 9_223_372_036_854_775_808.0 {
-        let i = a as i64;
-        if i as f64 == a {
-            return p + put_digits(&mut buf[p..], i as u64);
-        }
-    } else if a < 1e19 {
+    // An integer of at most 19 digits: all its digits, exactly (raw counts, byte counts); those
+    // below 2^63 are [`write_common`]'s, and from 2^63 (above 2^53) every double is an integer.
+    if (9_223_372_036_854_775_808.0..1e19).contains(&a) {
         return p + put_digits(&mut buf[p..], a as u64);
-    }
-    if let Some((d, exp)) = fraction_digits20(a) {
-        let (out, rest) = buf.split_at_mut(p);
-        return out.len() + put_fraction(rest, d, exp);
     }
     let (digits, exp) = digits20(a);
     // The digits and room to copy 20 bytes from any of them.
@@ -345,6 +341,28 @@ fn write_precise(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> usize {
         buf[p..p + 20].copy_from_slice(&ext[..20]);
         p + last + 1
     }
+}
+
+/// [`write_precise`] for the values of most logs, small enough to be inlined where cells are
+/// written: an integer from 1 to 2^63 (its digits) or a value with a fraction whose magnitude is
+/// from 10^-3 to 2^53 (20 significant digits); `None` for any other value (zero, non-finite,
+/// larger or smaller), which [`write_precise`] writes.
+#[inline(always)]
+fn write_common(buf: &mut [u8; PRECISE_BUF], at: usize, v: f64) -> Option<usize> {
+    let a = v.abs();
+    let p = at + usize::from(v < 0.0);
+    buf[at] = b'-';
+    let (out, rest) = buf.split_at_mut(p);
+    // Below 2^63 the round trip through `i64` tells an integer (one instruction each way, where
+    // `u64` takes several).
+    if a < 9_223_372_036_854_775_808.0 {
+        let i = a as i64;
+        if i as f64 == a && i != 0 {
+            return Some(out.len() + put_digits(rest, i as u64));
+        }
+    }
+    let (d, exp) = fraction_digits20(a)?;
+    Some(out.len() + put_fraction(rest, d, exp))
 }
 
 /// Writes `%.20g` of a value of 20 significant digits `d` (`10^19 ≤ d < 10^20`) whose first digit

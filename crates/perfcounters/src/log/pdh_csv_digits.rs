@@ -79,7 +79,10 @@ fn decompose(v: f64) -> (u64, i32) {
 
 /// For `10^-3 ≤ v < 2^53` with a fraction (`v` > 0, finite), the values of most logs: its first 20
 /// significant digits as an integer `d` (`10^19 ≤ d < 10^20`), correctly rounded, and the decimal
-/// exponent of the first (-3 to 15); `None` for other values. See [`scaled`].
+/// exponent of the first (-3 to 15); `None` for values out of that range (zero, non-finite and
+/// negative values among them). An integer in the range gets its digits too (then zeros). See
+/// [`scaled`].
+#[inline(always)]
 pub(super) fn fraction_digits20(v: f64) -> Option<(u128, i32)> {
     scaled(v)
 }
@@ -142,6 +145,7 @@ const POW10_F64: [f64; 20] = [
 /// `exp` is `⌊log10 v⌋`: with `v` in `[2^e2, 2^(e2+1))`, it is `g = ⌊e2 · log10 2⌋` (`e2 · 1233 /
 /// 2^12`, exact for these `e2`) or `g + 1`, and one comparison with 10^(g+1) tells. No branch
 /// depends on the value's digits.
+#[inline(always)]
 fn scaled(v: f64) -> Option<(u128, i32)> {
     let bits = v.to_bits();
     // v = 1.f · 2^e2 (v ≥ 10^-3 is normal).
