@@ -82,4 +82,12 @@ impl LogWriter for CsvFile {
     fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), LogError> {
         self.writer()?.write_encoded(bytes)
     }
+
+    fn takes_values(&self) -> bool {
+        self.writer.as_ref().is_some_and(|w| w.takes_values())
+    }
+
+    fn write_values(&mut self, rows: &super::model::ValueRows) -> Result<(), LogError> {
+        self.writer()?.write_values(rows)
+    }
 }

@@ -147,6 +147,16 @@ pub enum Cell {
 }
 
 impl Cell {
+    /// The cell of a value of a [`ValueRows`]: NaN is a blank.
+    #[inline]
+    pub fn of_value(v: f64) -> Cell {
+        if v.is_nan() {
+            Cell::Blank
+        } else {
+            Cell::Value(v)
+        }
+    }
+
     /// The displayable value, if any.
     #[inline]
     pub fn value(&self) -> Option<f64> {
@@ -462,6 +472,30 @@ pub trait LogWriter {
     fn record_encoder(&self) -> Option<Box<dyn RecordEncoder>> {
         None
     }
+    /// Whether the writer writes rows of values ([`write_values`](Self::write_values)) as it
+    /// writes the records of those values, losing nothing of what it writes: asked after
+    /// [`write_header`](Self::write_header). [`copy`](crate::log::copy) then reads values from a
+    /// reader that has them ([`LogReader::read_values`]) and hands them over without a cell per
+    /// value. The default (`false`) takes records.
+    fn takes_values(&self) -> bool {
+        false
+    }
+    /// Writes the records of `rows` (NaN: a blank), as [`write_record`](Self::write_record)
+    /// writes records of those times whose cells are those values or blanks. Only called on
+    /// writers that [take values](Self::takes_values); the default builds each record and
+    /// writes it.
+    fn write_values(&mut self, rows: &ValueRows) -> Result<(), LogError> {
+        let mut record = Record::default();
+        for (i, &time) in rows.times.iter().enumerate() {
+            record.time = time;
+            record.cells.clear();
+            record
+                .cells
+                .extend(rows.row(i).iter().map(|&v| Cell::of_value(v)));
+            self.write_record(&record)?;
+        }
+        Ok(())
+    }
     /// Writes bytes of [`record_encoder`](Self::record_encoder)'s encoding, as
     /// [`write_record`](Self::write_record) would have written the records they encode. Only
     /// called on writers that gave an encoder; the default refuses.
@@ -489,13 +523,9 @@ pub trait RecordEncoder: Send + Sync {
         for (i, &time) in rows.times.iter().enumerate() {
             record.time = time;
             record.cells.clear();
-            record.cells.extend(rows.row(i).iter().map(|&v| {
-                if v.is_nan() {
-                    Cell::Blank
-                } else {
-                    Cell::Value(v)
-                }
-            }));
+            record
+                .cells
+                .extend(rows.row(i).iter().map(|&v| Cell::of_value(v)));
             self.encode(&record, out)?;
         }
         Ok(())
@@ -520,5 +550,11 @@ impl<W: LogWriter + ?Sized> LogWriter for Box<W> {
     }
     fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), LogError> {
         (**self).write_encoded(bytes)
+    }
+    fn takes_values(&self) -> bool {
+        (**self).takes_values()
+    }
+    fn write_values(&mut self, rows: &ValueRows) -> Result<(), LogError> {
+        (**self).write_values(rows)
     }
 }

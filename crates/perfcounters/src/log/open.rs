@@ -665,6 +665,12 @@ impl LogWriter for AppendCsv {
     fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), LogError> {
         self.writer.write_encoded(bytes)
     }
+    fn takes_values(&self) -> bool {
+        self.writer.takes_values()
+    }
+    fn write_values(&mut self, rows: &super::model::ValueRows) -> Result<(), LogError> {
+        self.writer.write_values(rows)
+    }
 }
 
 impl LogError {

@@ -1540,6 +1540,59 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
 
+        /// A Parquet file copied from rows of values (the writer takes values: the log has no raw
+        /// samples) is byte for byte the one copied record by record, through a filter, in small
+        /// and large batches, with the same result (records or error).
+        #[test]
+        fn parquet_of_values_is_parquet_of_records(
+            seed in proptest::prelude::any::<u64>(),
+            bad in 0u64..40,
+            workers in 0usize..3,
+            chunk in 1usize..600,
+            pick in proptest::prelude::any::<u64>(),
+            every in 1u64..3,
+            batch_cells in 1usize..100,
+        ) {
+            use crate::log::columnar::ParquetLogWriter;
+            use crate::log::{copy_with, CopyOptions, Filtered, LogWriter};
+            /// The writer without its values: records only.
+            struct RecordsWriter(ParquetLogWriter<Vec<u8>>);
+            impl LogWriter for RecordsWriter {
+                fn write_header(&mut self, header: &LogHeader) -> Result<(), LogError> {
+                    self.0.write_header(header)
+                }
+                fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
+                    self.0.write_record(record)
+                }
+                fn finish(&mut self) -> Result<(), LogError> {
+                    self.0.finish()
+                }
+            }
+            let log = random_log(seed, bad);
+            let open = || random_reader(&log, workers, chunk);
+            let (Ok(a), Ok(b)) = (open(), open()) else {
+                return Ok(());
+            };
+            let filter = random_filter(a.header(), pick, every, None);
+            let (Ok(mut a), Ok(mut b)) = (Filtered::new(a, &filter), Filtered::new(b, &filter)) else {
+                return Ok(());
+            };
+            let options = CopyOptions { encoders: 0, batch_cells };
+            let mut w = ParquetLogWriter::new("out.parquet", Vec::new());
+            let n = copy_with(&mut a, &mut w, &options).map_err(|e| e.to_string());
+            let by_values = (n, w.into_finished());
+            let mut w = RecordsWriter(ParquetLogWriter::new("out.parquet", Vec::new()));
+            let n = copy_with(&mut b, &mut w, &options).map_err(|e| e.to_string());
+            let by_records = (n, w.0.into_finished());
+            proptest::prop_assert_eq!(&by_values.0, &by_records.0);
+            proptest::prop_assert!(by_values.1 == by_records.1, "the files differ");
+        }
+    }
+
+    #[cfg(feature = "arrow")]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
         /// The wide Arrow form built from columns of values, and from rows of values, is the one
         /// built record by record: the same times, values and nulls, or the same error; from
         /// columns, the batches before an error hold the same rows as from rows of values.

@@ -776,6 +776,15 @@ impl LogWriter for RangeGuard<'_> {
         self.wrote |= !bytes.is_empty();
         self.writer.write_encoded(bytes)
     }
+
+    fn takes_values(&self) -> bool {
+        self.writer.takes_values()
+    }
+
+    fn write_values(&mut self, rows: &ValueRows) -> Result<(), LogError> {
+        self.wrote |= !rows.is_empty();
+        self.writer.write_values(rows)
+    }
 }
 
 /// A counter path that selects no column of the log, and why.

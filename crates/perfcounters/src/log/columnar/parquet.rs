@@ -51,7 +51,7 @@ use crate::log::error::{Location, LogError};
 use crate::log::model::PARQUET_MAGIC;
 use crate::log::model::{
     Cell, CounterInfo, LogCounter, LogHeader, LogKind, LogReader, LogWriter, RawCell, Record,
-    TimeZone,
+    TimeZone, ValueRows,
 };
 use crate::path::CounterPath;
 use crate::raw::RawCounter;
@@ -657,6 +657,28 @@ fn encode_columns(
 }
 
 impl<W: Write + Send> ParquetLogWriter<W> {
+    /// Appends one record to the row group being filled (`put` puts it in the cell columns,
+    /// with the log's name for errors), and writes the group when it is full.
+    fn push(
+        &mut self,
+        put: impl FnOnce(&mut CellColumns, &str) -> Result<(), LogError>,
+    ) -> Result<(), LogError> {
+        let Some(header) = &self.header else {
+            return Err(LogError::usage(&self.source, "no header written"));
+        };
+        let per_group = self.per_group;
+        let spare = &mut self.spare;
+        let cells = self.cells.get_or_insert_with(|| {
+            let raw = has_raw_columns(header);
+            CellColumns::reuse(header.counters.len(), raw, per_group, std::mem::take(spare))
+        });
+        put(cells, &header.source)?;
+        if cells.len() >= per_group {
+            self.write_group()?;
+        }
+        Ok(())
+    }
+
     /// A writer into `sink`; `source` names it in errors.
     pub fn new(source: &str, sink: W) -> Self {
         ParquetLogWriter {
@@ -774,18 +796,19 @@ impl<W: Write + Send> LogWriter for ParquetLogWriter<W> {
     }
 
     fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
-        let Some(header) = &self.header else {
-            return Err(LogError::usage(&self.source, "no header written"));
-        };
-        let per_group = self.per_group;
-        let spare = &mut self.spare;
-        let cells = self.cells.get_or_insert_with(|| {
-            let raw = has_raw_columns(header);
-            CellColumns::reuse(header.counters.len(), raw, per_group, std::mem::take(spare))
-        });
-        cells.push(&header.source, record)?;
-        if cells.len() >= per_group {
-            self.write_group()?;
+        self.push(|cells, source| cells.push(source, record))
+    }
+
+    /// A log without raw samples (no counter has a type, as in PDH-CSV) has nothing but values
+    /// to write.
+    fn takes_values(&self) -> bool {
+        self.header.as_ref().is_some_and(|h| !has_raw_columns(h))
+    }
+
+    fn write_values(&mut self, rows: &ValueRows) -> Result<(), LogError> {
+        for (i, &time) in rows.times.iter().enumerate() {
+            let values = rows.row(i);
+            self.push(|cells, source| cells.push_values(source, time, values))?;
         }
         Ok(())
     }
@@ -838,6 +861,14 @@ impl LogWriter for ParquetFileWriter {
 
     fn write_record(&mut self, record: &Record) -> Result<(), LogError> {
         self.inner.write_record(record)
+    }
+
+    fn takes_values(&self) -> bool {
+        self.inner.takes_values()
+    }
+
+    fn write_values(&mut self, rows: &ValueRows) -> Result<(), LogError> {
+        self.inner.write_values(rows)
     }
 
     fn finish(&mut self) -> Result<(), LogError> {

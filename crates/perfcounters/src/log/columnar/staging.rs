@@ -9,7 +9,7 @@ use arrow_buffer::NullBuffer;
 
 use super::time::{utc_micros, TIME_ZONE};
 use crate::log::error::LogError;
-use crate::log::model::{Cell, Record};
+use crate::log::model::{Cell, LogTime, Record};
 
 /// The long form's columns that vary from cell to cell, of `records` (each with one cell per
 /// column of a header of `columns` columns; `source` names it in errors): `time`, `value` and,
@@ -129,6 +129,9 @@ pub(crate) struct CellColumns {
     /// The cells of the last records pushed (at most [`STAGED_RECORDS`]), record after record,
     /// not yet put in their columns' runs (see [`CellColumns::push`]).
     staged: Vec<Cell>,
+    /// The same for records pushed as values ([`CellColumns::push_values`]), NaN for none: eight
+    /// bytes a cell where a [`Cell`] takes 48.
+    staged_values: Vec<f64>,
 }
 
 /// How many records [`CellColumns::push`] gathers before putting their cells in place.
@@ -167,6 +170,7 @@ impl CellColumns {
             columns,
             capacity,
             staged,
+            staged_values: Vec::new(),
             times,
             value: sized(spare.value, rows, 0.0),
             value_valid: sized(spare.value_valid, rows, false),
@@ -203,6 +207,9 @@ impl CellColumns {
                 format!("time {} is out of range", record.time),
             )
         })?;
+        if !self.staged_values.is_empty() {
+            self.put_staged();
+        }
         self.times.push(t);
         let cells = record.cells.get(..self.columns).unwrap_or(&record.cells);
         self.staged.extend_from_slice(cells);
@@ -214,9 +221,82 @@ impl CellColumns {
         Ok(())
     }
 
-    /// Puts the cells of the records gathered by [`CellColumns::push`] at their rows: column by
-    /// column, the gathered records' neighbouring rows of its run.
+    /// Appends a record of time `time` whose cells are `values` (NaN: a blank), as
+    /// [`CellColumns::push`] appends the record of those cells: fewer values than columns leave
+    /// blanks, more are ignored. It has no raw sample.
+    pub(crate) fn push_values(
+        &mut self,
+        source: &str,
+        time: LogTime,
+        values: &[f64],
+    ) -> Result<(), LogError> {
+        let r = self.times.len();
+        if r >= self.capacity {
+            return Err(LogError::usage(source, "a batch of the long form is full"));
+        }
+        let t = utc_micros(time).ok_or_else(|| {
+            LogError::invalid(source, None, format!("time {time} is out of range"))
+        })?;
+        if !self.staged.is_empty() {
+            self.put_staged();
+        }
+        self.times.push(t);
+        let values = values.get(..self.columns).unwrap_or(values);
+        self.staged_values.extend_from_slice(values);
+        let blanks = self.columns - values.len();
+        self.staged_values
+            .extend(std::iter::repeat_n(f64::NAN, blanks));
+        if self.staged_values.len() >= STAGED_RECORDS * self.columns {
+            self.put_staged();
+        }
+        Ok(())
+    }
+
+    /// Puts the values gathered by [`CellColumns::push_values`] at their rows, as
+    /// [`CellColumns::put_staged`] puts cells; the raw samples of those rows are none.
+    fn put_staged_values(&mut self) {
+        let columns = self.columns;
+        let n = self.staged_values.len().checked_div(columns).unwrap_or(0);
+        let first = self.times.len() - n;
+        for c in 0..columns {
+            let rows = c * self.capacity + first..c * self.capacity + first + n;
+            let staged = self.staged_values.iter().skip(c).step_by(columns);
+            if let (Some(values), Some(valid)) = (
+                self.value.get_mut(rows.clone()),
+                self.value_valid.get_mut(rows.clone()),
+            ) {
+                for ((value, valid), &v) in values.iter_mut().zip(valid).zip(staged) {
+                    *valid = !v.is_nan();
+                    *value = if *valid { v } else { 0.0 };
+                }
+            }
+            if let Some(raw) = &mut self.raw {
+                if let Some(valid) = raw.valid.get_mut(rows.clone()) {
+                    valid.fill(false);
+                }
+                for column in [&mut raw.first, &mut raw.second] {
+                    if let Some(x) = column.get_mut(rows.clone()) {
+                        x.fill(0);
+                    }
+                }
+                for column in [&mut raw.multi, &mut raw.status] {
+                    if let Some(x) = column.get_mut(rows.clone()) {
+                        x.fill(0);
+                    }
+                }
+            }
+        }
+        self.staged_values.clear();
+    }
+
+    /// Puts the cells of the records gathered by [`CellColumns::push`] (or the values gathered by
+    /// [`CellColumns::push_values`]) at their rows: column by column, the gathered records'
+    /// neighbouring rows of its run.
     fn put_staged(&mut self) {
+        if !self.staged_values.is_empty() {
+            self.put_staged_values();
+            return;
+        }
         let columns = self.columns;
         let n = self.staged.len().checked_div(columns).unwrap_or(0);
         let first = self.times.len() - n;

@@ -8,7 +8,9 @@ use crate::log::pool::{self, Collector};
 /// Copies every record of `reader` into `writer` (header, records, finish). Returns the number of
 /// records written.
 ///
-/// A writer with a [`record_encoder`](LogWriter::record_encoder) (PDH-CSV / PDH-TSV) has its
+/// A writer that [takes values](LogWriter::takes_values) (Parquet of a log without raw samples)
+/// is given rows of values where the reader has them. A writer with a
+/// [`record_encoder`](LogWriter::record_encoder) (PDH-CSV / PDH-TSV) has its
 /// records encoded on the machine's other cores while this thread reads ([`copy_with`] with the
 /// default [`CopyOptions`]); the bytes are the same as one thread writes.
 pub fn copy(reader: &mut dyn LogReader, writer: &mut dyn LogWriter) -> Result<u64, LogError> {
@@ -61,8 +63,20 @@ pub fn copy_with(
     let encoder = match writer.record_encoder() {
         Some(e) if options.encoders > 0 => e,
         _ => {
-            let mut record = Record::default();
             let mut n = 0u64;
+            if writer.takes_values() {
+                // Rows of values where the reader has them (and the writer loses nothing).
+                let mut rows = ValueRows::default();
+                while let Some(read) = reader.read_values(&mut rows, options.batch_cells)? {
+                    if read == 0 {
+                        writer.finish()?;
+                        return Ok(n);
+                    }
+                    writer.write_values(&rows)?;
+                    n += read as u64;
+                }
+            }
+            let mut record = Record::default();
             while reader.read_record(&mut record)? {
                 writer.write_record(&record)?;
                 n += 1;
