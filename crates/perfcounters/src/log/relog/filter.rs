@@ -294,8 +294,8 @@ impl<R: LogReader> LogReader for Filtered<R> {
     /// The inner reader's values (asked for the kept columns only), with the records outside the
     /// range and between every n-th left out. Values need no computing: a reader that reads
     /// values has no raw samples. An inner reader of records only (a `.blg`, a SQL log) has its
-    /// records computed into values here ([`cook_rows`](Self::cook_rows)): a writer of values
-    /// (PDH-CSV) then takes eight bytes per value instead of a cell.
+    /// records computed into values here, as [`read_record`](LogReader::read_record) computes
+    /// them: a writer of values (PDH-CSV) then takes eight bytes per value instead of a cell.
     fn read_values(
         &mut self,
         rows: &mut ValueRows,
