@@ -159,7 +159,7 @@ impl<R: LogReader> Filtered<R> {
     /// The kept column `k` of `buf`, its raw sample computed against the previous one of the
     /// column, which it then becomes: the one rule of [`cook`](Self::cook) and
     /// [`cook_values`](Self::cook_values).
-    #[inline]
+    #[inline(always)]
     fn cooked(&mut self, k: usize) -> Cell {
         let col = self.columns.get(k).copied().unwrap_or(usize::MAX);
         match self.buf.cells.get(col).copied().unwrap_or_default() {
