@@ -356,24 +356,35 @@ pub(crate) fn plain_number(text: &[u8]) -> Option<(f64, usize)> {
     v.is_finite().then_some((v, i))
 }
 
-/// The number without sign at `text[at..]` when it is at most seven digits, a point and at most
-/// seven digits, with no exponent (`12.345678`, `0.5`, `3`, `1.`), and eight bytes at least follow
-/// each run of digits: its value and where it ends; `None` for anything else, which
-/// [`plain_number`] reads digit by digit. Two [`digit_run`]s read it, and the value is what that
-/// reading gives, by the same rule: at most 14 digits make an integer below 2^53 and the power of
-/// ten is exact, so one division rounds correctly (Clinger's fast path).
+/// The number without sign at `text[at..]` when it has at most 15 digits, with or without a
+/// point (at most seven after it) and no exponent (`12.345678`, `0.5`, `1234567890`, `1.`), and
+/// eight bytes at least follow each run of digits: its value and where it ends; `None` for
+/// anything else, which [`plain_number`] reads digit by digit. Two or three [`digit_run`]s read
+/// it, and the value is what that reading gives, by the same rule: at most 15 digits make an
+/// integer below 2^53 and the power of ten is exact, so one division rounds correctly (Clinger's
+/// fast path).
 #[inline]
 fn short_number(text: &[u8], at: usize) -> Option<(f64, usize)> {
-    let (n, int) = digit_run(text, at)?;
-    if !(1..8).contains(&n) {
+    let (n, mut int) = digit_run(text, at)?;
+    if n == 0 {
         return None;
     }
-    let point = at + n;
+    let (mut digits, mut point) = (n, at + n);
+    if n == 8 {
+        // Up to seven more integer digits (a byte count, a large raw value).
+        let (k, more) = digit_run(text, point)?;
+        if k == 8 {
+            return None;
+        }
+        int = int * POW10_64[k] + more;
+        digits += k;
+        point += k;
+    }
     match text.get(point) {
         Some(b'.') => {
             let (k, fraction) = digit_run(text, point + 1)?;
             let end = point + 1 + k;
-            if k == 8 || matches!(text.get(end), Some(b'e' | b'E')) {
+            if k == 8 || digits + k > 15 || matches!(text.get(end), Some(b'e' | b'E')) {
                 return None;
             }
             let m = int * POW10_64[k] + fraction;
@@ -602,7 +613,7 @@ mod tests {
         /// of [`short_number`] is taken where it applies) reads as the number alone.
         #[test]
         fn numbers_inside_a_row_read_as_std_reads_them(
-            number in "-?[0-9]{1,9}(\\.[0-9]{0,9})?([eE][-+]?[0-9]{1,3})?",
+            number in "-?[0-9]{1,17}(\\.[0-9]{0,9})?([eE][-+]?[0-9]{1,3})?",
             rest in "[\",\r\n x.eE+-][\",\r\n x0-9]{7,12}",
         ) {
             let text = format!("{number}{rest}");
