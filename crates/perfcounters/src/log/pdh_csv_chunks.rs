@@ -313,20 +313,23 @@ impl Rows {
 /// the scan does not take, the rest is read by the `csv` crate, as `parse_chunk_csv` (the tests'
 /// reference) reads a whole chunk, and laid out row after row.
 pub(crate) fn parse_chunk(parser: &RowParser, chunk: &[u8], lines: u64, by_column: bool) -> Rows {
-    let (rows, stop) = scan_chunk(parser, chunk, by_column);
+    let (rows, stop) = scan_chunk(parser, chunk, by_column, None);
     match stop {
         None => rows,
         Some(resume) => read_rest(parser, chunk, lines, rows, &resume),
     }
 }
 
-/// The rows of `chunk` the scan takes, and where it stopped when it did not reach the end.
+/// The rows of `chunk` the scan takes, and where it stopped when it did not reach the end;
+/// `line_feeds` when they were counted.
 fn scan_chunk(
     parser: &RowParser,
     chunk: &[u8],
     by_column: bool,
+    line_feeds: Option<u64>,
 ) -> (Rows, Option<pdh_csv_scan::Resume>) {
-    let scanned = pdh_csv_scan::scan(parser, chunk, by_column);
+    let line_feeds = line_feeds.and_then(|n| usize::try_from(n).ok());
+    let scanned = pdh_csv_scan::scan(parser, chunk, by_column, line_feeds);
     let rows = Rows {
         times: scanned.times,
         values: scanned.values,
@@ -385,12 +388,12 @@ pub(crate) fn parse_chunk_csv(parser: &RowParser, chunk: &[u8], lines: u64) -> R
 /// What a worker gets.
 enum Job {
     /// A chunk of text: whole records when every chunk before it ended where a record ends, the
-    /// number of lines before it, and whether it was cut after a line feed of its own choosing
-    /// (more text follows) rather than at the end of the log.
+    /// number of lines before it, and, when it was cut after a line feed of the cutting thread's
+    /// choosing (more text follows) rather than at the end of the log, the line feeds it holds.
     Text {
         text: Vec<u8>,
         lines: u64,
-        cut: bool,
+        cut: Option<u64>,
     },
     /// Reading the log failed after `text` (which follows the chunks before and has `lines`
     /// lines before it): read on the calling thread, where the `csv` crate decides which of its
@@ -438,11 +441,11 @@ fn parse_job(parser: &RowParser, job: Job, by_column: bool) -> Parsed {
             }
         }
     };
-    let (mut rows, stop) = scan_chunk(parser, &text, by_column);
+    let (mut rows, stop) = scan_chunk(parser, &text, by_column, cut);
     let mut redo = None;
     if let Some(resume) = stop {
         let rest = text.get(resume.at..).unwrap_or(&[]);
-        if !cut || ends_a_record(rest, parser.separator) {
+        if cut.is_none() || ends_a_record(rest, parser.separator) {
             rows = read_rest(parser, &text, lines, rows, &resume);
         } else {
             let before = text.get(..resume.at).unwrap_or(&[]);
@@ -736,7 +739,7 @@ fn cut(
                 jobs.send(Job::Text {
                     text: buf,
                     lines,
-                    cut: false,
+                    cut: None,
                 });
             }
             return None;
@@ -757,7 +760,7 @@ fn cut(
             let job = Job::Text {
                 text: std::mem::replace(&mut buf, rest),
                 lines,
-                cut: true,
+                cut: Some(chunk_lines),
             };
             if !jobs.send(job) {
                 return None;

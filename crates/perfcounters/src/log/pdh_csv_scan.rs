@@ -79,14 +79,21 @@ fn slots(parser: &RowParser) -> Vec<u32> {
 }
 
 /// Reads the rows of `chunk` (whole records, starting at the start of one) until its end or the
-/// first row the scan does not take (see the module's documentation).
-pub(crate) fn scan(parser: &RowParser, chunk: &[u8], by_column: bool) -> Scanned {
+/// first row the scan does not take (see the module's documentation). `line_feeds` is the number
+/// of line feeds in `chunk` when known (the cutting thread counts them), which the scan counts
+/// otherwise to make room for the rows.
+pub(crate) fn scan(
+    parser: &RowParser,
+    chunk: &[u8],
+    by_column: bool,
+    line_feeds: Option<usize>,
+) -> Scanned {
     let width = parser.width();
     // Room for every row: no more than the lines, nor than the rows the bytes can hold (each has
     // a time stamp and a separator per cell), so the values never take more than 8 bytes per
     // byte of text.
     let min_row = SHORTEST_TIME + parser.row_cells.saturating_sub(1 + parser.trailing_skipped);
-    let lines = memchr::memchr_iter(b'\n', chunk).count() + 1;
+    let lines = line_feeds.unwrap_or_else(|| memchr::memchr_iter(b'\n', chunk).count()) + 1;
     let capacity = lines.min(chunk.len() / min_row + 1);
     let mut values = vec![f64::NAN; capacity * width];
     let mut times = Vec::with_capacity(capacity);
@@ -538,7 +545,7 @@ mod tests {
                      02/01/2014 00:19:45.718,-0.5,,6.9494827586206889356e-005\r\n";
         let t = |s| parse_csv_time(s).unwrap();
         let times = vec![t(b"02/01/2014 00:19:44.718"), t(b"02/01/2014 00:19:45.718")];
-        let by_row = scan(&parser(3), text, false);
+        let by_row = scan(&parser(3), text, false, None);
         assert_eq!(by_row.stop, None);
         assert_eq!(by_row.times, times);
         let bits = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
@@ -550,7 +557,7 @@ mod tests {
             f64::NAN,
         );
         assert_eq!(bits(&by_row.values), bits(&[a, e, b, c, e, d]));
-        let by_column = scan(&parser(3), text, true);
+        let by_column = scan(&parser(3), text, true, None);
         assert_eq!(by_column.stop, None);
         assert_eq!(bits(&by_column.values), bits(&[a, c, e, e, b, d]));
         // Text after a closing quote in the second row, a row of two cells in the first.
@@ -560,7 +567,7 @@ mod tests {
             (b"02/01/2014 00:19:44,1,2,3\n\n02/01/2014 00:19:45,1,2,abc\n", 0, true),
             (b"\n02/01/2014 00:19:44,1,2,3\n02/01/2014 00:19:45,1,2,3\nExiting, please wait...\n", 27, true),
         ] {
-            let s = scan(&parser(3), text, true);
+            let s = scan(&parser(3), text, true, None);
             assert_eq!(s.stop, Some(Resume { at, skip_one }), "{}", String::from_utf8_lossy(text));
             assert_eq!(s.values.len(), 3 * s.times.len());
         }
