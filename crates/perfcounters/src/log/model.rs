@@ -210,6 +210,24 @@ impl ValueRows {
         self.times.is_empty()
     }
 
+    /// Calls `f` with each record in turn, its cells the values (NaN: a blank), one record's
+    /// room reused; stops at the first error.
+    pub fn each_record(
+        &self,
+        mut f: impl FnMut(&Record) -> Result<(), LogError>,
+    ) -> Result<(), LogError> {
+        let mut record = Record::default();
+        for (i, &time) in self.times.iter().enumerate() {
+            record.time = time;
+            record.cells.clear();
+            record
+                .cells
+                .extend(self.row(i).iter().map(|&v| Cell::of_value(v)));
+            f(&record)?;
+        }
+        Ok(())
+    }
+
     /// The values of record `i` (empty past the last record).
     pub fn row(&self, i: usize) -> &[f64] {
         let from = i.saturating_mul(self.columns);
@@ -485,16 +503,7 @@ pub trait LogWriter {
     /// writers that [take values](Self::takes_values); the default builds each record and
     /// writes it.
     fn write_values(&mut self, rows: &ValueRows) -> Result<(), LogError> {
-        let mut record = Record::default();
-        for (i, &time) in rows.times.iter().enumerate() {
-            record.time = time;
-            record.cells.clear();
-            record
-                .cells
-                .extend(rows.row(i).iter().map(|&v| Cell::of_value(v)));
-            self.write_record(&record)?;
-        }
-        Ok(())
+        rows.each_record(|record| self.write_record(record))
     }
     /// Writes bytes of [`record_encoder`](Self::record_encoder)'s encoding, as
     /// [`write_record`](Self::write_record) would have written the records they encode. Only
@@ -519,16 +528,7 @@ pub trait RecordEncoder: Send + Sync {
     /// [`encode`](Self::encode) appends for records of those times whose cells hold those values
     /// (NaN: a blank). The default builds each record and encodes it.
     fn encode_values(&self, rows: &ValueRows, out: &mut Vec<u8>) -> Result<(), LogError> {
-        let mut record = Record::default();
-        for (i, &time) in rows.times.iter().enumerate() {
-            record.time = time;
-            record.cells.clear();
-            record
-                .cells
-                .extend(rows.row(i).iter().map(|&v| Cell::of_value(v)));
-            self.encode(&record, out)?;
-        }
-        Ok(())
+        rows.each_record(|record| self.encode(record, out))
     }
 }
 

@@ -1046,6 +1046,11 @@ mod tests {
                     .collect::<Vec<_>>(),
             );
         }
+        Ok(records_of(&mut r))
+    }
+
+    /// Every record `r` reads, then its error if reading ends with one.
+    fn records_of(r: &mut PdhCsvReader) -> Vec<Result<Record, String>> {
         let mut out = Vec::new();
         let mut rec = Record::default();
         loop {
@@ -1058,7 +1063,7 @@ mod tests {
                 }
             }
         }
-        Ok(out)
+        out
     }
 
     /// How [`read_log_values`] reads.
@@ -1303,19 +1308,7 @@ mod tests {
                 let mut r = PdhCsvReader::new(input, "failing.csv", CsvReadOptions::default())
                     .map_err(|e| e.to_string())?;
                 r.set_parallelism(workers, chunk);
-                let mut out = Vec::new();
-                let mut rec = Record::default();
-                loop {
-                    match r.read_record(&mut rec) {
-                        Ok(true) => out.push(Ok(rec.clone())),
-                        Ok(false) => break,
-                        Err(e) => {
-                            out.push(Err(e.to_string()));
-                            break;
-                        }
-                    }
-                }
-                Ok(out)
+                Ok(records_of(&mut r))
             };
             proptest::prop_assert_eq!(read(workers), read(0));
         }

@@ -196,21 +196,10 @@ impl CellColumns {
     /// the missing columns, cells past the header's columns are ignored. Beyond the capacity it
     /// is an error.
     pub(crate) fn push(&mut self, source: &str, record: &Record) -> Result<(), LogError> {
-        let r = self.times.len();
-        if r >= self.capacity {
-            return Err(LogError::usage(source, "a batch of the long form is full"));
-        }
-        let t = utc_micros(record.time).ok_or_else(|| {
-            LogError::invalid(
-                source,
-                None,
-                format!("time {} is out of range", record.time),
-            )
-        })?;
+        self.push_time(source, record.time)?;
         if !self.staged_values.is_empty() {
-            self.put_staged();
+            self.put_staged_values();
         }
-        self.times.push(t);
         let cells = record.cells.get(..self.columns).unwrap_or(&record.cells);
         self.staged.extend_from_slice(cells);
         let blanks = self.columns - cells.len();
@@ -218,6 +207,19 @@ impl CellColumns {
         if self.staged.len() >= STAGED_RECORDS * self.columns {
             self.put_staged();
         }
+        Ok(())
+    }
+
+    /// Appends the time of a record (of the log `source`): an error beyond the capacity or for a
+    /// time out of range. The record's cells are staged after it.
+    fn push_time(&mut self, source: &str, time: LogTime) -> Result<(), LogError> {
+        if self.times.len() >= self.capacity {
+            return Err(LogError::usage(source, "a batch of the long form is full"));
+        }
+        let t = utc_micros(time).ok_or_else(|| {
+            LogError::invalid(source, None, format!("time {time} is out of range"))
+        })?;
+        self.times.push(t);
         Ok(())
     }
 
@@ -230,17 +232,10 @@ impl CellColumns {
         time: LogTime,
         values: &[f64],
     ) -> Result<(), LogError> {
-        let r = self.times.len();
-        if r >= self.capacity {
-            return Err(LogError::usage(source, "a batch of the long form is full"));
-        }
-        let t = utc_micros(time).ok_or_else(|| {
-            LogError::invalid(source, None, format!("time {time} is out of range"))
-        })?;
+        self.push_time(source, time)?;
         if !self.staged.is_empty() {
             self.put_staged();
         }
-        self.times.push(t);
         let values = values.get(..self.columns).unwrap_or(values);
         self.staged_values.extend_from_slice(values);
         let blanks = self.columns - values.len();

@@ -183,6 +183,25 @@ impl<R: LogReader> Filtered<R> {
         }
     }
 
+    /// Reads the inner reader's records up to the next one kept, left in `buf` to be computed
+    /// (those before `-b` computed as previous samples, those between every n-th skipped); false
+    /// at the end of the range or of the log.
+    fn next_kept(&mut self) -> Result<bool, LogError> {
+        while !self.done {
+            if !self.inner.read_record(&mut self.buf)? {
+                self.done = true;
+                break;
+            }
+            match self.place(self.buf.time) {
+                Place::Before => self.cook(None),
+                Place::After => break,
+                Place::Skipped => {}
+                Place::Kept => return Ok(true),
+            }
+        }
+        Ok(false)
+    }
+
     /// [`read_values`](LogReader::read_values) for an inner reader of records: the next kept
     /// records (at least one, no more than `max_cells` values unless one record holds more),
     /// their raw samples computed as [`read_record`](LogReader::read_record) computes them, as
@@ -194,30 +213,20 @@ impl<R: LogReader> Filtered<R> {
             return Err(e);
         }
         let width = rows.columns.max(1);
-        while !self.done && (rows.is_empty() || (rows.len() + 1) * width <= max_cells) {
-            match self.inner.read_record(&mut self.buf) {
+        while rows.is_empty() || (rows.len() + 1) * width <= max_cells {
+            match self.next_kept() {
                 Ok(true) => {}
-                Ok(false) => {
-                    self.done = true;
-                    break;
-                }
+                Ok(false) => break,
                 Err(e) if rows.is_empty() => return Err(e),
                 Err(e) => {
                     self.failed = Some(e);
                     break;
                 }
             }
-            match self.place(self.buf.time) {
-                Place::Before => self.cook(None),
-                Place::After => break,
-                Place::Skipped => {}
-                Place::Kept => {
-                    rows.times.push(self.buf.time);
-                    let mut values = std::mem::take(&mut rows.values);
-                    self.cook_values(&mut values);
-                    rows.values = values;
-                }
-            }
+            rows.times.push(self.buf.time);
+            let mut values = std::mem::take(&mut rows.values);
+            self.cook_values(&mut values);
+            rows.values = values;
         }
         Ok(rows.len())
     }
@@ -273,22 +282,11 @@ impl<R: LogReader> LogReader for Filtered<R> {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
-        while !self.done {
-            if !self.inner.read_record(&mut self.buf)? {
-                self.done = true;
-                break;
-            }
-            match self.place(self.buf.time) {
-                Place::Before => self.cook(None),
-                Place::After => break,
-                Place::Skipped => {}
-                Place::Kept => {
-                    self.cook(Some(record));
-                    return Ok(true);
-                }
-            }
+        let kept = self.next_kept()?;
+        if kept {
+            self.cook(Some(record));
         }
-        Ok(false)
+        Ok(kept)
     }
 
     /// The inner reader's values (asked for the kept columns only), with the records outside the
