@@ -836,6 +836,57 @@ fn repeated_instance_lists_and_lists_that_only_look_alike() {
     assert_eq!(firsts(&samples, 6), [(0, 13), (2, 14)]);
 }
 
+/// A repeated instance list with duplicate names keeps each occurrence's column (`x`, `x#1`) in
+/// every sample it repeats, and a list that changes in between numbers the occurrences again.
+#[test]
+fn repeated_lists_with_duplicates_keep_their_columns() {
+    let xxy = |t: i64, v: i64| {
+        encode_sample(&[instances(
+            t,
+            &[("x", v, 0), ("x", v + 1, 0), ("y", v + 2, 0)],
+        )])
+    };
+    let xyx = |t: i64, v: i64| {
+        encode_sample(&[instances(
+            t,
+            &[("x", v, 0), ("y", v + 1, 0), ("x", v + 2, 0)],
+        )])
+    };
+    let samples = [
+        xxy(T0, 10),
+        xxy(T0 + SEC, 20),
+        xxy(T0 + 2 * SEC, 30),
+        xyx(T0 + 3 * SEC, 40),
+        xyx(T0 + 4 * SEC, 50),
+        xxy(T0 + 5 * SEC, 60),
+        xxy(T0 + 6 * SEC, 70),
+    ];
+    let bytes = wildcard_working_sets(samples);
+    let (log, samples) = read_all(&bytes);
+    assert_eq!(
+        paths(&log),
+        [
+            r"\\HOST\Process(x)\Working Set",
+            r"\\HOST\Process(x#1)\Working Set",
+            r"\\HOST\Process(y)\Working Set",
+        ]
+    );
+    for (i, v) in [(0, 10), (1, 20), (2, 30), (5, 60), (6, 70)] {
+        assert_eq!(
+            firsts(&samples, i),
+            [(0, v), (1, v + 1), (2, v + 2)],
+            "sample {i}"
+        );
+    }
+    for (i, v) in [(3, 40), (4, 50)] {
+        assert_eq!(
+            firsts(&samples, i),
+            [(0, v), (2, v + 1), (1, v + 2)],
+            "sample {i}"
+        );
+    }
+}
+
 /// A V1 snapshot of one multi-instance object (index 230) with a 100 ns timer (6), a raw count
 /// (180) and an unnamed-in-the-log counter (1410, "Handle Count" in the built-in table).
 fn process_block(time: i64, instances: &[(&str, u64, u32)]) -> Vec<u8> {

@@ -119,6 +119,10 @@ struct EntryColumns {
     /// and each item's name offset. An array equal in both names the instances of `previous`.
     previous_names: Vec<u8>,
     previous_offsets: Vec<u32>,
+    /// Kind 2: the column of each item of the previous sample's array, in order: an array that
+    /// names the same instances in the same order has the same columns (the n-th occurrence of a
+    /// name is the n-th again), so its values go there without a group's lookup.
+    previous_columns: Vec<usize>,
     /// Kind 5: (folded counter name, folded instance) → column.
     by_key: HashMap<(String, Option<String>), usize>,
 }
@@ -663,8 +667,19 @@ impl Decoder<'_> {
         let status = array.status();
         let time = self.utc.convert(self.tz, array.time_stamp());
         if self.same_instances(entry, array) {
-            // The previous sample's instances in the same order: their groups, without reading a
-            // name (most samples of a log).
+            // The previous sample's instances in the same order: their columns, without reading
+            // a name or looking a group up (most samples of a log). A group's count of its
+            // occurrences in this sample is left as it was: the next array that counts starts
+            // it again (another sample).
+            if self.entries[entry].previous_columns.len() == array.len() {
+                for (position, (_, raw)) in array.item_values().enumerate() {
+                    if let Some(&column) = self.entries[entry].previous_columns.get(position) {
+                        self.push(column, raw.with_time(time), status);
+                    }
+                }
+                return;
+            }
+            self.entries[entry].previous_columns.clear();
             for (position, (_, raw)) in array.item_values().enumerate() {
                 let group = self.entries[entry].previous[position].1;
                 let column = self.occurrence_column(entry, group, || {
@@ -674,10 +689,12 @@ impl Decoder<'_> {
                         .map(|i| i.name())
                         .unwrap_or_default()
                 });
+                self.entries[entry].previous_columns.push(column);
                 self.push(column, raw.with_time(time), status);
             }
             return;
         }
+        self.entries[entry].previous_columns.clear();
         for (position, item) in array.items().enumerate() {
             let raw = item.raw().with_time(time);
             // The group of names equal ignoring case: the previous sample's at this position when
@@ -714,6 +731,7 @@ impl Decoder<'_> {
                 previous.push((item.name_bytes().to_vec(), group));
             }
             let column = self.occurrence_column(entry, group, || item.name());
+            self.entries[entry].previous_columns.push(column);
             self.push(column, raw, status);
         }
         let e = &mut self.entries[entry];
