@@ -672,6 +672,10 @@ impl Decoder<'_> {
             // occurrences in this sample is left as it was: the next array that counts starts
             // it again (another sample).
             if self.entries[entry].previous_columns.len() == array.len() {
+                if self.columns_only {
+                    // The columns are the previous sample's: nothing to add, no value to read.
+                    return;
+                }
                 for (position, (_, raw)) in array.item_values().enumerate() {
                     if let Some(&column) = self.entries[entry].previous_columns.get(position) {
                         self.push(column, raw.with_time(time), status);
