@@ -11,7 +11,7 @@
 //! ([`records_from_long`]). A Parquet file without that metadata, or whose columns are not the long
 //! form, is refused with an error that says so.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -413,8 +413,9 @@ struct FileLayout {
 ///
 /// A full row group is encoded on other threads, its columns shared out among the machine's
 /// cores, while the caller goes on with the records of the next one; at most
-/// one row group is being encoded at a time, so memory stays at about two row groups. The
-/// buffers of an encoded row group are handed back to take the records of the next but one.
+/// two row groups are being encoded at a time, so memory stays at about three
+/// row groups. The buffers of an encoded row group are handed back to take the records of a
+/// later one.
 pub struct ParquetLogWriter<W: Write + Send> {
     source: String,
     sink: Option<W>,
@@ -428,7 +429,8 @@ pub struct ParquetLogWriter<W: Write + Send> {
     spare: CellSpare,
     per_group: usize,
     groups: usize,
-    encoding: Option<EncodedGroup>,
+    /// The row groups being encoded, oldest first (at most [`GROUPS_IN_FLIGHT`]).
+    encoding: VecDeque<EncodedGroup>,
     finished: Option<W>,
 }
 
@@ -515,6 +517,15 @@ fn writer_properties(
     }
     Ok(props.build())
 }
+
+/// Row groups encoded at once while the next one fills: the oldest is appended to the file when a
+/// group is full and this many are under way. With one, the writer waited for each group's
+/// encoding before handing over the next, and the float log of `scripts/whole-runs.py` kept the
+/// two cores busy about two thirds of its conversion; with two, that conversion took 0.200 s
+/// against 0.214 (best of 10, alternated; median 0.213 against 0.227), the integer log's 0.112
+/// against 0.120, the benchmark `.blg`'s median 0.261 against 0.280, for 4.5 MB more peak memory
+/// (docs/benchmarks.md). Three gained nothing more.
+const GROUPS_IN_FLIGHT: usize = 2;
 
 /// The fewest log columns for which the `time` column is written by [`time_chunk`] rather than
 /// delta-encoded by the crate (see [`writer_properties`]).
@@ -692,7 +703,7 @@ impl<W: Write + Send> ParquetLogWriter<W> {
             spare: CellSpare::default(),
             per_group: 1,
             groups: 0,
-            encoding: None,
+            encoding: VecDeque::new(),
             finished: None,
         }
     }
@@ -702,10 +713,10 @@ impl<W: Write + Send> ParquetLogWriter<W> {
         self.finished
     }
 
-    /// Waits for the row group being encoded, if any, appends it to the file and keeps its
+    /// Waits for the oldest row group being encoded, if any, appends it to the file and keeps its
     /// buffers.
     fn append_encoded(&mut self) -> Result<(), LogError> {
-        let Some(encoding) = self.encoding.take() else {
+        let Some(encoding) = self.encoding.pop_front() else {
             return Ok(());
         };
         let source = &self.source;
@@ -742,13 +753,15 @@ impl<W: Write + Send> ParquetLogWriter<W> {
             .create_column_writers(self.groups)
             .map_err(|e| parquet_error(&self.source, e))?;
         let file = file.clone();
-        self.append_encoded()?;
+        while self.encoding.len() >= GROUPS_IN_FLIGHT {
+            self.append_encoded()?;
+        }
         self.groups += 1;
         let encoding = std::thread::Builder::new()
             .name("parquet-encoder".into())
             .spawn(move || encode_group(&file, n, cells.finish(), writers))
             .map_err(|e| LogError::io(&self.source, None, e))?;
-        self.encoding = Some(encoding);
+        self.encoding.push_back(encoding);
         Ok(())
     }
 }
@@ -815,7 +828,9 @@ impl<W: Write + Send> LogWriter for ParquetLogWriter<W> {
 
     fn finish(&mut self) -> Result<(), LogError> {
         self.write_group()?;
-        self.append_encoded()?;
+        while !self.encoding.is_empty() {
+            self.append_encoded()?;
+        }
         let writer = self
             .writer
             .take()
