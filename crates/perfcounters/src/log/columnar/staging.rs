@@ -196,22 +196,20 @@ impl CellColumns {
     /// the missing columns, cells past the header's columns are ignored. Beyond the capacity it
     /// is an error.
     pub(crate) fn push(&mut self, source: &str, record: &Record) -> Result<(), LogError> {
-        self.push_time(source, record.time)?;
         if !self.staged_values.is_empty() {
-            self.put_staged_values();
+            self.put_staged();
         }
-        let cells = record.cells.get(..self.columns).unwrap_or(&record.cells);
-        self.staged.extend_from_slice(cells);
-        let blanks = self.columns - cells.len();
-        self.staged.extend(std::iter::repeat_n(Cell::Blank, blanks));
-        if self.staged.len() >= STAGED_RECORDS * self.columns {
+        self.push_time(source, record.time)?;
+        if stage(&mut self.staged, &record.cells, self.columns, Cell::Blank) {
             self.put_staged();
         }
         Ok(())
     }
 
     /// Appends the time of a record (of the log `source`): an error beyond the capacity or for a
-    /// time out of range. The record's cells are staged after it.
+    /// time out of range. The record's cells are staged after it; the rows staged before it
+    /// must be of one kind (cells or values), as [`CellColumns::put_staged`] places them by the
+    /// times pushed.
     fn push_time(&mut self, source: &str, time: LogTime) -> Result<(), LogError> {
         if self.times.len() >= self.capacity {
             return Err(LogError::usage(source, "a batch of the long form is full"));
@@ -232,16 +230,11 @@ impl CellColumns {
         time: LogTime,
         values: &[f64],
     ) -> Result<(), LogError> {
-        self.push_time(source, time)?;
         if !self.staged.is_empty() {
             self.put_staged();
         }
-        let values = values.get(..self.columns).unwrap_or(values);
-        self.staged_values.extend_from_slice(values);
-        let blanks = self.columns - values.len();
-        self.staged_values
-            .extend(std::iter::repeat_n(f64::NAN, blanks));
-        if self.staged_values.len() >= STAGED_RECORDS * self.columns {
+        self.push_time(source, time)?;
+        if stage(&mut self.staged_values, values, self.columns, f64::NAN) {
             self.put_staged();
         }
         Ok(())
@@ -377,6 +370,15 @@ impl CellColumns {
 
 /// Moves the first `n` rows of each of the `columns` runs of `capacity` rows of `v` together and
 /// drops the rest.
+/// Appends one record's `row` to `staged`: its first `columns` cells, and `blank` for those it
+/// lacks. Whether [`STAGED_RECORDS`] records are gathered.
+fn stage<T: Copy>(staged: &mut Vec<T>, row: &[T], columns: usize, blank: T) -> bool {
+    let row = row.get(..columns).unwrap_or(row);
+    staged.extend_from_slice(row);
+    staged.extend(std::iter::repeat_n(blank, columns - row.len()));
+    staged.len() >= STAGED_RECORDS * columns
+}
+
 fn close_runs<T: Copy>(v: &mut Vec<T>, n: usize, columns: usize, capacity: usize) {
     if n < capacity {
         for c in 1..columns {
@@ -458,6 +460,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Records pushed as values, then as cells, then as values again, in one batch: the same
+    /// arrays as the records of those values pushed as cells.
+    #[test]
+    fn values_and_cells_mixed_land_at_their_rows() {
+        let records: Vec<Record> = batch(0, 40)
+            .into_iter()
+            .map(|mut r| {
+                for c in &mut r.cells {
+                    *c = Cell::of_value(c.value().unwrap_or(f64::NAN));
+                }
+                r
+            })
+            .collect();
+        let mut mixed = CellColumns::new(4, false, 50);
+        for (k, r) in records.iter().enumerate() {
+            if (5..25).contains(&k) {
+                mixed.push("t", r).unwrap();
+            } else {
+                let values: Vec<f64> = r
+                    .cells
+                    .iter()
+                    .map(|c| c.value().unwrap_or(f64::NAN))
+                    .collect();
+                mixed.push_values("t", r.time, &values).unwrap();
+            }
+        }
+        let mixed = mixed.finish();
+        let cells = fill(CellColumns::new(4, false, 50), &records);
+        assert_eq!(mixed.times, cells.times);
+        assert_eq!(mixed.value_valid, cells.value_valid);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&mixed.value), bits(&cells.value));
     }
 
     #[test]
