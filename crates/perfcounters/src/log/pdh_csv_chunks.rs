@@ -349,8 +349,8 @@ fn read_rest(
     resume: &pdh_csv_scan::Resume,
 ) -> Rows {
     out.lay_out_by_row(parser.width());
-    let (before, rest) = chunk.split_at(resume.at.min(chunk.len()));
-    let lines = lines + memchr::memchr_iter(b'\n', before).count() as u64;
+    let rest = chunk.get(resume.at..).unwrap_or(&[]);
+    let lines = lines_before(chunk, resume.at, lines);
     let mut csv = csv_reader(rest, parser.separator);
     if resume.skip_one {
         // The last row scanned, read again: the `csv` reader starts where a record starts.
@@ -362,6 +362,12 @@ fn read_rest(
     }
     out.parse(parser, &mut csv, rest, lines);
     out
+}
+
+/// The lines before byte `at` of `chunk`, which has `lines` lines before it.
+fn lines_before(chunk: &[u8], at: usize, lines: u64) -> u64 {
+    let before = chunk.get(..at).unwrap_or(chunk);
+    lines + memchr::memchr_iter(b'\n', before).count() as u64
 }
 
 /// Whether `text`, which starts where a record starts and ends with a line feed, ends where a
@@ -415,6 +421,19 @@ struct Parsed {
     failed: Option<io::Error>,
 }
 
+impl Parsed {
+    /// The chunk's text from byte `at` on, then its reading error if any, as input for the
+    /// `csv` reader of [`Pipeline::read_here`].
+    fn into_input(self, at: usize) -> Box<dyn Read + Send> {
+        let mut text = Cursor::new(self.text);
+        text.set_position(at as u64);
+        match self.failed {
+            Some(e) => Box::new(text.chain(FailedRead(Some(e)))),
+            None => Box::new(text),
+        }
+    }
+}
+
 /// Where the rows of a chunk stop being known: the rest of the log is read from byte `at` of its
 /// text (a record's start; the record there is read and dropped when `skip_one`, it is the last
 /// one scanned), which has `lines` lines before it.
@@ -448,11 +467,10 @@ fn parse_job(parser: &RowParser, job: Job, by_column: bool) -> Parsed {
         if cut.is_none() || ends_a_record(rest, parser.separator) {
             rows = read_rest(parser, &text, lines, rows, &resume);
         } else {
-            let before = text.get(..resume.at).unwrap_or(&[]);
             redo = Some(Redo {
                 at: resume.at,
                 skip_one: resume.skip_one,
-                lines: lines + memchr::memchr_iter(b'\n', before).count() as u64,
+                lines: lines_before(&text, resume.at, lines),
             });
         }
     }
@@ -590,28 +608,24 @@ impl Pipeline {
         if let Some(rest) = &mut self.rest {
             return rest.next(&self.parser);
         }
-        let parsed = match self.parsed.next() {
+        let mut parsed = match self.parsed.next() {
             Ok(parsed) => parsed?,
             Err(WorkerStopped) => return Some(self.internal("a parsing thread stopped")),
         };
-        if let Some(redo) = parsed.redo {
-            let mut text: Box<dyn Read + Send> = Box::new(Cursor::new(
-                parsed.text.get(redo.at..).unwrap_or(&[]).to_vec(),
-            ));
-            if let Some(e) = parsed.failed {
-                text = Box::new(text.chain(FailedRead(Some(e))));
+        let Some(redo) = parsed.redo.take() else {
+            return Some(parsed.rows);
+        };
+        let rows = std::mem::take(&mut parsed.rows);
+        match self.read_here(parsed.into_input(redo.at), &redo) {
+            Ok(rest) => {
+                self.rest = Some(Box::new(rest));
+                Some(rows)
             }
-            match self.read_here(text, &redo) {
-                Ok(rest) => self.rest = Some(Box::new(rest)),
-                Err(e) => {
-                    return Some(Rows {
-                        error: Some(e),
-                        ..parsed.rows
-                    })
-                }
-            }
+            Err(e) => Some(Rows {
+                error: Some(e),
+                ..rows
+            }),
         }
-        Some(parsed.rows)
     }
 
     /// Stops the threads and reads the rest of the log here, from `text` (the rest of the chunk
@@ -635,10 +649,7 @@ impl Pipeline {
                     ))
                 }
             };
-            input = Box::new(input.chain(Cursor::new(parsed.text)));
-            if let Some(e) = parsed.failed {
-                input = Box::new(input.chain(FailedRead(Some(e))));
-            }
+            input = Box::new(input.chain(parsed.into_input(0)));
         }
         let unsent = match self.cutting.take().map(JoinHandle::join) {
             Some(Ok(unsent)) => unsent,

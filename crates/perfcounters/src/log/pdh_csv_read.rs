@@ -734,21 +734,16 @@ impl LogReader for PdhCsvReader {
                 let from = self.next * width;
                 self.next += 1;
                 let values = self.rows.values.get(from..from + width).unwrap_or(&[]);
-                let cell = |&v: &f64| {
-                    if v.is_nan() {
-                        Cell::Blank
-                    } else {
-                        Cell::Value(v)
-                    }
-                };
                 record.cells.clear();
                 match &self.parser.selected {
-                    None => record.cells.extend(values.iter().map(cell)),
+                    None => record
+                        .cells
+                        .extend(values.iter().map(|&v| Cell::of_value(v))),
                     Some(selected) => {
                         record.cells.resize(self.parser.columns, Cell::Blank);
                         for (&i, v) in selected.iter().zip(values) {
                             if let Some(c) = record.cells.get_mut(i) {
-                                *c = cell(v);
+                                *c = Cell::of_value(*v);
                             }
                         }
                     }

@@ -224,9 +224,7 @@ impl<R: LogReader> Filtered<R> {
                 }
             }
             rows.times.push(self.buf.time);
-            let mut values = std::mem::take(&mut rows.values);
-            self.cook_values(&mut values);
-            rows.values = values;
+            self.cook_values(&mut rows.values);
         }
         Ok(rows.len())
     }
